@@ -1,0 +1,139 @@
+import { Command, Option } from 'commander';
+import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { buildCore, type Core } from './app.js';
+import { isRole, type Role } from './domain/tenancy.js';
+import { NotEmptyError, secretEnvironments } from './services/tenancy.service.js';
+import { migrateStore, openStore } from './store/database.js';
+import { fail, printResult } from './cli/output.js';
+import type { AccessSecretRow } from './store/repositories/access-secrets.repo.js';
+import type { EnvironmentRow } from './store/repositories/environments.repo.js';
+import type { OrganizationRow } from './store/repositories/organizations.repo.js';
+
+type JsonFlag = { json?: boolean };
+
+function config(): Config {
+  return loadConfig();
+}
+
+/** Opens the core, runs `work`, closes it; any error becomes one stderr line and exit 1. */
+async function withCore(work: (core: Core) => Promise<void>): Promise<void> {
+  const core = await buildCore(config());
+  if (core.generatedMasterKeyFile !== null) {
+    process.stderr.write(`coffer: warning: generated a local master key at ${core.generatedMasterKeyFile}; production must set COFFER_MASTER_KEY\n`);
+  }
+  try {
+    await work(core);
+  } finally {
+    await core.close();
+  }
+}
+
+const organizationOut = (row: OrganizationRow) => ({ token: row.token, name: row.name, active: row.active === 1, created_at: row.created_at });
+const environmentOut = (row: EnvironmentRow) => ({
+  environment_key: row.key,
+  organization_token: row.organization_token,
+  name: row.name,
+  production: row.production === 1,
+  created_at: row.created_at,
+});
+const secretOut = (row: AccessSecretRow) => ({
+  access_secret_key: row.key,
+  organization_token: row.organization_token,
+  name: row.name,
+  role: row.role,
+  environments: secretEnvironments(row) ?? 'all',
+  revoked: row.revoked_at !== null,
+  created_at: row.created_at,
+});
+
+const ALL = { sinceToken: null, order: 'asc' as const, count: 1_000_000 };
+
+function program(): Command {
+  const cli = new Command('coffer')
+    .description('Coffer: self-hosted payment vault and gateway orchestration')
+    // Usage errors follow the same rule as every other failure: one `coffer:` line on stderr.
+    .configureOutput({ outputError: (text, write) => write(`coffer: ${text.replace(/^error: /, '').trim()}\n`) });
+  const json = () => new Option('--json', 'print machine-readable JSON');
+
+  cli.command('serve').description('serve the v1 API (migrates and, on an empty database, initialises first)').action(async () => {
+    // Loaded only here: the HTTP stack is not needed by the other commands and slows their start.
+    const { serve } = await import('./cli/serve.js');
+    await serve(config());
+  });
+
+  cli.command('migrate').description('apply pending database migrations').addOption(json()).action(async (opts: JsonFlag) => {
+    const store = openStore(config().store);
+    try {
+      const applied = await migrateStore(store);
+      printResult({ applied: applied.join(',') || 'none' }, opts.json === true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  cli.command('init').description('create organization default, environment sandbox and an admin secret on an empty database')
+    .addOption(json())
+    .action((opts: JsonFlag) => withCore(async (core) => printResult(await core.tenancy.init(), opts.json === true)));
+
+  const orgs = cli.command('organizations').description('manage organizations');
+  orgs.command('create').requiredOption('--name <name>').addOption(json()).action((opts: JsonFlag & { name: string }) =>
+    withCore(async (core) => printResult(organizationOut(await core.tenancy.createOrganization(opts.name)), opts.json === true)));
+  orgs.command('list').addOption(json()).action((opts: JsonFlag) =>
+    withCore(async (core) => printResult((await core.tenancy.listOrganizations()).map(organizationOut), opts.json === true)));
+  for (const [verb, active] of [['deactivate', false], ['activate', true]] as const) {
+    orgs.command(`${verb} <token>`).addOption(json()).action((token: string, opts: JsonFlag) =>
+      withCore(async (core) => printResult(organizationOut(await core.tenancy.setOrganizationActive(token, active)), opts.json === true)));
+  }
+
+  const envs = cli.command('environments').description('manage environments');
+  envs.command('create').requiredOption('--organization <token>').requiredOption('--name <name>')
+    .option('--production', 'activate for real cards and production gateways', false).addOption(json())
+    .action((opts: JsonFlag & { organization: string; name: string; production: boolean }) =>
+      withCore(async (core) => printResult(environmentOut(await core.tenancy.createEnvironment(opts.organization, opts.name, opts.production)), opts.json === true)));
+  envs.command('list').requiredOption('--organization <token>').addOption(json()).action((opts: JsonFlag & { organization: string }) =>
+    withCore(async (core) => {
+      await core.tenancy.requireOrganization(opts.organization);
+      printResult((await core.tenancy.listEnvironments(opts.organization, ALL)).map(environmentOut), opts.json === true);
+    }));
+
+  const secrets = cli.command('access-secrets').description('manage access secrets');
+  secrets.command('create').requiredOption('--organization <token>')
+    .option('--environment <key>', 'limit to this environment (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option('--role <role>', 'admin, transact or read', 'admin').option('--name <name>', 'a label', 'cli').addOption(json())
+    .action((opts: JsonFlag & { organization: string; environment: string[]; role: string; name: string }) => {
+      // Checked before the store is opened, so a typo creates nothing.
+      if (!isRole(opts.role)) fail(`--role must be admin, transact or read (got ${opts.role})`);
+      return withCore(async (core) => {
+        const created = await core.tenancy.createAccessSecret(opts.organization, {
+          name: opts.name,
+          role: opts.role as Role,
+          environmentKeys: opts.environment.length === 0 ? null : opts.environment,
+        });
+        printResult({ access_secret_key: created.row.key, access_secret: created.secret }, opts.json === true);
+      });
+    });
+  secrets.command('list').option('--organization <token>').addOption(json()).action((opts: JsonFlag & { organization?: string }) =>
+    withCore(async (core) => {
+      if (opts.organization !== undefined) await core.tenancy.requireOrganization(opts.organization);
+      printResult((await core.tenancy.listAccessSecrets(opts.organization ?? null)).map(secretOut), opts.json === true);
+    }));
+  secrets.command('revoke <key>').addOption(json()).action((key: string, opts: JsonFlag) =>
+    withCore(async (core) => {
+      if (!(await core.tenancy.revokeAccessSecret(key))) fail(`no live access secret ${key}`);
+      printResult({ access_secret_key: key, revoked: true }, opts.json === true);
+    }));
+  return cli;
+}
+
+/** Entry point of `bin/coffer`. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await program().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof NotEmptyError) fail(error.message);
+    if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
+    fail(error instanceof Error ? error.message : String(error));
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,65 @@
+import type { Config } from '../config/config.js';
+import { buildApp, buildCore, resolveTls } from '../app.js';
+import { createLogger } from '../logger.js';
+import { NotEmptyError, type InitResult } from '../services/tenancy.service.js';
+import type { Core } from '../app.js';
+
+/** Initialises an empty database; null when it was not empty (or another node got there first). */
+async function initIfEmpty(core: Core): Promise<InitResult | null> {
+  if (!(await core.tenancy.isEmpty())) return null;
+  try {
+    return await core.tenancy.init();
+  } catch (error) {
+    if (error instanceof NotEmptyError) return null;
+    throw error;
+  }
+}
+
+/**
+ * `coffer serve`: migrate, initialise an empty database (printing its credentials once),
+ * make or load TLS material, listen, and shut down cleanly on SIGTERM/SIGINT.
+ */
+export async function serve(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const core = await buildCore(config);
+  if (core.generatedMasterKeyFile !== null) {
+    logger.warn(
+      { file: core.generatedMasterKeyFile },
+      'generated a local master key; production must supply its own COFFER_MASTER_KEY (base64, 32 bytes)',
+    );
+  }
+  const init = await initIfEmpty(core);
+  if (init !== null) {
+    // Printed to the terminal once, never logged: this is the only time the secret is shown.
+    process.stderr.write(
+      [
+        'Coffer initialised an empty database. Save these now: the access secret is not shown again.',
+        `  organization_token  ${init.organization_token}`,
+        `  environment_key     ${init.environment_key}`,
+        `  access_secret_key   ${init.access_secret_key}`,
+        `  access_secret       ${init.access_secret}`,
+        '',
+      ].join('\n'),
+    );
+  }
+  const tls = await resolveTls(config);
+  if (tls.caPath !== null) process.stderr.write(`Local CA certificate (pass to clients, e.g. curl --cacert): ${tls.caPath}\n`);
+  const app = buildApp(core, logger, tls.material);
+  const address = await app.listen({ host: config.host, port: config.port });
+  const url = tls.material === null ? address : address.replace(/^http:/, 'https:');
+  logger.info({ url, store: config.store.kind }, 'listening');
+  process.stderr.write(`Coffer listening on ${url}\n`);
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    void app
+      .close()
+      .then(() => core.close())
+      .then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}

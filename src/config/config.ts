@@ -1,0 +1,131 @@
+import path from 'node:path';
+
+/** Where the relational store lives. */
+export type StoreConfig =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string };
+
+/** How the HTTP listener speaks TLS. */
+export type TlsConfig =
+  | { mode: 'auto' }
+  | { mode: 'off' }
+  | { mode: 'files'; certPath: string; keyPath: string };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** The whole deployment configuration, parsed once at start-up. */
+export interface Config {
+  dataDir: string;
+  store: StoreConfig;
+  host: string;
+  port: number;
+  tls: TlsConfig;
+  /** 32 raw bytes, or null when the operator supplied none (a local one is generated). */
+  masterKey: Buffer | null;
+  redisUrl: string | null;
+  logLevel: LogLevel;
+}
+
+/** Thrown for invalid configuration; the message is one line naming the variable. */
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+type Env = Record<string, string | undefined>;
+
+function nonEmpty(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function parseStore(env: Env, dataDir: string): StoreConfig {
+  const url = nonEmpty(env, 'COFFER_DATABASE_URL');
+  if (url === undefined) return { kind: 'sqlite', path: path.join(dataDir, 'coffer.sqlite') };
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    try {
+      new URL(url);
+    } catch {
+      throw new ConfigError('COFFER_DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    return { kind: 'postgres', url };
+  }
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (file === '') throw new ConfigError('COFFER_DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/coffer.sqlite');
+    return { kind: 'sqlite', path: path.resolve(file) };
+  }
+  throw new ConfigError('COFFER_DATABASE_URL', 'must start with postgres:// or sqlite:');
+}
+
+function parsePort(env: Env): number {
+  const raw = nonEmpty(env, 'COFFER_PORT');
+  if (raw === undefined) return 8443;
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) {
+    throw new ConfigError('COFFER_PORT', 'must be an integer from 0 to 65535');
+  }
+  return Number(raw);
+}
+
+function parseTls(env: Env): TlsConfig {
+  const mode = (nonEmpty(env, 'COFFER_TLS') ?? 'auto').toLowerCase();
+  const certPath = nonEmpty(env, 'COFFER_TLS_CERT');
+  const keyPath = nonEmpty(env, 'COFFER_TLS_KEY');
+  if (certPath !== undefined || keyPath !== undefined) {
+    if (certPath === undefined) throw new ConfigError('COFFER_TLS_CERT', 'must be set together with COFFER_TLS_KEY');
+    if (keyPath === undefined) throw new ConfigError('COFFER_TLS_KEY', 'must be set together with COFFER_TLS_CERT');
+    if (mode === 'off') throw new ConfigError('COFFER_TLS', 'is off but COFFER_TLS_CERT/COFFER_TLS_KEY are set');
+    return { mode: 'files', certPath: path.resolve(certPath), keyPath: path.resolve(keyPath) };
+  }
+  if (mode === 'auto' || mode === 'on') return { mode: 'auto' };
+  if (mode === 'off') return { mode: 'off' };
+  throw new ConfigError('COFFER_TLS', 'must be auto or off (or set COFFER_TLS_CERT and COFFER_TLS_KEY)');
+}
+
+function parseMasterKey(env: Env): Buffer | null {
+  const raw = nonEmpty(env, 'COFFER_MASTER_KEY');
+  if (raw === undefined) return null;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(raw)) throw new ConfigError('COFFER_MASTER_KEY', 'must be base64');
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32) {
+    throw new ConfigError('COFFER_MASTER_KEY', `must decode to 32 bytes (got ${key.length}); try: openssl rand -base64 32`);
+  }
+  return key;
+}
+
+function parseRedisUrl(env: Env): string | null {
+  const url = nonEmpty(env, 'COFFER_REDIS_URL');
+  if (url === undefined) return null;
+  if (!/^rediss?:\/\//i.test(url)) throw new ConfigError('COFFER_REDIS_URL', 'must start with redis:// or rediss://');
+  return url;
+}
+
+function parseLogLevel(env: Env): LogLevel {
+  const level = (nonEmpty(env, 'COFFER_LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new ConfigError('COFFER_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return level as LogLevel;
+}
+
+/**
+ * Reads the deployment configuration. This module is the only reader of the process
+ * environment: everything else receives a typed `Config`.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = path.resolve(nonEmpty(env, 'COFFER_DATA_DIR') ?? './data');
+  return {
+    dataDir,
+    store: parseStore(env, dataDir),
+    host: nonEmpty(env, 'COFFER_HOST') ?? '127.0.0.1',
+    port: parsePort(env),
+    tls: parseTls(env),
+    masterKey: parseMasterKey(env),
+    redisUrl: parseRedisUrl(env),
+    logLevel: parseLogLevel(env),
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The closed list of API error keys and their HTTP status. Every error the API returns is an
+ * `AppError` with one of these keys; `http/errors.ts` renders it in the request's format.
+ */
+export const ERROR_STATUS = {
+  'errors.access_denied': 401,
+  'errors.account_inactive': 402,
+  'errors.gateway_not_found': 404,
+  'errors.payment_method_not_found': 404,
+  'errors.transaction_not_found': 404,
+  'errors.receiver_not_found': 404,
+  'errors.certificate_not_found': 404,
+  'errors.environment_not_found': 404,
+  'errors.access_secret_not_found': 404,
+  'errors.route_not_found': 404,
+  'errors.not_acceptable': 406,
+  'errors.idempotency_key_in_use': 409,
+  'errors.payload_too_large': 413,
+  'errors.unsupported_media_type': 415,
+  'errors.blank': 422,
+  'errors.invalid': 422,
+  'errors.too_long': 422,
+  'errors.inclusion': 422,
+  'errors.malformed_request': 422,
+  'errors.invalid_gateway_type': 422,
+  'errors.gateway_gateway_type_cannot_be_changed': 422,
+  'errors.gateway_redacted': 422,
+  'errors.rate_limited': 429,
+  'errors.internal': 500,
+  'errors.service_unavailable': 503,
+  'errors.circuit_breaker_open': 503,
+} as const;
+
+export type ErrorKey = keyof typeof ERROR_STATUS;
+
+/** One entry of an error envelope. */
+export interface ErrorEntry {
+  key: ErrorKey;
+  message: string;
+  /** The request field at fault, for field errors. */
+  attribute?: string;
+  /** Extra attributes some errors carry (`gateway_name` on 503, `ability` on 422). */
+  extra?: Record<string, string>;
+}
+
+/** An API error: one or more entries that share one HTTP status. */
+export class AppError extends Error {
+  readonly status: number;
+  readonly entries: ErrorEntry[];
+  /** Response headers the error needs (e.g. Retry-After). */
+  readonly headers: Record<string, string>;
+
+  constructor(entries: ErrorEntry | ErrorEntry[], headers: Record<string, string> = {}) {
+    const list = Array.isArray(entries) ? entries : [entries];
+    const first = list[0];
+    if (first === undefined) throw new Error('AppError needs at least one entry');
+    super(first.message);
+    this.name = 'AppError';
+    this.entries = list;
+    this.status = ERROR_STATUS[first.key];
+    this.headers = headers;
+  }
+}
+
+/** Message texts that clients compare byte for byte. */
+export const MESSAGES = {
+  accessDenied:
+    'Unable to authenticate using the given environment_key and access_token.  Please check your credentials.',
+  gatewayNotFound: 'Unable to find the specified gateway.',
+  environmentNotFound: 'Unable to find the specified environment.',
+  accessSecretNotFound: 'Unable to find the specified access secret.',
+  invalidGatewayType: 'The gateway_type parameter is invalid.',
+  gatewayTypeCannotBeChanged: 'The gateway_type of a gateway cannot be changed.',
+  gatewayRedacted: "Unable to use a gateway because it's been redacted.",
+  organizationInactive: 'Your organization has been deactivated. Please contact your Coffer operator.',
+  notActivated: (environmentKey: string): string =>
+    `Your environment (${environmentKey}) has not been activated for real transactions with real payment methods. ` +
+    "If you're using a Test Gateway you can *ONLY* use Test payment methods - ( https://docs.spreedly.com/test-data). " +
+    'All other credit card numbers are considered real credit cards; real credit cards are not allowed when using a Test Gateway.',
+} as const;
+
+/** "first_name" → "First name": how Rails humanizes an attribute in a message. */
+export function humanize(attribute: string): string {
+  const words = attribute.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+export const fieldError = {
+  blank: (attribute: string): ErrorEntry => ({ key: 'errors.blank', attribute, message: `${humanize(attribute)} can't be blank` }),
+  invalid: (attribute: string): ErrorEntry => ({ key: 'errors.invalid', attribute, message: `${humanize(attribute)} is invalid` }),
+  tooLong: (attribute: string, max: number): ErrorEntry => ({
+    key: 'errors.too_long',
+    attribute,
+    message: `${humanize(attribute)} is too long (maximum is ${max} characters)`,
+  }),
+  inclusion: (attribute: string): ErrorEntry => ({
+    key: 'errors.inclusion',
+    attribute,
+    message: `${humanize(attribute)} is not included in the list`,
+  }),
+};

@@ -1,0 +1,68 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError, MESSAGES } from '../domain/errors.js';
+import type { Access } from '../domain/tenancy.js';
+import type { AuthContext, AuthService } from '../services/auth.service.js';
+
+/** What a route declares about who may call it. */
+export interface RouteAccess {
+  /** 'none' for the few public endpoints. */
+  access: Access | 'none';
+  /** Admin endpoints need a secret that is not limited to some environments. */
+  organizationWide?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess['access'];
+    organizationWide?: boolean;
+  }
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+}
+
+function accessDenied(): AppError {
+  return new AppError({ key: 'errors.access_denied', message: MESSAGES.accessDenied });
+}
+
+/** Splits `Authorization: Basic …` into user and password, or null. */
+export function basicCredentials(header: string | undefined): { user: string; password: string } | null {
+  if (header === undefined) return null;
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (match === null) return null;
+  const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return null;
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/**
+ * onRequest hook: resolves the caller for every route that is not public. Any failure is the
+ * same 401 with the exact message clients compare. A deactivated organization may still read.
+ */
+export function authenticateHook(auth: AuthService) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const readOnly = request.method === 'GET' || request.method === 'HEAD';
+    const access = request.routeOptions.config.access ?? (readOnly ? 'read' : 'transact');
+    if (access === 'none') return;
+    const credentials = basicCredentials(request.headers.authorization);
+    if (credentials === null) throw accessDenied();
+    const context = await auth.authenticate(
+      credentials.user,
+      credentials.password,
+      access,
+      request.routeOptions.config.organizationWide === true,
+    );
+    if (context === null) throw accessDenied();
+    if (context.organization.active !== 1 && !readOnly) {
+      throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.organizationInactive });
+    }
+    request.auth = context;
+  };
+}
+
+/** The authenticated caller of a route that required one. */
+export function callerOf(request: FastifyRequest): AuthContext {
+  if (request.auth === null) throw accessDenied();
+  return request.auth;
+}

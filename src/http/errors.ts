@@ -1,0 +1,43 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { AppError, type ErrorEntry } from '../domain/errors.js';
+import { formatOf } from './format/negotiation.js';
+import { renderErrors } from './reply.js';
+
+function fromFramework(error: FastifyError): AppError | null {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new AppError({ key: 'errors.payload_too_large', message: 'The request body is larger than 1 MiB.' });
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new AppError({ key: 'errors.unsupported_media_type', message: 'Unsupported Content-Type.' });
+  }
+  // Anything else the framework refuses (bad Content-Length, aborted body, …) is a malformed request.
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return new AppError({ key: 'errors.malformed_request', message: 'The request could not be parsed.' });
+  }
+  return null;
+}
+
+/**
+ * The one place errors become responses: an `AppError` renders its entries; a framework
+ * refusal is mapped onto the closed list; anything else is a bug, answered 500 with the
+ * request id and logged with its stack (messages in Coffer's code never carry card data).
+ */
+export function errorHandler(logger: Logger) {
+  return (error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const appError = error instanceof AppError ? error : fromFramework(error as FastifyError);
+    let status: number;
+    let entries: ErrorEntry[];
+    if (appError !== null) {
+      status = appError.status;
+      entries = appError.entries;
+      reply.headers(appError.headers);
+    } else {
+      logger.error({ reqId: request.id, err: { type: error.name, message: error.message, stack: error.stack } }, 'unhandled error');
+      status = 500;
+      entries = [{ key: 'errors.internal', message: `An internal error occurred. Request id: ${request.id}` }];
+    }
+    const { contentType, payload } = renderErrors(formatOf(request.raw), entries);
+    return reply.code(status).type(contentType).send(payload);
+  };
+}

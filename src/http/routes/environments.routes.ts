@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { AppError, MESSAGES } from '../../domain/errors.js';
+import { ROLES } from '../../domain/tenancy.js';
+import { parseListQuery } from '../../services/list-query.js';
+import { secretCoversEnvironment, type TenancyService } from '../../services/tenancy.service.js';
+import { callerOf } from '../auth.js';
+import { fieldsOf } from '../body.js';
+import { WireList } from '../format/wire.js';
+import { sendWire } from '../reply.js';
+import { parseInput, text } from '../validation.js';
+import { accessSecretView, environmentView } from '../views/tenancy.view.js';
+
+const environmentSchema = z.object({ name: text(255) });
+const createEnvironmentSchema = z.object({ name: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(255)) });
+const accessSecretSchema = z.object({
+  name: text(255),
+  role: z.preprocess((v) => (v === '' ? undefined : v), z.enum(ROLES as [string, ...string[]]).optional()),
+});
+
+type KeyParams = { Params: { key: string } };
+type SecretParams = { Params: { key: string; secretKey: string } };
+
+/**
+ * API.md §2 organization administration. Every route needs an admin secret that is not
+ * limited to some environments; `production` is not settable here: activating an
+ * environment for real cards is the operator's decision (`coffer environments create --production`).
+ */
+export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService): void {
+  const admin = { config: { access: 'admin' as const, organizationWide: true } };
+
+  app.get('/v1/environments', admin, async (request, reply) => {
+    const query = parseListQuery(request.query as Record<string, unknown>);
+    const rows = await tenancy.listEnvironments(callerOf(request).organization.token, query);
+    return sendWire(request, reply, 200, 'environments', new WireList('environment', rows.map(environmentView)));
+  });
+
+  app.post('/v1/environments', admin, async (request, reply) => {
+    const input = parseInput(createEnvironmentSchema, fieldsOf(request, 'environment'));
+    const row = await tenancy.createEnvironment(callerOf(request).organization.token, input.name, false);
+    return sendWire(request, reply, 201, 'environment', environmentView(row));
+  });
+
+  app.get<KeyParams>('/v1/environments/:key', admin, async (request, reply) => {
+    const row = await tenancy.findEnvironment(callerOf(request).organization.token, request.params.key);
+    return sendWire(request, reply, 200, 'environment', environmentView(row));
+  });
+
+  app.put<KeyParams>('/v1/environments/:key', admin, async (request, reply) => {
+    const input = parseInput(environmentSchema, fieldsOf(request, 'environment'));
+    const row = await tenancy.renameEnvironment(callerOf(request).organization.token, request.params.key, input.name);
+    return sendWire(request, reply, 200, 'environment', environmentView(row));
+  });
+
+  app.get<KeyParams>('/v1/environments/:key/access_secrets', admin, async (request, reply) => {
+    const organization = callerOf(request).organization.token;
+    const environment = await tenancy.findEnvironment(organization, request.params.key);
+    const rows = await tenancy.listSecretsForEnvironment(organization, environment.key);
+    return sendWire(request, reply, 200, 'access_secrets', new WireList('access_secret', rows.map((row) => accessSecretView(row))));
+  });
+
+  app.post<KeyParams>('/v1/environments/:key/access_secrets', admin, async (request, reply) => {
+    const input = parseInput(accessSecretSchema, fieldsOf(request, 'access_secret'));
+    const organization = callerOf(request).organization.token;
+    const environment = await tenancy.findEnvironment(organization, request.params.key);
+    const created = await tenancy.createAccessSecret(organization, {
+      name: input.name ?? 'unnamed',
+      role: (input.role ?? 'transact') as (typeof ROLES)[number],
+      environmentKeys: [environment.key],
+    });
+    return sendWire(request, reply, 201, 'access_secret', accessSecretView(created.row, created.secret));
+  });
+
+  app.delete<SecretParams>('/v1/environments/:key/access_secrets/:secretKey', admin, async (request, reply) => {
+    const organization = callerOf(request).organization.token;
+    const environment = await tenancy.findEnvironment(organization, request.params.key);
+    const secret = await tenancy.findAccessSecret(request.params.secretKey);
+    if (secret === undefined || secret.organization_token !== organization || secret.revoked_at !== null || !secretCoversEnvironment(secret, environment.key)) {
+      throw new AppError({ key: 'errors.access_secret_not_found', message: MESSAGES.accessSecretNotFound });
+    }
+    await tenancy.revokeAccessSecret(secret.key);
+    return reply.code(204).send();
+  });
+}

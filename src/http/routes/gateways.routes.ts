@@ -1,0 +1,99 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { GATEWAY_REGISTRY } from '../../gateways/registry.js';
+import type { GatewayInput, GatewayService } from '../../services/gateway.service.js';
+import { parseListQuery } from '../../services/list-query.js';
+import { callerOf } from '../auth.js';
+import { fieldsOf } from '../body.js';
+import { WireList } from '../format/wire.js';
+import { sendWire } from '../reply.js';
+import { flag, parseInput, text } from '../validation.js';
+import { gatewayOptionView, gatewayView } from '../views/gateway.view.js';
+import { redactGatewayView } from '../views/redact-gateway.view.js';
+
+const gatewaySchema = z.object({
+  gateway_type: text(100),
+  description: text(1000),
+  merchant_profile_key: text(100),
+  sub_merchant_key: text(100),
+  sandbox: flag(),
+});
+
+const KNOWN_FIELDS = new Set(Object.keys(gatewaySchema.shape));
+
+/** Credentials arrive as flat fields beside the known ones; the service keeps those the type declares. */
+function credentialCandidates(fields: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    if (KNOWN_FIELDS.has(name)) continue;
+    if (typeof value === 'string' || typeof value === 'number') out[name] = String(value);
+  }
+  return out;
+}
+
+function gatewayInput(request: FastifyRequest): { gatewayType: string | undefined; input: GatewayInput } {
+  const fields = fieldsOf(request, 'gateway');
+  const parsed = parseInput(gatewaySchema, fields);
+  return {
+    gatewayType: parsed.gateway_type,
+    input: {
+      description: parsed.description,
+      merchantProfileKey: parsed.merchant_profile_key,
+      subMerchantKey: parsed.sub_merchant_key,
+      sandbox: parsed.sandbox,
+      credentials: credentialCandidates(fields),
+    },
+  };
+}
+
+type TokenParams = { Params: { token: string } };
+
+/** API.md §4 Gateways. */
+export function gatewayRoutes(app: FastifyInstance, gateways: GatewayService): void {
+  const options = async (request: FastifyRequest, reply: import('fastify').FastifyReply) =>
+    sendWire(request, reply, 200, 'gateways', new WireList('gateway', Object.values(GATEWAY_REGISTRY).map(gatewayOptionView)));
+  app.get('/v1/gateways_options', { config: { access: 'none' } }, options);
+  // The 2012 API listed gateway classes with OPTIONS /gateways; old clients still may.
+  app.options('/v1/gateways', { config: { access: 'none' } }, options);
+
+  app.post('/v1/gateways', async (request, reply) => {
+    const { gatewayType, input } = gatewayInput(request);
+    const created = await gateways.create(callerOf(request).environment, gatewayType, input);
+    return sendWire(request, reply, 201, 'gateway', gatewayView(created));
+  });
+
+  app.get('/v1/gateways', async (request, reply) => {
+    const query = parseListQuery(request.query as Record<string, unknown>);
+    const records = await gateways.list(callerOf(request).environment, query);
+    return sendWire(request, reply, 200, 'gateways', new WireList('gateway', records.map(gatewayView)));
+  });
+
+  app.get<TokenParams>('/v1/gateways/:token', async (request, reply) => {
+    const record = await gateways.show(callerOf(request).environment, request.params.token);
+    return sendWire(request, reply, 200, 'gateway', gatewayView(record));
+  });
+
+  app.put<TokenParams>('/v1/gateways/:token', async (request, reply) => {
+    const { gatewayType, input } = gatewayInput(request);
+    const record = await gateways.update(callerOf(request).environment, request.params.token, gatewayType, input);
+    return sendWire(request, reply, 200, 'gateway', gatewayView(record));
+  });
+
+  app.route<TokenParams>({
+    method: ['PUT', 'POST'],
+    url: '/v1/gateways/:token/redact',
+    handler: async (request, reply) => {
+      const redacted = await gateways.redact(callerOf(request).environment, request.params.token);
+      return sendWire(request, reply, 200, 'transaction', redactGatewayView(redacted));
+    },
+  });
+
+  app.route<TokenParams>({
+    method: ['PUT', 'POST'],
+    url: '/v1/gateways/:token/retain',
+    handler: async (request, reply) => {
+      const record = await gateways.retain(callerOf(request).environment, request.params.token);
+      return sendWire(request, reply, 200, 'gateway', gatewayView(record));
+    },
+  });
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { AppError, fieldError, type ErrorEntry } from '../domain/errors.js';
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current = input;
+  for (const step of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[step];
+  }
+  return current;
+}
+
+/** Maps a Zod failure onto Spreedly-style field errors (`errors.blank`, `errors.too_long`, `errors.invalid`). */
+function toFieldErrors(error: z.ZodError, input: unknown): ErrorEntry[] {
+  return error.issues.map((issue) => {
+    const attribute = issue.path.map(String).join('.') || 'base';
+    if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return fieldError.blank(attribute);
+    if (issue.code === 'too_big' && issue.origin === 'string') return fieldError.tooLong(attribute, Number(issue.maximum));
+    if (issue.code === 'invalid_value') return fieldError.inclusion(attribute);
+    return fieldError.invalid(attribute);
+  });
+}
+
+/** Validates decoded request fields; 422 with field errors when they do not fit. */
+export function parseInput<S extends z.ZodType>(schema: S, fields: unknown): z.output<S> {
+  const result = schema.safeParse(fields);
+  if (!result.success) throw new AppError(toFieldErrors(result.error, fields));
+  return result.data;
+}
+
+/*
+ * Coercions shared by every schema: XML sends every value as text and JSON clients send
+ * numbers or strings, so both spellings are accepted for scalars.
+ */
+
+/** An optional text field; numbers become text, empty text means absent. */
+export function text(max = 1000) {
+  return z.preprocess(
+    (v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v === '' ? undefined : v),
+    z.string().max(max).optional(),
+  );
+}
+
+/** An optional boolean given as true/false, "true"/"false", 1/0. */
+export function flag() {
+  return z.preprocess((v) => {
+    if (v === 'true' || v === '1' || v === 1) return true;
+    if (v === 'false' || v === '0' || v === 0) return false;
+    return v;
+  }, z.boolean().optional());
+}
+
+/** An optional integer given as a number or as decimal text. */
+export function integer() {
+  return z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), z.number().int().optional());
+}

@@ -1,0 +1,81 @@
+import { CHARACTERISTICS } from '../../gateways/types.js';
+import type { GatewayDefinition } from '../../gateways/types.js';
+import type { GatewayRecord } from '../../services/gateway.service.js';
+import { WireList, type WireObject } from '../format/wire.js';
+import { storedDate } from './time.js';
+
+export function characteristicsView(definition: GatewayDefinition): WireObject {
+  const out: WireObject = {};
+  for (const name of CHARACTERISTICS) out[name] = definition.characteristics.has(name);
+  return out;
+}
+
+/**
+ * A gateway, fields in the order of wire-reference §3.3. Only credentials the type declares
+ * safe are echoed (flat and in `credentials`); the others are never rendered, so a
+ * `<credential>` always has the `<value>` the Ruby gem requires.
+ */
+export function gatewayView({ row, definition }: GatewayRecord): WireObject {
+  const safe = row.safe_credentials === null ? {} : (JSON.parse(row.safe_credentials) as Record<string, string>);
+  const view: WireObject = {
+    token: row.token,
+    gateway_type: row.gateway_type,
+    name: definition.name,
+    description: row.description,
+    merchant_profile_key: row.merchant_profile_key,
+    sub_merchant_key: row.sub_merchant_key,
+  };
+  for (const [name, value] of Object.entries(safe)) {
+    if (!(name in view)) view[name] = value;
+  }
+  Object.assign(view, {
+    characteristics: characteristicsView(definition),
+    credentials: new WireList(
+      'credential',
+      Object.entries(safe).map(([name, value]) => ({ name, value })),
+    ),
+    gateway_settings: {},
+    gateway_specific_fields: new WireList('gateway_specific_field', definition.gatewaySpecificFields),
+    payment_methods: new WireList('payment_method', definition.paymentMethods),
+    state: row.state,
+    redacted: row.state === 'redacted',
+    sandbox: row.sandbox === 1,
+    created_at: storedDate(row.created_at),
+    updated_at: storedDate(row.updated_at),
+  });
+  return view;
+}
+
+/** One entry of `gateways_options`: a gateway class (wire-reference §3.3). */
+export function gatewayOptionView(definition: GatewayDefinition): WireObject {
+  return {
+    gateway_type: definition.gatewayType,
+    name: definition.name,
+    auth_modes: new WireList(
+      'auth_mode',
+      definition.authModes.map((mode) => ({
+        auth_mode_type: mode.authModeType,
+        name: mode.name,
+        credentials: new WireList(
+          'credential',
+          mode.credentials.map((field) => {
+            const credential: WireObject = { name: field.name, label: field.label, safe: field.safe };
+            if (field.large === true) credential.large = true;
+            return credential;
+          }),
+        ),
+      })),
+    ),
+    characteristics: characteristicsView(definition),
+    payment_methods: new WireList('payment_method', definition.paymentMethods),
+    gateway_specific_fields: new WireList('gateway_specific_field', definition.gatewaySpecificFields),
+    // The gem reads these two as comma-separated text and fails when they are missing.
+    supported_countries: definition.supportedCountries.join(', '),
+    supported_cardtypes: definition.supportedCardtypes.join(', '),
+    regions: definition.regions.join(', '),
+    homepage: definition.homepage,
+    display_api_url: definition.displayApiUrl,
+    company_name: definition.companyName,
+    gateway_settings: {},
+  };
+}

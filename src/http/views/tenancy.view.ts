@@ -1,0 +1,30 @@
+import type { AccessSecretRow } from '../../store/repositories/access-secrets.repo.js';
+import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
+import { secretEnvironments } from '../../services/tenancy.service.js';
+import { WireList, type WireObject } from '../format/wire.js';
+import { storedDate } from './time.js';
+
+export function environmentView(row: EnvironmentRow): WireObject {
+  return {
+    key: row.key,
+    name: row.name,
+    production: row.production === 1,
+    created_at: storedDate(row.created_at),
+    updated_at: storedDate(row.updated_at),
+  };
+}
+
+/** An access secret's metadata; the secret itself only in the response that created it. */
+export function accessSecretView(row: AccessSecretRow, secret?: string): WireObject {
+  const scope = secretEnvironments(row);
+  const view: WireObject = {
+    key: row.key,
+    name: row.name,
+    role: row.role,
+    environment_keys: scope === null ? null : new WireList('environment_key', scope),
+  };
+  if (secret !== undefined) view.secret = secret;
+  view.created_at = storedDate(row.created_at);
+  view.updated_at = storedDate(row.updated_at);
+  return view;
+}

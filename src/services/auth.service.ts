@@ -1,0 +1,52 @@
+import type { Access } from '../domain/tenancy.js';
+import { isRole, roleAllows } from '../domain/tenancy.js';
+import type { StoreHandle } from '../store/database.js';
+import { repositories, type Repositories } from '../store/repositories.js';
+import type { AccessSecretRow } from '../store/repositories/access-secrets.repo.js';
+import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
+import type { OrganizationRow } from '../store/repositories/organizations.repo.js';
+import { Keyring } from '../vault/keyring.js';
+import { secretCoversEnvironment } from './tenancy.service.js';
+
+/** Who is calling: resolved from HTTP Basic credentials on every authenticated request. */
+export interface AuthContext {
+  environment: EnvironmentRow;
+  organization: OrganizationRow;
+  secret: AccessSecretRow;
+}
+
+/**
+ * Checks an environment key and access secret. Secrets are looked up by their keyed hash
+ * (HMAC, microseconds) rather than verified with a slow password hash: they are 48 random
+ * base-62 characters, so there is nothing to brute-force, and the hash key lives outside
+ * the database (wrapped by the master key).
+ */
+export class AuthService {
+  private readonly repos: Repositories;
+
+  constructor(
+    store: StoreHandle,
+    private readonly keyring: Keyring,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  /** The caller's context, or null for any failure (the caller answers 401 without saying which). */
+  async authenticate(environmentKey: string, secret: string, access: Access, organizationWide: boolean): Promise<AuthContext | null> {
+    // Hash first, whatever the environment key, so a bad key and a bad secret cost the same.
+    const hash = await this.keyring.hashSecret(secret);
+    const [environment, row] = await Promise.all([
+      this.repos.environments.find(environmentKey),
+      this.repos.accessSecrets.findLiveByHash(hash),
+    ]);
+    if (environment === undefined || row === undefined) return null;
+    if (!Keyring.sameHash(row.secret_hash, hash)) return null;
+    if (row.organization_token !== environment.organization_token) return null;
+    if (!secretCoversEnvironment(row, environment.key)) return null;
+    if (organizationWide && row.environment_keys !== null) return null;
+    if (!isRole(row.role) || !roleAllows(row.role, access)) return null;
+    const organization = await this.repos.organizations.find(environment.organization_token);
+    if (organization === undefined) return null;
+    return { environment, organization, secret: row };
+  }
+}

@@ -1,0 +1,218 @@
+import { AppError, MESSAGES, fieldError, type ErrorEntry } from '../domain/errors.js';
+import type { Clock } from '../domain/clock.js';
+import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
+import { credentialFields, findGatewayDefinition } from '../gateways/registry.js';
+import type { GatewayDefinition } from '../gateways/types.js';
+import type { StoreHandle } from '../store/database.js';
+import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
+import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
+import type { GatewayPatch, GatewayRow } from '../store/repositories/gateways.repo.js';
+import type { TransactionRow } from '../store/repositories/transactions.repo.js';
+import type { Keyring } from '../vault/keyring.js';
+import { unknownSinceToken, type ListQuery } from './list-query.js';
+
+/** Fields a client may set on a gateway, already coerced; credentials by name. */
+export interface GatewayInput {
+  description?: string | undefined;
+  merchantProfileKey?: string | undefined;
+  subMerchantKey?: string | undefined;
+  sandbox?: boolean | undefined;
+  credentials: Record<string, string>;
+}
+
+/** A gateway with what its views need besides the row. */
+export interface GatewayRecord {
+  row: GatewayRow;
+  definition: GatewayDefinition;
+}
+
+/** The outcome of a redact: the RedactGateway transaction and the gateway it wraps. */
+export interface RedactedGateway {
+  transaction: TransactionRow;
+  gateway: GatewayRecord;
+}
+
+const SUCCEEDED = { key: 'messages.transaction_succeeded', text: 'Succeeded!' } as const;
+
+/** Gateways: create, list, show, update, retain, redact. Credentials are sealed per environment. */
+export class GatewayService {
+  private readonly repos: Repositories;
+
+  constructor(
+    private readonly store: StoreHandle,
+    private readonly keyring: Keyring,
+    private readonly clock: Clock,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  /** The type's definition, or 422 `errors.invalid_gateway_type`. */
+  definitionOf(gatewayType: string | undefined): GatewayDefinition {
+    const definition = gatewayType === undefined ? undefined : findGatewayDefinition(gatewayType);
+    if (definition === undefined) throw new AppError({ key: 'errors.invalid_gateway_type', message: MESSAGES.invalidGatewayType });
+    return definition;
+  }
+
+  async create(environment: EnvironmentRow, gatewayType: string | undefined, input: GatewayInput): Promise<GatewayRecord> {
+    const definition = this.definitionOf(gatewayType);
+    if (!definition.test && environment.production !== 1) {
+      throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.notActivated(environment.key) });
+    }
+    const missing = missingCredentials(definition, input.credentials);
+    if (missing.length > 0) throw new AppError(missing);
+    const token = randomToken(TOKEN_LENGTH.item);
+    const now = this.clock.now().toISOString();
+    const credentials = await this.splitCredentials(environment.key, token, definition, input.credentials);
+    await this.repos.gateways.insert({
+      token,
+      environment_key: environment.key,
+      gateway_type: definition.gatewayType,
+      description: input.description ?? null,
+      merchant_profile_key: input.merchantProfileKey ?? null,
+      sub_merchant_key: input.subMerchantKey ?? null,
+      sandbox: input.sandbox === true ? 1 : 0,
+      state: 'retained',
+      ...credentials,
+      created_at: now,
+      updated_at: now,
+    });
+    return this.show(environment, token);
+  }
+
+  async list(environment: EnvironmentRow, query: ListQuery): Promise<GatewayRecord[]> {
+    let sinceSeq: number | null = null;
+    if (query.sinceToken !== null) {
+      const since = await this.repos.gateways.find(environment.key, query.sinceToken);
+      if (since === undefined) throw unknownSinceToken();
+      sinceSeq = since.seq;
+    }
+    const rows = await this.repos.gateways.list(environment.key, { sinceSeq, order: query.order, count: query.count });
+    return rows.map(withDefinition);
+  }
+
+  /** The gateway in this environment, or 404 (another environment's token included). */
+  async show(environment: EnvironmentRow, token: string): Promise<GatewayRecord> {
+    return withDefinition(await this.findRow(this.repos, environment, token));
+  }
+
+  async update(environment: EnvironmentRow, token: string, gatewayType: string | undefined, input: GatewayInput): Promise<GatewayRecord> {
+    const current = await this.show(environment, token);
+    if (gatewayType !== undefined && gatewayType !== current.row.gateway_type) {
+      throw new AppError({ key: 'errors.gateway_gateway_type_cannot_be_changed', message: MESSAGES.gatewayTypeCannotBeChanged });
+    }
+    if (current.row.state === 'redacted') throw new AppError({ key: 'errors.gateway_redacted', message: MESSAGES.gatewayRedacted });
+    const patch: GatewayPatch = { updated_at: this.clock.now().toISOString() };
+    if (input.description !== undefined) patch.description = input.description;
+    if (input.merchantProfileKey !== undefined) patch.merchant_profile_key = input.merchantProfileKey;
+    if (input.subMerchantKey !== undefined) patch.sub_merchant_key = input.subMerchantKey;
+    if (input.sandbox !== undefined) patch.sandbox = input.sandbox ? 1 : 0;
+    if (Object.keys(input.credentials).length > 0) {
+      const merged = { ...(await this.openCredentials(current.row)), ...input.credentials };
+      Object.assign(patch, await this.splitCredentials(environment.key, token, current.definition, merged));
+    }
+    // The state check above may be stale: the write itself refuses a gateway redacted meanwhile.
+    if (!(await this.repos.gateways.updateUnlessRedacted(environment.key, token, patch))) {
+      throw new AppError({ key: 'errors.gateway_redacted', message: MESSAGES.gatewayRedacted });
+    }
+    return this.show(environment, token);
+  }
+
+  /** Gateways created through the API are already retained; retaining again is a no-op. */
+  async retain(environment: EnvironmentRow, token: string): Promise<GatewayRecord> {
+    const current = await this.show(environment, token);
+    if (current.row.state === 'redacted') throw new AppError({ key: 'errors.gateway_redacted', message: MESSAGES.gatewayRedacted });
+    return current;
+  }
+
+  /** Destroys the credentials and records a RedactGateway transaction, atomically. */
+  async redact(environment: EnvironmentRow, token: string): Promise<RedactedGateway> {
+    return inTransaction(this.store, async (repos) => {
+      await this.findRow(repos, environment, token);
+      const now = this.clock.now().toISOString();
+      // Redacting twice is allowed (and recorded again); the update is then a no-op.
+      await repos.gateways.updateUnlessRedacted(environment.key, token, { state: 'redacted', safe_credentials: null, sealed_credentials: null, updated_at: now });
+      const transactionToken = randomToken(TOKEN_LENGTH.item);
+      await repos.transactions.insert({
+        token: transactionToken,
+        environment_key: environment.key,
+        transaction_type: 'RedactGateway',
+        state: 'succeeded',
+        succeeded: 1,
+        message_key: SUCCEEDED.key,
+        message: SUCCEEDED.text,
+        gateway_token: token,
+        payment_method_token: null,
+        reference_token: null,
+        amount: null,
+        currency_code: null,
+        details: null,
+        created_at: now,
+        updated_at: now,
+      });
+      const transaction = (await repos.transactions.find(environment.key, transactionToken)) as TransactionRow;
+      return { transaction, gateway: withDefinition(await this.findRow(repos, environment, token)) };
+    });
+  }
+
+  /** Every credential of a gateway in clear, for the adapter that calls it. Never rendered. */
+  async openCredentials(row: GatewayRow): Promise<Record<string, string>> {
+    const safe = row.safe_credentials === null ? {} : (JSON.parse(row.safe_credentials) as Record<string, string>);
+    if (row.sealed_credentials === null) return safe;
+    const opened = await this.keyring.openFor(row.environment_key, row.sealed_credentials, credentialsAad(row.token));
+    return { ...safe, ...(JSON.parse(opened.toString('utf8')) as Record<string, string>) };
+  }
+
+  private async findRow(repos: Repositories, environment: EnvironmentRow, token: string): Promise<GatewayRow> {
+    const row = await repos.gateways.find(environment.key, token);
+    if (row === undefined) throw new AppError({ key: 'errors.gateway_not_found', message: MESSAGES.gatewayNotFound });
+    return row;
+  }
+
+  /** Safe credentials stay readable (they are echoed); the rest are sealed with the data key. */
+  private async splitCredentials(
+    environmentKey: string,
+    token: string,
+    definition: GatewayDefinition,
+    credentials: Record<string, string>,
+  ): Promise<{ safe_credentials: string | null; sealed_credentials: string | null }> {
+    const fields = credentialFields(definition);
+    const safe: Record<string, string> = {};
+    const secret: Record<string, string> = {};
+    for (const [name, value] of Object.entries(credentials)) {
+      const field = fields.get(name);
+      // Names the type does not declare (e.g. `login` on the test gateway) are ignored.
+      if (field === undefined) continue;
+      (field.safe ? safe : secret)[name] = value;
+    }
+    return {
+      safe_credentials: Object.keys(safe).length === 0 ? null : JSON.stringify(safe),
+      sealed_credentials:
+        Object.keys(secret).length === 0
+          ? null
+          : await this.keyring.sealFor(environmentKey, Buffer.from(JSON.stringify(secret), 'utf8'), credentialsAad(token)),
+    };
+  }
+}
+
+function withDefinition(row: GatewayRow): GatewayRecord {
+  const definition = findGatewayDefinition(row.gateway_type);
+  if (definition === undefined) throw new Error(`gateway ${row.token} has unknown type ${row.gateway_type}`);
+  return { row, definition };
+}
+
+function credentialsAad(gatewayToken: string): string {
+  return `gateway:${gatewayToken}:credentials`;
+}
+
+/**
+ * The credentials of the auth mode the client came closest to completing that are still
+ * missing (a type with no credentials never misses any).
+ */
+function missingCredentials(definition: GatewayDefinition, supplied: Record<string, string>): ErrorEntry[] {
+  let best: ErrorEntry[] | null = null;
+  for (const mode of definition.authModes) {
+    const missing = mode.credentials.filter((c) => supplied[c.name] === undefined).map((c) => fieldError.blank(c.name));
+    if (best === null || missing.length < best.length) best = missing;
+  }
+  return best ?? [];
+}

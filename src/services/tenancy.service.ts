@@ -1,0 +1,216 @@
+import { AppError, MESSAGES, fieldError } from '../domain/errors.js';
+import type { Clock } from '../domain/clock.js';
+import type { Role } from '../domain/tenancy.js';
+import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
+import type { StoreHandle } from '../store/database.js';
+import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
+import type { OrganizationRow } from '../store/repositories/organizations.repo.js';
+import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
+import type { AccessSecretRow } from '../store/repositories/access-secrets.repo.js';
+import type { Keyring } from '../vault/keyring.js';
+import { unknownSinceToken, type ListQuery } from './list-query.js';
+
+/** What `coffer init` (and the first `serve`) prints, once. */
+export interface InitResult {
+  organization_token: string;
+  environment_key: string;
+  access_secret_key: string;
+  access_secret: string;
+}
+
+/** A newly created access secret: the row plus the secret, which is never retrievable again. */
+export interface CreatedSecret {
+  row: AccessSecretRow;
+  secret: string;
+}
+
+// Administrative lists are short; they are read whole.
+const EVERYTHING = { sinceSeq: null, order: 'asc', count: 1_000_000 } as const;
+
+export class NotEmptyError extends Error {
+  constructor() {
+    super('the database already holds organizations; init only runs on an empty database');
+    this.name = 'NotEmptyError';
+  }
+}
+
+/** Organizations, environments and access secrets: used by the CLI and the admin endpoints. */
+export class TenancyService {
+  private readonly repos: Repositories;
+
+  constructor(
+    private readonly store: StoreHandle,
+    private readonly keyring: Keyring,
+    private readonly clock: Clock,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  /** True when no organization exists yet. */
+  isEmpty(): Promise<boolean> {
+    return this.repos.organizations.isEmpty();
+  }
+
+  /** Creates organization `default`, test environment `sandbox` and an admin secret. */
+  async init(): Promise<InitResult> {
+    // The secret hash key is created outside the transaction: SQLite allows one writer.
+    await this.keyring.hashSecret('warm-up');
+    return inTransaction(this.store, async (repos) => {
+      // Two nodes first-starting on one empty PostgreSQL database must not both initialise it.
+      await repos.locks.serialize('coffer:init');
+      if (!(await repos.organizations.isEmpty())) throw new NotEmptyError();
+      const organization = await this.insertOrganization(repos, 'default');
+      const environment = await this.insertEnvironment(repos, organization.token, 'sandbox', false);
+      const created = await this.insertSecret(repos, organization.token, { name: 'admin', role: 'admin', environmentKeys: null });
+      return {
+        organization_token: organization.token,
+        environment_key: environment.key,
+        access_secret_key: created.row.key,
+        access_secret: created.secret,
+      };
+    });
+  }
+
+  createOrganization(name: string): Promise<OrganizationRow> {
+    return this.insertOrganization(this.repos, requireName(name));
+  }
+
+  /** The organization, or an error naming the token (CLI input). */
+  async requireOrganization(token: string): Promise<OrganizationRow> {
+    const organization = await this.repos.organizations.find(token);
+    if (organization === undefined) throw new Error(`no organization ${token}`);
+    return organization;
+  }
+
+  listOrganizations(): Promise<OrganizationRow[]> {
+    return this.repos.organizations.list();
+  }
+
+  async setOrganizationActive(token: string, active: boolean): Promise<OrganizationRow> {
+    const changed = await this.repos.organizations.setActive(token, active, this.now());
+    if (!changed) throw new Error(`no organization ${token}`);
+    return (await this.repos.organizations.find(token)) as OrganizationRow;
+  }
+
+  async createEnvironment(organizationToken: string, name: string, production: boolean): Promise<EnvironmentRow> {
+    await this.requireOrganization(organizationToken);
+    return this.insertEnvironment(this.repos, organizationToken, requireName(name), production);
+  }
+
+  async listEnvironments(organizationToken: string, query: ListQuery): Promise<EnvironmentRow[]> {
+    let sinceSeq: number | null = null;
+    if (query.sinceToken !== null) {
+      const since = await this.repos.environments.find(query.sinceToken);
+      if (since === undefined || since.organization_token !== organizationToken) throw unknownSinceToken();
+      sinceSeq = since.seq;
+    }
+    return this.repos.environments.listByOrganization(organizationToken, { sinceSeq, order: query.order, count: query.count });
+  }
+
+  /** The organization's environment, or 404. */
+  async findEnvironment(organizationToken: string, key: string): Promise<EnvironmentRow> {
+    const environment = await this.repos.environments.find(key);
+    if (environment === undefined || environment.organization_token !== organizationToken) {
+      throw new AppError({ key: 'errors.environment_not_found', message: MESSAGES.environmentNotFound });
+    }
+    return environment;
+  }
+
+  async renameEnvironment(organizationToken: string, key: string, name: string | undefined): Promise<EnvironmentRow> {
+    await this.findEnvironment(organizationToken, key);
+    if (name !== undefined) await this.repos.environments.update(key, { name, updated_at: this.now() });
+    return this.findEnvironment(organizationToken, key);
+  }
+
+  async createAccessSecret(
+    organizationToken: string,
+    options: { name: string; role: Role; environmentKeys: string[] | null },
+  ): Promise<CreatedSecret> {
+    await this.requireOrganization(organizationToken);
+    for (const key of options.environmentKeys ?? []) {
+      const environment = await this.repos.environments.find(key);
+      if (environment === undefined || environment.organization_token !== organizationToken) {
+        throw new AppError({ ...fieldError.invalid('environment_key'), message: `Environment ${key} is not in this organization` });
+      }
+    }
+    await this.keyring.hashSecret('warm-up');
+    return this.insertSecret(this.repos, organizationToken, options);
+  }
+
+  /** Every access secret (of one organization, or all), oldest first; for the operator's CLI. */
+  listAccessSecrets(organizationToken: string | null): Promise<AccessSecretRow[]> {
+    return this.repos.accessSecrets.listByOrganization(organizationToken, EVERYTHING);
+  }
+
+  /** Secrets of the organization that can reach one environment (scoped to it, or organization-wide). */
+  async listSecretsForEnvironment(organizationToken: string, environmentKey: string): Promise<AccessSecretRow[]> {
+    const all = await this.repos.accessSecrets.listByOrganization(organizationToken, EVERYTHING);
+    return all.filter((row) => row.revoked_at === null && secretCoversEnvironment(row, environmentKey));
+  }
+
+  findAccessSecret(key: string): Promise<AccessSecretRow | undefined> {
+    return this.repos.accessSecrets.find(key);
+  }
+
+  /** Revokes a secret; false when it did not exist or was already revoked. */
+  revokeAccessSecret(key: string): Promise<boolean> {
+    return this.repos.accessSecrets.revoke(key, this.now());
+  }
+
+  private now(): string {
+    return this.clock.now().toISOString();
+  }
+
+  private async insertOrganization(repos: Repositories, name: string): Promise<OrganizationRow> {
+    const now = this.now();
+    const row: OrganizationRow = { token: randomToken(TOKEN_LENGTH.organization), name, active: 1, created_at: now, updated_at: now };
+    await repos.organizations.insert(row);
+    return row;
+  }
+
+  private async insertEnvironment(repos: Repositories, organizationToken: string, name: string, production: boolean): Promise<EnvironmentRow> {
+    const now = this.now();
+    const key = randomToken(TOKEN_LENGTH.environmentKey);
+    await repos.environments.insert({ key, organization_token: organizationToken, name, production: production ? 1 : 0, created_at: now, updated_at: now });
+    return (await repos.environments.find(key)) as EnvironmentRow;
+  }
+
+  private async insertSecret(
+    repos: Repositories,
+    organizationToken: string,
+    options: { name: string; role: Role; environmentKeys: string[] | null },
+  ): Promise<CreatedSecret> {
+    const now = this.now();
+    const secret = randomToken(TOKEN_LENGTH.accessSecret);
+    const key = randomToken(TOKEN_LENGTH.accessSecretKey);
+    await repos.accessSecrets.insert({
+      key,
+      organization_token: organizationToken,
+      name: options.name,
+      role: options.role,
+      environment_keys: options.environmentKeys === null ? null : JSON.stringify(options.environmentKeys),
+      secret_hash: await this.keyring.hashSecret(secret),
+      revoked_at: null,
+      created_at: now,
+      updated_at: now,
+    });
+    return { row: (await repos.accessSecrets.find(key)) as AccessSecretRow, secret };
+  }
+}
+
+/** Names are labels people read: blank ones are refused. */
+function requireName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === '') throw new AppError(fieldError.blank('name'));
+  return trimmed;
+}
+
+/** Environment keys a secret is limited to, or null for every environment of its organization. */
+export function secretEnvironments(row: AccessSecretRow): string[] | null {
+  return row.environment_keys === null ? null : (JSON.parse(row.environment_keys) as string[]);
+}
+
+export function secretCoversEnvironment(row: AccessSecretRow, environmentKey: string): boolean {
+  const scope = secretEnvironments(row);
+  return scope === null || scope.includes(environmentKey);
+}

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import type { StoreConfig } from '../config/config.js';
+import type { Database } from './schema.js';
+import type { Dialect } from './dialect.js';
+import { foundation } from './migrations/001-foundation.js';
+import { CofferSqliteDialect } from './sqlite-dialect.js';
+
+/** An open store: the typed query builder plus what the rest of the code needs to know about it. */
+export interface StoreHandle {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+// Explicit list, in order; a migration is never edited once released, only added.
+function migrationsFor(dialect: Dialect): Record<string, Migration> {
+  return { '001-foundation': foundation(dialect) };
+}
+
+function provider(dialect: Dialect): MigrationProvider {
+  return { getMigrations: async () => migrationsFor(dialect) };
+}
+
+function openSqlite(file: string): Kysely<Database> {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const handle = new BetterSqlite3(file);
+  // WAL lets readers proceed during a write; synchronous=FULL makes every acknowledged
+  // commit durable (fsync of the WAL), which a vault needs more than raw write speed.
+  handle.pragma('journal_mode = WAL');
+  handle.pragma('synchronous = FULL');
+  handle.pragma('foreign_keys = ON');
+  handle.pragma('busy_timeout = 5000');
+  return new Kysely<Database>({ dialect: new CofferSqliteDialect({ database: handle }) });
+}
+
+// int8 (bigserial, bigint) arrives as a string from pg by default; our values fit a double.
+const INT8_OID = 20;
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+function openPostgres(url: string): Kysely<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes, connectionTimeoutMillis: 5000 });
+  // An idle client that loses its server (restart, network) must not crash the process.
+  pool.on('error', () => undefined);
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Opens the configured store without touching its schema. */
+export function openStore(config: StoreConfig): StoreHandle {
+  const dialect: Dialect = config.kind;
+  const db = config.kind === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url);
+  return { db, dialect, close: () => db.destroy() };
+}
+
+/**
+ * Applies every pending migration, atomically. Safe from several processes at once: Kysely
+ * takes an advisory lock on PostgreSQL; on SQLite the migration transaction is BEGIN IMMEDIATE.
+ */
+export async function migrateStore(store: StoreHandle): Promise<string[]> {
+  const migrator = new Migrator({ db: store.db, provider: provider(store.dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    throw error instanceof Error ? error : new Error(String(error));
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** True when the store answers a trivial query. */
+export async function storeIsReachable(store: StoreHandle): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(store.db);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,2 @@
+/** The two SQL dialects Coffer runs on. */
+export type Dialect = 'sqlite' | 'postgres';

@@ -1,0 +1,36 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import type { StoreHandle } from './database.js';
+import type { Dialect } from './dialect.js';
+import { LocksRepo } from './repositories/locks.repo.js';
+import { AccessSecretsRepo } from './repositories/access-secrets.repo.js';
+import { EnvironmentsRepo } from './repositories/environments.repo.js';
+import { GatewaysRepo } from './repositories/gateways.repo.js';
+import { OrganizationsRepo } from './repositories/organizations.repo.js';
+import { TransactionsRepo } from './repositories/transactions.repo.js';
+
+/** Every repository bound to one query executor (the pool, or an open transaction). */
+export interface Repositories {
+  organizations: OrganizationsRepo;
+  environments: EnvironmentsRepo;
+  accessSecrets: AccessSecretsRepo;
+  gateways: GatewaysRepo;
+  transactions: TransactionsRepo;
+  locks: LocksRepo;
+}
+
+export function repositories(db: Kysely<Database>, dialect: Dialect): Repositories {
+  return {
+    organizations: new OrganizationsRepo(db),
+    environments: new EnvironmentsRepo(db),
+    accessSecrets: new AccessSecretsRepo(db),
+    gateways: new GatewaysRepo(db),
+    transactions: new TransactionsRepo(db),
+    locks: new LocksRepo(db, dialect),
+  };
+}
+
+/** Runs `work` in one database transaction: all of its writes land, or none do. */
+export function inTransaction<T>(store: StoreHandle, work: (repos: Repositories) => Promise<T>): Promise<T> {
+  return store.db.transaction().execute((trx) => work(repositories(trx, store.dialect)));
+}

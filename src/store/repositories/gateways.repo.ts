@@ -1,0 +1,41 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Database, GatewaysTable } from '../schema.js';
+import { applyPage, type PageRequest } from './page.js';
+
+export type GatewayRow = Selectable<GatewaysTable>;
+export type GatewayPatch = Omit<Updateable<GatewaysTable>, 'seq' | 'token' | 'environment_key' | 'gateway_type' | 'created_at'>;
+
+/** Single-query primitives over `gateways`; every read is scoped to one environment. */
+export class GatewaysRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: Insertable<GatewaysTable>): Promise<void> {
+    await this.db.insertInto('gateways').values(row).execute();
+  }
+
+  find(environmentKey: string, token: string): Promise<GatewayRow | undefined> {
+    return this.db
+      .selectFrom('gateways')
+      .selectAll()
+      .where('environment_key', '=', environmentKey)
+      .where('token', '=', token)
+      .executeTakeFirst();
+  }
+
+  list(environmentKey: string, page: PageRequest): Promise<GatewayRow[]> {
+    const query = this.db.selectFrom('gateways').selectAll().where('environment_key', '=', environmentKey);
+    return applyPage(query, 'seq', page).execute();
+  }
+
+  /** Updates a gateway that is not redacted; false when there is none (a redact won a race). */
+  async updateUnlessRedacted(environmentKey: string, token: string, patch: GatewayPatch): Promise<boolean> {
+    const result = await this.db
+      .updateTable('gateways')
+      .set(patch)
+      .where('environment_key', '=', environmentKey)
+      .where('token', '=', token)
+      .where('state', '!=', 'redacted')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+}

@@ -1,0 +1,102 @@
+import type { Generated } from 'kysely';
+
+/*
+ * Column conventions, the same on SQLite and PostgreSQL so one query layer serves both:
+ * - timestamps are ISO-8601 UTC text with milliseconds (sortable as text);
+ * - booleans are integers 0/1;
+ * - free-form structures are JSON text;
+ * - `seq` is a database-assigned, strictly increasing integer: lists page on it, so
+ *   "oldest first" is exact even for records created in the same millisecond.
+ */
+
+export interface OrganizationsTable {
+  token: string;
+  name: string;
+  active: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EnvironmentsTable {
+  seq: Generated<number>;
+  key: string;
+  organization_token: string;
+  name: string;
+  production: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AccessSecretsTable {
+  seq: Generated<number>;
+  key: string;
+  organization_token: string;
+  name: string;
+  role: string;
+  /** JSON array of environment keys, or null for every environment of the organization. */
+  environment_keys: string | null;
+  /** HMAC-SHA-256 (hex) of the secret under the secret-hash key; the secret itself is never stored. */
+  secret_hash: string;
+  revoked_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WrappedKeysTable {
+  id: string;
+  /** 'secret_hash' (global), 'data' or 'fingerprint' (per environment). */
+  purpose: string;
+  environment_key: string | null;
+  /** The key sealed under the master key (a cipher blob, see vault/cipher.ts). */
+  wrapped: string;
+  master_key_id: string;
+  created_at: string;
+}
+
+export interface GatewaysTable {
+  seq: Generated<number>;
+  token: string;
+  environment_key: string;
+  gateway_type: string;
+  description: string | null;
+  merchant_profile_key: string | null;
+  sub_merchant_key: string | null;
+  sandbox: number;
+  state: string;
+  /** Credentials the gateway type declares safe, as a JSON object (echoed in views). */
+  safe_credentials: string | null;
+  /** The other credentials, a JSON object sealed with the environment's data key. */
+  sealed_credentials: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TransactionsTable {
+  seq: Generated<number>;
+  token: string;
+  environment_key: string;
+  transaction_type: string;
+  state: string;
+  succeeded: number;
+  message_key: string | null;
+  message: string | null;
+  gateway_token: string | null;
+  payment_method_token: string | null;
+  reference_token: string | null;
+  amount: number | null;
+  currency_code: string | null;
+  /** JSON object of type-specific fields (a snapshot of the subject for Redact*, etc.). */
+  details: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The Kysely database type: every table Coffer keeps. */
+export interface Database {
+  organizations: OrganizationsTable;
+  environments: EnvironmentsTable;
+  access_secrets: AccessSecretsTable;
+  wrapped_keys: WrappedKeysTable;
+  gateways: GatewaysTable;
+  transactions: TransactionsTable;
+}

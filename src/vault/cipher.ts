@@ -1,0 +1,68 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/**
+ * AES-256-GCM with a fresh 96-bit nonce per seal. Blob format (text, storable anywhere):
+ *
+ *   c1.<keyId>.<base64(nonce ‖ ciphertext ‖ tag)>
+ *
+ * `c1` versions the format; `keyId` names the key that sealed it so rotation can keep
+ * old blobs readable. The associated data binds a blob to its place (e.g. a gateway's
+ * credentials) so a blob copied into another row fails to open.
+ */
+const VERSION = 'c1';
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+
+export class CipherError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CipherError';
+  }
+}
+
+const KEY_BYTES = 32;
+
+// The version and key id are authenticated too, so a blob relabelled with another key id fails.
+function aad(keyId: string, associatedData: string): Buffer {
+  return Buffer.from(`${VERSION}.${keyId}|${associatedData}`, 'utf8');
+}
+
+function checkKey(key: Buffer): void {
+  if (key.length !== KEY_BYTES) throw new CipherError('cipher key must be 32 bytes');
+}
+
+export function seal(key: Buffer, keyId: string, plaintext: Buffer, associatedData: string): string {
+  checkKey(key);
+  if (keyId === '' || keyId.includes('.')) throw new CipherError('key id must be non-empty and contain no dot');
+  const nonce = randomBytes(NONCE_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  cipher.setAAD(aad(keyId, associatedData));
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return `${VERSION}.${keyId}.${Buffer.concat([nonce, body, cipher.getAuthTag()]).toString('base64')}`;
+}
+
+/** The key id a blob was sealed with, without opening it. */
+export function blobKeyId(blob: string): string {
+  const parts = blob.split('.');
+  if (parts.length !== 3 || parts[0] !== VERSION || parts[1] === '') throw new CipherError('unrecognised cipher blob');
+  return parts[1] as string;
+}
+
+export function open(key: Buffer, blob: string, associatedData: string): Buffer {
+  checkKey(key);
+  const keyId = blobKeyId(blob);
+  const raw = Buffer.from(blob.split('.')[2] as string, 'base64');
+  if (raw.length < NONCE_BYTES + TAG_BYTES) throw new CipherError('cipher blob too short');
+  const nonce = raw.subarray(0, NONCE_BYTES);
+  const tag = raw.subarray(raw.length - TAG_BYTES);
+  const body = raw.subarray(NONCE_BYTES, raw.length - TAG_BYTES);
+  const decipher = createDecipheriv('aes-256-gcm', key, nonce);
+  decipher.setAAD(aad(keyId, associatedData));
+  decipher.setAuthTag(tag);
+  try {
+    return Buffer.concat([decipher.update(body), decipher.final()]);
+  } catch {
+    // Never echo the blob or key: only that authentication failed.
+    throw new CipherError('cipher blob failed authentication');
+  }
+}

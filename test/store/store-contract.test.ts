@@ -1,0 +1,781 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AppError } from '../../src/domain/errors.js';
+import type { Clock } from '../../src/domain/clock.js';
+import { GatewayService } from '../../src/services/gateway.service.js';
+import type { ListQuery } from '../../src/services/list-query.js';
+import { NotEmptyError, TenancyService } from '../../src/services/tenancy.service.js';
+import { migrateStore, openStore, storeIsReachable, type StoreHandle } from '../../src/store/database.js';
+import { inTransaction, repositories, type Repositories } from '../../src/store/repositories.js';
+import type { EnvironmentRow } from '../../src/store/repositories/environments.repo.js';
+import type { PageRequest } from '../../src/store/repositories/page.js';
+import { TransactionsRepo } from '../../src/store/repositories/transactions.repo.js';
+import { Keyring } from '../../src/vault/keyring.js';
+import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/temp.js';
+
+type Kind = 'sqlite' | 'postgres';
+
+/** A database of the given kind, empty, with a way to open more handles on it (other "nodes"). */
+interface Target {
+  open(): StoreHandle;
+}
+
+const TABLES = ['access_secrets', 'environments', 'gateways', 'organizations', 'transactions', 'wrapped_keys'];
+
+let counter = 0;
+/** Unique, readable ids; base-62-ish like the real tokens. */
+function uid(prefix: string): string {
+  counter += 1;
+  return `${prefix}${counter}x${randomBytes(6).toString('hex')}`;
+}
+
+/** Timestamps that advance by one millisecond per call, from a fixed start. */
+function steppingClock(start = Date.parse('2024-02-29T23:59:59.000Z')): Clock {
+  let t = start;
+  return {
+    now: () => {
+      t += 1;
+      return new Date(t);
+    },
+  };
+}
+
+function asc(count: number, sinceSeq: number | null = null): PageRequest {
+  return { sinceSeq, order: 'asc', count };
+}
+function desc(count: number, sinceSeq: number | null = null): PageRequest {
+  return { sinceSeq, order: 'desc', count };
+}
+function query(sinceToken: string | null, order: 'asc' | 'desc' = 'asc', count = 20): ListQuery {
+  return { sinceToken, order, count };
+}
+
+/** Resolves to the rejection reason, failing if the promise resolves. */
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    (value) => {
+      throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
+    },
+    (error: unknown) => error,
+  );
+}
+
+async function expectAppError(
+  promise: Promise<unknown>,
+  expected: { key: string; status: number; attribute?: string },
+): Promise<AppError> {
+  const error = await rejection(promise);
+  expect(error).toBeInstanceOf(AppError);
+  const app = error as AppError;
+  expect(app.status).toBe(expected.status);
+  expect(app.entries[0]?.key).toBe(expected.key);
+  if (expected.attribute !== undefined) expect(app.entries[0]?.attribute).toBe(expected.attribute);
+  return app;
+}
+
+describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+
+  /** A fresh empty database of this kind; dropped/removed in afterAll. */
+  async function freshTarget(): Promise<Target> {
+    const handles: StoreHandle[] = [];
+    let open: () => StoreHandle;
+    if (kind === 'sqlite') {
+      const temp = tempDir('coffer-store-');
+      cleanups.push(() => temp.cleanup());
+      const file = path.join(temp.dir, 'coffer.sqlite');
+      open = () => openStore({ kind: 'sqlite', path: file });
+    } else {
+      const database = await createPostgresDatabase();
+      cleanups.push(() => database.drop());
+      open = () => openStore({ kind: 'postgres', url: database.url });
+    }
+    // Handles close before their database is dropped (cleanups run in reverse).
+    cleanups.push(async () => {
+      for (const handle of handles) await handle.close().catch(() => undefined);
+    });
+    return {
+      open: () => {
+        const handle = open();
+        handles.push(handle);
+        return handle;
+      },
+    };
+  }
+
+  async function migratedStore(): Promise<StoreHandle> {
+    const store = (await freshTarget()).open();
+    await migrateStore(store);
+    return store;
+  }
+
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+
+  describe('migrations', () => {
+    it('apply on an empty database, then a second run applies nothing', async () => {
+      const store = (await freshTarget()).open();
+      expect(store.dialect).toBe(kind);
+      expect(await migrateStore(store)).toEqual(['001-foundation']);
+      expect(await migrateStore(store)).toEqual([]);
+      const tables = (await store.db.introspection.getTables()).map((t) => t.name).filter((name) => TABLES.includes(name));
+      expect(tables.sort()).toEqual(TABLES);
+    });
+
+    it('two concurrent migrations of the same fresh database both succeed, applying it once', async () => {
+      const target = await freshTarget();
+      // PostgreSQL: two nodes, each with its own pool. SQLite: one process's single handle
+      // (two handles on one SQLite file race; see the report).
+      const first = target.open();
+      const second = kind === 'postgres' ? target.open() : first;
+      const results = await Promise.all([migrateStore(first), migrateStore(second)]);
+      expect(results.flat()).toEqual(['001-foundation']);
+      expect(await migrateStore(second)).toEqual([]);
+      expect(await repositories(second.db, second.dialect).organizations.isEmpty()).toBe(true);
+    });
+
+    it('two nodes initialising one empty database at once create exactly one organization', async () => {
+      const target = await freshTarget();
+      const first = target.open();
+      await migrateStore(first);
+      const second = kind === 'postgres' ? target.open() : first;
+      const masterKey = randomBytes(32);
+      const nodes = [first, second].map((store) => new TenancyService(store, new Keyring(store.db, masterKey), { now: () => new Date() }));
+      const outcomes = await Promise.allSettled(nodes.map((node) => node.init()));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+      expect(rejected).toHaveLength(1);
+      expect(rejected[0]?.reason).toBeInstanceOf(NotEmptyError);
+      expect(await repositories(first.db, first.dialect).organizations.list()).toHaveLength(1);
+    });
+  });
+
+  describe('repositories', () => {
+    let store: StoreHandle;
+    let repos: Repositories;
+    let orgToken: string;
+    let envA: string;
+    let envB: string;
+    const now = '2024-02-29T23:59:59.999Z';
+
+    beforeAll(async () => {
+      store = await migratedStore();
+      repos = repositories(store.db, store.dialect);
+      orgToken = uid('org');
+      envA = uid('envA');
+      envB = uid('envB');
+      await repos.organizations.insert({ token: orgToken, name: 'base', active: 1, created_at: now, updated_at: now });
+      await repos.environments.insert({ key: envA, organization_token: orgToken, name: 'A', production: 0, created_at: now, updated_at: now });
+      await repos.environments.insert({ key: envB, organization_token: orgToken, name: 'B', production: 1, created_at: now, updated_at: now });
+    });
+
+    it('organizations: insert, find, list, setActive, isEmpty', async () => {
+      const store2 = await migratedStore();
+      const r = repositories(store2.db, store2.dialect);
+      expect(await r.organizations.isEmpty()).toBe(true);
+      const created = '2024-01-02T03:04:05.678Z';
+      const second = { token: uid('o'), name: 'second', active: 1, created_at: '2024-01-02T03:04:05.679Z', updated_at: created };
+      const first = { token: uid('o'), name: 'first', active: 1, created_at: created, updated_at: created };
+      await r.organizations.insert(second);
+      await r.organizations.insert(first);
+      expect(await r.organizations.isEmpty()).toBe(false);
+      expect(await r.organizations.find(first.token)).toEqual(first);
+      expect(await r.organizations.find('nope')).toBeUndefined();
+      expect((await r.organizations.list()).map((o) => o.token)).toEqual([first.token, second.token]);
+
+      const later = '2024-06-01T00:00:00.000Z';
+      expect(await r.organizations.setActive(first.token, false, later)).toBe(true);
+      const deactivated = await r.organizations.find(first.token);
+      expect(deactivated).toEqual({ ...first, active: 0, updated_at: later });
+      expect(typeof deactivated?.active).toBe('number');
+      expect(await r.organizations.setActive(first.token, true, later)).toBe(true);
+      expect((await r.organizations.find(first.token))?.active).toBe(1);
+      expect(await r.organizations.setActive('nope', true, later)).toBe(false);
+    });
+
+    it('environments: insert, find, listByOrganization with keyset pagination', async () => {
+      const org = uid('org');
+      const other = uid('org');
+      await repos.organizations.insert({ token: org, name: 'paged', active: 1, created_at: now, updated_at: now });
+      await repos.organizations.insert({ token: other, name: 'other', active: 1, created_at: now, updated_at: now });
+      const keys: string[] = [];
+      for (let i = 0; i < 25; i += 1) {
+        const key = uid('env');
+        keys.push(key);
+        await repos.environments.insert({
+          key,
+          organization_token: org,
+          name: `env ${i}`,
+          production: i % 2,
+          created_at: now,
+          updated_at: now,
+        });
+        // Interleave another organization's rows: they must never show up.
+        if (i % 5 === 0) {
+          await repos.environments.insert({ key: uid('foreign'), organization_token: other, name: 'x', production: 0, created_at: now, updated_at: now });
+        }
+      }
+
+      const found = await repos.environments.find(keys[3] as string);
+      expect(found).toMatchObject({ key: keys[3], organization_token: org, name: 'env 3', production: 1, created_at: now, updated_at: now });
+      expect(typeof found?.seq).toBe('number');
+      expect(typeof found?.production).toBe('number');
+      expect(await repos.environments.find('nope')).toBeUndefined();
+
+      const all = await repos.environments.listByOrganization(org, asc(100));
+      expect(all.map((e) => e.key)).toEqual(keys);
+      const seqs = all.map((e) => e.seq);
+      for (let i = 1; i < seqs.length; i += 1) expect(seqs[i]).toBeGreaterThan(seqs[i - 1] as number);
+
+      // Page forward 10 at a time: no duplicates, no gaps, in insertion order.
+      const pagedAsc: string[] = [];
+      const pageSizes: number[] = [];
+      let since: number | null = null;
+      for (;;) {
+        const page = await repos.environments.listByOrganization(org, asc(10, since));
+        pageSizes.push(page.length);
+        if (page.length === 0) break;
+        pagedAsc.push(...page.map((e) => e.key));
+        since = (page[page.length - 1] as EnvironmentRow).seq;
+      }
+      expect(pageSizes).toEqual([10, 10, 5, 0]);
+      expect(pagedAsc).toEqual(keys);
+
+      // And backwards.
+      const pagedDesc: string[] = [];
+      since = null;
+      for (;;) {
+        const page = await repos.environments.listByOrganization(org, desc(7, since));
+        if (page.length === 0) break;
+        expect(page.length).toBeLessThanOrEqual(7);
+        pagedDesc.push(...page.map((e) => e.key));
+        since = (page[page.length - 1] as EnvironmentRow).seq;
+      }
+      expect(pagedDesc).toEqual([...keys].reverse());
+
+      // sinceSeq is exclusive in both directions; count limits.
+      const pivot = all[4] as EnvironmentRow;
+      expect((await repos.environments.listByOrganization(org, asc(2, pivot.seq))).map((e) => e.key)).toEqual([keys[5], keys[6]]);
+      expect((await repos.environments.listByOrganization(org, desc(2, pivot.seq))).map((e) => e.key)).toEqual([keys[3], keys[2]]);
+      expect(await repos.environments.listByOrganization(org, asc(1))).toHaveLength(1);
+      expect(await repos.environments.listByOrganization(org, desc(5, (all[0] as EnvironmentRow).seq))).toEqual([]);
+      expect(await repos.environments.listByOrganization(org, asc(5, (all[24] as EnvironmentRow).seq))).toEqual([]);
+      expect(await repos.environments.listByOrganization(other, asc(100))).toHaveLength(5);
+    });
+
+    it('environments: update', async () => {
+      const key = uid('env');
+      await repos.environments.insert({ key, organization_token: orgToken, name: 'before', production: 0, created_at: now, updated_at: now });
+      const later = '2025-01-01T00:00:00.001Z';
+      await repos.environments.update(key, { name: 'after', production: 1, updated_at: later });
+      expect(await repos.environments.find(key)).toMatchObject({ name: 'after', production: 1, created_at: now, updated_at: later });
+    });
+
+    it('access secrets: insert, findLiveByHash, find, listByOrganization, revoke', async () => {
+      const org = uid('org');
+      await repos.organizations.insert({ token: org, name: 'secrets', active: 1, created_at: now, updated_at: now });
+      const base = { organization_token: org, role: 'admin', revoked_at: null, created_at: now, updated_at: now };
+      const one = { ...base, key: uid('as'), name: 'one', environment_keys: null, secret_hash: randomBytes(32).toString('hex') };
+      const two = { ...base, key: uid('as'), name: 'two', environment_keys: JSON.stringify([envA]), secret_hash: randomBytes(32).toString('hex') };
+      await repos.accessSecrets.insert(one);
+      await repos.accessSecrets.insert(two);
+
+      const live = await repos.accessSecrets.findLiveByHash(one.secret_hash);
+      expect(live).toMatchObject(one);
+      expect(typeof live?.seq).toBe('number');
+      expect(await repos.accessSecrets.findLiveByHash(randomBytes(32).toString('hex'))).toBeUndefined();
+      expect(await repos.accessSecrets.find(two.key)).toMatchObject(two);
+      expect(await repos.accessSecrets.find('nope')).toBeUndefined();
+
+      expect((await repos.accessSecrets.listByOrganization(org, asc(10))).map((s) => s.key)).toEqual([one.key, two.key]);
+      expect((await repos.accessSecrets.listByOrganization(org, desc(10))).map((s) => s.key)).toEqual([two.key, one.key]);
+      const everyone = (await repos.accessSecrets.listByOrganization(null, asc(1000))).map((s) => s.key);
+      expect(everyone).toEqual(expect.arrayContaining([one.key, two.key]));
+
+      const revokedAt = '2024-03-01T00:00:00.000Z';
+      expect(await repos.accessSecrets.revoke(one.key, revokedAt)).toBe(true);
+      expect(await repos.accessSecrets.findLiveByHash(one.secret_hash)).toBeUndefined();
+      expect(await repos.accessSecrets.find(one.key)).toMatchObject({ revoked_at: revokedAt, updated_at: revokedAt });
+      expect(await repos.accessSecrets.revoke(one.key, '2024-03-02T00:00:00.000Z')).toBe(false);
+      expect((await repos.accessSecrets.find(one.key))?.revoked_at).toBe(revokedAt);
+      expect(await repos.accessSecrets.revoke('nope', revokedAt)).toBe(false);
+      // The other secret is untouched.
+      expect(await repos.accessSecrets.findLiveByHash(two.secret_hash)).toMatchObject({ key: two.key });
+    });
+
+    it('uniqueness: duplicate secret_hash, access secret key, environment key and gateway token reject', async () => {
+      const hash = randomBytes(32).toString('hex');
+      const secret = { organization_token: orgToken, name: 's', role: 'read', environment_keys: null, revoked_at: null, created_at: now, updated_at: now };
+      const key = uid('as');
+      await repos.accessSecrets.insert({ ...secret, key, secret_hash: hash });
+      await expect(repos.accessSecrets.insert({ ...secret, key: uid('as'), secret_hash: hash })).rejects.toThrow();
+      await expect(repos.accessSecrets.insert({ ...secret, key, secret_hash: randomBytes(32).toString('hex') })).rejects.toThrow();
+      // A revoked secret's hash still occupies the slot.
+      await repos.accessSecrets.revoke(key, now);
+      await expect(repos.accessSecrets.insert({ ...secret, key: uid('as'), secret_hash: hash })).rejects.toThrow();
+
+      await expect(
+        repos.environments.insert({ key: envA, organization_token: orgToken, name: 'dup', production: 0, created_at: now, updated_at: now }),
+      ).rejects.toThrow();
+      await expect(repos.organizations.insert({ token: orgToken, name: 'dup', active: 1, created_at: now, updated_at: now })).rejects.toThrow();
+
+      const gateway = gatewayRow(envA);
+      await repos.gateways.insert(gateway);
+      await expect(repos.gateways.insert({ ...gatewayRow(envB), token: gateway.token })).rejects.toThrow();
+      // The store is still usable after the failed statements.
+      expect(await repos.accessSecrets.find(key)).toMatchObject({ key });
+    });
+
+    function gatewayRow(environmentKey: string) {
+      return {
+        token: uid('gw'),
+        environment_key: environmentKey,
+        gateway_type: 'test',
+        description: null,
+        merchant_profile_key: null,
+        sub_merchant_key: null,
+        sandbox: 0,
+        state: 'retained',
+        safe_credentials: null,
+        sealed_credentials: null,
+        created_at: now,
+        updated_at: now,
+      };
+    }
+
+    it('gateways: insert, find and list scoped to the environment, update', async () => {
+      const env = uid('env');
+      const otherEnv = uid('env');
+      await repos.environments.insert({ key: env, organization_token: orgToken, name: 'gw', production: 0, created_at: now, updated_at: now });
+      await repos.environments.insert({ key: otherEnv, organization_token: orgToken, name: 'gw2', production: 0, created_at: now, updated_at: now });
+      const first = { ...gatewayRow(env), description: 'first', safe_credentials: '{"a":"b"}', sealed_credentials: 'c1.k.x' };
+      const second = { ...gatewayRow(env), sandbox: 1 };
+      await repos.gateways.insert(first);
+      await repos.gateways.insert(second);
+
+      const found = await repos.gateways.find(env, first.token);
+      expect(found).toMatchObject(first);
+      expect(typeof found?.seq).toBe('number');
+      expect(typeof found?.sandbox).toBe('number');
+      expect(await repos.gateways.find(otherEnv, first.token)).toBeUndefined();
+      expect(await repos.gateways.find(env, 'nope')).toBeUndefined();
+
+      expect((await repos.gateways.list(env, asc(10))).map((g) => g.token)).toEqual([first.token, second.token]);
+      expect((await repos.gateways.list(env, desc(10))).map((g) => g.token)).toEqual([second.token, first.token]);
+      expect((await repos.gateways.list(env, asc(10, found?.seq ?? null))).map((g) => g.token)).toEqual([second.token]);
+      expect(await repos.gateways.list(otherEnv, asc(10))).toEqual([]);
+
+      const later = '2024-12-31T23:59:59.999Z';
+      // Updating through another environment touches nothing.
+      expect(await repos.gateways.updateUnlessRedacted(otherEnv, first.token, { description: 'hijacked', updated_at: later })).toBe(false);
+      expect((await repos.gateways.find(env, first.token))?.description).toBe('first');
+      expect(await repos.gateways.updateUnlessRedacted(env, first.token, { description: 'changed', sandbox: 1, sealed_credentials: null, updated_at: later })).toBe(true);
+      expect(await repos.gateways.find(env, first.token)).toEqual({
+        ...first,
+        seq: found?.seq,
+        description: 'changed',
+        sandbox: 1,
+        sealed_credentials: null,
+        updated_at: later,
+      });
+      expect(await repos.gateways.find(env, second.token)).toMatchObject(second);
+
+      // A redacted gateway is never updated again (a redact that wins a race stays redacted).
+      await repos.gateways.updateUnlessRedacted(env, second.token, { state: 'redacted', sealed_credentials: null, updated_at: later });
+      expect(await repos.gateways.updateUnlessRedacted(env, second.token, { description: 'revived', updated_at: later })).toBe(false);
+      expect((await repos.gateways.find(env, second.token))?.description).not.toBe('revived');
+    });
+
+    it('transactions: insert, find and list scoped to the environment', async () => {
+      const base = {
+        environment_key: envA,
+        transaction_type: 'RedactGateway',
+        state: 'succeeded',
+        succeeded: 1,
+        message_key: 'messages.transaction_succeeded',
+        message: 'Succeeded!',
+        gateway_token: uid('gw'),
+        payment_method_token: null,
+        reference_token: null,
+        amount: null,
+        currency_code: null,
+        details: null,
+        created_at: now,
+        updated_at: now,
+      };
+      const one = { ...base, token: uid('tx') };
+      const two = {
+        ...base,
+        token: uid('tx'),
+        transaction_type: 'Purchase',
+        state: 'gateway_processing_failed',
+        succeeded: 0,
+        amount: Number.MAX_SAFE_INTEGER,
+        currency_code: 'USD',
+        details: JSON.stringify({ nested: { ok: true }, text: 'é ✓ 😀' }),
+      };
+      await repos.transactions.insert(one);
+      await repos.transactions.insert(two);
+
+      const foundOne = await repos.transactions.find(envA, one.token);
+      const foundTwo = await repos.transactions.find(envA, two.token);
+      expect(foundOne).toMatchObject(one);
+      expect(foundTwo).toMatchObject(two);
+      expect(typeof foundOne?.seq).toBe('number');
+      expect(typeof foundOne?.succeeded).toBe('number');
+      expect(typeof foundTwo?.amount).toBe('number');
+      expect(foundTwo?.amount).toBe(Number.MAX_SAFE_INTEGER);
+      expect(await repos.transactions.find(envB, one.token)).toBeUndefined();
+      expect((await repos.transactions.list(envA, asc(10))).map((t) => t.token)).toEqual([one.token, two.token]);
+      expect((await repos.transactions.list(envA, desc(1))).map((t) => t.token)).toEqual([two.token]);
+      expect(await repos.transactions.list(envB, asc(10))).toEqual([]);
+    });
+
+    it('types: booleans are 0/1 numbers, seq is a number, timestamps round-trip as the same ISO string', async () => {
+      const stamps = ['1970-01-01T00:00:00.000Z', '2024-02-29T23:59:59.999Z', new Date().toISOString(), '9999-12-31T23:59:59.999Z'];
+      for (const stamp of stamps) {
+        const token = uid('org');
+        await repos.organizations.insert({ token, name: 't', active: 0, created_at: stamp, updated_at: stamp });
+        const row = await repos.organizations.find(token);
+        expect(row?.created_at).toBe(stamp);
+        expect(row?.updated_at).toBe(stamp);
+        expect(row?.active).toBe(0);
+        expect(new Date(row?.created_at as string).toISOString()).toBe(stamp);
+
+        const envKey = uid('env');
+        await repos.environments.insert({ key: envKey, organization_token: token, name: 'n', production: 1, created_at: stamp, updated_at: stamp });
+        const env = await repos.environments.find(envKey);
+        expect(env?.production).toBe(1);
+        expect(env?.created_at).toBe(stamp);
+        expect(Number.isSafeInteger(env?.seq)).toBe(true);
+      }
+    });
+
+    it('foreign keys: rows pointing at a missing parent reject', async () => {
+      await expect(repos.gateways.insert(gatewayRow('no-such-environment'))).rejects.toThrow();
+      await expect(
+        repos.environments.insert({ key: uid('env'), organization_token: 'no-such-org', name: 'x', production: 0, created_at: now, updated_at: now }),
+      ).rejects.toThrow();
+      await expect(
+        repos.accessSecrets.insert({
+          key: uid('as'),
+          organization_token: 'no-such-org',
+          name: 'x',
+          role: 'admin',
+          environment_keys: null,
+          secret_hash: randomBytes(32).toString('hex'),
+          revoked_at: null,
+          created_at: now,
+          updated_at: now,
+        }),
+      ).rejects.toThrow();
+      await expect(
+        repos.transactions.insert({
+          token: uid('tx'),
+          environment_key: 'no-such-environment',
+          transaction_type: 'Purchase',
+          state: 'succeeded',
+          succeeded: 1,
+          message_key: null,
+          message: null,
+          gateway_token: null,
+          payment_method_token: null,
+          reference_token: null,
+          amount: 1,
+          currency_code: 'USD',
+          details: null,
+          created_at: now,
+          updated_at: now,
+        }),
+      ).rejects.toThrow();
+      expect(await repos.gateways.list('no-such-environment', asc(10))).toEqual([]);
+    });
+
+    it('inTransaction rolls back every write when the callback throws', async () => {
+      const org = uid('org');
+      const env = uid('env');
+      const boom = new Error('boom');
+      const outcome = inTransaction(store, async (trx) => {
+        await trx.organizations.insert({ token: org, name: 'rolled back', active: 1, created_at: now, updated_at: now });
+        await trx.environments.insert({ key: env, organization_token: org, name: 'rolled back', production: 0, created_at: now, updated_at: now });
+        // Visible inside the transaction...
+        expect(await trx.environments.find(env)).toBeDefined();
+        throw boom;
+      });
+      await expect(outcome).rejects.toBe(boom);
+      // ...and gone after it.
+      expect(await repos.organizations.find(org)).toBeUndefined();
+      expect(await repos.environments.find(env)).toBeUndefined();
+    });
+
+    it('inTransaction rolls back when a statement inside it fails', async () => {
+      const org = uid('org');
+      const outcome = inTransaction(store, async (trx) => {
+        await trx.organizations.insert({ token: org, name: 'rolled back', active: 1, created_at: now, updated_at: now });
+        await trx.gateways.insert(gatewayRow('no-such-environment'));
+      });
+      await expect(outcome).rejects.toThrow();
+      expect(await repos.organizations.find(org)).toBeUndefined();
+    });
+
+    it('inTransaction commits when the callback returns', async () => {
+      const org = uid('org');
+      const env = uid('env');
+      const result = await inTransaction(store, async (trx) => {
+        await trx.organizations.insert({ token: org, name: 'kept', active: 1, created_at: now, updated_at: now });
+        await trx.environments.insert({ key: env, organization_token: org, name: 'kept', production: 0, created_at: now, updated_at: now });
+        return 'done';
+      });
+      expect(result).toBe('done');
+      expect(await repos.organizations.find(org)).toMatchObject({ name: 'kept' });
+      expect(await repos.environments.find(env)).toMatchObject({ organization_token: org });
+    });
+  });
+
+  it('storeIsReachable: true while open, false after close', async () => {
+    const target = await freshTarget();
+    const store = target.open();
+    expect(await storeIsReachable(store)).toBe(true);
+    await store.close();
+    expect(await storeIsReachable(store)).toBe(false);
+  });
+
+  // One database for the whole block: the tests run in order and build on each other
+  // (init → environments → secrets → gateways), as an operator would.
+  describe('services', () => {
+    let store: StoreHandle;
+    let keyring: Keyring;
+    let tenancy: TenancyService;
+    let gateways: GatewayService;
+    let organization: string;
+    let sandbox: EnvironmentRow;
+    let production: EnvironmentRow;
+    const clock = steppingClock();
+    const LOGIN = 'sk_live_do_not_leak_4eC39HqLyjWDarjtT1zdp7dc';
+    const masterKey = randomBytes(32);
+
+    beforeAll(async () => {
+      store = await migratedStore();
+      keyring = new Keyring(store.db, masterKey, () => clock.now());
+      tenancy = new TenancyService(store, keyring, clock);
+      gateways = new GatewayService(store, keyring, clock);
+    });
+
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    it('TenancyService.init creates org, sandbox environment and a working admin secret, once', async () => {
+      expect(await tenancy.isEmpty()).toBe(true);
+      const result = await tenancy.init();
+      expect(await tenancy.isEmpty()).toBe(false);
+      organization = result.organization_token;
+      sandbox = await tenancy.findEnvironment(organization, result.environment_key);
+      expect(sandbox).toMatchObject({ name: 'sandbox', production: 0 });
+
+      const secret = await tenancy.findAccessSecret(result.access_secret_key);
+      expect(secret).toMatchObject({ role: 'admin', environment_keys: null, revoked_at: null, organization_token: organization });
+      expect(secret?.secret_hash).not.toContain(result.access_secret);
+      const live = await repositories(store.db, store.dialect).accessSecrets.findLiveByHash(await keyring.hashSecret(result.access_secret));
+      expect(live?.key).toBe(result.access_secret_key);
+
+      await expect(tenancy.init()).rejects.toBeInstanceOf(NotEmptyError);
+      expect(await tenancy.listOrganizations()).toHaveLength(1);
+    });
+
+    it('createEnvironment and listEnvironments with since_token', async () => {
+      production = await tenancy.createEnvironment(organization, 'production', true);
+      expect(production).toMatchObject({ name: 'production', production: 1, organization_token: organization });
+      const third = await tenancy.createEnvironment(organization, 'third', false);
+
+      const all = await tenancy.listEnvironments(organization, query(null));
+      expect(all.map((e) => e.key)).toEqual([sandbox.key, production.key, third.key]);
+      expect((await tenancy.listEnvironments(organization, query(sandbox.key))).map((e) => e.key)).toEqual([production.key, third.key]);
+      expect((await tenancy.listEnvironments(organization, query(third.key, 'desc'))).map((e) => e.key)).toEqual([production.key, sandbox.key]);
+      expect((await tenancy.listEnvironments(organization, query(null, 'desc', 1))).map((e) => e.key)).toEqual([third.key]);
+
+      await expectAppError(tenancy.listEnvironments(organization, query('unknown-token')), {
+        key: 'errors.invalid',
+        status: 422,
+        attribute: 'since_token',
+      });
+      // Another organization's environment is not a valid since_token either.
+      const foreign = await tenancy.createOrganization('foreign');
+      const foreignEnv = await tenancy.createEnvironment(foreign.token, 'elsewhere', false);
+      await expectAppError(tenancy.listEnvironments(organization, query(foreignEnv.key)), {
+        key: 'errors.invalid',
+        status: 422,
+        attribute: 'since_token',
+      });
+      await expectAppError(tenancy.findEnvironment(organization, foreignEnv.key), { key: 'errors.environment_not_found', status: 404 });
+      await expect(tenancy.createEnvironment('no-such-org', 'x', false)).rejects.toThrow(/no organization/);
+    });
+
+    it('createAccessSecret and revokeAccessSecret', async () => {
+      const created = await tenancy.createAccessSecret(organization, { name: 'scoped', role: 'transact', environmentKeys: [sandbox.key] });
+      expect(created.row).toMatchObject({ name: 'scoped', role: 'transact', environment_keys: JSON.stringify([sandbox.key]), revoked_at: null });
+      expect(JSON.stringify(created.row)).not.toContain(created.secret);
+      const hash = await keyring.hashSecret(created.secret);
+      expect(Keyring.sameHash(created.row.secret_hash, hash)).toBe(true);
+      const secrets = repositories(store.db, store.dialect).accessSecrets;
+      expect((await secrets.findLiveByHash(hash))?.key).toBe(created.row.key);
+      expect((await tenancy.listSecretsForEnvironment(organization, sandbox.key)).map((s) => s.key)).toContain(created.row.key);
+      expect((await tenancy.listSecretsForEnvironment(organization, production.key)).map((s) => s.key)).not.toContain(created.row.key);
+
+      expect(await tenancy.revokeAccessSecret(created.row.key)).toBe(true);
+      expect(await secrets.findLiveByHash(hash)).toBeUndefined();
+      expect(await tenancy.revokeAccessSecret(created.row.key)).toBe(false);
+      expect((await tenancy.findAccessSecret(created.row.key))?.revoked_at).not.toBeNull();
+
+      const foreign = await tenancy.createOrganization('foreign-2');
+      const foreignEnv = await tenancy.createEnvironment(foreign.token, 'elsewhere', false);
+      await expectAppError(tenancy.createAccessSecret(organization, { name: 'bad', role: 'read', environmentKeys: [foreignEnv.key] }), {
+        key: 'errors.invalid',
+        status: 422,
+        attribute: 'environment_key',
+      });
+    });
+
+    it('gateway create: stripe needs a production environment and a login', async () => {
+      await expectAppError(gateways.create(sandbox, 'stripe', { credentials: { login: LOGIN } }), { key: 'errors.account_inactive', status: 402 });
+      const blank = await expectAppError(gateways.create(production, 'stripe', { credentials: {} }), {
+        key: 'errors.blank',
+        status: 422,
+        attribute: 'login',
+      });
+      expect(blank.entries).toHaveLength(1);
+      await expectAppError(gateways.create(production, 'nonsense', { credentials: {} }), { key: 'errors.invalid_gateway_type', status: 422 });
+      await expectAppError(gateways.create(production, undefined, { credentials: {} }), { key: 'errors.invalid_gateway_type', status: 422 });
+      expect(await gateways.list(production, query(null))).toEqual([]);
+    });
+
+    it('gateway create seals credentials: never stored in clear, opened back by openCredentials', async () => {
+      const record = await gateways.create(production, 'stripe', { description: 'live', credentials: { login: LOGIN } });
+      expect(record.definition.gatewayType).toBe('stripe');
+      expect(record.row).toMatchObject({ environment_key: production.key, gateway_type: 'stripe', description: 'live', state: 'retained', sandbox: 0, safe_credentials: null });
+      const stored = await store.db.selectFrom('gateways').selectAll().where('token', '=', record.row.token).executeTakeFirstOrThrow();
+      expect(stored.sealed_credentials).toMatch(/^c1\./);
+      expect(stored.sealed_credentials).not.toContain(LOGIN);
+      expect(JSON.stringify(stored)).not.toContain(LOGIN);
+      expect(JSON.stringify(stored)).not.toContain(Buffer.from(LOGIN).toString('base64'));
+      expect(await gateways.openCredentials(stored)).toEqual({ login: LOGIN });
+      // Another process (fresh Keyring, empty cache) with the same master key opens it too.
+      const elsewhere = new GatewayService(store, new Keyring(store.db, masterKey), clock);
+      expect(await elsewhere.openCredentials(record.row)).toEqual({ login: LOGIN });
+      // A different master key does not.
+      const foreign = new GatewayService(store, new Keyring(store.db, randomBytes(32)), clock);
+      await expect(foreign.openCredentials(record.row)).rejects.toThrow(/COFFER_MASTER_KEY/);
+
+      // The test gateway declares no credentials: supplied ones are ignored, nothing is sealed.
+      const test = await gateways.create(sandbox, 'test', { sandbox: true, credentials: { login: 'ignored' } });
+      expect(test.row).toMatchObject({ gateway_type: 'test', sandbox: 1, safe_credentials: null, sealed_credentials: null });
+      expect(await gateways.openCredentials(test.row)).toEqual({});
+    });
+
+    it('gateway list, show and since_token', async () => {
+      const env = await tenancy.createEnvironment(organization, 'listing', false);
+      const tokens: string[] = [];
+      for (let i = 0; i < 4; i += 1) tokens.push((await gateways.create(env, 'test', { description: `g${i}`, credentials: {} })).row.token);
+
+      expect((await gateways.list(env, query(null))).map((g) => g.row.token)).toEqual(tokens);
+      expect((await gateways.list(env, query(tokens[1] as string))).map((g) => g.row.token)).toEqual(tokens.slice(2));
+      expect((await gateways.list(env, query(tokens[2] as string, 'desc'))).map((g) => g.row.token)).toEqual([tokens[1], tokens[0]]);
+      expect((await gateways.list(env, query(null, 'asc', 2))).map((g) => g.row.token)).toEqual(tokens.slice(0, 2));
+      await expectAppError(gateways.list(env, query('no-such-gateway')), { key: 'errors.invalid', status: 422, attribute: 'since_token' });
+      // A gateway of another environment is unknown here, as a since_token too.
+      const elsewhere = await gateways.create(sandbox, 'test', { credentials: {} });
+      await expectAppError(gateways.list(env, query(elsewhere.row.token)), { key: 'errors.invalid', status: 422, attribute: 'since_token' });
+
+      const shown = await gateways.show(env, tokens[0] as string);
+      expect(shown.row).toMatchObject({ token: tokens[0], description: 'g0' });
+      await expectAppError(gateways.show(env, 'no-such-gateway'), { key: 'errors.gateway_not_found', status: 404 });
+      await expectAppError(gateways.show(sandbox, tokens[0] as string), { key: 'errors.gateway_not_found', status: 404 });
+    });
+
+    it('gateway update: fields, credentials, and gateway_type cannot change', async () => {
+      const record = await gateways.create(production, 'stripe', { credentials: { login: 'sk_first' } });
+      const token = record.row.token;
+      await expectAppError(gateways.update(production, token, 'test', { credentials: {} }), {
+        key: 'errors.gateway_gateway_type_cannot_be_changed',
+        status: 422,
+      });
+      await expectAppError(gateways.update(production, 'no-such-gateway', undefined, { credentials: {} }), {
+        key: 'errors.gateway_not_found',
+        status: 404,
+      });
+      await expectAppError(gateways.update(sandbox, token, undefined, { credentials: {} }), { key: 'errors.gateway_not_found', status: 404 });
+
+      const updated = await gateways.update(production, token, 'stripe', {
+        description: 'renamed',
+        merchantProfileKey: 'mp',
+        subMerchantKey: 'sm',
+        sandbox: true,
+        credentials: { login: 'sk_second' },
+      });
+      expect(updated.row).toMatchObject({ description: 'renamed', merchant_profile_key: 'mp', sub_merchant_key: 'sm', sandbox: 1, gateway_type: 'stripe' });
+      expect(updated.row.sealed_credentials).not.toBe(record.row.sealed_credentials);
+      expect(updated.row.sealed_credentials).not.toContain('sk_second');
+      expect(await gateways.openCredentials(updated.row)).toEqual({ login: 'sk_second' });
+      expect(updated.row.updated_at > record.row.updated_at).toBe(true);
+      expect(updated.row.created_at).toBe(record.row.created_at);
+
+      // No credentials supplied: the sealed ones are kept as they are.
+      const again = await gateways.update(production, token, undefined, { description: 'again', credentials: {} });
+      expect(again.row.sealed_credentials).toBe(updated.row.sealed_credentials);
+      expect(again.row.description).toBe('again');
+
+      // A sealed blob copied onto another gateway does not open there (bound to its token).
+      const other = await gateways.create(production, 'stripe', { credentials: { login: 'sk_other' } });
+      await expect(gateways.openCredentials({ ...other.row, sealed_credentials: updated.row.sealed_credentials })).rejects.toThrow();
+    });
+
+    it('gateway retain and redact: clears credentials, records RedactGateway, then refuses use', async () => {
+      const record = await gateways.create(production, 'stripe', { credentials: { login: LOGIN } });
+      const token = record.row.token;
+      expect((await gateways.retain(production, token)).row).toEqual(record.row);
+      await expectAppError(gateways.retain(sandbox, token), { key: 'errors.gateway_not_found', status: 404 });
+
+      const redacted = await gateways.redact(production, token);
+      expect(redacted.gateway.row).toMatchObject({ token, state: 'redacted', safe_credentials: null, sealed_credentials: null });
+      expect(redacted.transaction).toMatchObject({
+        environment_key: production.key,
+        transaction_type: 'RedactGateway',
+        state: 'succeeded',
+        succeeded: 1,
+        message_key: 'messages.transaction_succeeded',
+        gateway_token: token,
+      });
+      expect(typeof redacted.transaction.succeeded).toBe('number');
+      expect(typeof redacted.transaction.seq).toBe('number');
+      const stored = await repositories(store.db, store.dialect).transactions.find(production.key, redacted.transaction.token);
+      expect(stored).toEqual(redacted.transaction);
+      expect(await gateways.openCredentials(redacted.gateway.row)).toEqual({});
+
+      await expectAppError(gateways.retain(production, token), { key: 'errors.gateway_redacted', status: 422 });
+      await expectAppError(gateways.update(production, token, undefined, { credentials: {} }), { key: 'errors.gateway_redacted', status: 422 });
+      await expectAppError(gateways.redact(production, 'no-such-gateway'), { key: 'errors.gateway_not_found', status: 404 });
+      await expectAppError(gateways.redact(sandbox, token), { key: 'errors.gateway_not_found', status: 404 });
+    });
+
+    it('gateway redact is atomic: a failure recording the transaction leaves the gateway intact', async () => {
+      const record = await gateways.create(production, 'stripe', { credentials: { login: LOGIN } });
+      const token = record.row.token;
+      const before = await repositories(store.db, store.dialect).transactions.list(production.key, asc(1000));
+      vi.spyOn(TransactionsRepo.prototype, 'insert').mockRejectedValueOnce(new Error('disk full'));
+
+      await expect(gateways.redact(production, token)).rejects.toThrow('disk full');
+
+      const after = await gateways.show(production, token);
+      expect(after.row).toEqual(record.row);
+      expect(await gateways.openCredentials(after.row)).toEqual({ login: LOGIN });
+      expect(await repositories(store.db, store.dialect).transactions.list(production.key, asc(1000))).toEqual(before);
+
+      // And once the failure is gone, redact goes through.
+      vi.restoreAllMocks();
+      expect((await gateways.redact(production, token)).gateway.row.state).toBe('redacted');
+    });
+  });
+});
