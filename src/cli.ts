@@ -122,6 +122,27 @@ function program(): Command {
       if (!(await core.tenancy.revokeAccessSecret(key))) fail(`no live access secret ${key}`);
       printResult({ access_secret_key: key, revoked: true }, opts.json === true);
     }));
+  const keys = cli.command('keys').description('rotate encryption keys (see src/vault/README.md)');
+  keys.command('rotate-master').description('re-wrap every key under COFFER_MASTER_KEY (old key in COFFER_MASTER_KEY_PREVIOUS)').addOption(json())
+    .action((opts: JsonFlag) => withCore(async (core) => printResult({ rewrapped: await core.keyRotation.rotateMaster() }, opts.json === true)));
+  keys.command('rotate-data').description("make a new data key current for an environment and re-encrypt its records")
+    .requiredOption('--environment <key>')
+    .option('--batch-size <n>', 'records per batch', '500')
+    .option('--settle-seconds <n>', 'wait for running servers to adopt the new key, then re-encrypt what they wrote meanwhile', '35')
+    .addOption(json())
+    .action((opts: JsonFlag & { environment: string; batchSize: string; settleSeconds: string }) => {
+      const batchSize = Number(opts.batchSize);
+      const settleSeconds = Number(opts.settleSeconds);
+      if (!Number.isInteger(batchSize) || batchSize < 1) fail('--batch-size must be a positive integer');
+      if (!Number.isInteger(settleSeconds) || settleSeconds < 0) fail('--settle-seconds must be a whole number of seconds');
+      return withCore(async (core) => {
+        await core.tenancy.requireEnvironment(opts.environment);
+        const result = await core.keyRotation.rotateData(opts.environment, batchSize);
+        await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1000));
+        const stragglers = await core.keyRotation.reencrypt(opts.environment, batchSize);
+        printResult({ environment_key: result.environmentKey, key_id: result.keyId, reencrypted: result.reencrypted + stragglers }, opts.json === true);
+      });
+    });
   return cli;
 }
 

@@ -22,8 +22,25 @@ export interface Config {
   tls: TlsConfig;
   /** 32 raw bytes, or null when the operator supplied none (a local one is generated). */
   masterKey: Buffer | null;
+  /** Older master keys, for unwrapping only while a master-key rotation runs. */
+  previousMasterKeys: Buffer[];
+  /** Seconds a cached payment method (and a supplied CVV) is kept before it is redacted (dropped). */
+  cacheTtlSeconds: number;
   redisUrl: string | null;
   logLevel: LogLevel;
+  gateways: GatewayCallConfig;
+}
+
+/** How Coffer calls gateways. */
+export interface GatewayCallConfig {
+  /** Default timeout of one gateway call, in ms (API.md §8: 60 s). */
+  timeoutMs: number;
+  /** Per gateway type overrides, in ms (COFFER_GATEWAY_TIMEOUTS). */
+  timeoutMsByType: Record<string, number>;
+  /** Base URL per gateway type (COFFER_GATEWAY_ENDPOINTS), for fakes and regional endpoints. */
+  endpoints: Record<string, string>;
+  /** Calls in flight to one gateway from one node before more are refused. */
+  maxInFlight: number;
 }
 
 /** Thrown for invalid configuration; the message is one line naming the variable. */
@@ -86,15 +103,38 @@ function parseTls(env: Env): TlsConfig {
   throw new ConfigError('COFFER_TLS', 'must be auto or off (or set COFFER_TLS_CERT and COFFER_TLS_KEY)');
 }
 
-function parseMasterKey(env: Env): Buffer | null {
-  const raw = nonEmpty(env, 'COFFER_MASTER_KEY');
-  if (raw === undefined) return null;
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(raw)) throw new ConfigError('COFFER_MASTER_KEY', 'must be base64');
+function decodeKey(variable: string, raw: string): Buffer {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(raw)) throw new ConfigError(variable, 'must be base64');
   const key = Buffer.from(raw, 'base64');
   if (key.length !== 32) {
-    throw new ConfigError('COFFER_MASTER_KEY', `must decode to 32 bytes (got ${key.length}); try: openssl rand -base64 32`);
+    throw new ConfigError(variable, `must decode to 32 bytes (got ${key.length}); try: openssl rand -base64 32`);
   }
   return key;
+}
+
+function parseMasterKey(env: Env): Buffer | null {
+  const raw = nonEmpty(env, 'COFFER_MASTER_KEY');
+  return raw === undefined ? null : decodeKey('COFFER_MASTER_KEY', raw);
+}
+
+function parsePreviousMasterKeys(env: Env, current: Buffer | null): Buffer[] {
+  const raw = nonEmpty(env, 'COFFER_MASTER_KEY_PREVIOUS');
+  if (raw === undefined) return [];
+  if (current === null) throw new ConfigError('COFFER_MASTER_KEY_PREVIOUS', 'needs COFFER_MASTER_KEY (the new key) as well');
+  return raw.split(',').map((part) => decodeKey('COFFER_MASTER_KEY_PREVIOUS', part.trim()));
+}
+
+const TTL_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600 };
+
+function parseCacheTtl(env: Env): number {
+  const raw = nonEmpty(env, 'COFFER_CACHE_TTL');
+  if (raw === undefined) return 600;
+  const match = /^(\d+)([smh]?)$/.exec(raw);
+  const seconds = match === null ? 0 : Number(match[1]) * (TTL_UNITS[match[2] || 's'] ?? 1);
+  if (seconds < 1 || seconds > 7 * 24 * 3600) {
+    throw new ConfigError('COFFER_CACHE_TTL', 'must be a duration such as 600, 600s, 10m or 1h (at most 7 days)');
+  }
+  return seconds;
 }
 
 function parseRedisUrl(env: Env): string | null {
@@ -112,20 +152,63 @@ function parseLogLevel(env: Env): LogLevel {
   return level as LogLevel;
 }
 
+function parseJsonObject(env: Env, variable: string): Record<string, unknown> {
+  const raw = nonEmpty(env, variable);
+  if (raw === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(variable, 'must be a JSON object');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(variable, 'must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+function positiveInteger(env: Env, variable: string, fallback: number, max: number): number {
+  const raw = nonEmpty(env, variable);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new ConfigError(variable, `must be an integer from 1 to ${max}`);
+  return Number(raw);
+}
+
+function parseGateways(env: Env): GatewayCallConfig {
+  const endpoints: Record<string, string> = {};
+  for (const [type, url] of Object.entries(parseJsonObject(env, 'COFFER_GATEWAY_ENDPOINTS'))) {
+    if (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/.test(url)) throw new ConfigError('COFFER_GATEWAY_ENDPOINTS', `${type} must map to an http(s) URL`);
+    endpoints[type] = url.replace(/\/+$/, '');
+  }
+  const timeoutMsByType: Record<string, number> = {};
+  for (const [type, seconds] of Object.entries(parseJsonObject(env, 'COFFER_GATEWAY_TIMEOUTS'))) {
+    if (typeof seconds !== 'number' || !(seconds > 0) || seconds > 600) throw new ConfigError('COFFER_GATEWAY_TIMEOUTS', `${type} must be seconds from 0 to 600`);
+    timeoutMsByType[type] = Math.round(seconds * 1000);
+  }
+  return {
+    timeoutMs: positiveInteger(env, 'COFFER_GATEWAY_TIMEOUT', 60, 600) * 1000,
+    timeoutMsByType,
+    endpoints,
+    maxInFlight: positiveInteger(env, 'COFFER_GATEWAY_MAX_IN_FLIGHT', 64, 10_000),
+  };
+}
+
 /**
  * Reads the deployment configuration. This module is the only reader of the process
  * environment: everything else receives a typed `Config`.
  */
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(nonEmpty(env, 'COFFER_DATA_DIR') ?? './data');
+  const masterKey = parseMasterKey(env);
   return {
     dataDir,
     store: parseStore(env, dataDir),
     host: nonEmpty(env, 'COFFER_HOST') ?? '127.0.0.1',
     port: parsePort(env),
     tls: parseTls(env),
-    masterKey: parseMasterKey(env),
+    masterKey,
+    previousMasterKeys: parsePreviousMasterKeys(env, masterKey),
+    cacheTtlSeconds: parseCacheTtl(env),
     redisUrl: parseRedisUrl(env),
     logLevel: parseLogLevel(env),
+    gateways: parseGateways(env),
   };
 }

@@ -19,16 +19,28 @@ export const ERROR_STATUS = {
   'errors.unsupported_media_type': 415,
   'errors.blank': 422,
   'errors.invalid': 422,
+  'errors.expired': 422,
+  'errors.payment_method_type_required': 422,
   'errors.too_long': 422,
   'errors.inclusion': 422,
   'errors.malformed_request': 422,
   'errors.invalid_gateway_type': 422,
+  'errors.invalid_amount': 422,
+  'errors.invalid_currency_code': 422,
+  'errors.payment_method_or_payment_method_token_required': 422,
+  'errors.reference_transaction_not_succeeded': 422,
+  'errors.reference_transaction_type_invalid': 422,
+  'errors.reference_transaction_already_settled': 422,
+  'errors.transaction_not_pending': 422,
+  'errors.gateway_does_not_support_ability': 422,
+  'errors.idempotency_key_reused': 422,
   'errors.gateway_gateway_type_cannot_be_changed': 422,
   'errors.gateway_redacted': 422,
   'errors.rate_limited': 429,
   'errors.internal': 500,
   'errors.service_unavailable': 503,
   'errors.circuit_breaker_open': 503,
+  'errors.gateway_busy': 503,
 } as const;
 
 export type ErrorKey = keyof typeof ERROR_STATUS;
@@ -50,14 +62,18 @@ export class AppError extends Error {
   /** Response headers the error needs (e.g. Retry-After). */
   readonly headers: Record<string, string>;
 
-  constructor(entries: ErrorEntry | ErrorEntry[], headers: Record<string, string> = {}) {
+  /**
+   * @param status overrides the key's usual status where the contract differs by context
+   *   (an unknown payment method token is 404 in a path but 422 in a request body).
+   */
+  constructor(entries: ErrorEntry | ErrorEntry[], headers: Record<string, string> = {}, status?: number) {
     const list = Array.isArray(entries) ? entries : [entries];
     const first = list[0];
     if (first === undefined) throw new Error('AppError needs at least one entry');
     super(first.message);
     this.name = 'AppError';
     this.entries = list;
-    this.status = ERROR_STATUS[first.key];
+    this.status = status ?? ERROR_STATUS[first.key];
     this.headers = headers;
   }
 }
@@ -67,12 +83,22 @@ export const MESSAGES = {
   accessDenied:
     'Unable to authenticate using the given environment_key and access_token.  Please check your credentials.',
   gatewayNotFound: 'Unable to find the specified gateway.',
+  paymentMethodNotFound: 'Unable to find the specified payment method.',
+  paymentMethodTokenUnknown: 'There is no payment method corresponding to the specified payment method token.',
+  paymentMethodRequired: "You must specify a valid 'payment_method' or valid 'payment_method_token' parameter.",
+  referenceNotFound: 'Unable to find the specified reference transaction.',
+  referenceNotSucceeded: 'The reference transaction did not succeed. Only successful reference transactions are permitted.',
+  transactionNotFound: (token: string): string => `Unable to find the transaction ${token}.`,
+  paymentMethodTypeRequired: 'You must specify a credit_card, bank_account or third_party_token payment method.',
   environmentNotFound: 'Unable to find the specified environment.',
   accessSecretNotFound: 'Unable to find the specified access secret.',
   invalidGatewayType: 'The gateway_type parameter is invalid.',
   gatewayTypeCannotBeChanged: 'The gateway_type of a gateway cannot be changed.',
   gatewayRedacted: "Unable to use a gateway because it's been redacted.",
   organizationInactive: 'Your organization has been deactivated. Please contact your Coffer operator.',
+  testGatewayNeedsTestCard:
+    "The test gateway accepts only test payment methods ( https://docs.spreedly.com/test-data). Use a production gateway for real payment methods.",
+  productionGatewayNeedsRealCard: 'Production gateways do not accept test payment methods. Use the test gateway for test cards.',
   notActivated: (environmentKey: string): string =>
     `Your environment (${environmentKey}) has not been activated for real transactions with real payment methods. ` +
     "If you're using a Test Gateway you can *ONLY* use Test payment methods - ( https://docs.spreedly.com/test-data). " +
@@ -93,6 +119,7 @@ export const fieldError = {
     attribute,
     message: `${humanize(attribute)} is too long (maximum is ${max} characters)`,
   }),
+  expired: (attribute: string): ErrorEntry => ({ key: 'errors.expired', attribute, message: `${humanize(attribute)} is expired` }),
   inclusion: (attribute: string): ErrorEntry => ({
     key: 'errors.inclusion',
     attribute,

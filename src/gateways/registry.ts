@@ -16,6 +16,7 @@ const testGateway: GatewayDefinition = {
   homepage: '',
   displayApiUrl: '',
   companyName: 'Coffer',
+  capturesAreFinal: false,
 };
 
 const stripeGateway: GatewayDefinition = {
@@ -48,6 +49,8 @@ const stripeGateway: GatewayDefinition = {
   homepage: 'https://stripe.com/',
   displayApiUrl: 'https://api.stripe.com/v1',
   companyName: 'Stripe',
+  // Without multicapture a Stripe capture is final: the uncaptured rest is released.
+  capturesAreFinal: true,
 };
 
 /**

@@ -57,4 +57,6 @@ export interface GatewayDefinition {
   homepage: string;
   displayApiUrl: string;
   companyName: string;
+  /** One capture settles the authorization (the gateway releases the rest), so a second is refused. */
+  capturesAreFinal: boolean;
 }

@@ -15,6 +15,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess['access'];
     organizationWide?: boolean;
+    /** The route answers text/plain whatever the suffix (the transcript). */
+    plainText?: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext | null;

@@ -6,6 +6,11 @@ import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
 import type { AuthService } from '../services/auth.service.js';
 import type { GatewayService } from '../services/gateway.service.js';
+import type { PaymentMethodService } from '../services/payment-method.service.js';
+import type { GatewayTransactionService } from '../services/transactions/gateway-transaction.service.js';
+import type { TransactionQueryService } from '../services/transactions/transaction-query.service.js';
+import type { IdempotencyService } from '../services/idempotency.service.js';
+import { registerIdempotency } from './idempotency.js';
 import type { TenancyService } from '../services/tenancy.service.js';
 import type { StoreHandle } from '../store/database.js';
 import { authenticateHook } from './auth.js';
@@ -15,6 +20,8 @@ import { acceptAllows, formatOf, rememberFormat, splitFormat } from './format/ne
 import { environmentRoutes } from './routes/environments.routes.js';
 import { gatewayRoutes } from './routes/gateways.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
+import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
+import { transactionRoutes } from './routes/transactions.routes.js';
 import { serverTlsOptions } from './tls/tls-options.js';
 
 /** Everything the HTTP layer calls; built by the composition root. */
@@ -24,13 +31,19 @@ export interface HttpDependencies {
   auth: AuthService;
   tenancy: TenancyService;
   gateways: GatewayService;
+  paymentMethods: PaymentMethodService;
+  transactions: GatewayTransactionService;
+  transactionQuery: TransactionQueryService;
+  idempotency: IdempotencyService;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** A run of digits as long as a card number: never echoed or logged, whatever it is. */
+const CARD_LIKE = /\d{12,}/;
 
 function requestId(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) && !CARD_LIKE.test(incoming) ? incoming : randomUUID();
 }
 
 /**
@@ -66,11 +79,12 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
-    if (!acceptAllows(formatOf(request.raw), request.headers.accept)) {
+    if (request.routeOptions.config.plainText !== true && !acceptAllows(formatOf(request.raw), request.headers.accept)) {
       throw new AppError({ key: 'errors.not_acceptable', message: 'The Accept header does not allow the requested format.' });
     }
   });
   app.addHook('onRequest', authenticateHook(deps.auth));
+  registerIdempotency(app, deps.idempotency);
 
   // One line per request; never bodies, headers or query strings (they can carry secrets).
   app.addHook('onResponse', async (request, reply) => {
@@ -90,5 +104,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   healthRoutes(app, deps.store);
   gatewayRoutes(app, deps.gateways);
   environmentRoutes(app, deps.tenancy);
+  paymentMethodRoutes(app, deps.paymentMethods);
+  transactionRoutes(app, deps.transactions, deps.transactionQuery);
   return app;
 }

@@ -13,7 +13,8 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 /** Maps a Zod failure onto Spreedly-style field errors (`errors.blank`, `errors.too_long`, `errors.invalid`). */
 function toFieldErrors(error: z.ZodError, input: unknown): ErrorEntry[] {
   return error.issues.map((issue) => {
-    const attribute = issue.path.map(String).join('.') || 'base';
+    // Spreedly names the field itself ("month"), not its place ("credit_card.month").
+    const attribute = String(issue.path.filter((step) => typeof step === 'string').at(-1) ?? 'base');
     if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return fieldError.blank(attribute);
     if (issue.code === 'too_big' && issue.origin === 'string') return fieldError.tooLong(attribute, Number(issue.maximum));
     if (issue.code === 'invalid_value') return fieldError.inclusion(attribute);
@@ -33,17 +34,20 @@ export function parseInput<S extends z.ZodType>(schema: S, fields: unknown): z.o
  * numbers or strings, so both spellings are accepted for scalars.
  */
 
-/** An optional text field; numbers become text, empty text means absent. */
+/** JSON null and empty text mean "not given", as an empty XML element does. */
+function absent(value: unknown): boolean {
+  return value === null || value === undefined || (typeof value === 'string' && value.trim() === '');
+}
+
+/** An optional text field; numbers become text. */
 export function text(max = 1000) {
-  return z.preprocess(
-    (v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v === '' ? undefined : v),
-    z.string().max(max).optional(),
-  );
+  return z.preprocess((v) => (absent(v) ? undefined : typeof v === 'number' || typeof v === 'boolean' ? String(v) : v), z.string().max(max).optional());
 }
 
 /** An optional boolean given as true/false, "true"/"false", 1/0. */
 export function flag() {
   return z.preprocess((v) => {
+    if (absent(v)) return undefined;
     if (v === 'true' || v === '1' || v === 1) return true;
     if (v === 'false' || v === '0' || v === 0) return false;
     return v;
@@ -52,5 +56,5 @@ export function flag() {
 
 /** An optional integer given as a number or as decimal text. */
 export function integer() {
-  return z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), z.number().int().optional());
+  return z.preprocess((v) => (absent(v) ? undefined : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), z.number().int().optional());
 }

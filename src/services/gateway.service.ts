@@ -10,6 +10,7 @@ import type { GatewayPatch, GatewayRow } from '../store/repositories/gateways.re
 import type { TransactionRow } from '../store/repositories/transactions.repo.js';
 import type { Keyring } from '../vault/keyring.js';
 import { unknownSinceToken, type ListQuery } from './list-query.js';
+import { newTransactionRow } from './transaction-records.js';
 
 /** Fields a client may set on a gateway, already coerced; credentials by name. */
 export interface GatewayInput {
@@ -31,8 +32,6 @@ export interface RedactedGateway {
   transaction: TransactionRow;
   gateway: GatewayRecord;
 }
-
-const SUCCEEDED = { key: 'messages.transaction_succeeded', text: 'Succeeded!' } as const;
 
 /** Gateways: create, list, show, update, retain, redact. Credentials are sealed per environment. */
 export class GatewayService {
@@ -131,25 +130,9 @@ export class GatewayService {
       const now = this.clock.now().toISOString();
       // Redacting twice is allowed (and recorded again); the update is then a no-op.
       await repos.gateways.updateUnlessRedacted(environment.key, token, { state: 'redacted', safe_credentials: null, sealed_credentials: null, updated_at: now });
-      const transactionToken = randomToken(TOKEN_LENGTH.item);
-      await repos.transactions.insert({
-        token: transactionToken,
-        environment_key: environment.key,
-        transaction_type: 'RedactGateway',
-        state: 'succeeded',
-        succeeded: 1,
-        message_key: SUCCEEDED.key,
-        message: SUCCEEDED.text,
-        gateway_token: token,
-        payment_method_token: null,
-        reference_token: null,
-        amount: null,
-        currency_code: null,
-        details: null,
-        created_at: now,
-        updated_at: now,
-      });
-      const transaction = (await repos.transactions.find(environment.key, transactionToken)) as TransactionRow;
+      const record = newTransactionRow({ environmentKey: environment.key, transactionType: 'RedactGateway', outcome: 'succeeded', gatewayToken: token, now });
+      await repos.transactions.insert(record);
+      const transaction = (await repos.transactions.find(environment.key, record.token)) as TransactionRow;
       return { transaction, gateway: withDefinition(await this.findRow(repos, environment, token)) };
     });
   }
@@ -200,7 +183,8 @@ function withDefinition(row: GatewayRow): GatewayRecord {
   return { row, definition };
 }
 
-function credentialsAad(gatewayToken: string): string {
+/** Associated data binding a gateway's sealed credentials to that gateway. */
+export function credentialsAad(gatewayToken: string): string {
   return `gateway:${gatewayToken}:credentials`;
 }
 

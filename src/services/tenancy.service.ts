@@ -92,6 +92,13 @@ export class TenancyService {
     return (await this.repos.organizations.find(token)) as OrganizationRow;
   }
 
+  /** The environment, or an error naming the key (CLI input). */
+  async requireEnvironment(key: string): Promise<EnvironmentRow> {
+    const environment = await this.repos.environments.find(key);
+    if (environment === undefined) throw new Error(`no environment ${key}`);
+    return environment;
+  }
+
   async createEnvironment(organizationToken: string, name: string, production: boolean): Promise<EnvironmentRow> {
     await this.requireOrganization(organizationToken);
     return this.insertEnvironment(this.repos, organizationToken, requireName(name), production);

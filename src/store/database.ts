@@ -7,6 +7,8 @@ import type { StoreConfig } from '../config/config.js';
 import type { Database } from './schema.js';
 import type { Dialect } from './dialect.js';
 import { foundation } from './migrations/001-foundation.js';
+import { paymentMethods } from './migrations/002-payment-methods.js';
+import { gatewayTransactions } from './migrations/003-gateway-transactions.js';
 import { CofferSqliteDialect } from './sqlite-dialect.js';
 
 /** An open store: the typed query builder plus what the rest of the code needs to know about it. */
@@ -18,7 +20,7 @@ export interface StoreHandle {
 
 // Explicit list, in order; a migration is never edited once released, only added.
 function migrationsFor(dialect: Dialect): Record<string, Migration> {
-  return { '001-foundation': foundation(dialect) };
+  return { '001-foundation': foundation(dialect), '002-payment-methods': paymentMethods(dialect), '003-gateway-transactions': gatewayTransactions() };
 }
 
 function provider(dialect: Dialect): MigrationProvider {
@@ -33,6 +35,8 @@ function openSqlite(file: string): Kysely<Database> {
   handle.pragma('journal_mode = WAL');
   handle.pragma('synchronous = FULL');
   handle.pragma('foreign_keys = ON');
+  // Redacted ciphertext is overwritten on disk, not left in free pages.
+  handle.pragma('secure_delete = ON');
   handle.pragma('busy_timeout = 5000');
   return new Kysely<Database>({ dialect: new CofferSqliteDialect({ database: handle }) });
 }

@@ -3,6 +3,8 @@ import type { Database } from './schema.js';
 import type { StoreHandle } from './database.js';
 import type { Dialect } from './dialect.js';
 import { LocksRepo } from './repositories/locks.repo.js';
+import { PaymentMethodsRepo } from './repositories/payment-methods.repo.js';
+import { IdempotencyRepo } from './repositories/idempotency.repo.js';
 import { AccessSecretsRepo } from './repositories/access-secrets.repo.js';
 import { EnvironmentsRepo } from './repositories/environments.repo.js';
 import { GatewaysRepo } from './repositories/gateways.repo.js';
@@ -17,6 +19,8 @@ export interface Repositories {
   gateways: GatewaysRepo;
   transactions: TransactionsRepo;
   locks: LocksRepo;
+  paymentMethods: PaymentMethodsRepo;
+  idempotency: IdempotencyRepo;
 }
 
 export function repositories(db: Kysely<Database>, dialect: Dialect): Repositories {
@@ -27,6 +31,8 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
     gateways: new GatewaysRepo(db),
     transactions: new TransactionsRepo(db),
     locks: new LocksRepo(db, dialect),
+    paymentMethods: new PaymentMethodsRepo(db, dialect),
+    idempotency: new IdempotencyRepo(db),
   };
 }
 

@@ -67,6 +67,8 @@ export interface GatewaysTable {
   safe_credentials: string | null;
   /** The other credentials, a JSON object sealed with the environment's data key. */
   sealed_credentials: string | null;
+  /** JSON object of Coffer-side settings (e.g. timeout_seconds). */
+  settings: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -87,6 +89,56 @@ export interface TransactionsTable {
   currency_code: string | null;
   /** JSON object of type-specific fields (a snapshot of the subject for Redact*, etc.). */
   details: string | null;
+  /** The scrubbed exchange with the gateway, for GET transactions/<t>/transcript. */
+  transcript: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  environment_key: string;
+  idempotency_key: string;
+  /** SHA-256 of method, path and body: the same key with another request is refused. */
+  request_hash: string;
+  /** running or done. */
+  state: string;
+  response_status: number | null;
+  response_content_type: string | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface PaymentMethodsTable {
+  seq: Generated<number>;
+  token: string;
+  environment_key: string;
+  /** credit_card, bank_account or third_party_token. */
+  payment_method_type: string;
+  /** cached, retained, redacted, used or closed. */
+  storage_state: string;
+  test: number;
+  single_use: number;
+  email: string | null;
+  /** Free-form JSON (object or string), returned as sent. */
+  data: string | null;
+  /** Flat JSON object of at most 25 keys. */
+  metadata: string | null;
+  callback_url: string | null;
+  /** JSON object of the type's non-sensitive fields (names, address, masks, card type, expiry, …). */
+  details: string;
+  /** PAN sealed with the environment's data key; null once redacted. */
+  sealed_number: string | null;
+  /** HMAC of the PAN under the environment's fingerprint key (hex); null once redacted. */
+  fingerprint: string | null;
+  sealed_cvv: string | null;
+  cvv_length: number | null;
+  /** When a held CVV must be dropped. */
+  cvv_expires_at: string | null;
+  sealed_routing_number: string | null;
+  sealed_account_number: string | null;
+  /** For cached methods: when the sweep redacts them. */
+  cache_expires_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -99,4 +151,6 @@ export interface Database {
   wrapped_keys: WrappedKeysTable;
   gateways: GatewaysTable;
   transactions: TransactionsTable;
+  payment_methods: PaymentMethodsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

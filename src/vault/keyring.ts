@@ -1,11 +1,13 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database } from '../store/schema.js';
-import { open, seal } from './cipher.js';
+import type { Database, WrappedKeysTable } from '../store/schema.js';
+import { blobKeyId, open, seal } from './cipher.js';
 
 const KEY_BYTES = 32;
 const SECRET_HASH_KEY_ID = 'secret-hash-1';
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;
+/** Spreedly's fingerprints are 36 hex characters (144 bits of the HMAC). */
+const FINGERPRINT_HEX_CHARS = 36;
 
 /** A short public identifier of a master key: lets start-up detect a wrong COFFER_MASTER_KEY. */
 export function masterKeyId(masterKey: Buffer): string {
@@ -19,30 +21,48 @@ export class MasterKeyMismatchError extends Error {
   }
 }
 
+export interface KeyringOptions {
+  /** Older master keys, accepted for unwrapping only (during a master-key rotation). */
+  previousMasterKeys?: Buffer[];
+  /** How long the id of an environment's current data key is trusted before it is re-read. */
+  currentKeyTtlMs?: number;
+  now?: () => Date;
+}
+
 /**
- * The key hierarchy: the master key (never stored in the database) wraps every other key;
- * wrapped keys live in `wrapped_keys` and are unwrapped once per process and cached.
- * - `secret-hash-1`: HMAC key for access-secret hashes (global).
- * - `d-<environment key>-<n>`: per-environment data keys sealing credentials and card data.
+ * The key hierarchy (see src/vault/README.md): master key → wrapped keys in `wrapped_keys`.
+ * - `secret-hash-1`: HMAC key for access-secret hashes (global);
+ * - `d-<environment>-<n>`: data keys, version n, sealing credentials and card data;
+ * - `f-<environment>-1`: fingerprint keys (HMAC of the PAN).
+ * Unwrapped keys are cached for the life of the process; only this module touches them.
  */
 export class Keyring {
   private readonly unwrapped = new Map<string, Buffer>();
-  private readonly masterId: string;
+  private readonly masters = new Map<string, Buffer>();
+  private readonly primaryId: string;
+  private readonly current = new Map<string, { id: string; readAt: number }>();
+  private readonly ttlMs: number;
+  private readonly now: () => Date;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly masterKey: Buffer,
-    private readonly now: () => Date = () => new Date(),
+    options: KeyringOptions | (() => Date) = {},
   ) {
-    this.masterId = masterKeyId(masterKey);
+    const settings = typeof options === 'function' ? { now: options } : options;
+    this.now = settings.now ?? (() => new Date());
+    this.ttlMs = settings.currentKeyTtlMs ?? 30_000;
+    this.primaryId = masterKeyId(masterKey);
+    this.masters.set(this.primaryId, masterKey);
+    for (const previous of settings.previousMasterKeys ?? []) this.masters.set(masterKeyId(previous), previous);
   }
 
-  /** Fails fast when the database holds keys wrapped by a different master key. */
+  /** Fails fast when the database holds keys wrapped by a master key this process does not have. */
   async verifyMasterKey(): Promise<void> {
     const foreign = await this.db
       .selectFrom('wrapped_keys')
       .select('id')
-      .where('master_key_id', '!=', this.masterId)
+      .where('master_key_id', 'not in', [...this.masters.keys()])
       .limit(1)
       .executeTakeFirst();
     if (foreign !== undefined) throw new MasterKeyMismatchError();
@@ -60,19 +80,77 @@ export class Keyring {
     return timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
   }
 
-  /** Seals a value with the environment's current data key. */
-  async sealFor(environmentKey: string, plaintext: Buffer, associatedData: string): Promise<string> {
-    const id = dataKeyId(environmentKey, 1);
-    const key = await this.getOrCreate(id, 'data', environmentKey);
-    return seal(key, id, plaintext, associatedData);
+  /** The card fingerprint: same PAN, same value within an environment; unrelated across environments. */
+  async fingerprint(environmentKey: string, pan: string): Promise<string> {
+    const key = await this.getOrCreate(`f-${environmentKey}-1`, 'fingerprint', environmentKey);
+    return createHmac('sha256', key).update(pan, 'utf8').digest('hex').slice(0, FINGERPRINT_HEX_CHARS);
   }
 
-  /** Opens a blob sealed by `sealFor` for the same environment and associated data. */
+  /** Seals a value with the environment's current data key. */
+  async sealFor(environmentKey: string, plaintext: Buffer, associatedData: string): Promise<string> {
+    const id = await this.currentDataKeyId(environmentKey);
+    return seal(await this.getOrCreate(id, 'data', environmentKey), id, plaintext, associatedData);
+  }
+
+  /** Opens a blob sealed by `sealFor` (with any data-key version) for the same environment and associated data. */
   async openFor(environmentKey: string, blob: string, associatedData: string): Promise<Buffer> {
-    const id = blob.split('.')[1] ?? '';
-    if (!id.startsWith(`d-${environmentKey}-`)) throw new Error('cipher blob belongs to another environment');
-    const key = await this.getOrCreate(id, 'data', environmentKey);
-    return open(key, blob, associatedData);
+    const id = blobKeyId(blob);
+    if (dataKeyVersion(id, environmentKey) === null) throw new Error('cipher blob belongs to another environment');
+    return open(await this.getOrCreate(id, 'data', environmentKey), blob, associatedData);
+  }
+
+  /** The id of the data key new blobs of this environment are sealed with. */
+  async currentDataKeyId(environmentKey: string): Promise<string> {
+    const cached = this.current.get(environmentKey);
+    if (cached !== undefined && Date.now() - cached.readAt < this.ttlMs) return cached.id;
+    const rows = await this.db
+      .selectFrom('wrapped_keys')
+      .select('id')
+      .where('purpose', '=', 'data')
+      .where('environment_key', '=', environmentKey)
+      .execute();
+    const newest = Math.max(1, ...rows.map((row) => dataKeyVersion(row.id, environmentKey) ?? 0));
+    const id = dataKeyId(environmentKey, newest);
+    this.current.set(environmentKey, { id, readAt: Date.now() });
+    return id;
+  }
+
+  /** Creates the environment's next data key version and makes it current; returns its id. */
+  async rotateDataKey(environmentKey: string): Promise<string> {
+    this.current.delete(environmentKey);
+    const present = dataKeyVersion(await this.currentDataKeyId(environmentKey), environmentKey) ?? 1;
+    const id = dataKeyId(environmentKey, present + 1);
+    await this.getOrCreate(dataKeyId(environmentKey, present), 'data', environmentKey);
+    await this.getOrCreate(id, 'data', environmentKey);
+    this.current.set(environmentKey, { id, readAt: Date.now() });
+    return id;
+  }
+
+  /**
+   * Re-wraps every key not wrapped by the primary master key (after `COFFER_MASTER_KEY` changed
+   * and the old one moved to `COFFER_MASTER_KEY_PREVIOUS`). Row by row, each update conditional
+   * on the wrapping it read, so it is safe while servers run and when run twice.
+   */
+  async rewrapWithPrimary(): Promise<number> {
+    const rows = await this.db.selectFrom('wrapped_keys').selectAll().where('master_key_id', '!=', this.primaryId).execute();
+    let rewrapped = 0;
+    for (const row of rows) {
+      const key = this.unwrap(row);
+      const result = await this.db
+        .updateTable('wrapped_keys')
+        .set({ wrapped: seal(this.masterKey, this.primaryId, key, wrapAad(row.id)), master_key_id: this.primaryId })
+        .where('id', '=', row.id)
+        .where('master_key_id', '=', row.master_key_id)
+        .executeTakeFirst();
+      rewrapped += Number(result.numUpdatedRows);
+    }
+    return rewrapped;
+  }
+
+  private unwrap(row: WrappedKeysTable): Buffer {
+    const master = this.masters.get(row.master_key_id);
+    if (master === undefined) throw new MasterKeyMismatchError();
+    return open(master, row.wrapped, wrapAad(row.id));
   }
 
   private async getOrCreate(id: string, purpose: string, environmentKey: string | null): Promise<Buffer> {
@@ -82,23 +160,21 @@ export class Keyring {
     if (row === undefined) {
       // Several nodes may race here: the insert is a no-op for all but the first, and
       // everyone then reads the winner's key.
-      const fresh = randomBytes(KEY_BYTES);
       await this.db
         .insertInto('wrapped_keys')
         .values({
           id,
           purpose,
           environment_key: environmentKey,
-          wrapped: seal(this.masterKey, this.masterId, fresh, wrapAad(id)),
-          master_key_id: this.masterId,
+          wrapped: seal(this.masterKey, this.primaryId, randomBytes(KEY_BYTES), wrapAad(id)),
+          master_key_id: this.primaryId,
           created_at: this.now().toISOString(),
         })
         .onConflict((oc) => oc.column('id').doNothing())
         .execute();
       row = await this.db.selectFrom('wrapped_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     }
-    if (row.master_key_id !== this.masterId) throw new MasterKeyMismatchError();
-    const key = open(this.masterKey, row.wrapped, wrapAad(id));
+    const key = this.unwrap(row);
     this.unwrapped.set(id, key);
     return key;
   }
@@ -106,6 +182,14 @@ export class Keyring {
 
 function dataKeyId(environmentKey: string, version: number): string {
   return `d-${environmentKey}-${version}`;
+}
+
+/** The version of a data key id of this environment, or null when it is not one. */
+function dataKeyVersion(id: string, environmentKey: string): number | null {
+  const prefix = `d-${environmentKey}-`;
+  if (!id.startsWith(prefix)) return null;
+  const version = id.slice(prefix.length);
+  return /^[1-9]\d*$/.test(version) ? Number(version) : null;
 }
 
 function wrapAad(id: string): string {

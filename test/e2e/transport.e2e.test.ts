@@ -126,6 +126,10 @@ describe('transport rules (API.md §1, §3) over HTTPS', () => {
       expect(echoed.headers['x-request-id']).toBe('client-req-42');
       const generated = await server.client.get('/v1/gateways.json', { headers: { 'x-request-id': 'bad id with spaces' } });
       expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      // A card number (or any long digit run) sent as a request id is never echoed or logged.
+      const cardLike = await server.client.get('/v1/gateways.json', { headers: { 'x-request-id': 'order-5555555555554444' } });
+      expect(cardLike.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(server.logs.join('\n')).not.toContain('5555555555554444');
       const denied = await server.client.get('/v1/gateways.json', { auth: null });
       expect(denied.status).toBe(401);
       expect(denied.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);

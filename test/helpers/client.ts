@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
 import { XMLParser } from 'fast-xml-parser';
+import { CardDataLeakError, findCardData, maskCardData, maskFinding } from './leak-scan.js';
 
 export interface ApiResponse {
   status: number;
@@ -59,6 +60,13 @@ export class ApiClient {
     const text = await response.body.text();
     const flat: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers)) flat[name] = Array.isArray(value) ? value.join(', ') : String(value);
+    // Leak guard: no response of any e2e test may carry card data in clear.
+    const leaked = findCardData(`${Object.entries(flat).map(([name, value]) => `${name}: ${value}`).join('\n')}\n\n${text}`);
+    if (leaked.length > 0) {
+      throw new CardDataLeakError(
+        `card data in clear in the response to ${method} ${maskCardData(path)} (status ${response.statusCode}): ${leaked.map(maskFinding).join(', ')}`,
+      );
+    }
     return { status: response.statusCode, headers: flat, text, json: () => JSON.parse(text), xml: () => parseXml(text) };
   }
 

@@ -22,7 +22,8 @@ interface Target {
   open(): StoreHandle;
 }
 
-const TABLES = ['access_secrets', 'environments', 'gateways', 'organizations', 'transactions', 'wrapped_keys'];
+const TABLES = ['access_secrets', 'environments', 'gateways', 'idempotency_keys', 'organizations', 'payment_methods', 'transactions', 'wrapped_keys'];
+const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions'];
 
 let counter = 0;
 /** Unique, readable ids; base-62-ish like the real tokens. */
@@ -119,7 +120,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
     it('apply on an empty database, then a second run applies nothing', async () => {
       const store = (await freshTarget()).open();
       expect(store.dialect).toBe(kind);
-      expect(await migrateStore(store)).toEqual(['001-foundation']);
+      expect(await migrateStore(store)).toEqual(MIGRATIONS);
       expect(await migrateStore(store)).toEqual([]);
       const tables = (await store.db.introspection.getTables()).map((t) => t.name).filter((name) => TABLES.includes(name));
       expect(tables.sort()).toEqual(TABLES);
@@ -132,7 +133,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       const first = target.open();
       const second = kind === 'postgres' ? target.open() : first;
       const results = await Promise.all([migrateStore(first), migrateStore(second)]);
-      expect(results.flat()).toEqual(['001-foundation']);
+      expect(results.flat()).toEqual(MIGRATIONS);
       expect(await migrateStore(second)).toEqual([]);
       expect(await repositories(second.db, second.dialect).organizations.isEmpty()).toBe(true);
     });
@@ -341,6 +342,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
         state: 'retained',
         safe_credentials: null,
         sealed_credentials: null,
+        settings: null,
         created_at: now,
         updated_at: now,
       };

@@ -93,15 +93,23 @@ describe('request decoders', () => {
     expect(() => decodeJson(text)).toThrow(AppError);
   });
 
-  it('decodes untyped XML, dropping empty elements and keeping repeats as lists', () => {
+  it('decodes untyped XML as text, dropping empty elements and keeping repeats as lists', () => {
     const decoded = decodeXml(
-      '<?xml version="1.0"?><transaction><amount type="integer">100</amount><order_id/><retained>true</retained>' +
+      '<?xml version="1.0"?><transaction><amount>100</amount><order_id/><ip nil="true"/><retained>true</retained>' +
         '<credentials><credential><name>a</name></credential><credential><name>b</name></credential></credentials></transaction>',
     );
     expect(decoded).toEqual({
       root: 'transaction',
       fields: { amount: '100', retained: 'true', credentials: { credential: [{ name: 'a' }, { name: 'b' }] } },
     });
+  });
+
+  it('honours Rails typing, but never turns a long number into an imprecise one', () => {
+    const decoded = decodeXml(
+      '<payment_method><metadata><n type="integer">123</n><b type="boolean">false</b><s other="x">text</s></metadata>' +
+        '<number type="integer">4444333322221111455</number></payment_method>',
+    );
+    expect(decoded.fields).toEqual({ metadata: { n: 123, b: false, s: 'text' }, number: '4444333322221111455' });
   });
 
   it.each(['<a><b></a>', '<a/><b/>', '<!DOCTYPE x><a/>', 'plain', '<a>text</a>'])('refuses malformed XML %s', (text) => {

@@ -1,5 +1,5 @@
 import { AppError } from '../../domain/errors.js';
-import { WireList, WireMessage, type Wire } from './wire.js';
+import { WireErrors, WireList, WireMessage, type Wire } from './wire.js';
 
 /** ISO-8601 UTC at second precision, as Spreedly emits. */
 export function wireTime(date: Date): string {
@@ -12,6 +12,9 @@ function toPlain(value: Wire): unknown {
   if (value instanceof WireList) return value.items.map(toPlain);
   if (Array.isArray(value)) return value.map(toPlain);
   if (value instanceof WireMessage) return value.text;
+  if (value instanceof WireErrors) {
+    return value.entries.map((entry) => (entry.attribute === undefined ? { key: entry.key, message: entry.message } : { attribute: entry.attribute, key: entry.key, message: entry.message }));
+  }
   const out: Record<string, unknown> = {};
   for (const [field, child] of Object.entries(value)) {
     if (child instanceof WireMessage) {

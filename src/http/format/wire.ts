@@ -8,7 +8,7 @@
  * - `WireList` → a named list (XML: repeated `<itemName>` children; JSON: array);
  * - `WireMessage` → XML `<message key="…">text</message>`, JSON `message_key` + `message`.
  */
-export type Wire = string | number | boolean | Date | null | WireObject | WireList | WireMessage | Wire[];
+export type Wire = string | number | boolean | Date | null | WireObject | WireList | WireMessage | WireErrors | Wire[];
 
 export interface WireObject {
   [field: string]: Wire;
@@ -26,6 +26,14 @@ export class WireMessage {
     readonly key: string | null,
     readonly text: string | null,
   ) {}
+}
+
+/**
+ * Validation errors nested in a resource: XML `<errors><error attribute=".." key="..">message</error></errors>`
+ * (attribute style, as clients parse them), JSON `[{"attribute","key","message"}]`.
+ */
+export class WireErrors {
+  constructor(readonly entries: ReadonlyArray<{ key: string; message: string; attribute?: string | undefined }>) {}
 }
 
 /** The response formats; selected by the path suffix. */

@@ -1,7 +1,7 @@
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 import { AppError, type ErrorEntry } from '../../domain/errors.js';
 import { wireTime, type DecodedBody } from './json-codec.js';
-import { WireList, WireMessage, type Wire } from './wire.js';
+import { WireErrors, WireList, WireMessage, type Wire } from './wire.js';
 
 const builder = new XMLBuilder({
   ignoreAttributes: false,
@@ -24,7 +24,10 @@ function escapeText(value: string): string {
 }
 
 const parser = new XMLParser({
-  ignoreAttributes: true,
+  // Attributes are read only to honour Rails typing (`type`, `nil`) on values; others are dropped.
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  textNodeName: '#text',
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: true,
@@ -60,6 +63,7 @@ function toNode(value: Wire): Node {
     if (value.key !== null) node['@_key'] = value.key;
     return node;
   }
+  if (value instanceof WireErrors) return value.entries.length === 0 ? '' : { error: value.entries.map(errorNode) };
   if (value instanceof WireList) return value.items.length === 0 ? '' : { [elementName(value.itemName)]: value.items.map(toNode) };
   if (Array.isArray(value)) {
     return value.length === 0 ? { '@_type': 'array' } : { '@_type': 'array', item: value.map(toNode) };
@@ -74,34 +78,47 @@ export function encodeXml(root: string, body: Wire): string {
   return PROLOG + (builder.build({ [root]: toNode(body) }) as string);
 }
 
+function errorNode(entry: { key: string; message: string; attribute?: string | undefined; extra?: Record<string, string> | undefined }): Record<string, unknown> {
+  const node: Record<string, unknown> = { '@_key': entry.key };
+  if (entry.attribute !== undefined) node['@_attribute'] = entry.attribute;
+  for (const [name, value] of Object.entries(entry.extra ?? {})) node[`@_${name}`] = value;
+  node['#text'] = entry.message;
+  return node;
+}
+
 /** `<errors><error key="…" attribute="…">message</error></errors>` */
 export function encodeXmlErrors(entries: ErrorEntry[]): string {
-  const errors = entries.map((entry) => {
-    const node: Record<string, unknown> = { '@_key': entry.key };
-    if (entry.attribute !== undefined) node['@_attribute'] = entry.attribute;
-    for (const [name, value] of Object.entries(entry.extra ?? {})) node[`@_${name}`] = value;
-    node['#text'] = entry.message;
-    return node;
-  });
-  return PROLOG + (builder.build({ errors: { error: errors } }) as string);
+  return PROLOG + (builder.build({ errors: { error: entries.map(errorNode) } }) as string);
 }
 
 function malformed(detail: string): AppError {
   return new AppError({ key: 'errors.malformed_request', message: `The request body could not be parsed: ${detail}.` });
 }
 
-// XML values arrive untyped; an empty element means "absent".
-function dropEmpty(value: unknown): unknown {
+/** A value Rails typed with `type="integer|boolean"`; integers beyond 2^53 stay text (no lost digits). */
+function typedValue(text: string, type: unknown): unknown {
+  if (type === 'integer' && /^-?\d+$/.test(text) && Number.isSafeInteger(Number(text))) return Number(text);
+  if (type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+  return text;
+}
+
+// Most clients send untyped text; an empty element (or nil="true") means "absent".
+function normalize(value: unknown): unknown {
   if (value === '') return undefined;
-  if (Array.isArray(value)) return value.map(dropEmpty).filter((v) => v !== undefined);
+  if (Array.isArray(value)) return value.map(normalize).filter((v) => v !== undefined);
   if (value !== null && typeof value === 'object') {
+    const node = value as Record<string, unknown>;
+    if (node['@_nil'] === 'true') return undefined;
+    if ('#text' in node && Object.keys(node).every((k) => k === '#text' || k.startsWith('@_'))) {
+      return normalize(typedValue(String(node['#text']), node['@_type']));
+    }
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      if (k === '__proto__') continue;
-      const cleaned = dropEmpty(v);
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '__proto__' || k.startsWith('@_')) continue;
+      const cleaned = normalize(v);
       if (cleaned !== undefined) out[k] = cleaned;
     }
-    return out;
+    return Object.keys(out).length === 0 ? undefined : out;
   }
   return value;
 }
@@ -115,7 +132,7 @@ export function decodeXml(text: string): DecodedBody {
   const roots = Object.keys(parsed);
   if (roots.length !== 1) throw malformed('expected exactly one root element');
   const root = roots[0] as string;
-  const inner = dropEmpty(parsed[root]);
+  const inner = normalize(parsed[root]);
   if (inner === undefined) return { root, fields: {} };
   if (typeof inner !== 'object' || Array.isArray(inner)) throw malformed(`<${root}> must contain elements`);
   return { root, fields: inner as Record<string, unknown> };

@@ -1,18 +1,9 @@
 import type { RedactedGateway } from '../../services/gateway.service.js';
-import { WireMessage, type WireObject } from '../format/wire.js';
+import type { WireObject } from '../format/wire.js';
 import { gatewayView } from './gateway.view.js';
-import { storedDate } from './time.js';
+import { leanTransactionHead } from './lean-transaction.js';
 
-/** The lean RedactGateway transaction: scalars first, then the wrapped gateway (the gem reads the first match). */
+/** The lean RedactGateway transaction wrapping the redacted gateway. */
 export function redactGatewayView({ transaction, gateway }: RedactedGateway): WireObject {
-  return {
-    token: transaction.token,
-    created_at: storedDate(transaction.created_at),
-    updated_at: storedDate(transaction.updated_at),
-    succeeded: transaction.succeeded === 1,
-    transaction_type: transaction.transaction_type,
-    state: transaction.state,
-    message: new WireMessage(transaction.message_key, transaction.message),
-    gateway: gatewayView(gateway),
-  };
+  return { ...leanTransactionHead(transaction), gateway: gatewayView(gateway) };
 }

@@ -1,12 +1,6 @@
-import { type Kysely, type CreateTableBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
+import { withSeq } from './columns.js';
 import type { Dialect } from '../dialect.js';
-
-/** Adds the dialect's auto-increment `seq` primary key. */
-function withSeq<T extends string>(table: CreateTableBuilder<T, never>, dialect: Dialect): CreateTableBuilder<T, 'seq'> {
-  return dialect === 'postgres'
-    ? table.addColumn('seq', 'bigserial', (c) => c.primaryKey())
-    : table.addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement());
-}
 
 /** Organizations, environments, access secrets, wrapped keys, gateways and transactions. */
 export function foundation(dialect: Dialect) {

@@ -1,0 +1,161 @@
+import type { Secret } from '../domain/secret.js';
+
+/** Operations a gateway may support; each maps to one `supports_*` characteristic. */
+export type GatewayOperation = 'purchase' | 'authorize' | 'capture' | 'void' | 'credit' | 'verify' | 'store' | 'general_credit' | 'complete';
+
+/**
+ * The closed list of standard error codes a decline is mapped onto (ActiveMerchant's
+ * STANDARD_ERROR_CODE vocabulary); each adapter maps its gateway's own codes onto it.
+ */
+export const STANDARD_ERROR_CODES = [
+  'incorrect_number',
+  'invalid_number',
+  'invalid_expiry_date',
+  'invalid_cvc',
+  'expired_card',
+  'incorrect_cvc',
+  'incorrect_zip',
+  'incorrect_address',
+  'card_declined',
+  'insufficient_funds',
+  'processing_error',
+  'call_issuer',
+  'pickup_card',
+  'config_error',
+  'test_mode_live_card',
+  'unsupported_feature',
+  'invalid_amount',
+  'account_closed',
+] as const;
+export type StandardErrorCode = (typeof STANDARD_ERROR_CODES)[number];
+
+/** A payment method as an adapter sees it: opened by the service, sensitive parts in `Secret`s. */
+export type AdapterPaymentMethod =
+  | {
+      type: 'credit_card';
+      number: Secret;
+      verificationValue: Secret | null;
+      month: number | null;
+      year: number | null;
+      firstName: string | null;
+      lastName: string | null;
+      cardType: string | null;
+      address: Record<string, string | null>;
+      email: string | null;
+    }
+  | { type: 'bank_account'; routingNumber: Secret; accountNumber: Secret; accountType: string | null; holderType: string | null; firstName: string | null; lastName: string | null }
+  | { type: 'third_party_token'; token: string };
+
+export interface ShippingAddress {
+  name: string | null;
+  address1: string | null;
+  address2: string | null;
+  city: string | null;
+  state: string | null;
+  zip: string | null;
+  country: string | null;
+  phone_number: string | null;
+}
+
+/** Everything an adapter needs for one call; built by the transaction service. */
+export interface GatewayRequest {
+  operation: GatewayOperation;
+  /** Coffer's transaction token: sent as the gateway's idempotency key where it has one. */
+  transactionToken: string;
+  credentials: Record<string, Secret>;
+  /** Minor units; null for verify/void. */
+  amount: number | null;
+  currencyCode: string | null;
+  paymentMethod: AdapterPaymentMethod | null;
+  /** For capture, void and credit: the gateway's id of the reference transaction. */
+  reference: { gatewayTransactionId: string | null; transactionType: string; amount: number | null } | null;
+  orderId: string | null;
+  description: string | null;
+  ip: string | null;
+  email: string | null;
+  shippingAddress: ShippingAddress | null;
+  /** `gateway_specific_fields[<gateway_type>]`, as sent. */
+  gatewaySpecificFields: Record<string, unknown>;
+  /** 3-D Secure was asked for (`attempt_3dsecure`). */
+  attempt3dsecure: boolean;
+}
+
+/** The gateway's answer. A decline is a normal answer (`success: false`), never an exception. */
+export interface GatewayResponse {
+  success: boolean;
+  message: string;
+  gatewayTransactionId: string | null;
+  errorCode: StandardErrorCode | null;
+  errorDetail: string | null;
+  avsCode: string | null;
+  avsMessage: string | null;
+  cvvCode: string | null;
+  cvvMessage: string | null;
+  /** Waiting on the cardholder (3-D Secure) or the gateway; finished by `complete`. */
+  pending: boolean;
+  fraudReview: boolean | null;
+  /** The issuer reports the account closed: the payment method becomes `closed`. */
+  accountClosed: boolean;
+  /** For `store`: the gateway's own token for the card. */
+  thirdPartyToken: string | null;
+  specificResponseFields: Record<string, unknown>;
+}
+
+/**
+ * The gateway could not be reached or did not answer usefully (5xx, garbage, refused connection):
+ * nothing was charged for sure. Counts toward the circuit breaker.
+ */
+export class GatewayFaultError extends Error {
+  constructor(
+    message: string,
+    readonly detail: string,
+  ) {
+    super(message);
+    this.name = 'GatewayFaultError';
+  }
+}
+
+/**
+ * The request may have reached the gateway but no answer came (timeout, connection lost after
+ * sending): the outcome is unknown. Never retried automatically. Counts toward the breaker.
+ */
+export class GatewayResultUnknownError extends Error {
+  constructor(
+    message: string,
+    readonly detail: string,
+  ) {
+    super(message);
+    this.name = 'GatewayResultUnknownError';
+  }
+}
+
+/** One exchange as recorded for the transcript, already scrubbed by the adapter's rules. */
+export interface TranscriptEntry {
+  text: string;
+}
+
+/** What every gateway adapter implements. Adapters never touch the store or the vault. */
+export interface GatewayAdapter {
+  /** Performs one operation; declines are returned, faults thrown. */
+  execute(request: GatewayRequest, transcript: TranscriptEntry[]): Promise<GatewayResponse>;
+}
+
+/** A response with every optional field empty, for adapters to spread and fill in. */
+export function blankResponse(success: boolean, message: string): GatewayResponse {
+  return {
+    success,
+    message,
+    gatewayTransactionId: null,
+    errorCode: null,
+    errorDetail: null,
+    avsCode: null,
+    avsMessage: null,
+    cvvCode: null,
+    cvvMessage: null,
+    pending: false,
+    fraudReview: null,
+    accountClosed: false,
+    thirdPartyToken: null,
+    specificResponseFields: {},
+  };
+}

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IdempotencyService } from '../services/idempotency.service.js';
+import type { DecodedBody } from './format/json-codec.js';
+import { formatOf } from './format/negotiation.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The Idempotency-Key this request claimed, settled when its response is sent. */
+    idempotencyKey: string | null;
+  }
+}
+
+/** Same method, route, token, format and body: the "same request" an Idempotency-Key may repeat. */
+function requestHash(request: FastifyRequest): string {
+  // No body and an empty body are the same request ("no parameters").
+  const body = request.body as DecodedBody | undefined;
+  const parameters = body === undefined || body === null || body.root === null ? null : body;
+  return createHash('sha256')
+    .update(JSON.stringify([request.method, request.routeOptions.url, request.params, formatOf(request.raw), parameters]))
+    .digest('hex');
+}
+
+/**
+ * API.md §8 Idempotency-Key on POST and PUT. Runs after authentication (keys are per
+ * environment) and body decoding; replays carry `Idempotent-Replayed: true`.
+ */
+export function registerIdempotency(app: FastifyInstance, idempotency: IdempotencyService): void {
+  app.decorateRequest('idempotencyKey', null);
+
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const key = request.headers['idempotency-key'];
+    if (typeof key !== 'string' || (request.method !== 'POST' && request.method !== 'PUT') || request.auth === null) return;
+    const claim = await idempotency.claim(request.auth.environment.key, key, requestHash(request));
+    if (claim.kind === 'replay') {
+      return reply.code(claim.status).type(claim.contentType).header('Idempotent-Replayed', 'true').send(claim.body);
+    }
+    request.idempotencyKey = key;
+    return undefined;
+  });
+
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (request.idempotencyKey === null || request.auth === null) return payload;
+    const key = request.idempotencyKey;
+    request.idempotencyKey = null;
+    await idempotency.settle(request.auth.environment.key, key, {
+      status: reply.statusCode,
+      contentType: String(reply.getHeader('content-type') ?? 'application/json'),
+      body: typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '',
+    });
+    return payload;
+  });
+}

@@ -1,0 +1,87 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseListQuery } from '../../services/list-query.js';
+import type { PaymentMethodListFilter, PaymentMethodService, VaultOutcome } from '../../services/payment-method.service.js';
+import { callerOf } from '../auth.js';
+import { fieldsOf } from '../body.js';
+import { WireList } from '../format/wire.js';
+import { sendWire } from '../reply.js';
+import { paymentMethodView } from '../views/payment-method.view.js';
+import { vaultTransactionView } from '../views/vault-transaction.view.js';
+import { parseCreate, parseRecache, parseRedact, parseUpdate } from './payment-methods.schemas.js';
+
+type TokenParams = { Params: { token: string } };
+
+/** `state=retained,cached` (default retained) and `metadata[key]=value` filters. */
+function listFilter(query: Record<string, unknown>): PaymentMethodListFilter {
+  const rawState = typeof query.state === 'string' && query.state.trim() !== '' ? query.state : 'retained';
+  const metadata: Record<string, string> = {};
+  for (const [name, value] of Object.entries(query)) {
+    const match = /^metadata\[(.+)\]$/.exec(name);
+    if (match !== null && typeof value === 'string') metadata[match[1] as string] = value;
+  }
+  return { states: rawState.split(',').map((state) => state.trim()).filter((state) => state !== ''), metadata };
+}
+
+function sendOutcome(request: FastifyRequest, reply: FastifyReply, status: number, outcome: VaultOutcome): FastifyReply {
+  return sendWire(request, reply, status, 'transaction', vaultTransactionView(outcome.transaction, outcome.paymentMethod));
+}
+
+/** API.md §4 Payment methods. Retain, redact and recache take PUT or POST (clients differ). */
+export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: PaymentMethodService): void {
+  app.post('/v1/payment_methods', async (request, reply) => {
+    const input = parseCreate(fieldsOf(request, 'payment_method'));
+    return sendOutcome(request, reply, 201, await paymentMethods.create(callerOf(request).environment, input));
+  });
+
+  app.get('/v1/payment_methods', async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const rows = await paymentMethods.list(callerOf(request).environment, listFilter(query), parseListQuery(query));
+    return sendWire(request, reply, 200, 'payment_methods', new WireList('payment_method', rows.map(paymentMethodView)));
+  });
+
+  app.get<TokenParams>('/v1/payment_methods/:token', async (request, reply) => {
+    const row = await paymentMethods.show(callerOf(request).environment, request.params.token);
+    return sendWire(request, reply, 200, 'payment_method', paymentMethodView(row));
+  });
+
+  app.put<TokenParams>('/v1/payment_methods/:token', async (request, reply) => {
+    const input = parseUpdate(fieldsOf(request, 'payment_method'));
+    const row = await paymentMethods.update(callerOf(request).environment, request.params.token, input);
+    return sendWire(request, reply, 200, 'payment_method', paymentMethodView(row));
+  });
+
+  app.route<TokenParams>({
+    method: ['PUT', 'POST'],
+    url: '/v1/payment_methods/:token/retain',
+    handler: async (request, reply) => {
+      const outcome = await paymentMethods.retain(callerOf(request).environment, request.params.token);
+      return sendOutcome(request, reply, outcome.succeeded ? 200 : 422, outcome);
+    },
+  });
+
+  app.route<TokenParams>({
+    method: ['PUT', 'POST'],
+    url: '/v1/payment_methods/:token/redact',
+    handler: async (request, reply) => {
+      const options = parseRedact(fieldsOf(request, 'transaction'));
+      return sendOutcome(request, reply, 200, await paymentMethods.redact(callerOf(request).environment, request.params.token, options));
+    },
+  });
+
+  app.route<TokenParams>({
+    method: ['PUT', 'POST'],
+    url: '/v1/payment_methods/:token/recache',
+    handler: async (request, reply) => {
+      const verificationValue = parseRecache(fieldsOf(request, 'payment_method'));
+      const outcome = await paymentMethods.recache(callerOf(request).environment, request.params.token, verificationValue);
+      return sendOutcome(request, reply, outcome.succeeded ? 200 : 422, outcome);
+    },
+  });
+
+  app.get<TokenParams>('/v1/payment_methods/:token/transactions', async (request, reply) => {
+    const query = parseListQuery(request.query as Record<string, unknown>);
+    const { paymentMethod, transactions } = await paymentMethods.transactions(callerOf(request).environment, request.params.token, query);
+    const views = transactions.map((transaction) => vaultTransactionView(transaction, paymentMethod));
+    return sendWire(request, reply, 200, 'transactions', new WireList('transaction', views));
+  });
+}

@@ -1,0 +1,83 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseListQuery } from '../../services/list-query.js';
+import type { GatewayTransactionService, TransactionResult } from '../../services/transactions/gateway-transaction.service.js';
+import type { TransactionPage, TransactionQueryService } from '../../services/transactions/transaction-query.service.js';
+import { callerOf } from '../auth.js';
+import { fieldsOf } from '../body.js';
+import { WireList } from '../format/wire.js';
+import { sendWire } from '../reply.js';
+import { transactionView } from '../views/transaction.view.js';
+import { parseTransaction } from './transactions.schemas.js';
+
+type TokenParams = { Params: { token: string } };
+
+function viewsOf(page: TransactionPage) {
+  const lookup = (token: string | null) => (token === null ? null : (page.paymentMethods.get(token) ?? null));
+  return page.transactions.map((transaction) => transactionView(transaction, lookup));
+}
+
+async function sendResult(request: FastifyRequest, reply: FastifyReply, result: TransactionResult, query: TransactionQueryService): Promise<FastifyReply> {
+  const page = await query.show(callerOf(request).environment, result.transaction.token);
+  return sendWire(request, reply, result.status, 'transaction', viewsOf(page)[0] ?? {});
+}
+
+const DIRECT = ['purchase', 'authorize', 'verify', 'store', 'general_credit'] as const;
+const REFERENCE = ['capture', 'credit'] as const;
+
+/** API.md §4 gateway transactions, reference transactions and transactions. */
+export function transactionRoutes(app: FastifyInstance, transactions: GatewayTransactionService, query: TransactionQueryService): void {
+  for (const operation of DIRECT) {
+    app.post<TokenParams>(`/v1/gateways/:token/${operation}`, async (request, reply) => {
+      const input = parseTransaction(fieldsOf(request, 'transaction'));
+      const result = await transactions.direct(callerOf(request).environment, request.params.token, operation, input);
+      return sendResult(request, reply, result, query);
+    });
+  }
+  for (const operation of REFERENCE) {
+    app.post<TokenParams>(`/v1/transactions/:token/${operation}`, async (request, reply) => {
+      const input = parseTransaction(fieldsOf(request, 'transaction'));
+      const result = await transactions.reference(callerOf(request).environment, request.params.token, operation, input);
+      return sendResult(request, reply, result, query);
+    });
+  }
+  app.route<TokenParams>({
+    method: ['PUT', 'POST'],
+    url: '/v1/transactions/:token/void',
+    handler: async (request, reply) => {
+      const input = parseTransaction(fieldsOf(request, 'transaction'));
+      const result = await transactions.reference(callerOf(request).environment, request.params.token, 'void', input);
+      return sendResult(request, reply, result, query);
+    },
+  });
+  app.post<TokenParams>('/v1/transactions/:token/complete', async (request, reply) => {
+    fieldsOf(request, 'transaction');
+    const result = await transactions.complete(callerOf(request).environment, request.params.token);
+    return sendResult(request, reply, result, query);
+  });
+
+  app.get('/v1/transactions', async (request, reply) => {
+    const params = request.query as Record<string, unknown>;
+    const page = await query.list(callerOf(request).environment, parseListQuery(params), { ...(typeof params.state === 'string' ? { state: params.state } : {}) });
+    return sendWire(request, reply, 200, 'transactions', new WireList('transaction', viewsOf(page)));
+  });
+
+  app.get<TokenParams>('/v1/gateways/:token/transactions', async (request, reply) => {
+    const params = request.query as Record<string, unknown>;
+    const page = await query.list(callerOf(request).environment, parseListQuery(params), {
+      gatewayToken: request.params.token,
+      ...(typeof params.state === 'string' ? { state: params.state } : {}),
+    });
+    return sendWire(request, reply, 200, 'transactions', new WireList('transaction', viewsOf(page)));
+  });
+
+  app.get<TokenParams>('/v1/transactions/:token', async (request, reply) => {
+    const page = await query.show(callerOf(request).environment, request.params.token);
+    return sendWire(request, reply, 200, 'transaction', viewsOf(page)[0] ?? {});
+  });
+
+  // Plain text whatever the suffix (clients call it without one), scrubbed when it was stored.
+  app.get<TokenParams>('/v1/transactions/:token/transcript', { config: { plainText: true } }, async (request, reply) => {
+    const transcript = await query.transcript(callerOf(request).environment, request.params.token);
+    return reply.code(200).type('text/plain; charset=utf-8').send(transcript);
+  });
+}

@@ -1,0 +1,93 @@
+import { CARD_ADDRESS_FIELDS, CARD_SHIPPING_FIELDS } from '../../domain/payment-method.js';
+import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
+import { parseDetails, type Details } from '../../services/payment-method-records.js';
+import { joinFullName, maskedNumber, maskedVerificationValue } from '../../vault/card-rules.js';
+import { WireErrors, type Wire, type WireObject } from '../format/wire.js';
+import { storedDate } from './time.js';
+
+function value(details: Details, field: string): Wire {
+  return details[field] ?? null;
+}
+
+function freeForm(json: string | null): Wire {
+  return json === null ? null : (JSON.parse(json) as Wire);
+}
+
+function common(row: PaymentMethodRow): WireObject {
+  return {
+    token: row.token,
+    created_at: storedDate(row.created_at),
+    updated_at: storedDate(row.updated_at),
+    email: row.email,
+    data: freeForm(row.data),
+    storage_state: row.storage_state,
+    test: row.test === 1,
+    metadata: freeForm(row.metadata),
+    callback_url: row.callback_url,
+  };
+}
+
+function creditCard(row: PaymentMethodRow, details: Details): WireObject {
+  const redacted = row.storage_state === 'redacted';
+  const view: WireObject = {
+    last_four_digits: value(details, 'last_four_digits'),
+    first_six_digits: redacted ? null : value(details, 'first_six_digits'),
+    card_type: value(details, 'card_type'),
+    first_name: value(details, 'first_name'),
+    last_name: value(details, 'last_name'),
+    month: value(details, 'month'),
+    year: value(details, 'year'),
+  };
+  for (const field of CARD_ADDRESS_FIELDS) view[field] = value(details, field);
+  view.full_name = joinFullName(details.first_name as string | null, details.last_name as string | null);
+  view.eligible_for_card_updater = value(details, 'eligible_for_card_updater');
+  for (const field of CARD_SHIPPING_FIELDS) view[field] = value(details, field);
+  view.issuer_identification_number = redacted ? null : value(details, 'issuer_identification_number');
+  view.payment_method_type = 'credit_card';
+  view.errors = new WireErrors([]);
+  view.fingerprint = row.fingerprint;
+  view.verification_value = maskedVerificationValue(row.sealed_cvv === null ? null : row.cvv_length);
+  // The only PAN-derived outputs anywhere: this mask, the first six / eight and the last four.
+  view.number = redacted ? '' : maskedNumber(String(details.last_four_digits ?? ''));
+  return view;
+}
+
+function bankAccount(row: PaymentMethodRow, details: Details): WireObject {
+  const routing = row.storage_state === 'redacted' ? null : (details.routing_number_display_digits as string | null);
+  const account = details.account_number_display_digits as string | null;
+  return {
+    full_name: joinFullName(details.first_name as string | null, details.last_name as string | null),
+    bank_name: value(details, 'bank_name'),
+    account_type: value(details, 'account_type'),
+    account_holder_type: value(details, 'account_holder_type'),
+    routing_number_display_digits: routing,
+    account_number_display_digits: account,
+    first_name: value(details, 'first_name'),
+    last_name: value(details, 'last_name'),
+    payment_method_type: 'bank_account',
+    errors: new WireErrors([]),
+    routing_number: routing === null ? null : `${routing}*`,
+    account_number: account === null ? null : `*${account}`,
+  };
+}
+
+function thirdPartyToken(details: Details): WireObject {
+  return {
+    gateway_type: value(details, 'gateway_type'),
+    third_party_token: value(details, 'third_party_token'),
+    payment_method_type: 'third_party_token',
+    errors: new WireErrors([]),
+  };
+}
+
+/** A payment method, fields in the order of wire-reference §3.2; masks only, never a number. */
+export function paymentMethodView(row: PaymentMethodRow): WireObject {
+  const details = parseDetails(row);
+  const specific =
+    row.payment_method_type === 'credit_card'
+      ? creditCard(row, details)
+      : row.payment_method_type === 'bank_account'
+        ? bankAccount(row, details)
+        : thirdPartyToken(details);
+  return { ...common(row), ...specific };
+}

@@ -1,0 +1,94 @@
+import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
+import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+import { detailsOf, GATEWAY_TRANSACTION_TYPES, type GatewayTransactionDetails } from '../../services/transactions/transaction-details.js';
+import { WireErrors, WireList, WireMessage, type Wire, type WireObject } from '../format/wire.js';
+import { paymentMethodView } from './payment-method.view.js';
+import { storedDate } from './time.js';
+import { leanTransactionHead } from './lean-transaction.js';
+import { vaultTransactionView } from './vault-transaction.view.js';
+
+/** Payment methods a transaction view may nest, by token. */
+export type PaymentMethodLookup = (token: string | null) => PaymentMethodRow | null;
+
+function responseView(details: GatewayTransactionDetails): Wire {
+  const response = details.response;
+  if (response === null) return null;
+  return {
+    success: response.success,
+    message: response.message,
+    avs_code: response.avs_code,
+    avs_message: response.avs_message,
+    cvv_code: response.cvv_code,
+    cvv_message: response.cvv_message,
+    pending: response.pending,
+    result_unknown: response.result_unknown,
+    error_code: response.error_code,
+    error_detail: response.error_detail,
+    cancelled: response.cancelled,
+    fraud_review: response.fraud_review,
+    created_at: storedDate(response.created_at),
+    updated_at: storedDate(response.updated_at),
+  };
+}
+
+/** An inline payment method that failed validation: not vaulted, shown with its errors. */
+function invalidPaymentMethodView(details: GatewayTransactionDetails): WireObject {
+  return { token: null, storage_state: null, payment_method_type: 'credit_card', errors: new WireErrors(details.payment_method_errors ?? []) };
+}
+
+/**
+ * A gateway transaction, fields in wire-reference §3.1 order: the transaction's own scalars
+ * (token, state, message, amounts) come before `shipping_address`, `response` and
+ * `payment_method`, because the Ruby gem reads the first element of each name; and
+ * `gateway_specific_fields` / `gateway_specific_response_fields` are always present.
+ */
+export function gatewayTransactionView(row: TransactionRow, details: GatewayTransactionDetails, lookup: PaymentMethodLookup): WireObject {
+  const view: WireObject = {
+    on_test_gateway: details.on_test_gateway,
+    created_at: storedDate(row.created_at),
+    updated_at: storedDate(row.updated_at),
+    succeeded: row.succeeded === 1,
+    state: row.state,
+    token: row.token,
+    transaction_type: row.transaction_type,
+    order_id: details.order_id,
+    ip: details.ip,
+    description: details.description,
+    email: details.email,
+    merchant_name_descriptor: details.merchant_name_descriptor,
+    merchant_location_descriptor: details.merchant_location_descriptor,
+    gateway_specific_fields: details.gateway_specific_fields as Wire,
+    gateway_specific_response_fields: details.gateway_specific_response_fields as Wire,
+    gateway_transaction_id: details.gateway_transaction_id,
+    gateway_latency_ms: details.gateway_latency_ms,
+    amount: row.amount,
+    currency_code: row.currency_code,
+    retain_on_success: details.retain_on_success,
+    payment_method_added: details.payment_method_added,
+    message: new WireMessage(row.message_key, row.message),
+    gateway_token: row.gateway_token,
+    gateway_type: details.gateway_type,
+  };
+  if (row.reference_token !== null) view.reference_token = row.reference_token;
+  if (row.transaction_type === 'Store') view.third_party_token = details.third_party_token ?? null;
+  view.shipping_address = { ...details.shipping_address };
+  view.response = responseView(details);
+  view.api_urls = new WireList('api_url', []);
+  const paymentMethod = lookup(row.payment_method_token);
+  if (details.payment_method_errors !== undefined) view.payment_method = invalidPaymentMethodView(details);
+  else if (paymentMethod !== null) view.payment_method = paymentMethodView(paymentMethod);
+  if (row.transaction_type === 'Store') {
+    const basis = lookup(details.basis_payment_method_token ?? null);
+    if (basis !== null) view.basis_payment_method = paymentMethodView(basis);
+  }
+  return view;
+}
+
+/** Any transaction: gateway transactions in full, the vault's own lean, RedactGateway by its own view. */
+export function transactionView(row: TransactionRow, lookup: PaymentMethodLookup): WireObject {
+  const details = detailsOf(row);
+  if (GATEWAY_TRANSACTION_TYPES.has(row.transaction_type) && details !== null) return gatewayTransactionView(row, details, lookup);
+  const paymentMethod = lookup(row.payment_method_token);
+  if (paymentMethod !== null) return vaultTransactionView(row, paymentMethod);
+  return { ...leanTransactionHead(row), gateway_token: row.gateway_token };
+}

@@ -1,0 +1,15 @@
+import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
+import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+import type { WireObject } from '../format/wire.js';
+import { leanTransactionHead } from './lean-transaction.js';
+import { paymentMethodView } from './payment-method.view.js';
+
+/** The lean transaction of the vault (AddPaymentMethod, RetainPaymentMethod, RedactPaymentMethod, RecacheSensitiveData). */
+export function vaultTransactionView(transaction: TransactionRow, paymentMethod: PaymentMethodRow): WireObject {
+  let extra: WireObject = {};
+  if (transaction.transaction_type === 'AddPaymentMethod') {
+    const details = transaction.details === null ? {} : (JSON.parse(transaction.details) as { retained?: boolean });
+    extra = { retained: details.retained === true };
+  }
+  return { ...leanTransactionHead(transaction, extra), payment_method: paymentMethodView(paymentMethod) };
+}

@@ -1,0 +1,69 @@
+import type { Clock } from '../domain/clock.js';
+import type { StoreHandle } from '../store/database.js';
+import { repositories, type Repositories } from '../store/repositories.js';
+import { redactionPatch } from './payment-method.service.js';
+
+export interface SweepResult {
+  redacted: number;
+  cvvsDropped: number;
+  idempotencyKeysExpired: number;
+}
+
+const BATCH = 500;
+
+/**
+ * Ends caching windows: redacts cached payment methods whose window has passed and drops
+ * CVVs held past theirs (and forgets idempotency keys older than 24 hours). Every write is conditional on the state it read, so any number of
+ * nodes may sweep at once and each method is redacted exactly once.
+ */
+export class CacheSweeper {
+  private readonly repos: Repositories;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<SweepResult> | null = null;
+
+  constructor(
+    store: StoreHandle,
+    private readonly clock: Clock,
+    private readonly idempotency: { removeExpired(): Promise<number> } | null = null,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  async sweepOnce(): Promise<SweepResult> {
+    const now = this.clock.now().toISOString();
+    let redacted = 0;
+    for (;;) {
+      const expired = await this.repos.paymentMethods.expiredCached(now, BATCH);
+      let progressed = 0;
+      for (const row of expired) {
+        // Unchanged since read, or skipped: a method updated meanwhile is redacted by the next round.
+        if (await this.repos.paymentMethods.updateIfUnchanged(row, ['cached'], redactionPatch(row, now, false))) progressed += 1;
+      }
+      redacted += progressed;
+      if (expired.length < BATCH || progressed === 0) break;
+    }
+    const cvvsDropped = await this.repos.paymentMethods.dropExpiredCvvs(now);
+    const idempotencyKeysExpired = this.idempotency === null ? 0 : await this.idempotency.removeExpired();
+    return { redacted, cvvsDropped, idempotencyKeysExpired };
+  }
+
+  /** Sweeps every `intervalMs` in the background; errors go to `onError` and the next round tries again. */
+  start(intervalMs: number, onError: (error: unknown) => void, onSweep: (result: SweepResult) => void = () => undefined): void {
+    if (this.timer !== null) return;
+    this.timer = setInterval(() => {
+      if (this.running !== null) return;
+      this.running = this.sweepOnce();
+      this.running.then(onSweep, onError).finally(() => {
+        this.running = null;
+      });
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the schedule and waits for a sweep under way. */
+  async stop(): Promise<void> {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => undefined);
+  }
+}

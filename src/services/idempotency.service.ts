@@ -1,0 +1,80 @@
+import { AppError } from '../domain/errors.js';
+import type { Clock } from '../domain/clock.js';
+import type { StoreHandle } from '../store/database.js';
+import { repositories, type Repositories } from '../store/repositories.js';
+
+/** What to do with a request that carries an Idempotency-Key. */
+export type Claim = { kind: 'proceed' } | { kind: 'replay'; status: number; contentType: string; body: string };
+
+/** API.md §8: responses are kept 24 hours. */
+const RETENTION_MS = 24 * 60 * 60 * 1000;
+/**
+ * A claim still "running" after this long belongs to a request whose node died: it may be
+ * taken over. Longer than any gateway timeout (at most 600 s) with room to spare.
+ */
+const ABANDONED_MS = 15 * 60 * 1000;
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Idempotency keys, stored in the database so they hold across nodes: the first request with
+ * a key runs and its response is stored; the same key and request replays that response; the
+ * same key with another request is 422; while the first is still running, 409.
+ */
+export class IdempotencyService {
+  private readonly repos: Repositories;
+
+  constructor(
+    store: StoreHandle,
+    private readonly clock: Clock,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  async claim(environmentKey: string, key: string, requestHash: string): Promise<Claim> {
+    if (!KEY_PATTERN.test(key)) {
+      throw new AppError({ key: 'errors.invalid', attribute: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 printable characters' });
+    }
+    const now = this.clock.now();
+    const row = {
+      environment_key: environmentKey,
+      idempotency_key: key,
+      request_hash: requestHash,
+      state: 'running',
+      response_status: null,
+      response_content_type: null,
+      response_body: null,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + RETENTION_MS).toISOString(),
+    };
+    if (await this.repos.idempotency.insertRunning(row)) return { kind: 'proceed' };
+    const existing = await this.repos.idempotency.find(environmentKey, key);
+    if (existing === undefined) return this.claim(environmentKey, key, requestHash);
+    const expired = existing.expires_at <= row.created_at;
+    const abandoned = existing.state === 'running' && now.getTime() - Date.parse(existing.created_at) > ABANDONED_MS;
+    if (expired || abandoned) {
+      if (await this.repos.idempotency.takeOver(existing, row)) return { kind: 'proceed' };
+      return this.claim(environmentKey, key, requestHash);
+    }
+    if (existing.request_hash !== requestHash) {
+      throw new AppError({ key: 'errors.idempotency_key_reused', message: 'This Idempotency-Key was used with a different request.' });
+    }
+    if (existing.state === 'running') {
+      throw new AppError({ key: 'errors.idempotency_key_in_use', message: 'A request with this Idempotency-Key is still being processed.' });
+    }
+    return { kind: 'replay', status: existing.response_status ?? 200, contentType: existing.response_content_type ?? 'application/json', body: existing.response_body ?? '' };
+  }
+
+  /** Keeps the response for replays; responses that did not decide anything free the key instead. */
+  async settle(environmentKey: string, key: string, response: { status: number; contentType: string; body: string }): Promise<void> {
+    if (response.status >= 500 || response.status === 429 || response.status === 409) {
+      await this.repos.idempotency.remove(environmentKey, key);
+    } else {
+      await this.repos.idempotency.complete(environmentKey, key, response);
+    }
+  }
+
+  removeExpired(): Promise<number> {
+    return this.repos.idempotency.removeExpired(this.clock.now().toISOString());
+  }
+}

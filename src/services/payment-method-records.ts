@@ -1,0 +1,83 @@
+import type { CardInput } from '../domain/payment-method.js';
+import { CARD_TEXT_FIELDS } from '../domain/payment-method.js';
+import type { PaymentMethodRow } from '../store/repositories/payment-methods.repo.js';
+import {
+  accountDisplayDigits,
+  detectCardType,
+  firstSix,
+  issuerIdentificationNumber,
+  lastFour,
+  routingDisplayDigits,
+  splitFullName,
+} from '../vault/card-rules.js';
+
+/**
+ * The non-sensitive `details` JSON of a payment method. Card details carry only what may be
+ * shown (masks, brand, expiry, names, addresses); the PAN and CVV are sealed elsewhere.
+ */
+export type Details = Record<string, string | number | boolean | null>;
+
+export function parseDetails(row: PaymentMethodRow): Details {
+  return JSON.parse(row.details) as Details;
+}
+
+/** First and last name from explicit fields, or split from `full_name` on its last space. */
+export function resolveNames(input: { first_name?: string; last_name?: string; full_name?: string }): { first: string | null; last: string | null } {
+  if (input.first_name === undefined && input.last_name === undefined && input.full_name !== undefined) {
+    const split = splitFullName(input.full_name);
+    return { first: split.firstName, last: split.lastName };
+  }
+  return { first: input.first_name ?? null, last: input.last_name ?? null };
+}
+
+export function cardDetails(card: CardInput, digits: string): Details {
+  const names = resolveNames(card);
+  const details: Details = {
+    first_name: names.first,
+    last_name: names.last,
+    card_type: detectCardType(digits),
+    month: card.month ?? null,
+    year: card.year ?? null,
+    first_six_digits: firstSix(digits),
+    last_four_digits: lastFour(digits),
+    issuer_identification_number: issuerIdentificationNumber(digits),
+    eligible_for_card_updater: card.eligible_for_card_updater ?? null,
+  };
+  for (const field of CARD_TEXT_FIELDS) if (field !== 'first_name' && field !== 'last_name') details[field] = card[field] ?? null;
+  return details;
+}
+
+export function bankAccountDetails(
+  input: { first_name?: string; last_name?: string; full_name?: string; bank_name?: string; bank_account_type?: string; bank_account_holder_type?: string },
+  routing: string,
+  account: string,
+): Details {
+  const names = resolveNames(input);
+  return {
+    first_name: names.first,
+    last_name: names.last,
+    bank_name: input.bank_name ?? null,
+    account_type: input.bank_account_type ?? null,
+    account_holder_type: input.bank_account_holder_type ?? null,
+    routing_number_display_digits: routingDisplayDigits(routing),
+    account_number_display_digits: accountDisplayDigits(account),
+  };
+}
+
+/** What stays of a card's details after redaction: name, brand, expiry, last four (as Spreedly keeps). */
+export function redactedDetails(details: Details): Details {
+  const kept = { ...details };
+  delete kept.first_six_digits;
+  delete kept.issuer_identification_number;
+  delete kept.routing_number_display_digits;
+  return kept;
+}
+
+const PERSONAL_FIELDS = [...CARD_TEXT_FIELDS, 'bank_name'] as const;
+
+/** `remove_personal_data`: names, addresses, phone and company go too. */
+export function withoutPersonalData(details: Details): Details {
+  const kept = { ...details };
+  for (const field of PERSONAL_FIELDS) if (field in kept) kept[field] = null;
+  return kept;
+}

@@ -1,0 +1,160 @@
+import { AppError, MESSAGES, fieldError, type ErrorEntry } from '../domain/errors.js';
+import type { PaymentMethodCreateInput, PaymentMethodType } from '../domain/payment-method.js';
+import { Secret } from '../domain/secret.js';
+import type { AdapterPaymentMethod } from '../gateways/adapter.js';
+import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
+import type { PaymentMethodRow } from '../store/repositories/payment-methods.repo.js';
+import { normalizePan } from '../vault/card-rules.js';
+import type { Keyring } from '../vault/keyring.js';
+import { isTestBankAccount, isTestCard } from '../vault/test-cards.js';
+import { bankAccountDetails, cardDetails, parseDetails, type Details } from './payment-method-records.js';
+import { bankAccountErrors, cardErrors, thirdPartyErrors, verificationValueErrors } from './payment-method-validation.js';
+
+/** A validated payment method, its sensitive values already sealed for storage. */
+export interface SealedFields {
+  type: PaymentMethodType;
+  test: boolean;
+  details: Details;
+  number: string | null;
+  fingerprint: string | null;
+  cvv: string | null;
+  cvvLength: number | null;
+  routingNumber: string | null;
+  accountNumber: string | null;
+}
+
+const NOTHING_SEALED = { number: null, fingerprint: null, cvv: null, cvvLength: null, routingNumber: null, accountNumber: null } as const;
+
+/** Associated data binding each blob to its payment method and field. */
+export function paymentMethodAad(token: string, field: 'number' | 'cvv' | 'routing_number' | 'account_number'): string {
+  return `payment_method:${token}:${field}`;
+}
+
+/**
+ * Turns submitted card or bank data into what may be stored: validation errors, or sealed
+ * blobs plus non-sensitive details. Plaintext never leaves this class except to the keyring.
+ */
+export class PaymentMethodSealer {
+  constructor(private readonly keyring: Keyring) {}
+
+  /**
+   * In a test environment a real card (or bank account, or third-party vault) is refused with
+   * 402 before anything else, as Spreedly does (even an invalid number is "real").
+   */
+  async prepare(
+    environment: EnvironmentRow,
+    token: string,
+    input: PaymentMethodCreateInput,
+    now: Date,
+  ): Promise<{ errors: ErrorEntry[]; sealed: SealedFields | null }> {
+    const production = environment.production === 1;
+    const notActivated = () => new AppError({ key: 'errors.account_inactive', message: MESSAGES.notActivated(environment.key) });
+    if (input.type === 'credit_card') {
+      const card = input.card ?? {};
+      const digits = card.number === undefined ? '' : normalizePan(card.number);
+      const test = digits !== '' && isTestCard(digits);
+      if (digits !== '' && !test && !production) throw notActivated();
+      const errors = cardErrors({ ...card, number: digits === '' ? undefined : digits }, input, now);
+      if (errors.length > 0) return { errors, sealed: null };
+      const cvv = card.verification_value ?? null;
+      return {
+        errors: [],
+        sealed: {
+          type: 'credit_card',
+          test,
+          details: cardDetails(card, digits),
+          number: await this.seal(environment.key, token, 'number', digits),
+          fingerprint: await this.keyring.fingerprint(environment.key, digits),
+          cvv: cvv === null ? null : await this.seal(environment.key, token, 'cvv', cvv),
+          cvvLength: cvv === null ? null : cvv.length,
+          routingNumber: null,
+          accountNumber: null,
+        },
+      };
+    }
+    if (input.type === 'bank_account') {
+      const bank = input.bankAccount ?? {};
+      const routing = bank.bank_routing_number ?? '';
+      const account = bank.bank_account_number ?? '';
+      const test = isTestBankAccount(routing, account);
+      if (routing !== '' && account !== '' && !test && !production) throw notActivated();
+      const errors = bankAccountErrors(bank, input);
+      if (errors.length > 0) return { errors, sealed: null };
+      return {
+        errors: [],
+        sealed: {
+          type: 'bank_account',
+          test,
+          details: bankAccountDetails(bank, routing, account),
+          ...NOTHING_SEALED,
+          routingNumber: await this.seal(environment.key, token, 'routing_number', routing),
+          accountNumber: await this.seal(environment.key, token, 'account_number', account),
+        },
+      };
+    }
+    if (input.type === 'third_party_token') {
+      const thirdParty = input.thirdParty ?? {};
+      const test = thirdParty.gateway_type === 'test';
+      if (thirdParty.gateway_type !== undefined && !test && !production) throw notActivated();
+      const errors = thirdPartyErrors(thirdParty);
+      if (errors.length > 0) return { errors, sealed: null };
+      return {
+        errors: [],
+        sealed: {
+          type: 'third_party_token',
+          test,
+          details: { third_party_token: thirdParty.reference ?? null, gateway_type: thirdParty.gateway_type ?? null },
+          ...NOTHING_SEALED,
+        },
+      };
+    }
+    return { errors: [{ key: 'errors.payment_method_type_required', message: MESSAGES.paymentMethodTypeRequired }], sealed: null };
+  }
+
+  /** Validates and seals a CVV supplied by recache. */
+  async sealCvv(environmentKey: string, token: string, value: string | undefined): Promise<{ blob: string; length: number }> {
+    if (value === undefined || value === '') throw new AppError(fieldError.blank('verification_value'));
+    const errors = verificationValueErrors(value);
+    if (errors.length > 0) throw new AppError(errors);
+    return { blob: await this.seal(environmentKey, token, 'cvv', value), length: value.length };
+  }
+
+  /**
+   * Opens a stored payment method for the adapter that will send it: sensitive values in
+   * `Secret`s, the rest as plain fields. Null when there is nothing left to send (redacted).
+   */
+  async open(row: PaymentMethodRow): Promise<AdapterPaymentMethod | null> {
+    const details = parseDetails(row);
+    const text = (field: string) => (typeof details[field] === 'string' ? (details[field] as string) : null);
+    const openField = async (blob: string | null, field: Parameters<typeof paymentMethodAad>[1]) =>
+      blob === null ? null : new Secret((await this.keyring.openFor(row.environment_key, blob, paymentMethodAad(row.token, field))).toString('utf8'));
+    if (row.payment_method_type === 'credit_card') {
+      const number = await openField(row.sealed_number, 'number');
+      if (number === null) return null;
+      return {
+        type: 'credit_card',
+        number,
+        verificationValue: await openField(row.sealed_cvv, 'cvv'),
+        month: typeof details.month === 'number' ? details.month : null,
+        year: typeof details.year === 'number' ? details.year : null,
+        firstName: text('first_name'),
+        lastName: text('last_name'),
+        cardType: text('card_type'),
+        address: { address1: text('address1'), address2: text('address2'), city: text('city'), state: text('state'), zip: text('zip'), country: text('country') },
+        email: row.email,
+      };
+    }
+    if (row.payment_method_type === 'bank_account') {
+      const routingNumber = await openField(row.sealed_routing_number, 'routing_number');
+      const accountNumber = await openField(row.sealed_account_number, 'account_number');
+      if (routingNumber === null || accountNumber === null) return null;
+      return { type: 'bank_account', routingNumber, accountNumber, accountType: text('account_type'), holderType: text('account_holder_type'), firstName: text('first_name'), lastName: text('last_name') };
+    }
+    const token = text('third_party_token');
+    return token === null ? null : { type: 'third_party_token', token };
+  }
+
+  private seal(environmentKey: string, token: string, field: Parameters<typeof paymentMethodAad>[1], value: string): Promise<string> {
+    return this.keyring.sealFor(environmentKey, Buffer.from(value, 'utf8'), paymentMethodAad(token, field));
+  }
+}

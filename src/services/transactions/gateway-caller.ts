@@ -1,0 +1,102 @@
+import { AppError } from '../../domain/errors.js';
+import type { Clock } from '../../domain/clock.js';
+import type { GatewayCallConfig } from '../../config/config.js';
+import { GatewayFaultError, GatewayResultUnknownError, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from '../../gateways/adapter.js';
+import { ADAPTER_FACTORIES, type AdapterContext } from '../../gateways/adapters.js';
+import type { GatewayDefinition } from '../../gateways/types.js';
+import type { BreakerStore, InFlightLimiter } from '../../limits/circuit-breaker.js';
+import type { GatewayRow } from '../../store/repositories/gateways.repo.js';
+
+/** The result of one call: an answer (success, decline or pending), a fault, or an unknown outcome. */
+export type CallOutcome =
+  | { kind: 'answered'; response: GatewayResponse; latencyMs: number }
+  | { kind: 'fault'; message: string; detail: string; latencyMs: number }
+  | { kind: 'unknown'; message: string; detail: string; latencyMs: number };
+
+/** A slot to call one gateway: taken before the pending transaction is written, released after the call. */
+export interface CallPermit {
+  gatewayToken: string;
+  /** This call is the breaker's half-open probe. */
+  probe: boolean;
+  /** Set once the call's outcome has been reported to the breaker. */
+  reported: boolean;
+  release(): void;
+}
+
+/**
+ * Guards and performs gateway calls: the circuit breaker (API.md §8: 503 while open, nothing
+ * sent), the per-gateway cap on calls in flight, the per-type timeout, and the classification of
+ * what happened. Declines never count toward the breaker; faults and unknown results do.
+ */
+export class GatewayCaller {
+  constructor(
+    private readonly breaker: BreakerStore,
+    private readonly inFlight: InFlightLimiter,
+    private readonly context: AdapterContext,
+    private readonly config: GatewayCallConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Takes an in-flight slot, then asks the breaker; 503 (and nothing persisted) when either
+   * refuses. The slot comes first so that a half-open probe is only handed to a caller that can
+   * really send it; a probe released without having been sent is given back to the breaker.
+   */
+  async permit(gateway: GatewayRow, definition: GatewayDefinition): Promise<CallPermit> {
+    if (!this.inFlight.tryAcquire(gateway.token)) {
+      throw new AppError(
+        { key: 'errors.gateway_busy', message: `Too many requests to ${definition.name} are in progress. Retry shortly.`, extra: { gateway_name: definition.name } },
+        { 'Retry-After': '1' },
+      );
+    }
+    let admission;
+    try {
+      admission = await this.breaker.admit(gateway.token, this.clock.now().getTime());
+    } catch (error) {
+      this.inFlight.release(gateway.token);
+      throw error;
+    }
+    if (admission.kind === 'reject') {
+      this.inFlight.release(gateway.token);
+      throw new AppError(
+        { key: 'errors.circuit_breaker_open', message: `Requests to ${definition.name} are paused after repeated gateway errors. Retry later or use another gateway.`, extra: { gateway_name: definition.name } },
+        { 'Retry-After': String(Math.max(1, admission.retryAfterSeconds)) },
+      );
+    }
+    let released = false;
+    const permit: CallPermit = {
+      gatewayToken: gateway.token,
+      probe: admission.kind === 'probe',
+      reported: false,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.inFlight.release(gateway.token);
+        if (permit.probe && !permit.reported) void this.breaker.abandonProbe(gateway.token).catch(() => undefined);
+      },
+    };
+    return permit;
+  }
+
+  /** Calls the adapter of the gateway's type and records the outcome with the breaker. */
+  async call(permit: CallPermit, gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<CallOutcome> {
+    permit.reported = true;
+    const factory = ADAPTER_FACTORIES[gateway.gateway_type];
+    if (factory === undefined) return { kind: 'fault', message: 'This gateway type cannot transact yet.', detail: gateway.gateway_type, latencyMs: 0 };
+    const adapter = factory(this.context, this.config.timeoutMsByType[gateway.gateway_type] ?? this.config.timeoutMs);
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const response = await adapter.execute(request, transcript);
+      await this.breaker.recordSuccess(gateway.token);
+      return { kind: 'answered', response, latencyMs: elapsed() };
+    } catch (error) {
+      if (error instanceof GatewayResultUnknownError || error instanceof GatewayFaultError) {
+        await this.breaker.recordFailure(gateway.token, this.clock.now().getTime());
+        const kind = error instanceof GatewayResultUnknownError ? 'unknown' : 'fault';
+        return { kind, message: error.message, detail: error.detail, latencyMs: elapsed() };
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,320 @@
+import { AppError, MESSAGES } from '../../domain/errors.js';
+import type { Clock } from '../../domain/clock.js';
+import { Secret } from '../../domain/secret.js';
+import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
+import type { GatewayOperation, GatewayRequest, TranscriptEntry } from '../../gateways/adapter.js';
+import type { StoreHandle } from '../../store/database.js';
+import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
+import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
+import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
+import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+import type { GatewayRecord, GatewayService } from '../gateway.service.js';
+import type { PaymentMethodSealer } from '../payment-method-sealer.js';
+import type { PaymentMethodService } from '../payment-method.service.js';
+import type { CallPermit, GatewayCaller } from './gateway-caller.js';
+import { finishTransaction, refusedTransaction, type Refusal } from './transaction-outcome.js';
+import { EMPTY_SHIPPING_ADDRESS, detailsOf, type GatewayTransactionDetails } from './transaction-details.js';
+import type { TransactionInput } from './transaction-input.js';
+import { checkAmount, checkCurrency, checkReference, checkVoidable, referenceNotFound, remainingAmount, requireAbility, TRANSACTION_TYPE } from './transaction-rules.js';
+
+/** A transaction as the API returns it, with the HTTP status it is returned with. */
+export interface TransactionResult {
+  transaction: TransactionRow;
+  status: number;
+}
+
+type DirectOperation = 'purchase' | 'authorize' | 'verify' | 'store' | 'general_credit';
+type ReferenceOperation = 'capture' | 'void' | 'credit';
+
+const NEEDS_AMOUNT: Record<DirectOperation, boolean> = { purchase: true, authorize: true, general_credit: true, verify: false, store: false };
+
+const STATE_REFUSALS: Record<string, Refusal> = {
+  redacted: { messageKey: 'messages.payment_method_redacted', message: 'The payment method has been redacted.' },
+  used: { messageKey: 'messages.payment_method_used', message: 'The payment method was single-use and has been used.' },
+  closed: { messageKey: 'messages.payment_method_closed', message: 'The account of this payment method has been closed.' },
+};
+
+const REDACTED_GATEWAY: Refusal = { messageKey: 'messages.cannot_use_redacted_gateway', message: MESSAGES.gatewayRedacted };
+
+/**
+ * Transactions through gateways. Persist, call, persist: every check runs first; then, in one
+ * database transaction, the payment method's single use and CVV are consumed and a
+ * `processing` transaction is committed; only then is the gateway called; its outcome is
+ * committed after. Refusals before the call are recorded as `failed` transactions.
+ */
+export class GatewayTransactionService {
+  private readonly repos: Repositories;
+
+  constructor(
+    private readonly store: StoreHandle,
+    private readonly gateways: GatewayService,
+    private readonly paymentMethods: PaymentMethodService,
+    private readonly sealer: PaymentMethodSealer,
+    private readonly caller: GatewayCaller,
+    private readonly clock: Clock,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  /** purchase, authorize, verify, store, general_credit on `gatewayToken`. */
+  async direct(environment: EnvironmentRow, gatewayToken: string, operation: DirectOperation, input: TransactionInput): Promise<TransactionResult> {
+    const gateway = await this.gateways.show(environment, gatewayToken);
+    const type = TRANSACTION_TYPE[operation];
+    const base = this.baseDetails(gateway, input);
+    requireAbility(gateway.definition, operation);
+    checkAmount(input.amount, input.amountInvalid, NEEDS_AMOUNT[operation]);
+    checkCurrency(input.currencyCode, NEEDS_AMOUNT[operation]);
+    const resolved = await this.resolvePaymentMethod(environment, input);
+    const common = { environment, gateway, type, details: { ...base, payment_method_added: resolved.added }, amount: input.amount ?? null, currency: input.currencyCode ?? null };
+    if ('invalid' in resolved) {
+      return this.refuse({ ...common, paymentMethod: null, details: { ...common.details, payment_method_errors: resolved.invalid } }, {
+        messageKey: 'messages.payment_method_invalid',
+        message: 'The payment method is invalid.',
+      });
+    }
+    const paymentMethod = resolved.paymentMethod;
+    if (gateway.row.state === 'redacted') return this.refuse({ ...common, paymentMethod }, REDACTED_GATEWAY);
+    if (gateway.definition.test !== (paymentMethod.test === 1)) {
+      const message =
+        environment.production !== 1 ? MESSAGES.notActivated(environment.key) : gateway.definition.test ? MESSAGES.testGatewayNeedsTestCard : MESSAGES.productionGatewayNeedsRealCard;
+      throw new AppError({ key: 'errors.account_inactive', message });
+    }
+    const refusal = STATE_REFUSALS[paymentMethod.storage_state];
+    if (refusal !== undefined) return this.refuse({ ...common, paymentMethod }, refusal);
+
+    const permit = await this.caller.permit(gateway.row, gateway.definition);
+    try {
+      const opened = await this.sealer.open(paymentMethod);
+      if (opened === null) return await this.refuse({ ...common, paymentMethod }, STATE_REFUSALS.redacted as Refusal);
+      const token = randomToken(TOKEN_LENGTH.item);
+      const started = await inTransaction(this.store, async (repos) => {
+        await repos.locks.serialize(`payment_method:${paymentMethod.token}`);
+        const current = await repos.paymentMethods.find(environment.key, paymentMethod.token);
+        const stillRefused = current === undefined ? STATE_REFUSALS.redacted : STATE_REFUSALS[current.storage_state];
+        if (stillRefused !== undefined) return stillRefused;
+        // The CVV goes to this (first) transaction only; a single-use method is used from now on.
+        await repos.paymentMethods.updateIfState(environment.key, paymentMethod.token, ['cached', 'retained'], {
+          sealed_cvv: null,
+          cvv_length: null,
+          cvv_expires_at: null,
+          ...(paymentMethod.single_use === 1 ? { storage_state: 'used' } : {}),
+          updated_at: this.clock.now().toISOString(),
+        });
+        await repos.transactions.insert(this.processingRow(token, { ...common, paymentMethod }, null));
+        return null;
+      });
+      if (started !== null) return await this.refuse({ ...common, paymentMethod }, started);
+      const request = this.request(operation, token, gateway, input, opened, null);
+      return await this.callAndFinish(permit, environment, gateway, token, request, { retainOnSuccess: input.retainOnSuccess, paymentMethod });
+    } finally {
+      permit.release();
+    }
+  }
+
+  /** capture, void, credit of the transaction `referenceToken`. */
+  async reference(environment: EnvironmentRow, referenceToken: string, operation: ReferenceOperation, input: TransactionInput): Promise<TransactionResult> {
+    const reference = await this.repos.transactions.find(environment.key, referenceToken);
+    if (reference === undefined) throw referenceNotFound();
+    checkReference(operation, reference);
+    const gateway = await this.gateways.show(environment, reference.gateway_token ?? '');
+    requireAbility(gateway.definition, operation);
+    if (operation !== 'void') {
+      checkAmount(input.amount, input.amountInvalid, false);
+      if (input.currencyCode !== undefined && input.currencyCode !== reference.currency_code) {
+        throw new AppError({ key: 'errors.invalid_currency_code', attribute: 'currency_code', message: `The currency_code must be that of the reference transaction (${reference.currency_code}).` });
+      }
+    }
+    const referenceDetails = detailsOf(reference);
+    const paymentMethod = reference.payment_method_token === null ? null : ((await this.repos.paymentMethods.find(environment.key, reference.payment_method_token)) ?? null);
+    const type = TRANSACTION_TYPE[operation];
+    const common = {
+      environment,
+      gateway,
+      type,
+      paymentMethod,
+      details: { ...this.baseDetails(gateway, input), payment_method_added: false },
+      amount: operation === 'void' ? null : (input.amount ?? null),
+      currency: operation === 'void' ? null : reference.currency_code,
+    };
+    if (gateway.row.state === 'redacted') return this.refuse({ ...common, referenceToken }, REDACTED_GATEWAY);
+
+    const permit = await this.caller.permit(gateway.row, gateway.definition);
+    try {
+      const token = randomToken(TOKEN_LENGTH.item);
+      // One reference at a time: concurrent captures, credits and voids are decided in order.
+      const amount = await inTransaction(this.store, async (repos) => {
+        await repos.locks.serialize(`transaction:${referenceToken}`);
+        const children = await repos.transactions.children(environment.key, referenceToken);
+        let decided: number | null = null;
+        if (operation === 'void') checkVoidable(children);
+        else {
+          const remaining = remainingAmount(operation, reference, children, gateway.definition.capturesAreFinal);
+          decided = input.amount ?? remaining;
+          if (decided < 1 || decided > remaining) {
+            throw new AppError({ key: 'errors.invalid_amount', attribute: 'amount', message: `Amount must be between 1 and what remains to ${operation} (${remaining}).` });
+          }
+        }
+        await repos.transactions.insert(this.processingRow(token, { ...common, amount: decided }, referenceToken));
+        return decided;
+      });
+      const request = this.request(operation, token, gateway, { ...input, amount: amount ?? undefined, currencyCode: reference.currency_code ?? undefined }, null, {
+        gatewayTransactionId: referenceDetails?.gateway_transaction_id ?? null,
+        transactionType: reference.transaction_type,
+        amount: reference.amount,
+      });
+      return await this.callAndFinish(permit, environment, gateway, token, request, { retainOnSuccess: false, paymentMethod });
+    } finally {
+      permit.release();
+    }
+  }
+
+  /** Finishes a pending (3-D Secure) transaction; the same transaction comes back, updated. */
+  async complete(environment: EnvironmentRow, token: string): Promise<TransactionResult> {
+    const row = await this.repos.transactions.find(environment.key, token);
+    if (row === undefined) throw new AppError({ key: 'errors.transaction_not_found', message: MESSAGES.transactionNotFound(token) });
+    if (row.state !== 'pending') throw new AppError({ key: 'errors.transaction_not_pending', message: 'Only pending transactions can be completed.' });
+    const gateway = await this.gateways.show(environment, row.gateway_token ?? '');
+    const details = detailsOf(row);
+    const paymentMethod = row.payment_method_token === null ? null : ((await this.repos.paymentMethods.find(environment.key, row.payment_method_token)) ?? null);
+    const permit = await this.caller.permit(gateway.row, gateway.definition);
+    try {
+      // Exactly one complete goes to the gateway: it moves the transaction out of `pending` first.
+      const claimed = await inTransaction(this.store, async (repos) => {
+        await repos.locks.serialize(`transaction:${token}`);
+        const current = await repos.transactions.find(environment.key, token);
+        if (current?.state !== 'pending') return false;
+        await repos.transactions.update(environment.key, token, { state: 'processing', updated_at: this.clock.now().toISOString() });
+        return true;
+      });
+      if (!claimed) throw new AppError({ key: 'errors.transaction_not_pending', message: 'Only pending transactions can be completed.' });
+      const request = this.request('complete', token, gateway, { retainOnSuccess: false, attempt3dsecure: false, amount: row.amount ?? undefined, currencyCode: row.currency_code ?? undefined }, null, {
+        gatewayTransactionId: details?.gateway_transaction_id ?? null,
+        transactionType: row.transaction_type,
+        amount: row.amount,
+      });
+      return await this.callAndFinish(permit, environment, gateway, token, request, { retainOnSuccess: details?.retain_on_success === true, paymentMethod });
+    } finally {
+      permit.release();
+    }
+  }
+
+  private async callAndFinish(
+    permit: CallPermit,
+    environment: EnvironmentRow,
+    gateway: GatewayRecord,
+    token: string,
+    request: GatewayRequest,
+    effects: { retainOnSuccess: boolean; paymentMethod: PaymentMethodRow | null },
+  ): Promise<TransactionResult> {
+    const transcript: TranscriptEntry[] = [];
+    const credentials = await this.gateways.openCredentials(gateway.row);
+    request.credentials = Object.fromEntries(Object.entries(credentials).map(([name, value]) => [name, new Secret(value)]));
+    const outcome = await this.caller.call(permit, gateway.row, request, transcript);
+    return finishTransaction(this.store, this.clock, environment, token, outcome, transcript, effects);
+  }
+
+  private request(
+    operation: GatewayOperation,
+    token: string,
+    gateway: GatewayRecord,
+    input: TransactionInput,
+    paymentMethod: GatewayRequest['paymentMethod'],
+    reference: GatewayRequest['reference'],
+  ): GatewayRequest {
+    return {
+      operation,
+      transactionToken: token,
+      credentials: {},
+      amount: input.amount ?? null,
+      currencyCode: input.currencyCode ?? null,
+      paymentMethod,
+      reference,
+      orderId: input.orderId ?? null,
+      description: input.description ?? null,
+      ip: input.ip ?? null,
+      email: input.email ?? null,
+      shippingAddress: { ...EMPTY_SHIPPING_ADDRESS, ...input.shippingAddress },
+      gatewaySpecificFields: (input.gatewaySpecificFields?.[gateway.row.gateway_type] as Record<string, unknown> | undefined) ?? {},
+      attempt3dsecure: input.attempt3dsecure,
+    };
+  }
+
+  private baseDetails(gateway: GatewayRecord, input: TransactionInput): Omit<GatewayTransactionDetails, 'payment_method_added'> {
+    return {
+      on_test_gateway: gateway.definition.test,
+      gateway_type: gateway.row.gateway_type,
+      order_id: input.orderId ?? null,
+      ip: input.ip ?? null,
+      description: input.description ?? null,
+      email: input.email ?? null,
+      merchant_name_descriptor: input.merchantNameDescriptor ?? null,
+      merchant_location_descriptor: input.merchantLocationDescriptor ?? null,
+      gateway_specific_fields: input.gatewaySpecificFields ?? null,
+      gateway_specific_response_fields: {},
+      gateway_transaction_id: null,
+      gateway_latency_ms: null,
+      retain_on_success: input.retainOnSuccess,
+      attempt_3dsecure: input.attempt3dsecure,
+      shipping_address: { ...EMPTY_SHIPPING_ADDRESS, ...input.shippingAddress },
+      response: null,
+    };
+  }
+
+  private processingRow(
+    token: string,
+    args: { environment: EnvironmentRow; gateway: GatewayRecord; type: string; paymentMethod: PaymentMethodRow | null; details: GatewayTransactionDetails; amount: number | null; currency: string | null },
+    referenceToken: string | null,
+  ) {
+    const at = this.clock.now().toISOString();
+    return {
+      token,
+      environment_key: args.environment.key,
+      transaction_type: args.type,
+      state: 'processing',
+      succeeded: 0,
+      message_key: null,
+      message: null,
+      gateway_token: args.gateway.row.token,
+      payment_method_token: args.paymentMethod?.token ?? null,
+      reference_token: referenceToken,
+      amount: args.amount,
+      currency_code: args.currency,
+      details: JSON.stringify(args.details),
+      transcript: null,
+      created_at: at,
+      updated_at: at,
+    };
+  }
+
+  private refuse(
+    args: { environment: EnvironmentRow; gateway: GatewayRecord; type: string; paymentMethod: PaymentMethodRow | null; details: GatewayTransactionDetails; amount: number | null; currency: string | null; referenceToken?: string },
+    refusal: Refusal,
+  ): Promise<TransactionResult> {
+    return refusedTransaction(this.store, this.processingRow(randomToken(TOKEN_LENGTH.item), args, args.referenceToken ?? null), refusal);
+  }
+
+  /** The payment method named by token, or vaulted from the inline card or bank account. */
+  private async resolvePaymentMethod(
+    environment: EnvironmentRow,
+    input: TransactionInput,
+  ): Promise<{ paymentMethod: PaymentMethodRow; added: boolean } | { invalid: Array<{ key: string; message: string; attribute?: string }>; added: boolean }> {
+    if (input.paymentMethodToken !== undefined) {
+      const row = await this.repos.paymentMethods.find(environment.key, input.paymentMethodToken);
+      // In a body (not the path) an unknown token is a 422, as Spreedly answers it.
+      if (row === undefined) throw new AppError({ key: 'errors.payment_method_not_found', message: MESSAGES.paymentMethodTokenUnknown }, {}, 422);
+      return { paymentMethod: await this.paymentMethods.settle(row), added: false };
+    }
+    if (input.inlinePaymentMethod !== undefined) {
+      try {
+        const created = await this.paymentMethods.create(environment, input.inlinePaymentMethod);
+        return { paymentMethod: created.paymentMethod, added: true };
+      } catch (error) {
+        if (error instanceof AppError && error.status === 422) {
+          return { invalid: error.entries.map((entry) => ({ key: entry.key, message: entry.message, ...(entry.attribute === undefined ? {} : { attribute: entry.attribute }) })), added: false };
+        }
+        throw error;
+      }
+    }
+    throw new AppError({ key: 'errors.payment_method_or_payment_method_token_required', message: MESSAGES.paymentMethodRequired });
+  }
+}

@@ -1,0 +1,83 @@
+import type { GatewayResponse, ShippingAddress } from '../../gateways/adapter.js';
+import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+
+/** The gateway's raw result as the `response` sub-object shows it (wire-reference §3.1). */
+export interface ResponseRecord {
+  success: boolean;
+  message: string;
+  avs_code: string | null;
+  avs_message: string | null;
+  cvv_code: string | null;
+  cvv_message: string | null;
+  pending: boolean;
+  result_unknown: boolean;
+  error_code: string | null;
+  error_detail: string | null;
+  cancelled: boolean;
+  fraud_review: boolean | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Everything a gateway transaction records besides its columns (`transactions.details`). */
+export interface GatewayTransactionDetails {
+  on_test_gateway: boolean;
+  gateway_type: string;
+  order_id: string | null;
+  ip: string | null;
+  description: string | null;
+  email: string | null;
+  merchant_name_descriptor: string | null;
+  merchant_location_descriptor: string | null;
+  gateway_specific_fields: Record<string, unknown> | null;
+  gateway_specific_response_fields: Record<string, unknown>;
+  gateway_transaction_id: string | null;
+  gateway_latency_ms: number | null;
+  retain_on_success: boolean;
+  payment_method_added: boolean;
+  attempt_3dsecure: boolean;
+  shipping_address: ShippingAddress;
+  response: ResponseRecord | null;
+  /** Validation errors of an inline payment method that could not be vaulted. */
+  payment_method_errors?: Array<{ key: string; message: string; attribute?: string }>;
+  /** Store: the gateway's token and the card it was made from. */
+  third_party_token?: string | null;
+  basis_payment_method_token?: string | null;
+}
+
+export const EMPTY_SHIPPING_ADDRESS: ShippingAddress = {
+  name: null,
+  address1: null,
+  address2: null,
+  city: null,
+  state: null,
+  zip: null,
+  country: null,
+  phone_number: null,
+};
+
+export function responseRecord(response: GatewayResponse, at: string, flags: { resultUnknown?: boolean; cancelled?: boolean } = {}): ResponseRecord {
+  return {
+    success: response.success,
+    message: response.message,
+    avs_code: response.avsCode,
+    avs_message: response.avsMessage,
+    cvv_code: response.cvvCode,
+    cvv_message: response.cvvMessage,
+    pending: response.pending,
+    result_unknown: flags.resultUnknown === true,
+    error_code: response.errorCode,
+    error_detail: response.errorDetail,
+    cancelled: flags.cancelled === true,
+    fraud_review: response.fraudReview,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+export function detailsOf(row: TransactionRow): GatewayTransactionDetails | null {
+  return row.details === null ? null : (JSON.parse(row.details) as GatewayTransactionDetails);
+}
+
+/** Transaction types that talk to a gateway (and so have the full view). */
+export const GATEWAY_TRANSACTION_TYPES = new Set(['Purchase', 'Authorization', 'Capture', 'Void', 'Credit', 'GeneralCredit', 'Verification', 'Store']);

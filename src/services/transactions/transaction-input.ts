@@ -1,0 +1,23 @@
+import type { ShippingAddress } from '../../gateways/adapter.js';
+import type { PaymentMethodCreateInput } from '../../domain/payment-method.js';
+
+/** The common body of every gateway and reference transaction, coerced but not yet validated. */
+export interface TransactionInput {
+  amount?: number | undefined;
+  /** Set when `amount` was sent but is not an integer (so it can be refused, not defaulted). */
+  amountInvalid?: boolean;
+  currencyCode?: string | undefined;
+  paymentMethodToken?: string | undefined;
+  /** An inline credit_card or bank_account, vaulted as a new cached payment method. */
+  inlinePaymentMethod?: PaymentMethodCreateInput | undefined;
+  retainOnSuccess: boolean;
+  orderId?: string | undefined;
+  description?: string | undefined;
+  ip?: string | undefined;
+  email?: string | undefined;
+  merchantNameDescriptor?: string | undefined;
+  merchantLocationDescriptor?: string | undefined;
+  gatewaySpecificFields?: Record<string, unknown> | undefined;
+  shippingAddress?: Partial<ShippingAddress> | undefined;
+  attempt3dsecure: boolean;
+}

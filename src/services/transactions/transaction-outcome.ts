@@ -1,0 +1,116 @@
+import type { Insertable } from 'kysely';
+import type { Clock } from '../../domain/clock.js';
+import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
+import { blankResponse, type TranscriptEntry } from '../../gateways/adapter.js';
+import type { StoreHandle } from '../../store/database.js';
+import { inTransaction } from '../../store/repositories.js';
+import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
+import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
+import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+import type { TransactionsTable } from '../../store/schema.js';
+import { SUCCEEDED_MESSAGE } from '../transaction-records.js';
+import type { CallOutcome } from './gateway-caller.js';
+import { detailsOf, responseRecord, type GatewayTransactionDetails } from './transaction-details.js';
+import type { TransactionResult } from './gateway-transaction.service.js';
+
+/** Why Coffer refused a transaction without calling the gateway. */
+export interface Refusal {
+  messageKey: string;
+  message: string;
+}
+
+const PENDING_MESSAGE = { key: 'messages.transaction_pending', text: 'Pending' } as const;
+
+/** HTTP status per final state: declines and refusals 422, unknown outcomes 408 (API.md §3). */
+export function statusFor(state: string): number {
+  if (state === 'succeeded' || state === 'pending') return 200;
+  if (state === 'gateway_processing_result_unknown') return 408;
+  return 422;
+}
+
+/** Records a transaction Coffer refused (state `failed`, nothing sent), in one write. */
+export async function refusedTransaction(store: StoreHandle, row: Insertable<TransactionsTable>, refusal: Refusal): Promise<TransactionResult> {
+  const failed = { ...row, state: 'failed', succeeded: 0, message_key: refusal.messageKey, message: refusal.message };
+  return inTransaction(store, async (repos) => {
+    await repos.transactions.insert(failed);
+    const transaction = (await repos.transactions.find(row.environment_key, row.token)) as TransactionRow;
+    return { transaction, status: 422 };
+  });
+}
+
+/**
+ * Commits what the gateway answered, together with its effects on the payment method: a closed
+ * account closes it, `retain_on_success` retains it, a successful `store` vaults the gateway's
+ * token as a new third-party payment method.
+ */
+export async function finishTransaction(
+  store: StoreHandle,
+  clock: Clock,
+  environment: EnvironmentRow,
+  token: string,
+  outcome: CallOutcome,
+  transcript: TranscriptEntry[],
+  effects: { retainOnSuccess: boolean; paymentMethod: PaymentMethodRow | null },
+): Promise<TransactionResult> {
+  const at = clock.now().toISOString();
+  const response =
+    outcome.kind === 'answered'
+      ? outcome.response
+      : { ...blankResponse(false, outcome.message), errorCode: 'processing_error' as const, errorDetail: outcome.detail };
+  const state =
+    outcome.kind === 'unknown' ? 'gateway_processing_result_unknown' : response.pending ? 'pending' : response.success ? 'succeeded' : 'gateway_processing_failed';
+  const message = state === 'succeeded' ? SUCCEEDED_MESSAGE : state === 'pending' ? PENDING_MESSAGE : { key: null, text: response.message };
+
+  return inTransaction(store, async (repos) => {
+    const row = (await repos.transactions.find(environment.key, token)) as TransactionRow;
+    const details = detailsOf(row) as GatewayTransactionDetails;
+    const updated: GatewayTransactionDetails = {
+      ...details,
+      gateway_transaction_id: response.gatewayTransactionId,
+      gateway_latency_ms: outcome.latencyMs,
+      gateway_specific_response_fields: response.specificResponseFields,
+      response: responseRecord(response, at, { resultUnknown: outcome.kind === 'unknown', cancelled: row.transaction_type === 'Void' && response.success }),
+    };
+    let paymentMethodToken = row.payment_method_token;
+    const method = effects.paymentMethod;
+    if (method !== null && response.accountClosed) {
+      await repos.paymentMethods.updateIfState(environment.key, method.token, ['cached', 'retained', 'used'], { storage_state: 'closed', cache_expires_at: null, updated_at: at });
+    }
+    if (method !== null && state === 'succeeded' && effects.retainOnSuccess) {
+      await repos.paymentMethods.updateIfState(environment.key, method.token, ['cached'], { storage_state: 'retained', cache_expires_at: null, updated_at: at });
+    }
+    if (method !== null && row.transaction_type === 'Store' && state === 'succeeded' && response.thirdPartyToken !== null) {
+      paymentMethodToken = randomToken(TOKEN_LENGTH.item);
+      await repos.paymentMethods.insert({
+        token: paymentMethodToken,
+        environment_key: environment.key,
+        payment_method_type: 'third_party_token',
+        storage_state: 'retained',
+        test: details.on_test_gateway ? 1 : 0,
+        single_use: 0,
+        email: method.email,
+        data: null,
+        metadata: null,
+        callback_url: null,
+        details: JSON.stringify({ third_party_token: response.thirdPartyToken, gateway_type: details.gateway_type }),
+        created_at: at,
+        updated_at: at,
+      });
+      updated.third_party_token = response.thirdPartyToken;
+      updated.basis_payment_method_token = method.token;
+    }
+    await repos.transactions.update(environment.key, token, {
+      state,
+      succeeded: state === 'succeeded' ? 1 : 0,
+      message_key: message.key,
+      message: message.text,
+      payment_method_token: paymentMethodToken,
+      details: JSON.stringify(updated),
+      // A completed transaction keeps the transcript of its first exchange too.
+      transcript: [row.transcript, ...transcript.map((entry) => entry.text)].filter((text) => text !== null && text !== '').join('\n\n'),
+      updated_at: at,
+    });
+    const transaction = (await repos.transactions.find(environment.key, token)) as TransactionRow;
+    return { transaction, status: statusFor(state) };
+  });
+}

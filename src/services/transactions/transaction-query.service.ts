@@ -1,0 +1,70 @@
+import { AppError, fieldError, MESSAGES } from '../../domain/errors.js';
+import type { StoreHandle } from '../../store/database.js';
+import { repositories, type Repositories } from '../../store/repositories.js';
+import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
+import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
+import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+import type { GatewayService } from '../gateway.service.js';
+import { unknownSinceToken, type ListQuery } from '../list-query.js';
+import { detailsOf } from './transaction-details.js';
+
+/** Transactions with the payment methods their views nest, fetched in one query. */
+export interface TransactionPage {
+  transactions: TransactionRow[];
+  paymentMethods: Map<string, PaymentMethodRow>;
+}
+
+const STATES = ['succeeded', 'failed', 'gateway_processing_failed', 'gateway_processing_result_unknown', 'pending', 'processing'];
+
+/** Reading transactions: lists, one, its transcript. */
+export class TransactionQueryService {
+  private readonly repos: Repositories;
+
+  constructor(
+    store: StoreHandle,
+    private readonly gateways: GatewayService,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  async list(environment: EnvironmentRow, query: ListQuery, filter: { state?: string; gatewayToken?: string }): Promise<TransactionPage> {
+    const states = filter.state === undefined || filter.state === '' ? [] : filter.state.split(',').map((state) => state.trim());
+    if (states.some((state) => !STATES.includes(state))) throw new AppError(fieldError.inclusion('state'));
+    if (filter.gatewayToken !== undefined) await this.gateways.show(environment, filter.gatewayToken);
+    let sinceSeq: number | null = null;
+    if (query.sinceToken !== null) {
+      const since = await this.repos.transactions.find(environment.key, query.sinceToken);
+      if (since === undefined) throw unknownSinceToken();
+      sinceSeq = since.seq;
+    }
+    const transactions = await this.repos.transactions.list(
+      environment.key,
+      { sinceSeq, order: query.order, count: query.count },
+      { states, ...(filter.gatewayToken === undefined ? {} : { gatewayToken: filter.gatewayToken }) },
+    );
+    return { transactions, paymentMethods: await this.paymentMethodsOf(environment, transactions) };
+  }
+
+  async show(environment: EnvironmentRow, token: string): Promise<TransactionPage> {
+    const transaction = await this.repos.transactions.find(environment.key, token);
+    if (transaction === undefined) throw new AppError({ key: 'errors.transaction_not_found', message: MESSAGES.transactionNotFound(token) });
+    return { transactions: [transaction], paymentMethods: await this.paymentMethodsOf(environment, [transaction]) };
+  }
+
+  /** The scrubbed exchange with the gateway, as plain text. */
+  async transcript(environment: EnvironmentRow, token: string): Promise<string> {
+    const page = await this.show(environment, token);
+    return (page.transactions[0] as TransactionRow).transcript ?? '';
+  }
+
+  private async paymentMethodsOf(environment: EnvironmentRow, transactions: TransactionRow[]): Promise<Map<string, PaymentMethodRow>> {
+    const tokens = new Set<string>();
+    for (const transaction of transactions) {
+      if (transaction.payment_method_token !== null) tokens.add(transaction.payment_method_token);
+      const basis = detailsOf(transaction)?.basis_payment_method_token;
+      if (basis !== undefined && basis !== null) tokens.add(basis);
+    }
+    const rows = await this.repos.paymentMethods.findMany(environment.key, [...tokens]);
+    return new Map(rows.map((row) => [row.token, row]));
+  }
+}

@@ -1,0 +1,97 @@
+import { AppError, MESSAGES } from '../../domain/errors.js';
+import { currencyExponent, MAX_AMOUNT } from '../../domain/money.js';
+import type { GatewayOperation } from '../../gateways/adapter.js';
+import type { GatewayDefinition } from '../../gateways/types.js';
+import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+
+/** Transaction type recorded for each operation. */
+export const TRANSACTION_TYPE: Record<GatewayOperation, string> = {
+  purchase: 'Purchase',
+  authorize: 'Authorization',
+  capture: 'Capture',
+  void: 'Void',
+  credit: 'Credit',
+  verify: 'Verification',
+  store: 'Store',
+  general_credit: 'GeneralCredit',
+  complete: 'Complete',
+};
+
+/** Which transactions each reference operation may refer to. */
+export const REFERENCE_TYPES: Record<'capture' | 'void' | 'credit', readonly string[]> = {
+  capture: ['Authorization'],
+  void: ['Authorization', 'Purchase', 'Capture', 'Credit', 'GeneralCredit', 'Verification'],
+  credit: ['Purchase', 'Capture'],
+};
+
+/** States in which a child transaction holds (or may hold) money against its reference. */
+export const ACTIVE_STATES = ['succeeded', 'processing', 'pending', 'gateway_processing_result_unknown'];
+
+export function requireAbility(definition: GatewayDefinition, operation: Exclude<GatewayOperation, 'complete'>): void {
+  const ability = operation === 'general_credit' ? 'supports_general_credit' : (`supports_${operation}` as const);
+  if (!definition.characteristics.has(ability)) {
+    throw new AppError({
+      key: 'errors.gateway_does_not_support_ability',
+      message: `Unable to process the transaction because the gateway does not support ${operation}.`,
+      extra: { ability: operation },
+    });
+  }
+}
+
+/** Integer minor units, above zero, within range. */
+export function checkAmount(amount: number | undefined, invalid: boolean | undefined, required: boolean): void {
+  if (invalid === true || (amount === undefined && required) || (amount !== undefined && (!Number.isInteger(amount) || amount < 1 || amount > MAX_AMOUNT))) {
+    throw new AppError({ key: 'errors.invalid_amount', attribute: 'amount', message: 'Amount must be a positive integer in minor units (e.g. 100 for 1.00 USD).' });
+  }
+}
+
+/** An uppercase ISO 4217 code Coffer knows. */
+export function checkCurrency(currency: string | undefined, required: boolean): void {
+  if ((currency === undefined && required) || (currency !== undefined && currencyExponent(currency) === undefined)) {
+    throw new AppError({ key: 'errors.invalid_currency_code', attribute: 'currency_code', message: 'The currency_code is not a valid ISO 4217 currency code.' });
+  }
+}
+
+export function referenceNotFound(): AppError {
+  return new AppError({ key: 'errors.transaction_not_found', message: MESSAGES.referenceNotFound });
+}
+
+/** The reference must be of a type the operation accepts, and must have succeeded. */
+export function checkReference(operation: 'capture' | 'void' | 'credit', reference: TransactionRow): void {
+  if (!REFERENCE_TYPES[operation].includes(reference.transaction_type)) {
+    throw new AppError({
+      key: 'errors.reference_transaction_type_invalid',
+      message: `A ${reference.transaction_type} transaction cannot be referenced by ${operation}.`,
+    });
+  }
+  if (reference.state !== 'succeeded') {
+    throw new AppError({ key: 'errors.reference_transaction_not_succeeded', message: MESSAGES.referenceNotSucceeded });
+  }
+}
+
+/**
+ * What a capture or credit may still take from its reference, given its other children: the
+ * reference's amount less what other captures (credits) hold; nothing once it is voided.
+ */
+export function remainingAmount(operation: 'capture' | 'credit', reference: TransactionRow, children: TransactionRow[], capturesAreFinal: boolean): number {
+  const active = children.filter((child) => ACTIVE_STATES.includes(child.state));
+  if (active.some((child) => child.transaction_type === 'Void')) {
+    throw new AppError({ key: 'errors.reference_transaction_already_settled', message: 'The reference transaction has been voided.' });
+  }
+  if (operation === 'capture' && capturesAreFinal && active.some((child) => child.transaction_type === 'Capture')) {
+    throw new AppError({ key: 'errors.reference_transaction_already_settled', message: 'This gateway settles an authorization with its first capture.' });
+  }
+  const kind = operation === 'capture' ? 'Capture' : 'Credit';
+  const held = active.filter((child) => child.transaction_type === kind).reduce((sum, child) => sum + (child.amount ?? 0), 0);
+  return Math.max(0, (reference.amount ?? 0) - held);
+}
+
+/** A void is refused once a capture, credit or void holds against the reference. */
+export function checkVoidable(children: TransactionRow[]): void {
+  if (children.some((child) => ACTIVE_STATES.includes(child.state) && ['Capture', 'Credit', 'Void'].includes(child.transaction_type))) {
+    throw new AppError({
+      key: 'errors.reference_transaction_already_settled',
+      message: 'The reference transaction has already been captured, credited or voided.',
+    });
+  }
+}

@@ -1,0 +1,140 @@
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
+import type { Dialect } from '../dialect.js';
+import type { Database, PaymentMethodsTable } from '../schema.js';
+import { applyPage, type PageRequest } from './page.js';
+
+export type PaymentMethodRow = Selectable<PaymentMethodsTable>;
+export type PaymentMethodPatch = Omit<Updateable<PaymentMethodsTable>, 'seq' | 'token' | 'environment_key' | 'payment_method_type' | 'created_at'>;
+
+/** What a list may filter on besides its page. */
+export interface PaymentMethodFilter {
+  states: string[];
+  /** Metadata key → value (compared as text). */
+  metadata: Record<string, string>;
+}
+
+/** Columns holding sealed blobs (re-encrypted by data-key rotation). */
+export const SEALED_PAYMENT_METHOD_COLUMNS = ['sealed_number', 'sealed_cvv', 'sealed_routing_number', 'sealed_account_number'] as const;
+export type SealedPaymentMethodColumn = (typeof SEALED_PAYMENT_METHOD_COLUMNS)[number];
+
+/** Single-query primitives over `payment_methods`; reads are scoped to one environment. */
+export class PaymentMethodsRepo {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  async insert(row: Insertable<PaymentMethodsTable>): Promise<void> {
+    await this.db.insertInto('payment_methods').values(row).execute();
+  }
+
+  find(environmentKey: string, token: string): Promise<PaymentMethodRow | undefined> {
+    return this.db
+      .selectFrom('payment_methods')
+      .selectAll()
+      .where('environment_key', '=', environmentKey)
+      .where('token', '=', token)
+      .executeTakeFirst();
+  }
+
+  findMany(environmentKey: string, tokens: string[]): Promise<PaymentMethodRow[]> {
+    if (tokens.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('payment_methods').selectAll().where('environment_key', '=', environmentKey).where('token', 'in', tokens).execute();
+  }
+
+  list(environmentKey: string, filter: PaymentMethodFilter, page: PageRequest): Promise<PaymentMethodRow[]> {
+    let query = this.db.selectFrom('payment_methods').selectAll().where('environment_key', '=', environmentKey);
+    if (filter.states.length > 0) query = query.where('storage_state', 'in', filter.states);
+    for (const [key, value] of Object.entries(filter.metadata)) {
+      // Key and value are bound parameters. Both dialects compare the JSON value as its text
+      // (booleans as true/false), so a filter means the same on SQLite and PostgreSQL.
+      const matches =
+        this.dialect === 'postgres'
+          ? sql<boolean>`(metadata::jsonb ->> ${key}) = ${value}`
+          : sql<boolean>`exists (select 1 from json_each(payment_methods.metadata) where json_each.key = ${key} and (case json_each.type when 'true' then 'true' when 'false' then 'false' else cast(json_each.value as text) end) = ${value})`;
+      query = query.where(matches);
+    }
+    return applyPage(query, 'seq', page).execute();
+  }
+
+  /** Updates only when the row is still in one of `fromStates`; false when it was not. */
+  async updateIfState(environmentKey: string, token: string, fromStates: readonly string[], patch: PaymentMethodPatch): Promise<boolean> {
+    const result = await this.db
+      .updateTable('payment_methods')
+      .set(patch)
+      .where('environment_key', '=', environmentKey)
+      .where('token', '=', token)
+      .where('storage_state', 'in', [...fromStates])
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /**
+   * Updates only when the row is still in one of `fromStates` and unchanged since it was read
+   * (same `updated_at`): for writes computed from that read, such as redaction's details.
+   */
+  async updateIfUnchanged(row: PaymentMethodRow, fromStates: readonly string[], patch: PaymentMethodPatch): Promise<boolean> {
+    const result = await this.db
+      .updateTable('payment_methods')
+      .set(patch)
+      .where('environment_key', '=', row.environment_key)
+      .where('token', '=', row.token)
+      .where('storage_state', 'in', [...fromStates])
+      .where('updated_at', '=', row.updated_at)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Drops one method's CVV if its window has ended (a CVV recached meanwhile is kept). */
+  async dropCvvIfExpired(environmentKey: string, token: string, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('payment_methods')
+      .set({ sealed_cvv: null, cvv_length: null, cvv_expires_at: null })
+      .where('environment_key', '=', environmentKey)
+      .where('token', '=', token)
+      .where('cvv_expires_at', '<=', now)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Cached methods whose caching window has ended (of one environment, or all), oldest first. */
+  expiredCached(now: string, limit: number, environmentKey?: string): Promise<PaymentMethodRow[]> {
+    let query = this.db.selectFrom('payment_methods').selectAll().where('storage_state', '=', 'cached').where('cache_expires_at', '<=', now);
+    if (environmentKey !== undefined) query = query.where('environment_key', '=', environmentKey);
+    return query.orderBy('cache_expires_at').limit(limit).execute();
+  }
+
+  /** Drops every CVV whose window has ended; returns how many. */
+  async dropExpiredCvvs(now: string): Promise<number> {
+    const result = await this.db
+      .updateTable('payment_methods')
+      .set({ sealed_cvv: null, cvv_length: null, cvv_expires_at: null })
+      .where('cvv_expires_at', '<=', now)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /** Rows of an environment with a blob in `column` not sealed by `keyId`, for re-encryption. */
+  sealedWithOtherKey(environmentKey: string, column: SealedPaymentMethodColumn, keyId: string, limit: number) {
+    return this.db
+      .selectFrom('payment_methods')
+      .select(['token', column])
+      .where('environment_key', '=', environmentKey)
+      .where(column, 'is not', null)
+      .where(column, 'not like', `c1.${keyId}.%`)
+      .limit(limit)
+      .execute() as Promise<Array<{ token: string } & Record<SealedPaymentMethodColumn, string | null>>>;
+  }
+
+  /** Replaces one blob, only if it is still the one that was read (a redact may have removed it). */
+  async replaceSealed(environmentKey: string, token: string, column: SealedPaymentMethodColumn, from: string, to: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('payment_methods')
+      .set({ [column]: to })
+      .where('environment_key', '=', environmentKey)
+      .where('token', '=', token)
+      .where(column, '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+}
