@@ -19,6 +19,19 @@ export interface GatewayInput {
   subMerchantKey?: string | undefined;
   sandbox?: boolean | undefined;
   credentials: Record<string, string>;
+  /** Coffer-side settings (`gateway_settings`); absent fields are left as they are. */
+  settings?: GatewaySettings | undefined;
+}
+
+/** Per-gateway settings that are Coffer's, not the gateway's (shown as `gateway_settings`). */
+export interface GatewaySettings {
+  /** Overrides the deployment's timeout for calls to this gateway (1–600 s). */
+  timeout_seconds?: number;
+}
+
+/** The settings stored for a gateway. */
+export function gatewaySettings(row: GatewayRow): GatewaySettings {
+  return row.settings === null ? {} : (JSON.parse(row.settings) as GatewaySettings);
 }
 
 /** A gateway with what its views need besides the row. */
@@ -70,6 +83,7 @@ export class GatewayService {
       merchant_profile_key: input.merchantProfileKey ?? null,
       sub_merchant_key: input.subMerchantKey ?? null,
       sandbox: input.sandbox === true ? 1 : 0,
+      settings: input.settings === undefined || Object.keys(input.settings).length === 0 ? null : JSON.stringify(input.settings),
       state: 'retained',
       ...credentials,
       created_at: now,
@@ -105,6 +119,7 @@ export class GatewayService {
     if (input.merchantProfileKey !== undefined) patch.merchant_profile_key = input.merchantProfileKey;
     if (input.subMerchantKey !== undefined) patch.sub_merchant_key = input.subMerchantKey;
     if (input.sandbox !== undefined) patch.sandbox = input.sandbox ? 1 : 0;
+    if (input.settings !== undefined) patch.settings = JSON.stringify({ ...gatewaySettings(current.row), ...input.settings });
     if (Object.keys(input.credentials).length > 0) {
       const merged = { ...(await this.openCredentials(current.row)), ...input.credentials };
       Object.assign(patch, await this.splitCredentials(environment.key, token, current.definition, merged));

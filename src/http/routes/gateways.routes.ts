@@ -7,7 +7,7 @@ import { callerOf } from '../auth.js';
 import { fieldsOf } from '../body.js';
 import { WireList } from '../format/wire.js';
 import { sendWire } from '../reply.js';
-import { flag, parseInput, text } from '../validation.js';
+import { flag, integer, parseInput, text } from '../validation.js';
 import { gatewayOptionView, gatewayView } from '../views/gateway.view.js';
 import { redactGatewayView } from '../views/redact-gateway.view.js';
 
@@ -17,6 +17,7 @@ const gatewaySchema = z.object({
   merchant_profile_key: text(100),
   sub_merchant_key: text(100),
   sandbox: flag(),
+  gateway_settings: z.object({ timeout_seconds: integer().pipe(z.number().int().min(1).max(600).optional()) }).optional(),
 });
 
 const KNOWN_FIELDS = new Set(Object.keys(gatewaySchema.shape));
@@ -42,6 +43,8 @@ function gatewayInput(request: FastifyRequest): { gatewayType: string | undefine
       subMerchantKey: parsed.sub_merchant_key,
       sandbox: parsed.sandbox,
       credentials: credentialCandidates(fields),
+      settings:
+        parsed.gateway_settings?.timeout_seconds === undefined ? undefined : { timeout_seconds: parsed.gateway_settings.timeout_seconds },
     },
   };
 }

@@ -1,6 +1,6 @@
 import { CHARACTERISTICS } from '../../gateways/types.js';
 import type { GatewayDefinition } from '../../gateways/types.js';
-import type { GatewayRecord } from '../../services/gateway.service.js';
+import { gatewaySettings, type GatewayRecord } from '../../services/gateway.service.js';
 import { WireList, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
 
@@ -34,7 +34,7 @@ export function gatewayView({ row, definition }: GatewayRecord): WireObject {
       'credential',
       Object.entries(safe).map(([name, value]) => ({ name, value })),
     ),
-    gateway_settings: {},
+    gateway_settings: { ...gatewaySettings(row) },
     gateway_specific_fields: new WireList('gateway_specific_field', definition.gatewaySpecificFields),
     payment_methods: new WireList('payment_method', definition.paymentMethods),
     state: row.state,

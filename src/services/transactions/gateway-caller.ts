@@ -6,6 +6,7 @@ import { ADAPTER_FACTORIES, type AdapterContext } from '../../gateways/adapters.
 import type { GatewayDefinition } from '../../gateways/types.js';
 import type { BreakerStore, InFlightLimiter } from '../../limits/circuit-breaker.js';
 import type { GatewayRow } from '../../store/repositories/gateways.repo.js';
+import { gatewaySettings } from '../gateway.service.js';
 
 /** The result of one call: an answer (success, decline or pending), a fault, or an unknown outcome. */
 export type CallOutcome =
@@ -83,7 +84,10 @@ export class GatewayCaller {
     permit.reported = true;
     const factory = ADAPTER_FACTORIES[gateway.gateway_type];
     if (factory === undefined) return { kind: 'fault', message: 'This gateway type cannot transact yet.', detail: gateway.gateway_type, latencyMs: 0 };
-    const adapter = factory(this.context, this.config.timeoutMsByType[gateway.gateway_type] ?? this.config.timeoutMs);
+    // The gateway's own setting, else its type's, else the deployment's.
+    const ownSeconds = gatewaySettings(gateway).timeout_seconds;
+    const timeoutMs = ownSeconds !== undefined ? ownSeconds * 1000 : (this.config.timeoutMsByType[gateway.gateway_type] ?? this.config.timeoutMs);
+    const adapter = factory(this.context, timeoutMs);
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
