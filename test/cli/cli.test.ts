@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureBuilt, killAllServed, runCoffer, startServe, type RunResult } from '../helpers/spawn.js';
+import { describe, expect, it, vi } from 'vitest';
+import { runCoffer, startServe, useCofferProcesses, type RunResult } from '../helpers/spawn.js';
 import { tempDir } from '../helpers/temp.js';
 
 /** `coffer` as an operator runs it: a child process over the compiled dist/, SQLite in a fresh data dir. */
@@ -10,21 +10,11 @@ import { tempDir } from '../helpers/temp.js';
 // Each test runs several short-lived node processes (~1 s each); leave room on a loaded machine.
 vi.setConfig({ testTimeout: 60_000 });
 
-let cleanups: Array<() => void | Promise<void>> = [];
-
-beforeAll(async () => {
-  await ensureBuilt();
-}, 180_000);
-
-afterEach(async () => {
-  await killAllServed();
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const defer = useCofferProcesses();
 
 function dataDir(): string {
   const temp = tempDir('coffer-cli-');
-  cleanups.push(temp.cleanup);
+  defer(temp.cleanup);
   return temp.dir;
 }
 

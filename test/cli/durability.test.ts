@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
-import { ensureBuilt, killAllServed, startServe, type ServedCoffer } from '../helpers/spawn.js';
+import { killAllServed, startServe, useCofferProcesses, type ServedCoffer } from '../helpers/spawn.js';
 import { tempDir } from '../helpers/temp.js';
 
 /**
@@ -14,17 +14,7 @@ import { tempDir } from '../helpers/temp.js';
 const IN_FLIGHT = 8;
 const LOAD_MS = 1500;
 
-let cleanups: Array<() => void | Promise<void>> = [];
-
-beforeAll(async () => {
-  await ensureBuilt();
-}, 180_000);
-
-afterEach(async () => {
-  await killAllServed();
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const defer = useCofferProcesses();
 
 afterAll(async () => {
   await killAllServed();
@@ -62,11 +52,11 @@ function client(served: ServedCoffer, ca: string, credentials: Credentials) {
 describe.each(storeKinds)('durability on %s', (kind) => {
   it('keeps every write acknowledged with 201 across kill -9', async () => {
     const temp = tempDir('coffer-durability-');
-    cleanups.push(temp.cleanup);
+    defer(temp.cleanup);
     const env: Record<string, string> = { COFFER_DATA_DIR: temp.dir, COFFER_LOG_LEVEL: 'warn' };
     if (kind === 'postgres') {
       const database = await createPostgresDatabase();
-      cleanups.push(database.drop);
+      defer(database.drop);
       env.COFFER_DATABASE_URL = database.url;
     }
 

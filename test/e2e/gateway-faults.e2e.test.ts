@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/domain/clock.js';
 import { FaultyGateway, type FaultMode } from '../fakes/faulty-gateway.js';
 import type { ApiClient, ApiResponse } from '../helpers/client.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -12,17 +12,6 @@ import { startServer, type TestServer } from '../helpers/server.js';
 
 const REAL_CARD = '4242424242424242';
 const BREAKER_MESSAGE = 'Requests to Stripe are paused after repeated gateway errors. Retry later or use another gateway.';
-
-/** A clock the tests move by hand (the breaker's 60 s window without waiting 60 s). */
-function manualClock(): Clock & { advance(ms: number): void } {
-  let current = new Date();
-  return {
-    now: () => current,
-    advance: (ms) => {
-      current = new Date(current.getTime() + ms);
-    },
-  };
-}
 
 async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
   const started = performance.now();
@@ -40,7 +29,7 @@ describe.each(storeKinds)('gateway faults over HTTPS (%s)', (store) => {
   let fake: FaultyGateway;
   let server: TestServer;
   let live: ApiClient;
-  const clock = manualClock();
+  const clock = new ManualClock();
 
   beforeAll(async () => {
     fake = await FaultyGateway.start();

@@ -3,6 +3,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import type { ApiClient, ApiResponse } from '../helpers/client.js';
+import { createRetainedCard, createTestGateway, transactionRows, transactionXml } from '../helpers/fixtures.js';
+import { ManualClock, currentWholeSecond } from '../helpers/manual-clock.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -25,33 +27,15 @@ describe.each(storeKinds)('Idempotency-Key over HTTPS (%s)', (store) => {
   let server: TestServer;
   let gateway: string;
   let card: string;
-  let current = new Date(Math.floor(Date.now() / 1000) * 1000);
-  const clock = { now: () => current };
-  const advance = (ms: number): void => {
-    current = new Date(current.getTime() + ms);
-  };
+  const clock = new ManualClock(currentWholeSecond());
+  const advance = (ms: number): void => clock.advance(ms);
 
   beforeAll(async () => {
     server = await startServer({ store, clock });
-    gateway = await createGateway(server.client);
-    card = await createCard(server.client, VISA);
+    gateway = await createTestGateway(server.client);
+    card = await createRetainedCard(server.client, VISA);
   });
   afterAll(() => server.close());
-
-  async function createGateway(client: ApiClient): Promise<string> {
-    const res = await client.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } });
-    expect(res.status, res.text).toBe(201);
-    return res.json().gateway.token;
-  }
-
-  /** Retained, so that moving the clock does not redact it. */
-  async function createCard(client: ApiClient, number: string): Promise<string> {
-    const res = await client.sendJson('POST', '/v1/payment_methods.json', {
-      payment_method: { credit_card: { first_name: 'Joe', last_name: 'Jones', number, month: 3, year: 2035 }, retained: true },
-    });
-    expect(res.status, res.text).toBe(201);
-    return res.json().transaction.payment_method.token;
-  }
 
   function purchaseJson(key: string | null, body: Record<string, unknown> = {}, client: ApiClient = server.client, gatewayToken = gateway): Promise<ApiResponse> {
     return client.sendJson(
@@ -66,17 +50,12 @@ describe.each(storeKinds)('Idempotency-Key over HTTPS (%s)', (store) => {
     return server.client.sendXml(
       'POST',
       `/v1/gateways/${gateway}/purchase.xml`,
-      `<transaction><amount>${amount}</amount><currency_code>USD</currency_code><order_id/><payment_method_token>${paymentMethod}</payment_method_token><gateway_specific_fields/></transaction>`,
+      transactionXml(amount, paymentMethod),
       { headers: { 'Idempotency-Key': key } },
     );
   }
 
-  async function rows(where: { paymentMethod?: string; type?: string }) {
-    let query = server.core.store.db.selectFrom('transactions').selectAll();
-    if (where.paymentMethod !== undefined) query = query.where('payment_method_token', '=', where.paymentMethod);
-    if (where.type !== undefined) query = query.where('transaction_type', '=', where.type);
-    return query.orderBy('seq').execute();
-  }
+  const rows = (where: { paymentMethod?: string; type?: string }) => transactionRows(server, where);
 
   async function claimRow(key: string, environmentKey = server.init.environment_key) {
     return server.core.store.db
@@ -93,7 +72,7 @@ describe.each(storeKinds)('Idempotency-Key over HTTPS (%s)', (store) => {
   }
 
   it('replays the same request: identical body, same transaction, Idempotent-Replayed, one Purchase (JSON)', async () => {
-    const pm = await createCard(server.client, VISA);
+    const pm = await createRetainedCard(server.client, VISA);
     const key = newKey('k1');
     const first = await purchaseJson(key, { payment_method_token: pm });
     expect(first.status, first.text).toBe(200);
@@ -118,7 +97,7 @@ describe.each(storeKinds)('Idempotency-Key over HTTPS (%s)', (store) => {
   });
 
   it('replays in XML as the Ruby clients send it', async () => {
-    const pm = await createCard(server.client, VISA);
+    const pm = await createRetainedCard(server.client, VISA);
     const key = newKey('xml');
     const first = await purchaseXml(key, 100, pm);
     expect(first.status, first.text).toBe(200);
@@ -135,7 +114,7 @@ describe.each(storeKinds)('Idempotency-Key over HTTPS (%s)', (store) => {
   });
 
   it('the same key with a different body is 422 errors.idempotency_key_reused, and nothing runs', async () => {
-    const pm = await createCard(server.client, VISA);
+    const pm = await createRetainedCard(server.client, VISA);
     const key = newKey('reuse');
     expect((await purchaseJson(key, { payment_method_token: pm })).status).toBe(200);
     const reused = await purchaseJson(key, { payment_method_token: pm, amount: 101 });
@@ -154,8 +133,8 @@ describe.each(storeKinds)('Idempotency-Key over HTTPS (%s)', (store) => {
   it('keys are per environment', async () => {
     const environment = await server.core.tenancy.createEnvironment(server.init.organization_token, `idem-${store}`, false);
     const other = server.client.withAuth({ user: environment.key, password: server.init.access_secret });
-    const otherGateway = await createGateway(other);
-    const otherCard = await createCard(other, VISA);
+    const otherGateway = await createTestGateway(other);
+    const otherCard = await createRetainedCard(other, VISA);
     const key = newKey('shared');
     const here = await purchaseJson(key);
     expect(here.status).toBe(200);
@@ -171,7 +150,7 @@ describe.each(storeKinds)('Idempotency-Key over HTTPS (%s)', (store) => {
   });
 
   it('a decline replays as 422 with the same transaction; a 404 replays as 404', async () => {
-    const declining = await createCard(server.client, DECLINE_VISA);
+    const declining = await createRetainedCard(server.client, DECLINE_VISA);
     const key = newKey('decline');
     const first = await purchaseJson(key, { payment_method_token: declining });
     expect(first.status).toBe(422);
@@ -205,7 +184,7 @@ describe.each(storeKinds)('Idempotency-Key over HTTPS (%s)', (store) => {
     expect(second.text).toBe(first.text);
     expect(await rows({ paymentMethod: pm, type: 'RetainPaymentMethod' })).toHaveLength(1);
     // The same key on another payment method's retain is another request.
-    const otherPm = await createCard(server.client, VISA);
+    const otherPm = await createRetainedCard(server.client, VISA);
     expectError(await server.client.request('PUT', `/v1/payment_methods/${otherPm}/retain.json`, { headers: { 'Idempotency-Key': key } }), 422, 'errors.idempotency_key_reused');
 
     const createKey = newKey('create');
@@ -224,7 +203,7 @@ describe.each(storeKinds)('Idempotency-Key over HTTPS (%s)', (store) => {
   // was sent but a decoded empty document when an empty body came with a Content-Type; API.md §1
   // makes both "no parameters", yet the retry is refused as errors.idempotency_key_reused.
   it('an empty body and no body are the same request', async () => {
-    const pm = await createCard(server.client, VISA);
+    const pm = await createRetainedCard(server.client, VISA);
     const key = newKey('empty');
     const first = await server.client.request('PUT', `/v1/payment_methods/${pm}/retain.json`, { body: '', contentType: 'application/json', headers: { 'Idempotency-Key': key } });
     expect(first.status, first.text).toBe(200);
@@ -295,7 +274,7 @@ describe.each(storeKinds)('Idempotency-Key over HTTPS (%s)', (store) => {
 
     it('over HTTP: 409 errors.idempotency_key_in_use while a claim of the same request runs, then it runs', async () => {
       // The hash does not include the key: a finished request gives the hash of the same body.
-      const pm = await createCard(server.client, VISA);
+      const pm = await createRetainedCard(server.client, VISA);
       const probe = newKey('probe');
       expect((await purchaseJson(probe, { payment_method_token: pm })).status).toBe(200);
       const hash = (await claimRow(probe))?.request_hash as string;
@@ -321,7 +300,7 @@ describe.each(storeKinds)('Idempotency-Key over HTTPS (%s)', (store) => {
     });
 
     it('identical requests sent at once: one runs, the others get 409 or its replay', async () => {
-      const pm = await createCard(server.client, VISA);
+      const pm = await createRetainedCard(server.client, VISA);
       const key = newKey('burst');
       const responses = await Promise.all(Array.from({ length: 8 }, () => purchaseJson(key, { payment_method_token: pm })));
       const purchases = await rows({ paymentMethod: pm, type: 'Purchase' });
@@ -342,7 +321,7 @@ describe.each(storeKinds)('Idempotency-Key over HTTPS (%s)', (store) => {
       const url = (server.core.config.store as { url: string }).url;
       const locker = new pg.Client({ connectionString: url });
       await locker.connect();
-      const pm = await createCard(server.client, VISA);
+      const pm = await createRetainedCard(server.client, VISA);
       const key = newKey('blocked');
       // The purchase serializes on this name (a transaction-scoped advisory lock): hold it.
       await locker.query('select pg_advisory_lock(hashtext($1))', [`payment_method:${pm}`]);
@@ -368,12 +347,12 @@ describe.each(storeKinds)('Idempotency-Key over HTTPS (%s)', (store) => {
 
   describe('retention (manual clock)', () => {
     it('replays until 24 hours have passed, then the same key runs again', async () => {
-      const pm = await createCard(server.client, VISA);
+      const pm = await createRetainedCard(server.client, VISA);
       const key = newKey('expiry');
       const first = await purchaseJson(key, { payment_method_token: pm });
       expect(first.status).toBe(200);
       const row = await claimRow(key);
-      expect(row?.expires_at).toBe(new Date(current.getTime() + DAY_MS).toISOString());
+      expect(row?.expires_at).toBe(new Date(clock.now().getTime() + DAY_MS).toISOString());
 
       advance(DAY_MS - 1000);
       const late = await purchaseJson(key, { payment_method_token: pm });

@@ -1,8 +1,11 @@
-import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseXml, type ApiClient, type ApiResponse } from '../helpers/client.js';
+import type { ApiResponse } from '../helpers/client.js';
+import { cardDataGuard, type GuardedClient } from '../helpers/card-data-guard.js';
+import { paymentMethodRow } from '../helpers/fixtures.js';
+import { ManualClock, currentWholeSecond } from '../helpers/manual-clock.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { asList, childOrder, type ErrorEntry as ExpectedError } from '../helpers/xml.js';
 
 /*
  * Storage states of payment methods and their transitions over real HTTPS, JSON and XML:
@@ -33,67 +36,10 @@ const PROLOG = '<?xml version="1.0" encoding="UTF-8"?>';
 const NOT_FOUND = { key: 'errors.payment_method_not_found', message: 'Unable to find the specified payment method.' };
 const UNABLE_TO_RETAIN = 'The payment method has been redacted. Therefore, it cannot be retained.';
 
-type Client = Pick<ApiClient, 'get' | 'request' | 'sendJson' | 'sendXml'>;
+type Client = GuardedClient;
 type Format = 'json' | 'xml';
-interface ExpectedError {
-  key: string;
-  message: string;
-  attribute?: string;
-}
 
-function leaves(value: unknown, out: string[] = []): string[] {
-  if (value === null || value === undefined) return out;
-  if (typeof value === 'object') {
-    for (const child of Object.values(value as Record<string, unknown>)) leaves(child, out);
-    return out;
-  }
-  out.push(String(value));
-  return out;
-}
-
-/** No full PAN, bank number or CVV in a body, whatever its status or format. */
-function assertNoCardData(res: ApiResponse): void {
-  for (const secret of FORBIDDEN_SUBSTRINGS) expect(res.text, `card data ${secret} in a response`).not.toContain(secret);
-  let parsed: unknown = res.text;
-  const trimmed = res.text.trim();
-  if (trimmed.startsWith('<')) parsed = parseXml(res.text);
-  else if (trimmed.startsWith('{')) parsed = JSON.parse(res.text);
-  const values = leaves(parsed);
-  for (const secret of FORBIDDEN_VALUES) expect(values, `card data ${secret} in a response`).not.toContain(secret);
-}
-
-/** The same client, checking every response for card data. */
-function guard(client: ApiClient): Client {
-  const checked = async (pending: Promise<ApiResponse>): Promise<ApiResponse> => {
-    const res = await pending;
-    assertNoCardData(res);
-    return res;
-  };
-  return {
-    get: (path, options) => checked(client.get(path, options)),
-    request: (method, path, options) => checked(client.request(method, path, options)),
-    sendJson: (method, path, document, options) => checked(client.sendJson(method, path, document, options)),
-    sendXml: (method, path, xml, options) => checked(client.sendXml(method, path, xml, options)),
-  };
-}
-
-const orderedParser = new XMLParser({ preserveOrder: true, ignoreAttributes: false, trimValues: true });
-
-/** Names of the child elements at `path`, in document order. */
-function childOrder(xml: string, ...path: string[]): string[] {
-  let nodes = orderedParser.parse(xml) as Array<Record<string, unknown>>;
-  for (const name of path) {
-    const node = nodes.find((candidate) => name in candidate);
-    if (node === undefined) throw new Error(`no <${name}> in ${xml}`);
-    nodes = node[name] as Array<Record<string, unknown>>;
-  }
-  return nodes.map((node) => Object.keys(node).find((key) => key !== ':@') as string);
-}
-
-function asList<T>(value: T | T[] | undefined | ''): T[] {
-  if (value === undefined || value === '') return [];
-  return Array.isArray(value) ? value : [value];
-}
+const { guard } = cardDataGuard({ substrings: FORBIDDEN_SUBSTRINGS, values: FORBIDDEN_VALUES });
 
 /** The exact error envelope of the request's format. */
 function expectErrors(res: ApiResponse, format: Format, status: number, errors: ExpectedError[]): void {
@@ -157,9 +103,7 @@ describe.each(storeKinds)('payment method storage states over HTTPS (%s)', (stor
     return res.json().transaction.payment_method;
   }
 
-  async function methodRow(token: string) {
-    return server.core.store.db.selectFrom('payment_methods').selectAll().where('token', '=', token).executeTakeFirstOrThrow();
-  }
+  const methodRow = (token: string) => paymentMethodRow(server, token);
 
   async function transactionsOf(token: string) {
     return server.core.store.db.selectFrom('transactions').selectAll().where('payment_method_token', '=', token).orderBy('seq').execute();
@@ -663,11 +607,8 @@ describe.each(storeKinds)('payment method storage states over HTTPS (%s)', (stor
 describe.each(storeKinds)('the caching window with an injected clock (%s)', (store) => {
   let server: TestServer;
   let api: Client;
-  let current = new Date(Math.floor(Date.now() / 1000) * 1000);
-  const clock = { now: () => current };
-  const advance = (ms: number): void => {
-    current = new Date(current.getTime() + ms);
-  };
+  const clock = new ManualClock(currentWholeSecond());
+  const advance = (ms: number): void => clock.advance(ms);
 
   beforeAll(async () => {
     server = await startServer({ store, clock });
@@ -681,9 +622,7 @@ describe.each(storeKinds)('the caching window with an injected clock (%s)', (sto
     return res.json().transaction.payment_method;
   }
 
-  async function methodRow(token: string) {
-    return server.core.store.db.selectFrom('payment_methods').selectAll().where('token', '=', token).executeTakeFirstOrThrow();
-  }
+  const methodRow = (token: string) => paymentMethodRow(server, token);
 
   const show = async (token: string, client: Client = api): Promise<any> => {
     const res = await client.get(`/v1/payment_methods/${token}.json`);
@@ -693,13 +632,13 @@ describe.each(storeKinds)('the caching window with an injected clock (%s)', (sto
 
   it('stamps created_at from the injected clock', async () => {
     const created = await createCard();
-    expect(created.created_at).toBe(wireTimeOf(current));
+    expect(created.created_at).toBe(wireTimeOf(clock.now()));
   });
 
   it('redacts a cached card once its window has passed, on the next read', async () => {
     const created = await createCard();
     const row = await methodRow(created.token);
-    expect(row.cache_expires_at).toBe(new Date(current.getTime() + CACHE_WINDOW_MS).toISOString());
+    expect(row.cache_expires_at).toBe(new Date(clock.now().getTime() + CACHE_WINDOW_MS).toISOString());
 
     advance(CACHE_WINDOW_MS - 1000);
     const before = await api.get(`/v1/payment_methods/${created.token}.xml`);
@@ -754,7 +693,7 @@ describe.each(storeKinds)('the caching window with an injected clock (%s)', (sto
     );
     expect(recache.status, recache.text).toBe(200);
     expect(recache.text).toContain('<verification_value>XXX</verification_value>');
-    expect((await methodRow(created.token)).cvv_expires_at).toBe(new Date(current.getTime() + CACHE_WINDOW_MS).toISOString());
+    expect((await methodRow(created.token)).cvv_expires_at).toBe(new Date(clock.now().getTime() + CACHE_WINDOW_MS).toISOString());
     advance(CACHE_WINDOW_MS + 1000);
     expect((await show(created.token)).verification_value).toBe('');
     expect((await show(created.token)).storage_state).toBe('retained');

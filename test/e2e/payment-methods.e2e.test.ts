@@ -1,8 +1,10 @@
-import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseXml, type ApiClient, type ApiResponse } from '../helpers/client.js';
+import type { ApiResponse } from '../helpers/client.js';
+import { cardDataGuard, type GuardedClient } from '../helpers/card-data-guard.js';
+import { paymentMethodRow } from '../helpers/fixtures.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { asList, childOrder, escapeXml, type ErrorEntry as ExpectedError } from '../helpers/xml.js';
 
 /*
  * Payment methods over real HTTPS, JSON and XML: create (credit card, bank account, third-party
@@ -70,53 +72,10 @@ const notActivated = (environmentKey: string): string =>
   "If you're using a Test Gateway you can *ONLY* use Test payment methods - ( https://docs.spreedly.com/test-data). " +
   'All other credit card numbers are considered real credit cards; real credit cards are not allowed when using a Test Gateway.';
 
-type Client = Pick<ApiClient, 'get' | 'request' | 'sendJson' | 'sendXml'>;
+type Client = GuardedClient;
 type Format = 'json' | 'xml';
-interface ExpectedError {
-  key: string;
-  message: string;
-  attribute?: string;
-}
 
-function leaves(value: unknown, out: string[] = []): string[] {
-  if (value === null || value === undefined) return out;
-  if (typeof value === 'object') {
-    for (const child of Object.values(value as Record<string, unknown>)) leaves(child, out);
-    return out;
-  }
-  out.push(String(value));
-  return out;
-}
-
-/** No full PAN, bank number or CVV in a body, whatever its status or format. */
-function assertNoCardData(res: ApiResponse): void {
-  for (const secret of FORBIDDEN_SUBSTRINGS) expect(res.text, `card data ${secret} in a response`).not.toContain(secret);
-  let parsed: unknown = res.text;
-  const trimmed = res.text.trim();
-  if (trimmed.startsWith('<')) parsed = parseXml(res.text);
-  else if (trimmed.startsWith('{')) parsed = JSON.parse(res.text);
-  const values = leaves(parsed);
-  for (const secret of FORBIDDEN_VALUES) expect(values, `card data ${secret} in a response`).not.toContain(secret);
-}
-
-/** The same client, checking every response for card data. */
-function guard(client: ApiClient): Client {
-  const checked = async (pending: Promise<ApiResponse>): Promise<ApiResponse> => {
-    const res = await pending;
-    assertNoCardData(res);
-    return res;
-  };
-  return {
-    get: (path, options) => checked(client.get(path, options)),
-    request: (method, path, options) => checked(client.request(method, path, options)),
-    sendJson: (method, path, document, options) => checked(client.sendJson(method, path, document, options)),
-    sendXml: (method, path, xml, options) => checked(client.sendXml(method, path, xml, options)),
-  };
-}
-
-function escapeXml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
+const { guard } = cardDataGuard({ substrings: FORBIDDEN_SUBSTRINGS, values: FORBIDDEN_VALUES });
 
 /** A request document as the Ruby clients write it: untyped text, empty elements for blanks. */
 function toXml(name: string, value: unknown): string {
@@ -125,24 +84,6 @@ function toXml(name: string, value: unknown): string {
     return `<${name}>${Object.entries(value as Record<string, unknown>).map(([key, child]) => toXml(key, child)).join('')}</${name}>`;
   }
   return `<${name}>${escapeXml(String(value))}</${name}>`;
-}
-
-const orderedParser = new XMLParser({ preserveOrder: true, ignoreAttributes: false, trimValues: true });
-
-/** Names of the child elements at `path`, in document order. */
-function childOrder(xml: string, ...path: string[]): string[] {
-  let nodes = orderedParser.parse(xml) as Array<Record<string, unknown>>;
-  for (const name of path) {
-    const node = nodes.find((candidate) => name in candidate);
-    if (node === undefined) throw new Error(`no <${name}> in ${xml}`);
-    nodes = node[name] as Array<Record<string, unknown>>;
-  }
-  return nodes.map((node) => Object.keys(node).find((key) => key !== ':@') as string);
-}
-
-function asList<T>(value: T | T[] | undefined | ''): T[] {
-  if (value === undefined || value === '') return [];
-  return Array.isArray(value) ? value : [value];
 }
 
 function expectedJsonErrors(errors: ExpectedError[]): string {
@@ -235,9 +176,7 @@ describe.each(storeKinds)('payment methods over HTTPS (%s)', (store) => {
     return { methods: list.json().payment_methods, methodRows: await count('payment_methods'), transactionRows: await count('transactions') };
   }
 
-  async function methodRow(token: string) {
-    return server.core.store.db.selectFrom('payment_methods').selectAll().where('token', '=', token).executeTakeFirstOrThrow();
-  }
+  const methodRow = (token: string) => paymentMethodRow(server, token);
 
   describe('create a credit card', () => {
     it('answers 201 with an AddPaymentMethod transaction in JSON, keys in wire order', async () => {

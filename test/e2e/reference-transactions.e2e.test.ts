@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../helpers/client.js';
+import { createRetainedCard, createTestGateway } from '../helpers/fixtures.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { xmlErrorEntries, xmlText, type ErrorEntry } from '../helpers/xml.js';
 
 /*
  * Reference transactions (capture, credit, void; wire-reference §2.4, API.md §5) over real HTTPS,
@@ -18,18 +20,6 @@ const DECLINE_VISA = '4012888888881881';
 const REFERENCE_NOT_FOUND = 'Unable to find the specified reference transaction.';
 const REFERENCE_NOT_SUCCEEDED = 'The reference transaction did not succeed. Only successful reference transactions are permitted.';
 
-function asList<T>(value: T | T[] | undefined | ''): T[] {
-  if (value === undefined || value === '') return [];
-  return Array.isArray(value) ? value : [value];
-}
-
-function xmlText(node: any): string | null {
-  if (node === undefined || node === null) return null;
-  if (typeof node === 'string') return node;
-  if (node['@_nil'] === 'true') return null;
-  return node['#text'] ?? '';
-}
-
 interface Tx {
   token: string;
   state: string;
@@ -41,12 +31,6 @@ interface Tx {
   currency_code: string | null;
   reference_token: string | null;
   response: { success: boolean; message: string; cancelled: boolean } | null;
-}
-
-interface ErrorEntry {
-  key: string;
-  message: string;
-  attribute?: string;
 }
 
 /** One format's way of calling the API, answers read the same whatever the format. */
@@ -115,11 +99,7 @@ class Api {
 
   errors(res: ApiResponse): ErrorEntry[] {
     if (this.format === 'json') return res.json().errors;
-    return asList(res.xml().errors?.error).map((e: any) => ({
-      key: e['@_key'],
-      message: e['#text'],
-      ...(e['@_attribute'] === undefined ? {} : { attribute: e['@_attribute'] }),
-    }));
+    return xmlErrorEntries(res.xml().errors);
   }
 }
 
@@ -131,25 +111,11 @@ describe.each(storeKinds)('reference transactions over HTTPS (%s)', (store) => {
 
   beforeAll(async () => {
     server = await startServer({ store });
-    gateway = await createGateway(server.client);
-    card = await createCard(server.client, VISA);
-    decliningCard = await createCard(server.client, DECLINE_VISA);
+    gateway = await createTestGateway(server.client);
+    card = await createRetainedCard(server.client, VISA);
+    decliningCard = await createRetainedCard(server.client, DECLINE_VISA);
   });
   afterAll(() => server.close());
-
-  async function createGateway(client: ApiClient): Promise<string> {
-    const res = await client.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } });
-    expect(res.status, res.text).toBe(201);
-    return res.json().gateway.token;
-  }
-
-  async function createCard(client: ApiClient, number: string): Promise<string> {
-    const res = await client.sendJson('POST', '/v1/payment_methods.json', {
-      payment_method: { credit_card: { first_name: 'Joe', last_name: 'Jones', number, month: 3, year: 2035 }, retained: true },
-    });
-    expect(res.status, res.text).toBe(201);
-    return res.json().transaction.payment_method.token;
-  }
 
   /** An authorization or purchase made in JSON, for the reference transactions under test. */
   async function original(operation: 'authorize' | 'purchase', amount: number, options: { currency?: string; paymentMethod?: string; client?: ApiClient; gateway?: string } = {}): Promise<string> {
@@ -366,8 +332,8 @@ describe.each(storeKinds)('reference transactions over HTTPS (%s)', (store) => {
     it("another environment's transaction is not a reference: 404", async () => {
       const environment = await server.core.tenancy.createEnvironment(server.init.organization_token, `other-${format}`, false);
       const other = server.client.withAuth({ user: environment.key, password: server.init.access_secret });
-      const foreignGateway = await createGateway(other);
-      const foreignCard = await createCard(other, VISA);
+      const foreignGateway = await createTestGateway(other);
+      const foreignCard = await createRetainedCard(other, VISA);
       const foreign = await original('authorize', 100, { client: other, gateway: foreignGateway, paymentMethod: foreignCard });
       for (const operation of ['capture', 'void']) {
         const res = await api.send('POST', `/v1/transactions/${foreign}/${operation}`, null);

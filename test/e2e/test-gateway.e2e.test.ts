@@ -1,8 +1,10 @@
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../helpers/client.js';
+import { addPaymentMethod, createTestGateway, transactionRows as storedTransactions } from '../helpers/fixtures.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { escapeXml, xmlErrorEntries, xmlText, type ErrorEntry } from '../helpers/xml.js';
 
 /*
  * The built-in test gateway over real HTTPS, in JSON and in XML as the Ruby clients send it:
@@ -88,29 +90,12 @@ function firstPath(xml: string, name: string): string[] | null {
   return walk(orderedParser.parse(xml) as OrderedNode[], []);
 }
 
-function asList<T>(value: T | T[] | undefined | ''): T[] {
-  if (value === undefined || value === '') return [];
-  return Array.isArray(value) ? value : [value];
-}
-
-/** Text of an XML leaf as parsed by the client helper: nil → null. */
-function xmlText(node: any): string | null {
-  if (node === undefined || node === null) return null;
-  if (typeof node === 'string') return node;
-  if (node['@_nil'] === 'true') return null;
-  return node['#text'] ?? '';
-}
-
-function xmlEscape(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 /** Fields as XML children; null is an empty element (`<order_id/>`), as ActiveMerchant sends it. */
 function xmlFields(fields: Fields): string {
   return Object.entries(fields)
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) =>
-      value === null ? `<${name}/>` : typeof value === 'object' ? `<${name}>${xmlFields(value)}</${name}>` : `<${name}>${xmlEscape(String(value))}</${name}>`,
+      value === null ? `<${name}/>` : typeof value === 'object' ? `<${name}>${xmlFields(value)}</${name}>` : `<${name}>${escapeXml(String(value))}</${name}>`,
     )
     .join('');
 }
@@ -124,19 +109,9 @@ function jsonFields(fields: Fields): Record<string, unknown> {
   return out;
 }
 
-interface ErrorEntry {
-  key: string;
-  message: string;
-  attribute?: string;
-}
-
 function errorsOf(res: ApiResponse, format: Format): ErrorEntry[] {
   if (format === 'json') return res.json().errors;
-  return asList(res.xml().errors?.error).map((e: any) => ({
-    key: e['@_key'],
-    message: e['#text'],
-    ...(e['@_attribute'] === undefined ? {} : { attribute: e['@_attribute'] }),
-  }));
+  return xmlErrorEntries(res.xml().errors);
 }
 
 interface PaymentMethodView {
@@ -190,11 +165,7 @@ function pmFromXml(pm: any): PaymentMethodView | null {
     payment_method_type: xmlText(pm.payment_method_type) as string,
     third_party_token: pm.third_party_token === undefined ? undefined : xmlText(pm.third_party_token),
     verification_value: pm.verification_value === undefined ? undefined : xmlText(pm.verification_value),
-    errors: asList(pm.errors?.error).map((e: any) => ({
-      key: e['@_key'],
-      message: e['#text'],
-      ...(e['@_attribute'] === undefined ? {} : { attribute: e['@_attribute'] }),
-    })),
+    errors: xmlErrorEntries(pm.errors),
   };
 }
 
@@ -341,7 +312,7 @@ describe.each(storeKinds)('the test gateway over HTTPS (%s)', (store) => {
 
   beforeAll(async () => {
     server = await startServer({ store });
-    gateway = await createGateway(server.client);
+    gateway = await createTestGateway(server.client);
     for (const { success, decline } of BRANDS) {
       cards.set(success, await createCard(server.client, success));
       cards.set(decline, await createCard(server.client, decline));
@@ -349,16 +320,8 @@ describe.each(storeKinds)('the test gateway over HTTPS (%s)', (store) => {
   });
   afterAll(() => server.close());
 
-  async function createGateway(client: ApiClient): Promise<string> {
-    const res = await client.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } });
-    expect(res.status, res.text).toBe(201);
-    return res.json().gateway.token;
-  }
-
   async function createCard(client: ApiClient, number: string, extra: Record<string, unknown> = {}): Promise<string> {
-    const res = await client.sendJson('POST', '/v1/payment_methods.json', { payment_method: { credit_card: jsonFields(cardFields(number)), ...extra } });
-    expect(res.status, res.text).toBe(201);
-    return res.json().transaction.payment_method.token;
+    return (await addPaymentMethod(client, { credit_card: jsonFields(cardFields(number)), ...extra })).payment_method.token;
   }
 
   async function methodOf(token: string): Promise<any> {
@@ -367,12 +330,7 @@ describe.each(storeKinds)('the test gateway over HTTPS (%s)', (store) => {
     return res.json().payment_method;
   }
 
-  async function transactionRows(where: { paymentMethod?: string; gateway?: string }) {
-    let query = server.core.store.db.selectFrom('transactions').selectAll();
-    if (where.paymentMethod !== undefined) query = query.where('payment_method_token', '=', where.paymentMethod);
-    if (where.gateway !== undefined) query = query.where('gateway_token', '=', where.gateway);
-    return query.orderBy('seq').execute();
-  }
+  const transactionRows = (where: { paymentMethod?: string; gateway?: string }) => storedTransactions(server, where);
 
   async function transcriptOf(token: string): Promise<string> {
     const res = await server.client.get(`/v1/transactions/${token}/transcript`);
@@ -476,7 +434,7 @@ describe.each(storeKinds)('the test gateway over HTTPS (%s)', (store) => {
       ]) {
         it(`${trigger.label}: 408, gateway_processing_result_unknown, recorded`, async () => {
           // A gateway of its own: timeouts count toward its circuit breaker.
-          const own = await createGateway(server.client);
+          const own = await createTestGateway(server.client);
           const pm = await createCard(server.client, trigger.card);
           const res = await api.direct(own, 'purchase', transactionFields(pm, trigger.amount));
           expect(res.status, res.text).toBe(408);
@@ -500,7 +458,7 @@ describe.each(storeKinds)('the test gateway over HTTPS (%s)', (store) => {
         { label: 'amount 5070', card: VISA, amount: 5070 },
       ]) {
         it(`${trigger.label}: gateway error, 422 gateway_processing_failed`, async () => {
-          const own = await createGateway(server.client);
+          const own = await createTestGateway(server.client);
           const pm = await createCard(server.client, trigger.card);
           const res = await api.direct(own, 'authorize', transactionFields(pm, trigger.amount));
           expect(res.status, res.text).toBe(422);
@@ -740,7 +698,7 @@ describe.each(storeKinds)('the test gateway over HTTPS (%s)', (store) => {
       });
 
       it('a redacted gateway: 422 failed, messages.cannot_use_redacted_gateway', async () => {
-        const own = await createGateway(server.client);
+        const own = await createTestGateway(server.client);
         expect((await server.client.request('PUT', `/v1/gateways/${own}/redact.json`)).status).toBe(200);
         const res = await api.direct(own, 'purchase', transactionFields(cards.get(VISA) as string));
         expect(res.status, res.text).toBe(422);
@@ -837,7 +795,7 @@ describe.each(storeKinds)('the test gateway over HTTPS (%s)', (store) => {
     beforeAll(async () => {
       const environment = await server.core.tenancy.createEnvironment(server.init.organization_token, 'live', true);
       production = server.client.withAuth({ user: environment.key, password: server.init.access_secret });
-      productionGateway = await createGateway(production);
+      productionGateway = await createTestGateway(production);
     });
 
     it('a real card on the test gateway: 402 errors.account_inactive, nothing recorded', async () => {

@@ -1,8 +1,9 @@
-import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../helpers/client.js';
+import { addPaymentMethod, createTestGateway, transactionXml } from '../helpers/fixtures.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { asList, childOrder } from '../helpers/xml.js';
 
 /*
  * Reading transactions over real HTTPS, JSON and XML (wire-reference §2.5, §4): the
@@ -15,21 +16,6 @@ const VISA = '4111111111111111';
 const DECLINE_VISA = '4012888888881881';
 const CVV = '737';
 const PROLOG = '<?xml version="1.0" encoding="UTF-8"?>';
-
-const orderedParser = new XMLParser({ preserveOrder: true, ignoreAttributes: false, trimValues: true });
-
-/** Names of the child elements of the root `root`, in document order. */
-function childOrder(xml: string, root: string): string[] {
-  const nodes = orderedParser.parse(xml) as Array<Record<string, unknown>>;
-  const top = nodes.find((node) => root in node);
-  if (top === undefined) throw new Error(`no <${root}> in ${xml}`);
-  return (top[root] as Array<Record<string, unknown>>).map((node) => Object.keys(node).find((key) => key !== ':@') as string);
-}
-
-function asList<T>(value: T | T[] | undefined | ''): T[] {
-  if (value === undefined || value === '') return [];
-  return Array.isArray(value) ? value : [value];
-}
 
 function expectError(res: ApiResponse, format: 'json' | 'xml', status: number, error: { key: string; message?: string; attribute?: string }): void {
   expect(res.status, res.text).toBe(status);
@@ -59,26 +45,20 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
     return server.client.withAuth({ user: environment.key, password: server.init.access_secret });
   }
 
-  async function createGateway(client: ApiClient): Promise<string> {
-    const res = await client.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } });
-    expect(res.status, res.text).toBe(201);
-    return res.json().gateway.token;
-  }
-
   /** A card and its AddPaymentMethod transaction. */
   async function createCard(client: ApiClient, number: string): Promise<{ token: string; transaction: string }> {
-    const res = await client.sendJson('POST', '/v1/payment_methods.json', {
-      payment_method: { credit_card: { first_name: 'Joe', last_name: 'Jones', number, verification_value: CVV, month: 3, year: 2035 }, retained: true },
+    const transaction = await addPaymentMethod(client, {
+      credit_card: { first_name: 'Joe', last_name: 'Jones', number, verification_value: CVV, month: 3, year: 2035 },
+      retained: true,
     });
-    expect(res.status, res.text).toBe(201);
-    return { token: res.json().transaction.payment_method.token, transaction: res.json().transaction.token };
+    return { token: transaction.payment_method.token, transaction: transaction.token };
   }
 
   async function transact(client: ApiClient, gateway: string, operation: string, paymentMethod: string, amount: number, status = 200): Promise<string> {
     const res = await client.sendXml(
       'POST',
       `/v1/gateways/${gateway}/${operation}.xml`,
-      `<transaction><amount>${amount}</amount><currency_code>USD</currency_code><order_id/><payment_method_token>${paymentMethod}</payment_method_token><gateway_specific_fields/></transaction>`,
+      transactionXml(amount, paymentMethod),
     );
     expect(res.status, res.text).toBe(status);
     return res.xml().transaction.token;
@@ -99,8 +79,8 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
     beforeAll(async () => {
       api = await environmentClient(`history-${store}`);
       other = await environmentClient(`elsewhere-${store}`);
-      gatewayOne = await createGateway(api);
-      gatewayTwo = await createGateway(api);
+      gatewayOne = await createTestGateway(api);
+      gatewayTwo = await createTestGateway(api);
       card = await createCard(api, VISA);
       declining = await createCard(api, DECLINE_VISA);
       const purchase = await transact(api, gatewayOne, 'purchase', card.token, 100);
@@ -111,7 +91,7 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
       const timeout = await transact(api, gatewayTwo, 'purchase', card.token, 4080, 408);
       tokens = [card.transaction, declining.transaction, purchase, declined, authorization, capture.json().transaction.token, timeout];
 
-      foreignGateway = await createGateway(other);
+      foreignGateway = await createTestGateway(other);
       const foreignCard = await createCard(other, VISA);
       foreignTransaction = await transact(other, foreignGateway, 'purchase', foreignCard.token, 100);
     });
@@ -313,7 +293,7 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
 
   it('pages 20 at a time by default, up to 100 with count', async () => {
     const api = await environmentClient(`pages-${store}`);
-    const gateway = await createGateway(api);
+    const gateway = await createTestGateway(api);
     const card = await createCard(api, VISA);
     const created = [card.transaction];
     for (let i = 0; i < 24; i += 1) created.push(await transact(api, gateway, 'purchase', card.token, 100 + i));

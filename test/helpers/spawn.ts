@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll } from 'vitest';
 
 /**
  * Runs the real `bin/coffer` as a child process, the way an operator does. `bin/coffer`
@@ -243,4 +244,27 @@ export function startServe(env: Record<string, string>, timeoutMs = 30_000): Pro
     child.once('error', (error) => finish(error));
     void exited.then((code) => finish(new Error(`coffer serve exited (code ${code}) before listening`)));
   });
+}
+
+/** Something a test leaves behind (a temp dir, a database) and that must go after it. */
+export type Cleanup = () => void | Promise<void>;
+
+/**
+ * The hooks of a describe block (or file) that runs the real CLI: builds dist/ before its
+ * tests, and after each test SIGKILLs every served child still running, then runs the test's
+ * cleanups, newest first. Returns `defer`, which queues a cleanup for the end of the current test.
+ */
+export function useCofferProcesses(): (cleanup: Cleanup) => void {
+  let cleanups: Cleanup[] = [];
+  beforeAll(async () => {
+    await ensureBuilt();
+  }, 180_000);
+  afterEach(async () => {
+    await killAllServed();
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    cleanups = [];
+  });
+  return (cleanup) => {
+    cleanups.push(cleanup);
+  };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildCore } from '../../src/app.js';
 import { loadConfig, type StoreConfig } from '../../src/config/config.js';
 import type { PaymentMethodCreateInput } from '../../src/domain/payment-method.js';
@@ -17,9 +17,10 @@ import { Keyring, masterKeyId } from '../../src/vault/keyring.js';
 import { TEST_CARDS } from '../../src/vault/test-cards.js';
 import { ApiClient } from '../helpers/client.js';
 import { findCardData, maskFinding } from '../helpers/leak-scan.js';
+import { bankAccountInput, creditCardInput } from '../helpers/payment-method-inputs.js';
 import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { ensureBuilt, killAllServed, runCoffer, startServe, type ServedCoffer } from '../helpers/spawn.js';
+import { runCoffer, startServe, useCofferProcesses, type ServedCoffer } from '../helpers/spawn.js';
 import { tempDir } from '../helpers/temp.js';
 
 /**
@@ -33,28 +34,14 @@ import { tempDir } from '../helpers/temp.js';
 const PANS = TEST_CARDS.filter((card) => card.outcome === 'succeed').map((card) => card.number);
 const lastFour = (pan: string) => pan.slice(-4);
 
+const TURING = { first_name: 'Alan', last_name: 'Turing' };
+
 function cardInput(number: string, cvv: string | null): PaymentMethodCreateInput {
-  return {
-    type: 'credit_card',
-    card: { first_name: 'Alan', last_name: 'Turing', number, month: 6, year: 2041, ...(cvv === null ? {} : { verification_value: cvv }) },
-    retained: true,
-    singleUse: false,
-    allowBlankName: false,
-    allowExpiredDate: false,
-    allowBlankDate: false,
-  };
+  return creditCardInput(TURING, { number, month: 6, year: 2041, cvv }, true);
 }
 
 function bankInput(account: string): PaymentMethodCreateInput {
-  return {
-    type: 'bank_account',
-    bankAccount: { first_name: 'Alan', last_name: 'Turing', bank_routing_number: '021000021', bank_account_number: account },
-    retained: true,
-    singleUse: false,
-    allowBlankName: false,
-    allowExpiredDate: false,
-    allowBlankDate: false,
-  };
+  return bankAccountInput(TURING, account, true);
 }
 
 function cardBody(number: string, cvv?: string) {
@@ -275,15 +262,7 @@ describe.each(storeKinds)('key rotation on a populated store while requests are 
 });
 
 describe('master-key rotation across processes with the real CLI', () => {
-  let cleanups: Array<() => void | Promise<void>> = [];
-  beforeAll(async () => {
-    await ensureBuilt();
-  }, 180_000);
-  afterEach(async () => {
-    await killAllServed();
-    for (const cleanup of cleanups.reverse()) await cleanup();
-    cleanups = [];
-  });
+  const defer = useCofferProcesses();
 
   async function stop(served: ServedCoffer): Promise<void> {
     served.kill('SIGTERM');
@@ -304,14 +283,14 @@ describe('master-key rotation across processes with the real CLI', () => {
   // The CLI part runs on SQLite always and on PostgreSQL when configured (each well under 30 s).
   it.each(storeKinds)('rotates the master key under load (serve with K2+K1, rotate-master beside it), then rotate-data (%s)', async (kind) => {
     const temp = tempDir('coffer-rotation-');
-    cleanups.push(temp.cleanup);
+    defer(temp.cleanup);
     const k1 = randomBytes(32).toString('base64');
     const k2 = randomBytes(32).toString('base64');
     const base: Record<string, string> = { COFFER_DATA_DIR: temp.dir, COFFER_LOG_LEVEL: 'info' };
     let storeConfig: StoreConfig = { kind: 'sqlite', path: path.join(temp.dir, 'coffer.sqlite') };
     if (kind === 'postgres') {
       const database = await createPostgresDatabase();
-      cleanups.push(database.drop);
+      defer(database.drop);
       base.COFFER_DATABASE_URL = database.url;
       storeConfig = { kind: 'postgres', url: database.url };
     }

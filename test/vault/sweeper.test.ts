@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCore, type Core } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
-import type { Clock } from '../../src/domain/clock.js';
 import type { PaymentMethodCreateInput } from '../../src/domain/payment-method.js';
 import type { EnvironmentRow } from '../../src/store/repositories/environments.repo.js';
 import type { PaymentMethodRow } from '../../src/store/repositories/payment-methods.repo.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { bankAccountInput, creditCardInput } from '../helpers/payment-method-inputs.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -18,38 +19,14 @@ import { startServer, type TestServer } from '../helpers/server.js';
 const TTL_SECONDS = 60;
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 
-class ManualClock implements Clock {
-  constructor(private at: number) {}
-  now(): Date {
-    return new Date(this.at);
-  }
-  set(ms: number): void {
-    this.at = ms;
-  }
-}
+const HOPPER = { first_name: 'Grace', last_name: 'Hopper' };
 
 function cardInput(retained: boolean, cvv: string | null, number = '4111111111111111'): PaymentMethodCreateInput {
-  return {
-    type: 'credit_card',
-    card: { first_name: 'Grace', last_name: 'Hopper', number, month: 10, year: 2040, ...(cvv === null ? {} : { verification_value: cvv }) },
-    retained,
-    singleUse: false,
-    allowBlankName: false,
-    allowExpiredDate: false,
-    allowBlankDate: false,
-  };
+  return creditCardInput(HOPPER, { number, month: 10, year: 2040, cvv }, retained);
 }
 
 function bankInput(retained: boolean): PaymentMethodCreateInput {
-  return {
-    type: 'bank_account',
-    bankAccount: { first_name: 'Grace', last_name: 'Hopper', bank_routing_number: '021000021', bank_account_number: '9876543210' },
-    retained,
-    singleUse: false,
-    allowBlankName: false,
-    allowExpiredDate: false,
-    allowBlankDate: false,
-  };
+  return bankAccountInput(HOPPER, '9876543210', retained);
 }
 
 describe.each(storeKinds)('cache sweeper (%s)', (store) => {
