@@ -9,7 +9,7 @@ import type { EnvironmentRow } from '../store/repositories/environments.repo.js'
 import type { GatewayPatch, GatewayRow } from '../store/repositories/gateways.repo.js';
 import type { TransactionRow } from '../store/repositories/transactions.repo.js';
 import type { Keyring } from '../vault/keyring.js';
-import { unknownSinceToken, type ListQuery } from './list-query.js';
+import { pageAfter, type ListQuery } from './list-query.js';
 import { newTransactionRow } from './transaction-records.js';
 
 /** Fields a client may set on a gateway, already coerced; credentials by name. */
@@ -93,13 +93,8 @@ export class GatewayService {
   }
 
   async list(environment: EnvironmentRow, query: ListQuery): Promise<GatewayRecord[]> {
-    let sinceSeq: number | null = null;
-    if (query.sinceToken !== null) {
-      const since = await this.repos.gateways.find(environment.key, query.sinceToken);
-      if (since === undefined) throw unknownSinceToken();
-      sinceSeq = since.seq;
-    }
-    const rows = await this.repos.gateways.list(environment.key, { sinceSeq, order: query.order, count: query.count });
+    const page = await pageAfter(query, (token) => this.repos.gateways.find(environment.key, token));
+    const rows = await this.repos.gateways.list(environment.key, page);
     return rows.map(withDefinition);
   }
 

@@ -1,4 +1,5 @@
 import { AppError, fieldError } from '../domain/errors.js';
+import type { PageRequest } from '../store/repositories/page.js';
 
 /** A list request as the API states it, before `since_token` is resolved to a position. */
 export interface ListQuery {
@@ -30,4 +31,18 @@ export function parseListQuery(query: Record<string, unknown>): ListQuery {
 /** `since_token` names no record of this list. */
 export function unknownSinceToken(): AppError {
   return new AppError({ key: 'errors.invalid', attribute: 'since_token', message: 'Since token is invalid' });
+}
+
+/**
+ * The page a list query asks for: `since_token` resolved to its position by `find`, which
+ * returns the record only when it belongs to this list (else 422 on `since_token`).
+ */
+export async function pageAfter(query: ListQuery, find: (token: string) => Promise<{ seq: number } | undefined>): Promise<PageRequest> {
+  let sinceSeq: number | null = null;
+  if (query.sinceToken !== null) {
+    const since = await find(query.sinceToken);
+    if (since === undefined) throw unknownSinceToken();
+    sinceSeq = since.seq;
+  }
+  return { sinceSeq, order: query.order, count: query.count };
 }

@@ -8,7 +8,7 @@ import type { EnvironmentRow } from '../store/repositories/environments.repo.js'
 import type { PaymentMethodPatch, PaymentMethodRow } from '../store/repositories/payment-methods.repo.js';
 import type { TransactionRow } from '../store/repositories/transactions.repo.js';
 import type { Keyring } from '../vault/keyring.js';
-import { unknownSinceToken, type ListQuery } from './list-query.js';
+import { pageAfter, type ListQuery } from './list-query.js';
 import { parseDetails, redactedDetails, resolveNames, withoutPersonalData, type Details } from './payment-method-records.js';
 import { checkMetadata, emailErrors, expiryErrors } from './payment-method-validation.js';
 import { PaymentMethodSealer, type SealedFields } from './payment-method-sealer.js';
@@ -102,15 +102,10 @@ export class PaymentMethodService {
   async list(environment: EnvironmentRow, filter: PaymentMethodListFilter, query: ListQuery): Promise<PaymentMethodRow[]> {
     const unknown = filter.states.filter((state) => !(STORAGE_STATES as readonly string[]).includes(state));
     if (unknown.length > 0) throw new AppError(fieldError.inclusion('state'));
-    let sinceSeq: number | null = null;
-    if (query.sinceToken !== null) {
-      const since = await this.repos.paymentMethods.find(environment.key, query.sinceToken);
-      if (since === undefined) throw unknownSinceToken();
-      sinceSeq = since.seq;
-    }
+    const page = await pageAfter(query, (since) => this.repos.paymentMethods.find(environment.key, since));
     // Windows that ended since the last sweep are applied first, so the state filter sees the truth.
     for (const expired of await this.repos.paymentMethods.expiredCached(this.clock.now().toISOString(), 1000, environment.key)) await this.settle(expired);
-    const rows = await this.repos.paymentMethods.list(environment.key, filter, { sinceSeq, order: query.order, count: query.count });
+    const rows = await this.repos.paymentMethods.list(environment.key, filter, page);
     return Promise.all(rows.map((row) => this.settle(row)));
   }
 
@@ -151,13 +146,11 @@ export class PaymentMethodService {
   /** The transactions of one payment method, in list order. */
   async transactions(environment: EnvironmentRow, token: string, query: ListQuery): Promise<{ paymentMethod: PaymentMethodRow; transactions: TransactionRow[] }> {
     const paymentMethod = await this.show(environment, token);
-    let sinceSeq: number | null = null;
-    if (query.sinceToken !== null) {
-      const since = await this.repos.transactions.find(environment.key, query.sinceToken);
-      if (since === undefined || since.payment_method_token !== token) throw unknownSinceToken();
-      sinceSeq = since.seq;
-    }
-    const transactions = await this.repos.transactions.listForPaymentMethod(environment.key, token, { sinceSeq, order: query.order, count: query.count });
+    const page = await pageAfter(query, async (since) => {
+      const row = await this.repos.transactions.find(environment.key, since);
+      return row?.payment_method_token === token ? row : undefined;
+    });
+    const transactions = await this.repos.transactions.listForPaymentMethod(environment.key, token, page);
     return { paymentMethod, transactions };
   }
 

@@ -8,7 +8,7 @@ import type { OrganizationRow } from '../store/repositories/organizations.repo.j
 import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
 import type { AccessSecretRow } from '../store/repositories/access-secrets.repo.js';
 import type { Keyring } from '../vault/keyring.js';
-import { unknownSinceToken, type ListQuery } from './list-query.js';
+import { pageAfter, type ListQuery } from './list-query.js';
 
 /** What `coffer init` (and the first `serve`) prints, once. */
 export interface InitResult {
@@ -105,13 +105,11 @@ export class TenancyService {
   }
 
   async listEnvironments(organizationToken: string, query: ListQuery): Promise<EnvironmentRow[]> {
-    let sinceSeq: number | null = null;
-    if (query.sinceToken !== null) {
-      const since = await this.repos.environments.find(query.sinceToken);
-      if (since === undefined || since.organization_token !== organizationToken) throw unknownSinceToken();
-      sinceSeq = since.seq;
-    }
-    return this.repos.environments.listByOrganization(organizationToken, { sinceSeq, order: query.order, count: query.count });
+    const page = await pageAfter(query, async (since) => {
+      const row = await this.repos.environments.find(since);
+      return row?.organization_token === organizationToken ? row : undefined;
+    });
+    return this.repos.environments.listByOrganization(organizationToken, page);
   }
 
   /** The organization's environment, or 404. */

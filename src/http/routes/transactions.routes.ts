@@ -17,7 +17,7 @@ function viewsOf(page: TransactionPage) {
 }
 
 async function sendResult(request: FastifyRequest, reply: FastifyReply, result: TransactionResult, query: TransactionQueryService): Promise<FastifyReply> {
-  const page = await query.show(callerOf(request).environment, result.transaction.token);
+  const page = await query.withPaymentMethods(callerOf(request).environment, [result.transaction]);
   return sendWire(request, reply, result.status, 'transaction', viewsOf(page)[0] ?? {});
 }
 

@@ -12,6 +12,7 @@ import type { GatewayRecord, GatewayService } from '../gateway.service.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import type { PaymentMethodService } from '../payment-method.service.js';
 import type { CallPermit, GatewayCaller } from './gateway-caller.js';
+import { newTransactionRow } from '../transaction-records.js';
 import { finishTransaction, refusedTransaction, type Refusal } from './transaction-outcome.js';
 import { EMPTY_SHIPPING_ADDRESS, detailsOf, type GatewayTransactionDetails } from './transaction-details.js';
 import type { TransactionInput } from './transaction-input.js';
@@ -265,25 +266,19 @@ export class GatewayTransactionService {
     args: { environment: EnvironmentRow; gateway: GatewayRecord; type: string; paymentMethod: PaymentMethodRow | null; details: GatewayTransactionDetails; amount: number | null; currency: string | null },
     referenceToken: string | null,
   ) {
-    const at = this.clock.now().toISOString();
-    return {
+    return newTransactionRow({
       token,
-      environment_key: args.environment.key,
-      transaction_type: args.type,
-      state: 'processing',
-      succeeded: 0,
-      message_key: null,
-      message: null,
-      gateway_token: args.gateway.row.token,
-      payment_method_token: args.paymentMethod?.token ?? null,
-      reference_token: referenceToken,
+      environmentKey: args.environment.key,
+      transactionType: args.type,
+      outcome: 'processing',
+      gatewayToken: args.gateway.row.token,
+      paymentMethodToken: args.paymentMethod?.token ?? null,
+      referenceToken,
       amount: args.amount,
-      currency_code: args.currency,
-      details: JSON.stringify(args.details),
-      transcript: null,
-      created_at: at,
-      updated_at: at,
-    };
+      currencyCode: args.currency,
+      details: args.details,
+      now: this.clock.now().toISOString(),
+    });
   }
 
   private refuse(

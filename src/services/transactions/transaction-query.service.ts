@@ -5,7 +5,7 @@ import type { EnvironmentRow } from '../../store/repositories/environments.repo.
 import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
 import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import type { GatewayService } from '../gateway.service.js';
-import { unknownSinceToken, type ListQuery } from '../list-query.js';
+import { pageAfter, type ListQuery } from '../list-query.js';
 import { detailsOf } from './transaction-details.js';
 
 /** Transactions with the payment methods their views nest, fetched in one query. */
@@ -31,15 +31,10 @@ export class TransactionQueryService {
     const states = filter.state === undefined || filter.state === '' ? [] : filter.state.split(',').map((state) => state.trim());
     if (states.some((state) => !STATES.includes(state))) throw new AppError(fieldError.inclusion('state'));
     if (filter.gatewayToken !== undefined) await this.gateways.show(environment, filter.gatewayToken);
-    let sinceSeq: number | null = null;
-    if (query.sinceToken !== null) {
-      const since = await this.repos.transactions.find(environment.key, query.sinceToken);
-      if (since === undefined) throw unknownSinceToken();
-      sinceSeq = since.seq;
-    }
+    const page = await pageAfter(query, (since) => this.repos.transactions.find(environment.key, since));
     const transactions = await this.repos.transactions.list(
       environment.key,
-      { sinceSeq, order: query.order, count: query.count },
+      page,
       { states, ...(filter.gatewayToken === undefined ? {} : { gatewayToken: filter.gatewayToken }) },
     );
     return { transactions, paymentMethods: await this.paymentMethodsOf(environment, transactions) };
@@ -55,6 +50,11 @@ export class TransactionQueryService {
   async transcript(environment: EnvironmentRow, token: string): Promise<string> {
     const page = await this.show(environment, token);
     return (page.transactions[0] as TransactionRow).transcript ?? '';
+  }
+
+  /** Transactions already in hand, with the payment methods their views nest. */
+  async withPaymentMethods(environment: EnvironmentRow, transactions: TransactionRow[]): Promise<TransactionPage> {
+    return { transactions, paymentMethods: await this.paymentMethodsOf(environment, transactions) };
   }
 
   private async paymentMethodsOf(environment: EnvironmentRow, transactions: TransactionRow[]): Promise<Map<string, PaymentMethodRow>> {
