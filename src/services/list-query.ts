@@ -29,7 +29,7 @@ export function parseListQuery(query: Record<string, unknown>): ListQuery {
 }
 
 /** `since_token` names no record of this list. */
-export function unknownSinceToken(): AppError {
+function unknownSinceToken(): AppError {
   return new AppError({ key: 'errors.invalid', attribute: 'since_token', message: 'Since token is invalid' });
 }
 

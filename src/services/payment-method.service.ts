@@ -5,7 +5,7 @@ import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
 import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
-import type { PaymentMethodPatch, PaymentMethodRow } from '../store/repositories/payment-methods.repo.js';
+import type { PaymentMethodFilter, PaymentMethodPatch, PaymentMethodRow } from '../store/repositories/payment-methods.repo.js';
 import type { TransactionRow } from '../store/repositories/transactions.repo.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
@@ -20,10 +20,8 @@ export interface VaultOutcome {
   paymentMethod: PaymentMethodRow;
 }
 
-export interface PaymentMethodListFilter {
-  states: string[];
-  metadata: Record<string, string>;
-}
+/** A list's filters: the repository's own shape (states, metadata key → value). */
+export type PaymentMethodListFilter = PaymentMethodFilter;
 
 const NOT_FOUND = (): AppError => new AppError({ key: 'errors.payment_method_not_found', message: MESSAGES.paymentMethodNotFound });
 
