@@ -1,4 +1,6 @@
+import net from 'node:net';
 import path from 'node:path';
+import { RATE_LIMIT_DEFAULTS, isRateLimitName, type RateLimitRules } from '../limits/rate-limit-policy.js';
 
 /** Where the relational store lives. */
 export type StoreConfig =
@@ -29,6 +31,14 @@ export interface Config {
   redisUrl: string | null;
   logLevel: LogLevel;
   gateways: GatewayCallConfig;
+  /** Effective rate limits (API.md §7 defaults with COFFER_RATE_LIMITS applied). */
+  rateLimits: RateLimitRules;
+  /** Proxies (IPs or CIDRs) whose X-Forwarded-For is believed (COFFER_TRUST_PROXY); empty: the socket's address. */
+  trustProxy: string[];
+  /** Extra destinations user-supplied URLs may reach (COFFER_EGRESS_ALLOW: CIDRs or host names). */
+  egressAllow: string[];
+  /** The operator's catalog of named receiver types (COFFER_RECEIVER_CATALOG), or null. */
+  receiverCatalogPath: string | null;
 }
 
 /** How Coffer calls gateways. */
@@ -192,6 +202,70 @@ function parseGateways(env: Env): GatewayCallConfig {
 }
 
 /**
+ * COFFER_RATE_LIMITS: a JSON object of overrides by limit name, each {"limit": n, "window_seconds": s}
+ * or null to lift that limit; the name "*" applies to every limit not named itself.
+ */
+function parseRateLimits(env: Env): RateLimitRules {
+  const variable = 'COFFER_RATE_LIMITS';
+  const overrides = parseJsonObject(env, variable);
+  const rules = { ...RATE_LIMIT_DEFAULTS } as RateLimitRules;
+  const parseRule = (name: string, value: unknown): RateLimitRules[keyof RateLimitRules] => {
+    if (value === null) return null;
+    const rule = value as { limit?: unknown; window_seconds?: unknown };
+    if (typeof value !== 'object' || Array.isArray(value) || !Number.isInteger(rule.limit) || (rule.limit as number) < 1) {
+      throw new ConfigError(variable, `${name} must be null or {"limit": <integer ≥ 1>, "window_seconds": <integer ≥ 1>}`);
+    }
+    const windowSeconds = rule.window_seconds ?? 60;
+    if (!Number.isInteger(windowSeconds) || (windowSeconds as number) < 1 || (windowSeconds as number) > 7 * 86_400) {
+      throw new ConfigError(variable, `${name}.window_seconds must be an integer from 1 to 604800`);
+    }
+    return { limit: rule.limit as number, windowSeconds: windowSeconds as number };
+  };
+  if ('*' in overrides) {
+    const all = parseRule('*', overrides['*']);
+    for (const name of Object.keys(rules) as (keyof RateLimitRules)[]) rules[name] = all;
+  }
+  for (const [name, value] of Object.entries(overrides)) {
+    if (name === '*') continue;
+    if (!isRateLimitName(name)) throw new ConfigError(variable, `unknown limit ${name}; known: ${Object.keys(RATE_LIMIT_DEFAULTS).join(', ')}`);
+    rules[name] = parseRule(name, value);
+  }
+  return rules;
+}
+
+function isCidrOrAddress(entry: string): boolean {
+  const [address, bits, extra] = entry.split('/');
+  if (extra !== undefined || address === undefined) return false;
+  const family = net.isIP(address);
+  if (family === 0) return false;
+  if (bits === undefined) return true;
+  return /^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+function listOf(env: Env, variable: string): string[] {
+  const raw = nonEmpty(env, variable);
+  return raw === undefined ? [] : raw.split(',').map((part) => part.trim()).filter((part) => part !== '');
+}
+
+function parseTrustProxy(env: Env): string[] {
+  const entries = listOf(env, 'COFFER_TRUST_PROXY');
+  for (const entry of entries) {
+    if (!isCidrOrAddress(entry)) throw new ConfigError('COFFER_TRUST_PROXY', `${entry} is not an IP address or CIDR`);
+  }
+  return entries;
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+function parseEgressAllow(env: Env): string[] {
+  const entries = listOf(env, 'COFFER_EGRESS_ALLOW');
+  for (const entry of entries) {
+    if (!isCidrOrAddress(entry) && !HOST_NAME.test(entry)) throw new ConfigError('COFFER_EGRESS_ALLOW', `${entry} is not a CIDR, an IP address or a host name`);
+  }
+  return entries.map((entry) => (HOST_NAME.test(entry) ? entry.toLowerCase() : entry));
+}
+
+/**
  * Reads the deployment configuration. This module is the only reader of the process
  * environment: everything else receives a typed `Config`.
  */
@@ -210,5 +284,9 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: parseRedisUrl(env),
     logLevel: parseLogLevel(env),
     gateways: parseGateways(env),
+    rateLimits: parseRateLimits(env),
+    trustProxy: parseTrustProxy(env),
+    egressAllow: parseEgressAllow(env),
+    receiverCatalogPath: nonEmpty(env, 'COFFER_RECEIVER_CATALOG') === undefined ? null : path.resolve(nonEmpty(env, 'COFFER_RECEIVER_CATALOG') as string),
   };
 }

@@ -17,6 +17,8 @@ declare module 'fastify' {
     organizationWide?: boolean;
     /** The route answers text/plain whatever the suffix (the transcript). */
     plainText?: boolean;
+    /** The API.md §7 limits this route counts against (see limits/rate-limit-policy.ts). */
+    rateLimits?: readonly import('../limits/rate-limit-policy.js').RateLimitName[];
   }
   interface FastifyRequest {
     auth: AuthContext | null;

@@ -9,6 +9,7 @@ import type { Dialect } from './dialect.js';
 import { foundation } from './migrations/001-foundation.js';
 import { paymentMethods } from './migrations/002-payment-methods.js';
 import { gatewayTransactions } from './migrations/003-gateway-transactions.js';
+import { receiversAndCertificates } from './migrations/004-receivers-certificates.js';
 import { CofferSqliteDialect } from './sqlite-dialect.js';
 
 /** An open store: the typed query builder plus what the rest of the code needs to know about it. */
@@ -20,7 +21,12 @@ export interface StoreHandle {
 
 // Explicit list, in order; a migration is never edited once released, only added.
 function migrationsFor(dialect: Dialect): Record<string, Migration> {
-  return { '001-foundation': foundation(dialect), '002-payment-methods': paymentMethods(dialect), '003-gateway-transactions': gatewayTransactions() };
+  return {
+    '001-foundation': foundation(dialect),
+    '002-payment-methods': paymentMethods(dialect),
+    '003-gateway-transactions': gatewayTransactions(),
+    '004-receivers-certificates': receiversAndCertificates(dialect),
+  };
 }
 
 function provider(dialect: Dialect): MigrationProvider {

@@ -91,6 +91,8 @@ export interface TransactionsTable {
   details: string | null;
   /** The scrubbed exchange with the gateway, for GET transactions/<t>/transcript. */
   transcript: string | null;
+  /** The receiver of a DeliverPaymentMethod / ExportPaymentMethods / RedactReceiver transaction. */
+  receiver_token: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -143,6 +145,62 @@ export interface PaymentMethodsTable {
   updated_at: string;
 }
 
+export interface ReceiversTable {
+  seq: Generated<number>;
+  token: string;
+  environment_key: string;
+  /** test, http, sftp, or a named receiver of the operator's catalog. */
+  receiver_type: string;
+  /** Comma-separated scheme+host[:port] list that delivery and export URLs must match. */
+  hostnames: string;
+  /** retained or redacted. */
+  state: string;
+  company_name: string | null;
+  sub_merchant_key: string | null;
+  /** JSON array of {name, safe, value?}: the order as sent; values only for safe credentials. */
+  credentials: string | null;
+  /** JSON object name → value of the unsafe credentials, sealed with the environment's data key. */
+  sealed_credentials: string | null;
+  /** SFTP login user (not secret). */
+  protocol_user: string | null;
+  /** JSON {password?, private_key?} sealed with the environment's data key. */
+  sealed_protocol: string | null;
+  /** SFTP host key to pin (OpenSSH public key line or SHA256: fingerprint). */
+  host_key: string | null;
+  /** A certificate of the same environment presented as the TLS client certificate (mTLS). */
+  certificate_token: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CertificatesTable {
+  seq: Generated<number>;
+  token: string;
+  environment_key: string;
+  /** environment or organization. */
+  level: string;
+  /** ec-prime256v1 or rsa-2048 for generated keys; null for uploads. */
+  algorithm: string | null;
+  cn: string | null;
+  o: string | null;
+  ou: string | null;
+  c: string | null;
+  st: string | null;
+  l: string | null;
+  email_address: string | null;
+  /** SPKI PEM. */
+  public_key: string;
+  /** base64 SHA-256 of the DER SubjectPublicKeyInfo. */
+  public_key_hash: string;
+  csr: string | null;
+  /** The signed certificate (PEM, possibly with its chain), once known. */
+  pem: string | null;
+  /** PKCS#8 PEM sealed with the environment's data key; never returned. */
+  sealed_private_key: string;
+  created_at: string;
+  updated_at: string;
+}
+
 /** The Kysely database type: every table Coffer keeps. */
 export interface Database {
   organizations: OrganizationsTable;
@@ -153,4 +211,6 @@ export interface Database {
   transactions: TransactionsTable;
   payment_methods: PaymentMethodsTable;
   idempotency_keys: IdempotencyKeysTable;
+  receivers: ReceiversTable;
+  certificates: CertificatesTable;
 }

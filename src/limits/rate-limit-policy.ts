@@ -1,0 +1,37 @@
+/**
+ * The rate limits of API.md §7 and their defaults. Every limit is counted per environment;
+ * `per` names the extra part of the key (the client IP, or a card's BIN + last four).
+ * Operators override any of them with COFFER_RATE_LIMITS (see docs/deployment.md).
+ */
+export interface RateLimitRule {
+  /** Requests allowed in one window. */
+  limit: number;
+  /** The window, in seconds. */
+  windowSeconds: number;
+}
+
+export const RATE_LIMIT_DEFAULTS = {
+  transactions_list: { limit: 30, windowSeconds: 60 },
+  payment_methods_bin6_last4: { limit: 1000, windowSeconds: 86_400 },
+  payment_methods_bin8_last4: { limit: 250, windowSeconds: 86_400 },
+  payment_methods_client_ip: { limit: 30, windowSeconds: 60 },
+  receivers_options: { limit: 30, windowSeconds: 60 },
+  receivers_list: { limit: 30, windowSeconds: 60 },
+  receivers_create: { limit: 30, windowSeconds: 60 },
+  receivers_show: { limit: 30, windowSeconds: 60 },
+  receivers_update: { limit: 30, windowSeconds: 60 },
+  receivers_redact: { limit: 30, windowSeconds: 60 },
+  certificates_list: { limit: 30, windowSeconds: 60 },
+  certificates_create: { limit: 30, windowSeconds: 60 },
+  certificates_generate: { limit: 30, windowSeconds: 60 },
+  certificates_update: { limit: 30, windowSeconds: 60 },
+} as const satisfies Record<string, RateLimitRule>;
+
+export type RateLimitName = keyof typeof RATE_LIMIT_DEFAULTS;
+
+/** The effective rules: a rule per name, or null where the operator lifted the limit. */
+export type RateLimitRules = Record<RateLimitName, RateLimitRule | null>;
+
+export function isRateLimitName(name: string): name is RateLimitName {
+  return Object.prototype.hasOwnProperty.call(RATE_LIMIT_DEFAULTS, name);
+}
