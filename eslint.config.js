@@ -25,7 +25,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/domain/**/*.ts', 'src/services/**/*.ts', 'src/store/**/*.ts', 'src/vault/**/*.ts', 'src/gateways/**/*.ts'],
+    files: ['src/domain/**/*.ts', 'src/services/**/*.ts', 'src/store/**/*.ts', 'src/vault/**/*.ts', 'src/gateways/**/*.ts', 'src/receivers/**/*.ts', 'src/certificates/**/*.ts', 'src/limits/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/http/**', '**/http/*'], message: 'Nothing imports the HTTP layer.' }] }],
     },

@@ -3,9 +3,11 @@ import type { Logger } from 'pino';
 import type { Config } from './config/config.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { buildHttpApp } from './http/server.js';
+import { buildReceivers, type ReceiversCore } from './receivers-wiring.js';
 import { ensureLocalTls, loadTlsFiles } from './http/tls/local-ca.js';
 import { AuthService } from './services/auth.service.js';
 import { GatewayService } from './services/gateway.service.js';
+import { CertificateService } from './services/certificate.service.js';
 import { PaymentMethodService } from './services/payment-method.service.js';
 import { CacheSweeper } from './services/cache-sweeper.js';
 import { KeyRotationService } from './services/key-rotation.service.js';
@@ -17,6 +19,11 @@ import { IdempotencyService } from './services/idempotency.service.js';
 import { GatewayHttpClient } from './gateways/http-client.js';
 import { BREAKER_POLICY, FallbackBreakerStore, InFlightLimiter, MemoryBreakerStore, type BreakerStore } from './limits/circuit-breaker.js';
 import { RedisBreakerStore } from './limits/redis-breaker-store.js';
+import { FallbackRateLimiter } from './limits/fallback-rate-limiter.js';
+import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
+import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
+import { SharedStateStatus } from './limits/shared-state-status.js';
+import type { RateLimiting } from './http/rate-limit.js';
 import { Redis } from 'ioredis';
 import { TenancyService } from './services/tenancy.service.js';
 import { migrateStore, openStore, type StoreHandle } from './store/database.js';
@@ -24,12 +31,13 @@ import { Keyring } from './vault/keyring.js';
 import { resolveMasterKey } from './vault/master-key.js';
 
 /** The services every entry point (server, CLI) shares. */
-export interface Core {
+export interface Core extends ReceiversCore {
   config: Config;
   store: StoreHandle;
   keyring: Keyring;
   tenancy: TenancyService;
   gateways: GatewayService;
+  certificates: CertificateService;
   paymentMethods: PaymentMethodService;
   sweeper: CacheSweeper;
   keyRotation: KeyRotationService;
@@ -37,6 +45,10 @@ export interface Core {
   transactionQuery: TransactionQueryService;
   idempotency: IdempotencyService;
   auth: AuthService;
+  /** API.md §7 rate limits (in Redis with COFFER_REDIS_URL, else in this process). */
+  rateLimiting: RateLimiting;
+  /** Reachability of Redis; null without COFFER_REDIS_URL. */
+  sharedState: SharedStateStatus | null;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
   close(): Promise<void>;
@@ -51,20 +63,26 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const keyring = new Keyring(store.db, master.key, { previousMasterKeys: config.previousMasterKeys, now: () => clock.now() });
     await keyring.verifyMasterKey();
     const idempotency = new IdempotencyService(store, clock);
-    const sweeper = new CacheSweeper(store, clock, idempotency);
     const gateways = new GatewayService(store, keyring, clock);
     const paymentMethods = new PaymentMethodService(store, keyring, clock, config.cacheTtlSeconds);
-    const http = new GatewayHttpClient();
-    const redis = config.redisUrl === null ? null : new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    redis?.on('error', () => undefined);
-    // With Redis the breaker is shared by every node; if Redis fails, this node's memory stands in.
+    // Endpoint overrides are destinations chosen outside the code: checked and pinned like receivers.
+    const certificates = new CertificateService(store, keyring, clock);
+    const sealer = new PaymentMethodSealer(keyring);
+    const receiving = buildReceivers(config, { store, keyring, clock, certificates, sealer });
+    // Overridden gateway endpoints are user-supplied destinations too: the receivers' egress guard checks them.
+    const http = new GatewayHttpClient({ guard: receiving.egress, overrides: Object.values(config.gateways.endpoints) });
+    const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports });
+    const shared = config.redisUrl === null ? null : await connectShared(config.redisUrl);
+    // With Redis the breaker and the rate limits are shared by every node; if Redis fails, this node's memory stands in.
     // A probe's lease must outlast the slowest call it may make.
     const longestCallMs = Math.max(config.gateways.timeoutMs, ...Object.values(config.gateways.timeoutMsByType));
     const probeLeaseMs = Math.max(BREAKER_POLICY.probeLeaseMs, longestCallMs + 30_000);
     const breaker: BreakerStore =
-      redis === null
+      shared === null
         ? new MemoryBreakerStore(probeLeaseMs)
-        : new FallbackBreakerStore(new RedisBreakerStore(redis, undefined, probeLeaseMs), new MemoryBreakerStore(probeLeaseMs), () => undefined);
+        : new FallbackBreakerStore(new RedisBreakerStore(shared.redis, undefined, probeLeaseMs), new MemoryBreakerStore(probeLeaseMs), shared.status);
+    const limiter: RateLimiter =
+      shared === null ? new MemoryRateLimiter() : new FallbackRateLimiter(new RedisRateLimiter(shared.redis), new MemoryRateLimiter(), shared.status);
     const caller = new GatewayCaller(breaker, new InFlightLimiter(config.gateways.maxInFlight), { http, endpoints: config.gateways.endpoints }, config.gateways, clock);
     return {
       config,
@@ -72,18 +90,30 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
       keyring,
       tenancy: new TenancyService(store, keyring, clock),
       gateways,
+      certificates,
+      ...receiving,
       paymentMethods,
       sweeper,
       keyRotation: new KeyRotationService(store, keyring),
-      transactions: new GatewayTransactionService(store, gateways, paymentMethods, new PaymentMethodSealer(keyring), caller, clock),
-      transactionQuery: new TransactionQueryService(store, gateways),
+      transactions: new GatewayTransactionService(store, gateways, paymentMethods, sealer, caller, clock),
+      transactionQuery: new TransactionQueryService(store, gateways, clock),
       idempotency,
       auth: new AuthService(store, keyring),
+      rateLimiting: {
+        limiter,
+        rules: config.rateLimits,
+        clock,
+        trustProxy: config.trustProxy,
+        // The environment's fingerprint key (HMAC): the same on every node, never stored in clear.
+        hashCardKey: (environmentKey, material) => keyring.fingerprint(environmentKey, material),
+      },
+      sharedState: shared?.status ?? null,
       generatedMasterKeyFile: master.created ? master.localFile : null,
       close: async () => {
         await sweeper.stop();
+        await receiving.exports.drain();
         await http.close();
-        redis?.disconnect();
+        shared?.redis.disconnect();
         await store.close();
       },
     };
@@ -91,6 +121,32 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     await store.close();
     throw error;
   }
+}
+
+/**
+ * The Redis client every node shares state through, and its reachability. Commands fail at once
+ * while disconnected (no offline queue) and after 1 s on a hung Redis. Waits (at most
+ * `timeoutMs`) for the first connection attempt, so a node that starts with Redis down reports it
+ * at once; it starts either way, and the client keeps reconnecting.
+ */
+async function connectShared(url: string, timeoutMs = 2_000): Promise<{ redis: Redis; status: SharedStateStatus }> {
+  const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1_000 });
+  const status = new SharedStateStatus();
+  redis.on('error', (error: unknown) => status.reportFailure(error));
+  redis.on('ready', () => status.reportSuccess());
+  await new Promise<void>((resolve) => {
+    if (redis.status === 'ready') return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      redis.off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    redis.once('ready', done);
+    redis.once('error', done);
+  });
+  return { redis, status };
 }
 
 /** TLS material per configuration, and the CA path to print when Coffer made its own. */
@@ -103,5 +159,8 @@ export async function resolveTls(config: Config): Promise<{ material: { key: str
 
 /** The HTTP app over a built core. */
 export function buildApp(core: Core, logger: Logger, tls: { key: string; cert: string } | null): FastifyInstance {
+  // One line when Redis becomes unreachable (the node then limits with its own memory), one when it is back.
+  core.sharedState?.logTo(logger);
+  core.attachLogger(logger);
   return buildHttpApp({ ...core, logger }, tls);
 }

@@ -4,8 +4,6 @@ import { createLogger } from '../logger.js';
 import { NotEmptyError, type InitResult } from '../services/tenancy.service.js';
 import type { Core } from '../app.js';
 
-const SWEEP_INTERVAL_MS = 15_000;
-
 /** Initialises an empty database; null when it was not empty (or another node got there first). */
 async function initIfEmpty(core: Core): Promise<InitResult | null> {
   if (!(await core.tenancy.isEmpty())) return null;
@@ -49,10 +47,10 @@ export async function serve(config: Config): Promise<void> {
   const app = buildApp(core, logger, tls.material);
   // Caching windows end on time even when nobody reads the card (the read path also enforces them).
   core.sweeper.start(
-    SWEEP_INTERVAL_MS,
+    config.sweepIntervalMs,
     (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'cache sweep failed'),
     (result) => {
-      if (result.redacted > 0 || result.cvvsDropped > 0 || result.idempotencyKeysExpired > 0) logger.info(result, 'cache sweep');
+      if (result.redacted > 0 || result.cvvsDropped > 0 || result.idempotencyKeysExpired > 0 || result.exportsInterrupted > 0) logger.info(result, 'cache sweep');
     },
   );
   const address = await app.listen({ host: config.host, port: config.port });

@@ -28,6 +28,8 @@ export interface Config {
   previousMasterKeys: Buffer[];
   /** Seconds a cached payment method (and a supplied CVV) is kept before it is redacted (dropped). */
   cacheTtlSeconds: number;
+  /** How often `serve` sweeps ended caching windows, in ms (COFFER_SWEEP_INTERVAL; default 15 s). */
+  sweepIntervalMs: number;
   redisUrl: string | null;
   logLevel: LogLevel;
   gateways: GatewayCallConfig;
@@ -39,6 +41,10 @@ export interface Config {
   egressAllow: string[];
   /** The operator's catalog of named receiver types (COFFER_RECEIVER_CATALOG), or null. */
   receiverCatalogPath: string | null;
+  /** Timeout of one delivery, export upload or export callback, in ms (COFFER_RECEIVER_TIMEOUT, seconds). */
+  receiverTimeoutMs: number;
+  /** Extra CAs (PEM file, COFFER_OUTBOUND_CA_FILE) trusted for calls to receivers, besides Node's roots. */
+  outboundCaPath: string | null;
 }
 
 /** How Coffer calls gateways. */
@@ -145,6 +151,18 @@ function parseCacheTtl(env: Env): number {
     throw new ConfigError('COFFER_CACHE_TTL', 'must be a duration such as 600, 600s, 10m or 1h (at most 7 days)');
   }
   return seconds;
+}
+
+const INTERVAL_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+
+/** COFFER_SWEEP_INTERVAL: 15 (seconds), 500ms, 30s or 1m; from 100 ms to 1 hour. */
+function parseSweepInterval(env: Env): number {
+  const raw = nonEmpty(env, 'COFFER_SWEEP_INTERVAL');
+  if (raw === undefined) return 15_000;
+  const match = /^(\d+)(ms|s|m)?$/.exec(raw);
+  const ms = match === null ? 0 : Number(match[1]) * (INTERVAL_UNITS[match[2] ?? 's'] ?? 1000);
+  if (ms < 100 || ms > 3_600_000) throw new ConfigError('COFFER_SWEEP_INTERVAL', 'must be a duration such as 15, 15s, 500ms or 1m (100 ms to 1 hour)');
+  return ms;
 }
 
 function parseRedisUrl(env: Env): string | null {
@@ -265,6 +283,11 @@ function parseEgressAllow(env: Env): string[] {
   return entries.map((entry) => (HOST_NAME.test(entry) ? entry.toLowerCase() : entry));
 }
 
+function optionalPath(env: Env, variable: string): string | null {
+  const raw = nonEmpty(env, variable);
+  return raw === undefined ? null : path.resolve(raw);
+}
+
 /**
  * Reads the deployment configuration. This module is the only reader of the process
  * environment: everything else receives a typed `Config`.
@@ -281,12 +304,15 @@ export function loadConfig(env: Env = process.env): Config {
     masterKey,
     previousMasterKeys: parsePreviousMasterKeys(env, masterKey),
     cacheTtlSeconds: parseCacheTtl(env),
+    sweepIntervalMs: parseSweepInterval(env),
     redisUrl: parseRedisUrl(env),
     logLevel: parseLogLevel(env),
     gateways: parseGateways(env),
     rateLimits: parseRateLimits(env),
     trustProxy: parseTrustProxy(env),
     egressAllow: parseEgressAllow(env),
-    receiverCatalogPath: nonEmpty(env, 'COFFER_RECEIVER_CATALOG') === undefined ? null : path.resolve(nonEmpty(env, 'COFFER_RECEIVER_CATALOG') as string),
+    receiverCatalogPath: optionalPath(env, 'COFFER_RECEIVER_CATALOG'),
+    receiverTimeoutMs: positiveInteger(env, 'COFFER_RECEIVER_TIMEOUT', 30, 600) * 1000,
+    outboundCaPath: optionalPath(env, 'COFFER_OUTBOUND_CA_FILE'),
   };
 }

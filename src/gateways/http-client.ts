@@ -1,6 +1,15 @@
 import { Agent, errors as undiciErrors, request } from 'undici';
+import { EgressLookupError, EgressRefusedError, pinnedLookup, type EgressGuard } from '../receivers/egress.js';
 import { GatewayFaultError, GatewayResultUnknownError, type TranscriptEntry } from './adapter.js';
+import { readCappedBody } from './read-capped-body.js';
 import { scrubTranscript } from './scrub.js';
+
+/** Destinations the operator chose (COFFER_GATEWAY_ENDPOINTS) go through the egress guard. */
+export interface GatewayEgress {
+  guard: EgressGuard;
+  /** Base URLs of the endpoint overrides; a call whose origin is one of theirs is checked and pinned. */
+  overrides: readonly string[];
+}
 
 export interface OutboundRequest {
   method: 'GET' | 'POST' | 'DELETE';
@@ -36,35 +45,35 @@ function errorCode(error: unknown): string {
  */
 export class GatewayHttpClient {
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
+  private readonly guardedOrigins: ReadonlySet<string>;
+  /** One pooled agent per guarded origin, pinned to the address its last check returned. */
+  private readonly pinned = new Map<string, { address: string; agent: Agent }>();
+
+  constructor(private readonly egress: GatewayEgress | null = null) {
+    this.guardedOrigins = new Set((egress?.overrides ?? []).map((base) => new URL(base).origin));
+  }
 
   async send(outbound: OutboundRequest, transcript: TranscriptEntry[], scrub: (text: string) => string = (t) => t): Promise<OutboundResponse> {
     const clean = (text: string) => scrubTranscript(scrub(text));
     const target = new URL(outbound.url);
     const headerLines = Object.entries(outbound.headers).map(([name, value]) => `${name}: ${value}`).join('\n');
     transcript.push({ text: clean(`[*>] ${outbound.method} ${target.origin}${target.pathname}\n${headerLines}\n\n${outbound.body ?? ''}`) });
+    const dispatcher = await this.dispatcherFor(target, transcript, outbound.timeoutMs);
     const started = performance.now();
     try {
       const response = await request(outbound.url, {
         method: outbound.method,
         headers: outbound.headers,
         body: outbound.body,
-        dispatcher: this.agent,
+        dispatcher,
         headersTimeout: outbound.timeoutMs,
         bodyTimeout: outbound.timeoutMs,
         signal: AbortSignal.timeout(outbound.timeoutMs),
         maxRedirections: 0,
       } as Parameters<typeof request>[1]);
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body) {
-        size += (chunk as Buffer).length;
-        if (size > MAX_RESPONSE_BYTES) {
-          response.body.destroy();
-          throw new GatewayFaultError('The gateway response was too large.', `over ${MAX_RESPONSE_BYTES} bytes`);
-        }
-        chunks.push(chunk as Buffer);
-      }
-      const body = Buffer.concat(chunks).toString('utf8');
+      const raw = await readCappedBody(response.body, MAX_RESPONSE_BYTES);
+      if (raw === null) throw new GatewayFaultError('The gateway response was too large.', `over ${MAX_RESPONSE_BYTES} bytes`);
+      const body = raw.toString('utf8');
       const latencyMs = Math.round(performance.now() - started);
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(response.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
@@ -82,7 +91,40 @@ export class GatewayHttpClient {
     }
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  /**
+   * The shared pool, or for an operator override the pool pinned to the address the egress guard
+   * returns now (resolved once per call; a changed address gets a fresh pool). A refused or
+   * unresolvable destination is a fault: nothing is sent.
+   */
+  private async dispatcherFor(target: URL, transcript: TranscriptEntry[], timeoutMs: number): Promise<Agent> {
+    if (this.egress === null || !this.guardedOrigins.has(target.origin)) return this.agent;
+    let address: string;
+    let family: 4 | 6;
+    let timer: NodeJS.Timeout | undefined;
+    // DNS cannot be cancelled, but the call must not wait on a hung resolver beyond its timeout.
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new EgressLookupError(target.hostname, 'dns_timeout')), timeoutMs);
+    });
+    try {
+      ({ address, family } = await Promise.race([this.egress.guard.check(target, ['http', 'https']), deadline]));
+    } catch (error) {
+      if (!(error instanceof EgressRefusedError) && !(error instanceof EgressLookupError)) throw error;
+      const detail = error instanceof EgressRefusedError ? `egress refused (${error.reason})` : error.code;
+      transcript.push({ text: `[!!] ${detail}` });
+      throw new GatewayFaultError('Unable to connect to the gateway.', detail);
+    } finally {
+      clearTimeout(timer);
+    }
+    const current = this.pinned.get(target.origin);
+    if (current?.address === address) return current.agent;
+    const agent = new Agent({ keepAliveTimeout: 10_000, connections: 64, connect: { lookup: pinnedLookup({ address, family }) } });
+    this.pinned.set(target.origin, { address, agent });
+    // Calls still on the old pool finish there; close() waits for them.
+    if (current !== undefined) void current.agent.close().catch(() => undefined);
+    return agent;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.agent.close(), ...[...this.pinned.values()].map((entry) => entry.agent.close())]);
   }
 }

@@ -6,11 +6,14 @@ import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
 import type { AuthService } from '../services/auth.service.js';
 import type { GatewayService } from '../services/gateway.service.js';
+import type { CertificateService } from '../services/certificate.service.js';
 import type { PaymentMethodService } from '../services/payment-method.service.js';
 import type { GatewayTransactionService } from '../services/transactions/gateway-transaction.service.js';
 import type { TransactionQueryService } from '../services/transactions/transaction-query.service.js';
 import type { IdempotencyService } from '../services/idempotency.service.js';
 import { registerIdempotency } from './idempotency.js';
+import { registerRateLimits, type RateLimiting } from './rate-limit.js';
+import type { SharedStateStatus } from '../limits/shared-state-status.js';
 import type { TenancyService } from '../services/tenancy.service.js';
 import type { StoreHandle } from '../store/database.js';
 import { authenticateHook } from './auth.js';
@@ -19,22 +22,29 @@ import { errorHandler } from './errors.js';
 import { acceptAllows, formatOf, rememberFormat, splitFormat } from './format/negotiation.js';
 import { environmentRoutes } from './routes/environments.routes.js';
 import { gatewayRoutes } from './routes/gateways.routes.js';
+import { receiverRoutes, type ReceiverRouteServices } from './routes/receivers.routes.js';
+import { certificateRoutes } from './routes/certificates.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
 import { serverTlsOptions } from './tls/tls-options.js';
 
 /** Everything the HTTP layer calls; built by the composition root. */
-export interface HttpDependencies {
+export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transactionQuery'> {
   store: StoreHandle;
   logger: Logger;
   auth: AuthService;
   tenancy: TenancyService;
   gateways: GatewayService;
+  certificates: CertificateService;
   paymentMethods: PaymentMethodService;
   transactions: GatewayTransactionService;
   transactionQuery: TransactionQueryService;
   idempotency: IdempotencyService;
+  /** API.md §7 limits: the limiter, the rules and how the client address is found. */
+  rateLimiting: RateLimiting;
+  /** Reachability of Redis (null without COFFER_REDIS_URL), for /readyz. */
+  sharedState: SharedStateStatus | null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -56,8 +66,13 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     tls === null
       ? undefined
       : (handler: (req: IncomingMessage, res: ServerResponse) => void) => https.createServer(serverTlsOptions(tls), handler);
+  const handleError = errorHandler(deps.logger);
   const app = Fastify({
     logger: false,
+    // Errors Fastify raises before routing (a malformed percent-encoding, an over-long path
+    // parameter) get the same envelope as every other error, never Fastify's own body (which
+    // would echo the path, card digits included).
+    frameworkErrors: (error, request, reply) => void handleError(error, request, reply),
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,
     // The suffix picks the format; routes are declared once, without it.
@@ -67,12 +82,14 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
       return url;
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // request.ip: the socket's address, or X-Forwarded-For as far as it passed through trusted proxies.
+    trustProxy: deps.rateLimiting.trustProxy.length === 0 ? false : [...deps.rateLimiting.trustProxy],
     ...(serverFactory === undefined ? {} : { serverFactory: serverFactory as never }),
   });
 
   app.decorateRequest('auth', null);
   registerBodyDecoder(app);
-  app.setErrorHandler(errorHandler(deps.logger));
+  app.setErrorHandler(handleError);
   app.setNotFoundHandler(() => {
     throw new AppError({ key: 'errors.route_not_found', message: 'The requested resource does not exist.' });
   });
@@ -84,6 +101,8 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     }
   });
   app.addHook('onRequest', authenticateHook(deps.auth));
+  // Limits before idempotency (both preHandlers, run in this order): a 429 never claims a key.
+  registerRateLimits(app, deps.rateLimiting);
   registerIdempotency(app, deps.idempotency);
 
   // One line per request; never bodies, headers or query strings (they can carry secrets).
@@ -101,10 +120,12 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     );
   });
 
-  healthRoutes(app, deps.store);
+  healthRoutes(app, deps.store, deps.sharedState);
   gatewayRoutes(app, deps.gateways);
+  certificateRoutes(app, deps.certificates);
   environmentRoutes(app, deps.tenancy);
   paymentMethodRoutes(app, deps.paymentMethods);
   transactionRoutes(app, deps.transactions, deps.transactionQuery);
+  receiverRoutes(app, deps);
   return app;
 }

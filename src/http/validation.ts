@@ -15,7 +15,7 @@ function toFieldErrors(error: z.ZodError, input: unknown): ErrorEntry[] {
   return error.issues.map((issue) => {
     // Spreedly names the field itself ("month"), not its place ("credit_card.month").
     const attribute = String(issue.path.filter((step) => typeof step === 'string').at(-1) ?? 'base');
-    if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return fieldError.blank(attribute);
+    if (issue.code === 'invalid_type' && absent(valueAt(input, issue.path))) return fieldError.blank(attribute);
     if (issue.code === 'too_big' && issue.origin === 'string') return fieldError.tooLong(attribute, Number(issue.maximum));
     if (issue.code === 'invalid_value') return fieldError.inclusion(attribute);
     return fieldError.invalid(attribute);

@@ -1,3 +1,5 @@
+import type { SharedStateStatus } from './shared-state-status.js';
+
 /** What the breaker says about one call to one gateway. */
 export type Admission = { kind: 'allow' } | { kind: 'probe' } | { kind: 'reject'; retryAfterSeconds: number };
 
@@ -93,22 +95,28 @@ export class InFlightLimiter {
 
 /**
  * Prefers the shared store and falls back to this node's memory while the shared one fails
- * (Redis down): the node keeps serving with local state rather than refusing payments.
+ * (Redis down): the node keeps serving with local state rather than refusing payments. Outcomes
+ * go to `status`, which the rate limiter's fallback shares: one log line when Redis goes, one when
+ * it comes back, and Redis is skipped (but for a periodic retry) while it is down.
  */
 export class FallbackBreakerStore implements BreakerStore {
   constructor(
     private readonly shared: BreakerStore,
     private readonly local: BreakerStore,
-    private readonly onFallback: (error: unknown) => void,
+    private readonly status: SharedStateStatus,
   ) {}
 
   private async attempt<T>(work: (store: BreakerStore) => Promise<T>): Promise<T> {
-    try {
-      return await work(this.shared);
-    } catch (error) {
-      this.onFallback(error);
-      return work(this.local);
+    if (this.status.shouldTryShared()) {
+      try {
+        const result = await work(this.shared);
+        this.status.reportSuccess();
+        return result;
+      } catch (error) {
+        this.status.reportFailure(error);
+      }
     }
+    return work(this.local);
   }
 
   admit(gatewayKey: string, nowMs: number): Promise<Admission> {

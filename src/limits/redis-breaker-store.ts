@@ -25,6 +25,12 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
 return failures
 `;
 
+// Only an existing breaker: a bare HSET would recreate a deleted hash without an expiry, and it would stay forever.
+const ABANDON_PROBE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'probe_until', 0) end
+return 0
+`;
+
 /** The breaker shared by every node through Redis (COFFER_REDIS_URL). */
 export class RedisBreakerStore implements BreakerStore {
   constructor(
@@ -58,6 +64,6 @@ export class RedisBreakerStore implements BreakerStore {
   }
 
   async abandonProbe(gatewayKey: string): Promise<void> {
-    await this.redis.hset(this.prefix + gatewayKey, 'probe_until', 0);
+    await this.redis.eval(ABANDON_PROBE, 1, this.prefix + gatewayKey);
   }
 }

@@ -7,6 +7,14 @@ export interface SweepResult {
   redacted: number;
   cvvsDropped: number;
   idempotencyKeysExpired: number;
+  /** Exports left `pending` by a node that stopped mid-way, now recorded as failed. */
+  exportsInterrupted: number;
+}
+
+/** Other housekeeping the sweep runs each round. */
+export interface SweepTasks {
+  idempotency?: { removeExpired(): Promise<number> };
+  exports?: { failInterrupted(): Promise<number> };
 }
 
 const BATCH = 500;
@@ -24,7 +32,7 @@ export class CacheSweeper {
   constructor(
     store: StoreHandle,
     private readonly clock: Clock,
-    private readonly idempotency: { removeExpired(): Promise<number> } | null = null,
+    private readonly tasks: SweepTasks = {},
   ) {
     this.repos = repositories(store.db, store.dialect);
   }
@@ -43,8 +51,9 @@ export class CacheSweeper {
       if (expired.length < BATCH || progressed === 0) break;
     }
     const cvvsDropped = await this.repos.paymentMethods.dropExpiredCvvs(now);
-    const idempotencyKeysExpired = this.idempotency === null ? 0 : await this.idempotency.removeExpired();
-    return { redacted, cvvsDropped, idempotencyKeysExpired };
+    const idempotencyKeysExpired = (await this.tasks.idempotency?.removeExpired()) ?? 0;
+    const exportsInterrupted = (await this.tasks.exports?.failInterrupted()) ?? 0;
+    return { redacted, cvvsDropped, idempotencyKeysExpired, exportsInterrupted };
   }
 
   /** Sweeps every `intervalMs` in the background; errors go to `onError` and the next round tries again. */

@@ -3,6 +3,9 @@ import { repositories, type Repositories } from '../store/repositories.js';
 import { SEALED_PAYMENT_METHOD_COLUMNS, type SealedPaymentMethodColumn } from '../store/repositories/payment-methods.repo.js';
 import type { Keyring } from '../vault/keyring.js';
 import { credentialsAad } from './gateway.service.js';
+import { receiverAad } from './receiver.service.js';
+import { certificatePrivateKeyAad } from './certificate.service.js';
+import { SEALED_RECEIVER_COLUMNS } from '../store/repositories/receivers.repo.js';
 import { paymentMethodAad } from './payment-method-sealer.js';
 
 export interface DataRotationResult {
@@ -69,6 +72,28 @@ export class KeyRotationService {
         if (await this.repos.gateways.replaceSealed(environmentKey, row.token, blob, fresh)) moved += 1;
       }
       if (rows.length < batchSize) break;
+    }
+    for (;;) {
+      const rows = await this.repos.certificates.sealedWithOtherKey(environmentKey, keyId, batchSize);
+      for (const row of rows) {
+        const aad = certificatePrivateKeyAad(row.token);
+        const fresh = await this.keyring.sealFor(environmentKey, await this.keyring.openFor(environmentKey, row.sealed_private_key, aad), aad);
+        if (await this.repos.certificates.replaceSealed(environmentKey, row.token, row.sealed_private_key, fresh)) moved += 1;
+      }
+      if (rows.length < batchSize) break;
+    }
+    for (const column of SEALED_RECEIVER_COLUMNS) {
+      const field = column === 'sealed_credentials' ? 'credentials' : 'protocol';
+      for (;;) {
+        const rows = await this.repos.receivers.sealedWithOtherKey(environmentKey, column, keyId, batchSize);
+        for (const row of rows) {
+          const blob = row.blob as string;
+          const aad = receiverAad(row.token, field);
+          const fresh = await this.keyring.sealFor(environmentKey, await this.keyring.openFor(environmentKey, blob, aad), aad);
+          if (await this.repos.receivers.replaceSealed(environmentKey, row.token, column, blob, fresh)) moved += 1;
+        }
+        if (rows.length < batchSize) break;
+      }
     }
     return moved;
   }

@@ -44,7 +44,31 @@ function openSqlite(file: string): Kysely<Database> {
   // Redacted ciphertext is overwritten on disk, not left in free pages.
   handle.pragma('secure_delete = ON');
   handle.pragma('busy_timeout = 5000');
+  cachePreparedStatements(handle);
   return new Kysely<Database>({ dialect: new CofferSqliteDialect({ database: handle }) });
+}
+
+/** Distinct SQL texts kept prepared; Coffer's queries are a few hundred shapes at most. */
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * Kysely prepares every statement again on each call; parsing and planning was ~13% of a
+ * purchase (docs/benchmarks.md). Statements are reused per SQL text instead. Safe here: one
+ * connection, statements run to completion before the next (Coffer never streams results), and
+ * SQLite re-prepares a cached statement by itself after a schema change.
+ */
+function cachePreparedStatements(handle: BetterSqlite3.Database): void {
+  const prepare = handle.prepare.bind(handle);
+  const cache = new Map<string, ReturnType<typeof prepare>>();
+  handle.prepare = ((sql: string) => {
+    let statement = cache.get(sql);
+    if (statement === undefined) {
+      statement = prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      cache.set(sql, statement);
+    }
+    return statement;
+  }) as typeof handle.prepare;
 }
 
 // int8 (bigserial, bigint) arrives as a string from pg by default; our values fit a double.
@@ -58,6 +82,9 @@ function openPostgres(url: string): Kysely<Database> {
   const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes, connectionTimeoutMillis: 5000 });
   // An idle client that loses its server (restart, network) must not crash the process.
   pool.on('error', () => undefined);
+  // A connection that drops while checked out (a PostgreSQL restart under load) raises 'error' on
+  // the client; unheard, that would end the process. The query in flight fails on its own.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 

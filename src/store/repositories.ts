@@ -10,6 +10,8 @@ import { EnvironmentsRepo } from './repositories/environments.repo.js';
 import { GatewaysRepo } from './repositories/gateways.repo.js';
 import { OrganizationsRepo } from './repositories/organizations.repo.js';
 import { TransactionsRepo } from './repositories/transactions.repo.js';
+import { ReceiversRepo } from './repositories/receivers.repo.js';
+import { CertificatesRepo } from './repositories/certificates.repo.js';
 
 /** Every repository bound to one query executor (the pool, or an open transaction). */
 export interface Repositories {
@@ -21,6 +23,8 @@ export interface Repositories {
   locks: LocksRepo;
   paymentMethods: PaymentMethodsRepo;
   idempotency: IdempotencyRepo;
+  receivers: ReceiversRepo;
+  certificates: CertificatesRepo;
 }
 
 export function repositories(db: Kysely<Database>, dialect: Dialect): Repositories {
@@ -33,6 +37,8 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
     locks: new LocksRepo(db, dialect),
     paymentMethods: new PaymentMethodsRepo(db, dialect),
     idempotency: new IdempotencyRepo(db),
+    receivers: new ReceiversRepo(db),
+    certificates: new CertificatesRepo(db),
   };
 }
 

@@ -33,7 +33,7 @@ describe.each(storeKinds)('gateway faults over HTTPS (%s)', (store) => {
 
   beforeAll(async () => {
     fake = await FaultyGateway.start();
-    server = await startServer({ store, clock, env: { COFFER_GATEWAY_ENDPOINTS: fake.endpoints(), COFFER_GATEWAY_TIMEOUT: '1' } });
+    server = await startServer({ store, clock, env: { COFFER_GATEWAY_ENDPOINTS: fake.endpoints(), COFFER_EGRESS_ALLOW: '127.0.0.1', COFFER_GATEWAY_TIMEOUT: '1' } });
     const production = await server.core.tenancy.createEnvironment(server.init.organization_token, 'live', true);
     live = server.client.withAuth({ user: production.key, password: server.init.access_secret });
   });
@@ -332,6 +332,53 @@ describe.each(storeKinds)('gateway faults over HTTPS (%s)', (store) => {
     });
   });
 
+  describe('endpoint overrides go through the egress guard (no COFFER_EGRESS_ALLOW)', () => {
+    let guarded: FaultyGateway;
+    let strict: TestServer;
+    let strictLive: ApiClient;
+
+    beforeAll(async () => {
+      guarded = await FaultyGateway.start();
+      strict = await startServer({ store, env: { COFFER_GATEWAY_ENDPOINTS: guarded.endpoints(), COFFER_GATEWAY_TIMEOUT: '5' } });
+      const production = await strict.core.tenancy.createEnvironment(strict.init.organization_token, 'live', true);
+      strictLive = strict.client.withAuth({ user: production.key, password: strict.init.access_secret });
+    });
+    afterAll(async () => {
+      await strict?.close();
+      await guarded?.close();
+    });
+
+    it('an override to 127.0.0.1 is refused: 422 gateway_processing_failed, not result unknown, and nothing reaches the fake', async () => {
+      const gateway = (await strictLive.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'stripe', login: 'sk_live_x' } })).json().gateway.token as string;
+      const card = (
+        await strictLive.sendJson('POST', '/v1/payment_methods.json', { payment_method: { credit_card: { first_name: 'A', last_name: 'B', number: REAL_CARD, month: 12, year: 2035 } } })
+      ).json().transaction.payment_method.token as string;
+      const buy = (format: 'json' | 'xml') =>
+        format === 'json'
+          ? strictLive.sendJson('POST', `/v1/gateways/${gateway}/purchase.json`, { transaction: { amount: 100, currency_code: 'USD', payment_method_token: card } })
+          : strictLive.sendXml('POST', `/v1/gateways/${gateway}/purchase.xml`, `<transaction><amount>100</amount><currency_code>USD</currency_code><payment_method_token>${card}</payment_method_token></transaction>`);
+
+      const { value: res, ms } = await timed(buy('json'));
+      expect(res.status).toBe(422);
+      expect(ms).toBeLessThan(2000); // refused before any connection: no timeout is waited for
+      const transaction = res.json().transaction;
+      expect(transaction).toMatchObject({ state: 'gateway_processing_failed', succeeded: false, message: 'Unable to connect to the gateway.' });
+      expect(transaction.response).toMatchObject({ success: false, result_unknown: false, error_code: 'processing_error', error_detail: 'egress refused (loopback address)' });
+      const transcript = await strictLive.get(`/v1/transactions/${transaction.token}/transcript`);
+      expect(transcript.status).toBe(200);
+      expect(transcript.text).toContain('[!!] egress refused (loopback address)');
+      expect(transcript.text).not.toContain(REAL_CARD);
+
+      const xml = await buy('xml');
+      expect(xml.status).toBe(422);
+      expect(xml.xml().transaction.state).toBe('gateway_processing_failed');
+      expect(xml.xml().transaction.message).toBe('Unable to connect to the gateway.');
+
+      expect(guarded.connections).toBe(0);
+      expect(guarded.requests).toBe(0);
+    });
+  });
+
   describe('one slow gateway never slows the others', () => {
     let busyFake: FaultyGateway;
     let busy: TestServer;
@@ -340,7 +387,7 @@ describe.each(storeKinds)('gateway faults over HTTPS (%s)', (store) => {
     beforeAll(async () => {
       busyFake = await FaultyGateway.start('hang');
       // A long timeout, so the hanging calls stay in flight for the whole test.
-      busy = await startServer({ store, env: { COFFER_GATEWAY_ENDPOINTS: busyFake.endpoints(), COFFER_GATEWAY_TIMEOUT: '20', COFFER_GATEWAY_MAX_IN_FLIGHT: '2' } });
+      busy = await startServer({ store, env: { COFFER_GATEWAY_ENDPOINTS: busyFake.endpoints(), COFFER_EGRESS_ALLOW: '127.0.0.1', COFFER_GATEWAY_TIMEOUT: '20', COFFER_GATEWAY_MAX_IN_FLIGHT: '2' } });
       const production = await busy.core.tenancy.createEnvironment(busy.init.organization_token, 'live', true);
       busyLive = busy.client.withAuth({ user: production.key, password: busy.init.access_secret });
     });

@@ -12,7 +12,7 @@ describe('per-gateway timeout (gateway_settings.timeout_seconds)', () => {
 
   beforeAll(async () => {
     fake = await FaultyGateway.start('hang');
-    server = await startServer({ env: { COFFER_GATEWAY_ENDPOINTS: fake.endpoints(), COFFER_GATEWAY_TIMEOUT: '20' } });
+    server = await startServer({ env: { COFFER_GATEWAY_ENDPOINTS: fake.endpoints(), COFFER_EGRESS_ALLOW: '127.0.0.1', COFFER_GATEWAY_TIMEOUT: '20' } });
     const production = await server.core.tenancy.createEnvironment(server.init.organization_token, 'live', true);
     live = server.client.withAuth({ user: production.key, password: server.init.access_secret });
     const vaulted = await live.sendJson('POST', '/v1/payment_methods.json', {

@@ -124,7 +124,7 @@ describe.each(storeKinds)('Stripe gateway end to end over HTTPS (%s)', (store) =
     fake = await startFakeStripe([LIVE_KEY]);
     server = await startServer({
       store,
-      env: { COFFER_GATEWAY_ENDPOINTS: JSON.stringify({ stripe: fake.url }), COFFER_GATEWAY_TIMEOUTS: JSON.stringify({ stripe: 2 }) },
+      env: { COFFER_GATEWAY_ENDPOINTS: JSON.stringify({ stripe: fake.url }), COFFER_EGRESS_ALLOW: '127.0.0.1', COFFER_GATEWAY_TIMEOUTS: JSON.stringify({ stripe: 2 }) },
     });
     const production = await server.core.tenancy.createEnvironment(server.init.organization_token, 'live', true);
     live = server.client.withAuth({ user: production.key, password: server.init.access_secret });

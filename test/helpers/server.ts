@@ -55,6 +55,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     COFFER_PORT: '0',
     COFFER_TLS: options.tls === false ? 'off' : 'auto',
     COFFER_LOG_LEVEL: 'info',
+    // Suites create hundreds of payment methods from one IP: no limits unless a test sets its own.
+    COFFER_RATE_LIMITS: '{"*":null}',
     ...(pg === null ? {} : { COFFER_DATABASE_URL: pg.url }),
     ...options.env,
   });

@@ -86,13 +86,17 @@ async function buildOnce(): Promise<void> {
   }
 }
 
-/** process.env without any COFFER_* variable, plus the test's own. */
+/**
+ * process.env without any COFFER_* variable, plus the test's own. Rate limits are lifted
+ * (`COFFER_RATE_LIMITS={"*":null}`) unless the test passes its own COFFER_RATE_LIMITS: suites
+ * create hundreds of payment methods from one IP.
+ */
 export function cofferEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('COFFER_')) out[name] = value;
   }
-  return { ...out, ...env };
+  return { ...out, COFFER_RATE_LIMITS: '{"*":null}', ...env };
 }
 
 export interface RunResult {

@@ -22,8 +22,8 @@ interface Target {
   open(): StoreHandle;
 }
 
-const TABLES = ['access_secrets', 'environments', 'gateways', 'idempotency_keys', 'organizations', 'payment_methods', 'transactions', 'wrapped_keys'];
-const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions'];
+const TABLES = ['access_secrets', 'certificates', 'environments', 'gateways', 'idempotency_keys', 'organizations', 'payment_methods', 'receivers', 'transactions', 'wrapped_keys'];
+const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates'];
 
 let counter = 0;
 /** Unique, readable ids; base-62-ish like the real tokens. */

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { RATE_LIMIT_DEFAULTS } from '../../src/limits/rate-limit-policy.js';
 
 describe('loadConfig', () => {
   it('has working defaults', () => {
@@ -53,6 +54,20 @@ describe('loadConfig', () => {
     [{ COFFER_DATABASE_URL: 'mysql://x' }, 'COFFER_DATABASE_URL'],
     [{ COFFER_REDIS_URL: 'http://x' }, 'COFFER_REDIS_URL'],
     [{ COFFER_LOG_LEVEL: 'loud' }, 'COFFER_LOG_LEVEL'],
+    [{ COFFER_RATE_LIMITS: '{"transactions_list": ' }, 'COFFER_RATE_LIMITS'],
+    [{ COFFER_RATE_LIMITS: '[1]' }, 'COFFER_RATE_LIMITS'],
+    [{ COFFER_RATE_LIMITS: '{"transaction_list": null}' }, 'COFFER_RATE_LIMITS'],
+    [{ COFFER_RATE_LIMITS: '{"transactions_list": {"limit": 0}}' }, 'COFFER_RATE_LIMITS'],
+    [{ COFFER_RATE_LIMITS: '{"transactions_list": {"limit": 2.5}}' }, 'COFFER_RATE_LIMITS'],
+    [{ COFFER_RATE_LIMITS: '{"transactions_list": 30}' }, 'COFFER_RATE_LIMITS'],
+    [{ COFFER_RATE_LIMITS: '{"transactions_list": {"limit": 5, "window_seconds": 0}}' }, 'COFFER_RATE_LIMITS'],
+    [{ COFFER_RATE_LIMITS: '{"transactions_list": {"limit": 5, "window_seconds": 604801}}' }, 'COFFER_RATE_LIMITS'],
+    [{ COFFER_TRUST_PROXY: '10.0.0.0/33' }, 'COFFER_TRUST_PROXY'],
+    [{ COFFER_TRUST_PROXY: 'proxy.internal' }, 'COFFER_TRUST_PROXY'],
+    [{ COFFER_TRUST_PROXY: '10.0.0.1/8/1' }, 'COFFER_TRUST_PROXY'],
+    [{ COFFER_SWEEP_INTERVAL: '50ms' }, 'COFFER_SWEEP_INTERVAL'],
+    [{ COFFER_SWEEP_INTERVAL: '2h' }, 'COFFER_SWEEP_INTERVAL'],
+    [{ COFFER_SWEEP_INTERVAL: 'often' }, 'COFFER_SWEEP_INTERVAL'],
   ])('refuses %o with one line naming %s', (env, variable) => {
     let error: unknown;
     try {
@@ -64,6 +79,46 @@ describe('loadConfig', () => {
     const message = (error as Error).message;
     expect(message.startsWith(`${variable}:`)).toBe(true);
     expect(message).not.toContain('\n');
+  });
+
+  it('has the API.md §7 rate limits, no trusted proxy and a 15 s sweep by default', () => {
+    const config = loadConfig({});
+    expect(config.rateLimits).toEqual(RATE_LIMIT_DEFAULTS);
+    expect(config.rateLimits.transactions_list).toEqual({ limit: 30, windowSeconds: 60 });
+    expect(config.rateLimits.payment_methods_bin6_last4).toEqual({ limit: 1000, windowSeconds: 86_400 });
+    expect(config.rateLimits.payment_methods_bin8_last4).toEqual({ limit: 250, windowSeconds: 86_400 });
+    expect(config.rateLimits.payment_methods_client_ip).toEqual({ limit: 30, windowSeconds: 60 });
+    expect(config.trustProxy).toEqual([]);
+    expect(config.sweepIntervalMs).toBe(15_000);
+  });
+
+  it('applies COFFER_RATE_LIMITS: a named rule, null to lift one, "*" for the rest, a window of 60 s unless given', () => {
+    const config = loadConfig({
+      COFFER_RATE_LIMITS: JSON.stringify({
+        '*': { limit: 100 },
+        transactions_list: { limit: 5, window_seconds: 10 },
+        payment_methods_client_ip: null,
+      }),
+    });
+    expect(config.rateLimits.transactions_list).toEqual({ limit: 5, windowSeconds: 10 });
+    expect(config.rateLimits.payment_methods_client_ip).toBeNull();
+    expect(config.rateLimits.receivers_options).toEqual({ limit: 100, windowSeconds: 60 });
+    expect(config.rateLimits.payment_methods_bin6_last4).toEqual({ limit: 100, windowSeconds: 60 });
+    const lifted = loadConfig({ COFFER_RATE_LIMITS: '{"*": null}' });
+    expect(Object.values(lifted.rateLimits).every((rule) => rule === null)).toBe(true);
+    expect(loadConfig({ COFFER_RATE_LIMITS: '{}' }).rateLimits).toEqual(RATE_LIMIT_DEFAULTS);
+  });
+
+  it('names the known limits when COFFER_RATE_LIMITS has an unknown one', () => {
+    expect(() => loadConfig({ COFFER_RATE_LIMITS: '{"transaction_list": null}' })).toThrow(/unknown limit transaction_list; known: transactions_list, /);
+  });
+
+  it('reads COFFER_TRUST_PROXY (IPs and CIDRs, comma-separated) and COFFER_SWEEP_INTERVAL', () => {
+    expect(loadConfig({ COFFER_TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,2001:db8::/32 , ::1' }).trustProxy).toEqual(['10.0.0.0/8', '192.0.2.7', '2001:db8::/32', '::1']);
+    expect(loadConfig({ COFFER_SWEEP_INTERVAL: '30' }).sweepIntervalMs).toBe(30_000);
+    expect(loadConfig({ COFFER_SWEEP_INTERVAL: '30s' }).sweepIntervalMs).toBe(30_000);
+    expect(loadConfig({ COFFER_SWEEP_INTERVAL: '250ms' }).sweepIntervalMs).toBe(250);
+    expect(loadConfig({ COFFER_SWEEP_INTERVAL: '2m' }).sweepIntervalMs).toBe(120_000);
   });
 
   it('never echoes a rejected master key', () => {

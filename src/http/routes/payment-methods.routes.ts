@@ -28,7 +28,9 @@ function sendOutcome(request: FastifyRequest, reply: FastifyReply, status: numbe
 
 /** API.md §4 Payment methods. Retain, redact and recache take PUT or POST (clients differ). */
 export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: PaymentMethodService): void {
-  app.post('/v1/payment_methods', async (request, reply) => {
+  // Card testing: per BIN + last four (keyed by a hash of those digits) and per client IP.
+  const tokenizationLimits = { rateLimits: ['payment_methods_bin6_last4', 'payment_methods_bin8_last4', 'payment_methods_client_ip'] } as const;
+  app.post('/v1/payment_methods', { config: tokenizationLimits }, async (request, reply) => {
     const input = parseCreate(fieldsOf(request, 'payment_method'));
     return sendOutcome(request, reply, 201, await paymentMethods.create(callerOf(request).environment, input));
   });

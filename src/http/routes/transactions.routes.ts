@@ -55,7 +55,7 @@ export function transactionRoutes(app: FastifyInstance, transactions: GatewayTra
     return sendResult(request, reply, result, query);
   });
 
-  app.get('/v1/transactions', async (request, reply) => {
+  app.get('/v1/transactions', { config: { rateLimits: ['transactions_list'] } }, async (request, reply) => {
     const params = request.query as Record<string, unknown>;
     const page = await query.list(callerOf(request).environment, parseListQuery(params), { ...(typeof params.state === 'string' ? { state: params.state } : {}) });
     return sendWire(request, reply, 200, 'transactions', new WireList('transaction', viewsOf(page)));

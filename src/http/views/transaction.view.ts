@@ -6,6 +6,8 @@ import { paymentMethodView } from './payment-method.view.js';
 import { storedDate } from './time.js';
 import { leanTransactionHead } from './lean-transaction.js';
 import { vaultTransactionView } from './vault-transaction.view.js';
+import { receiverTransactionView } from './receiver-transaction.view.js';
+import { RECEIVER_TRANSACTION_TYPES } from '../../services/receivers/receiver-transaction-details.js';
 
 /** Payment methods a transaction view may nest, by token. */
 export type PaymentMethodLookup = (token: string | null) => PaymentMethodRow | null;
@@ -89,6 +91,7 @@ export function transactionView(row: TransactionRow, lookup: PaymentMethodLookup
   const details = detailsOf(row);
   if (GATEWAY_TRANSACTION_TYPES.has(row.transaction_type) && details !== null) return gatewayTransactionView(row, details, lookup);
   const paymentMethod = lookup(row.payment_method_token);
+  if (RECEIVER_TRANSACTION_TYPES.has(row.transaction_type)) return receiverTransactionView(row, paymentMethod);
   if (paymentMethod !== null) return vaultTransactionView(row, paymentMethod);
   return { ...leanTransactionHead(row), gateway_token: row.gateway_token };
 }

@@ -79,15 +79,18 @@ export class GatewayCaller {
     return permit;
   }
 
+  /** How long one call to this gateway may take: its own setting, else its type's, else the deployment's. */
+  timeoutMs(gateway: GatewayRow): number {
+    const ownSeconds = gatewaySettings(gateway).timeout_seconds;
+    return ownSeconds !== undefined ? ownSeconds * 1000 : (this.config.timeoutMsByType[gateway.gateway_type] ?? this.config.timeoutMs);
+  }
+
   /** Calls the adapter of the gateway's type and records the outcome with the breaker. */
   async call(permit: CallPermit, gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<CallOutcome> {
     permit.reported = true;
     const factory = ADAPTER_FACTORIES[gateway.gateway_type];
     if (factory === undefined) return { kind: 'fault', message: 'This gateway type cannot transact yet.', detail: gateway.gateway_type, latencyMs: 0 };
-    // The gateway's own setting, else its type's, else the deployment's.
-    const ownSeconds = gatewaySettings(gateway).timeout_seconds;
-    const timeoutMs = ownSeconds !== undefined ? ownSeconds * 1000 : (this.config.timeoutMsByType[gateway.gateway_type] ?? this.config.timeoutMs);
-    const adapter = factory(this.context, timeoutMs);
+    const adapter = factory(this.context, this.timeoutMs(gateway));
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {

@@ -14,9 +14,10 @@ import type { PaymentMethodService } from '../payment-method.service.js';
 import type { CallPermit, GatewayCaller } from './gateway-caller.js';
 import { newTransactionRow } from '../transaction-records.js';
 import { finishTransaction, refusedTransaction, type Refusal } from './transaction-outcome.js';
+import { callDeadline } from './abandoned-calls.js';
 import { EMPTY_SHIPPING_ADDRESS, detailsOf, type GatewayTransactionDetails } from './transaction-details.js';
 import type { TransactionInput } from './transaction-input.js';
-import { checkAmount, checkCurrency, checkReference, checkVoidable, referenceNotFound, remainingAmount, requireAbility, TRANSACTION_TYPE } from './transaction-rules.js';
+import { checkAmount, checkCurrency, checkReference, checkVoidable, referenceNotFound, remainingAmount, requireAbility, transactionNotFound, TRANSACTION_TYPE } from './transaction-rules.js';
 
 /** A transaction as the API returns it, with the HTTP status it is returned with. */
 export interface TransactionResult {
@@ -29,7 +30,7 @@ type ReferenceOperation = 'capture' | 'void' | 'credit';
 
 const NEEDS_AMOUNT: Record<DirectOperation, boolean> = { purchase: true, authorize: true, general_credit: true, verify: false, store: false };
 
-const STATE_REFUSALS: Record<string, Refusal> = {
+export const STATE_REFUSALS: Record<string, Refusal> = {
   redacted: { messageKey: 'messages.payment_method_redacted', message: 'The payment method has been redacted.' },
   used: { messageKey: 'messages.payment_method_used', message: 'The payment method was single-use and has been used.' },
   closed: { messageKey: 'messages.payment_method_closed', message: 'The account of this payment method has been closed.' },
@@ -88,25 +89,27 @@ export class GatewayTransactionService {
       const opened = await this.sealer.open(paymentMethod);
       if (opened === null) return await this.refuse({ ...common, paymentMethod }, STATE_REFUSALS.redacted as Refusal);
       const token = randomToken(TOKEN_LENGTH.item);
-      const started = await inTransaction(this.store, async (repos) => {
+      const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway.row));
+      const started = await inTransaction(this.store, async (repos): Promise<{ processing: TransactionRow } | { refusal: Refusal }> => {
         await repos.locks.serialize(`payment_method:${paymentMethod.token}`);
-        const current = await repos.paymentMethods.find(environment.key, paymentMethod.token);
-        const stillRefused = current === undefined ? STATE_REFUSALS.redacted : STATE_REFUSALS[current.storage_state];
-        if (stillRefused !== undefined) return stillRefused;
         // The CVV goes to this (first) transaction only; a single-use method is used from now on.
-        await repos.paymentMethods.updateIfState(environment.key, paymentMethod.token, ['cached', 'retained'], {
+        // The write is conditional on a usable state: a redact, use or close that came first refuses this one.
+        const consumed = await repos.paymentMethods.updateIfStateReturning(environment.key, paymentMethod.token, ['cached', 'retained'], {
           sealed_cvv: null,
           cvv_length: null,
           cvv_expires_at: null,
           ...(paymentMethod.single_use === 1 ? { storage_state: 'used' } : {}),
           updated_at: this.clock.now().toISOString(),
         });
-        await repos.transactions.insert(this.processingRow(token, { ...common, paymentMethod }, null));
-        return null;
+        if (consumed === undefined) {
+          const current = await repos.paymentMethods.find(environment.key, paymentMethod.token);
+          return { refusal: (current === undefined ? undefined : STATE_REFUSALS[current.storage_state]) ?? (STATE_REFUSALS.redacted as Refusal) };
+        }
+        return { processing: await repos.transactions.insertReturning(this.processingRow(token, { ...common, paymentMethod }, null, deadline)) };
       });
-      if (started !== null) return await this.refuse({ ...common, paymentMethod }, started);
+      if ('refusal' in started) return await this.refuse({ ...common, paymentMethod }, started.refusal);
       const request = this.request(operation, token, gateway, input, opened, null);
-      return await this.callAndFinish(permit, environment, gateway, token, request, { retainOnSuccess: input.retainOnSuccess, paymentMethod });
+      return await this.callAndFinish(permit, environment, gateway, started.processing, request, { retainOnSuccess: input.retainOnSuccess, paymentMethod });
     } finally {
       permit.release();
     }
@@ -142,8 +145,9 @@ export class GatewayTransactionService {
     const permit = await this.caller.permit(gateway.row, gateway.definition);
     try {
       const token = randomToken(TOKEN_LENGTH.item);
+      const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway.row));
       // One reference at a time: concurrent captures, credits and voids are decided in order.
-      const amount = await inTransaction(this.store, async (repos) => {
+      const { amount, processing } = await inTransaction(this.store, async (repos) => {
         await repos.locks.serialize(`transaction:${referenceToken}`);
         const children = await repos.transactions.children(environment.key, referenceToken);
         let decided: number | null = null;
@@ -155,15 +159,14 @@ export class GatewayTransactionService {
             throw new AppError({ key: 'errors.invalid_amount', attribute: 'amount', message: `Amount must be between 1 and what remains to ${operation} (${remaining}).` });
           }
         }
-        await repos.transactions.insert(this.processingRow(token, { ...common, amount: decided }, referenceToken));
-        return decided;
+        return { amount: decided, processing: await repos.transactions.insertReturning(this.processingRow(token, { ...common, amount: decided }, referenceToken, deadline)) };
       });
       const request = this.request(operation, token, gateway, { ...input, amount: amount ?? undefined, currencyCode: reference.currency_code ?? undefined }, null, {
         gatewayTransactionId: referenceDetails?.gateway_transaction_id ?? null,
         transactionType: reference.transaction_type,
         amount: reference.amount,
       });
-      return await this.callAndFinish(permit, environment, gateway, token, request, { retainOnSuccess: false, paymentMethod });
+      return await this.callAndFinish(permit, environment, gateway, processing, request, { retainOnSuccess: false, paymentMethod });
     } finally {
       permit.release();
     }
@@ -172,7 +175,7 @@ export class GatewayTransactionService {
   /** Finishes a pending (3-D Secure) transaction; the same transaction comes back, updated. */
   async complete(environment: EnvironmentRow, token: string): Promise<TransactionResult> {
     const row = await this.repos.transactions.find(environment.key, token);
-    if (row === undefined) throw new AppError({ key: 'errors.transaction_not_found', message: MESSAGES.transactionNotFound(token) });
+    if (row === undefined) throw transactionNotFound(token);
     if (row.state !== 'pending') throw new AppError({ key: 'errors.transaction_not_pending', message: 'Only pending transactions can be completed.' });
     const gateway = await this.gateways.show(environment, row.gateway_token ?? '');
     const details = detailsOf(row);
@@ -180,20 +183,22 @@ export class GatewayTransactionService {
     const permit = await this.caller.permit(gateway.row, gateway.definition);
     try {
       // Exactly one complete goes to the gateway: it moves the transaction out of `pending` first.
+      const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway.row));
       const claimed = await inTransaction(this.store, async (repos) => {
         await repos.locks.serialize(`transaction:${token}`);
-        const current = await repos.transactions.find(environment.key, token);
-        if (current?.state !== 'pending') return false;
-        await repos.transactions.update(environment.key, token, { state: 'processing', updated_at: this.clock.now().toISOString() });
-        return true;
+        return repos.transactions.updateIfState(environment.key, token, 'pending', {
+          state: 'processing',
+          details: details === null ? null : JSON.stringify({ ...details, call_deadline: deadline }),
+          updated_at: this.clock.now().toISOString(),
+        });
       });
-      if (!claimed) throw new AppError({ key: 'errors.transaction_not_pending', message: 'Only pending transactions can be completed.' });
+      if (claimed === undefined) throw new AppError({ key: 'errors.transaction_not_pending', message: 'Only pending transactions can be completed.' });
       const request = this.request('complete', token, gateway, { retainOnSuccess: false, attempt3dsecure: false, amount: row.amount ?? undefined, currencyCode: row.currency_code ?? undefined }, null, {
         gatewayTransactionId: details?.gateway_transaction_id ?? null,
         transactionType: row.transaction_type,
         amount: row.amount,
       });
-      return await this.callAndFinish(permit, environment, gateway, token, request, { retainOnSuccess: details?.retain_on_success === true, paymentMethod });
+      return await this.callAndFinish(permit, environment, gateway, claimed, request, { retainOnSuccess: details?.retain_on_success === true, paymentMethod });
     } finally {
       permit.release();
     }
@@ -203,7 +208,7 @@ export class GatewayTransactionService {
     permit: CallPermit,
     environment: EnvironmentRow,
     gateway: GatewayRecord,
-    token: string,
+    processing: TransactionRow,
     request: GatewayRequest,
     effects: { retainOnSuccess: boolean; paymentMethod: PaymentMethodRow | null },
   ): Promise<TransactionResult> {
@@ -211,7 +216,7 @@ export class GatewayTransactionService {
     const credentials = await this.gateways.openCredentials(gateway.row);
     request.credentials = Object.fromEntries(Object.entries(credentials).map(([name, value]) => [name, new Secret(value)]));
     const outcome = await this.caller.call(permit, gateway.row, request, transcript);
-    return finishTransaction(this.store, this.clock, environment, token, outcome, transcript, effects);
+    return finishTransaction(this.store, this.clock, environment, processing, outcome, transcript, effects);
   }
 
   private request(
@@ -265,6 +270,7 @@ export class GatewayTransactionService {
     token: string,
     args: { environment: EnvironmentRow; gateway: GatewayRecord; type: string; paymentMethod: PaymentMethodRow | null; details: GatewayTransactionDetails; amount: number | null; currency: string | null },
     referenceToken: string | null,
+    callDeadline: string | null = null,
   ) {
     return newTransactionRow({
       token,
@@ -276,7 +282,7 @@ export class GatewayTransactionService {
       referenceToken,
       amount: args.amount,
       currencyCode: args.currency,
-      details: args.details,
+      details: callDeadline === null ? args.details : { ...args.details, call_deadline: callDeadline },
       now: this.clock.now().toISOString(),
     });
   }

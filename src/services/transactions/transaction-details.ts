@@ -43,6 +43,8 @@ export interface GatewayTransactionDetails {
   /** Store: the gateway's token and the card it was made from. */
   third_party_token?: string | null;
   basis_payment_method_token?: string | null;
+  /** While `processing`: when the gateway call has certainly ended (see abandoned-calls.ts). */
+  call_deadline?: string | null;
 }
 
 export const EMPTY_SHIPPING_ADDRESS: ShippingAddress = {

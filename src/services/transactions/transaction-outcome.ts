@@ -3,7 +3,7 @@ import type { Clock } from '../../domain/clock.js';
 import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
 import { blankResponse, type TranscriptEntry } from '../../gateways/adapter.js';
 import type { StoreHandle } from '../../store/database.js';
-import { inTransaction } from '../../store/repositories.js';
+import { inTransaction, repositories } from '../../store/repositories.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
 import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
 import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
@@ -31,23 +31,21 @@ export function statusFor(state: string): number {
 /** Records a transaction Coffer refused (state `failed`, nothing sent), in one write. */
 export async function refusedTransaction(store: StoreHandle, row: Insertable<TransactionsTable>, refusal: Refusal): Promise<TransactionResult> {
   const failed = { ...row, state: 'failed', succeeded: 0, message_key: refusal.messageKey, message: refusal.message };
-  return inTransaction(store, async (repos) => {
-    await repos.transactions.insert(failed);
-    const transaction = (await repos.transactions.find(row.environment_key, row.token)) as TransactionRow;
-    return { transaction, status: 422 };
-  });
+  const transaction = await repositories(store.db, store.dialect).transactions.insertReturning(failed);
+  return { transaction, status: 422 };
 }
 
 /**
  * Commits what the gateway answered, together with its effects on the payment method: a closed
  * account closes it, `retain_on_success` retains it, a successful `store` vaults the gateway's
- * token as a new third-party payment method.
+ * token as a new third-party payment method. `processing` is the row as committed before the
+ * call (nothing else writes a transaction while its call runs), so it is not read again.
  */
 export async function finishTransaction(
   store: StoreHandle,
   clock: Clock,
   environment: EnvironmentRow,
-  token: string,
+  processing: TransactionRow,
   outcome: CallOutcome,
   transcript: TranscriptEntry[],
   effects: { retainOnSuccess: boolean; paymentMethod: PaymentMethodRow | null },
@@ -61,8 +59,9 @@ export async function finishTransaction(
     outcome.kind === 'unknown' ? 'gateway_processing_result_unknown' : response.pending ? 'pending' : response.success ? 'succeeded' : 'gateway_processing_failed';
   const message = state === 'succeeded' ? SUCCEEDED_MESSAGE : state === 'pending' ? PENDING_MESSAGE : { key: null, text: response.message };
 
+  const row = processing;
+  const token = row.token;
   return inTransaction(store, async (repos) => {
-    const row = (await repos.transactions.find(environment.key, token)) as TransactionRow;
     const details = detailsOf(row) as GatewayTransactionDetails;
     const updated: GatewayTransactionDetails = {
       ...details,
@@ -71,6 +70,8 @@ export async function finishTransaction(
       gateway_specific_response_fields: response.specificResponseFields,
       response: responseRecord(response, at, { resultUnknown: outcome.kind === 'unknown', cancelled: row.transaction_type === 'Void' && response.success }),
     };
+    // The call's deadline mattered only while it could still be running (abandoned-calls.ts).
+    delete updated.call_deadline;
     let paymentMethodToken = row.payment_method_token;
     const method = effects.paymentMethod;
     if (method !== null && response.accountClosed) {
@@ -99,7 +100,7 @@ export async function finishTransaction(
       updated.third_party_token = response.thirdPartyToken;
       updated.basis_payment_method_token = method.token;
     }
-    await repos.transactions.update(environment.key, token, {
+    const transaction = await repos.transactions.updateReturning(environment.key, token, {
       state,
       succeeded: state === 'succeeded' ? 1 : 0,
       message_key: message.key,
@@ -110,7 +111,6 @@ export async function finishTransaction(
       transcript: [row.transcript, ...transcript.map((entry) => entry.text)].filter((text) => text !== null && text !== '').join('\n\n'),
       updated_at: at,
     });
-    const transaction = (await repos.transactions.find(environment.key, token)) as TransactionRow;
-    return { transaction, status: statusFor(state) };
+    return { transaction: transaction as TransactionRow, status: statusFor(state) };
   });
 }

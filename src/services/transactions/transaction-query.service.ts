@@ -1,4 +1,5 @@
-import { AppError, fieldError, MESSAGES } from '../../domain/errors.js';
+import { AppError, fieldError } from '../../domain/errors.js';
+import { systemClock, type Clock } from '../../domain/clock.js';
 import type { StoreHandle } from '../../store/database.js';
 import { repositories, type Repositories } from '../../store/repositories.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
@@ -6,7 +7,9 @@ import type { PaymentMethodRow } from '../../store/repositories/payment-methods.
 import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import type { GatewayService } from '../gateway.service.js';
 import { pageAfter, type ListQuery } from '../list-query.js';
+import { abandonedPatch, isAbandoned } from './abandoned-calls.js';
 import { detailsOf } from './transaction-details.js';
+import { transactionNotFound } from './transaction-rules.js';
 
 /** Transactions with the payment methods their views nest, fetched in one query. */
 export interface TransactionPage {
@@ -16,13 +19,18 @@ export interface TransactionPage {
 
 const STATES = ['succeeded', 'failed', 'gateway_processing_failed', 'gateway_processing_result_unknown', 'pending', 'processing'];
 
-/** Reading transactions: lists, one, its transcript. */
+/**
+ * Reading transactions: lists, one, its transcript. A gateway call abandoned mid-way (the process
+ * died between its two commits) is settled as `gateway_processing_result_unknown` when it is read
+ * (see abandoned-calls.ts), as payment methods' caching windows are applied when they are read.
+ */
 export class TransactionQueryService {
   private readonly repos: Repositories;
 
   constructor(
     store: StoreHandle,
     private readonly gateways: GatewayService,
+    private readonly clock: Clock = systemClock,
   ) {
     this.repos = repositories(store.db, store.dialect);
   }
@@ -32,17 +40,19 @@ export class TransactionQueryService {
     if (states.some((state) => !STATES.includes(state))) throw new AppError(fieldError.inclusion('state'));
     if (filter.gatewayToken !== undefined) await this.gateways.show(environment, filter.gatewayToken);
     const page = await pageAfter(query, (since) => this.repos.transactions.find(environment.key, since));
-    const transactions = await this.repos.transactions.list(
+    const listed = await this.repos.transactions.list(
       environment.key,
       page,
       { states, ...(filter.gatewayToken === undefined ? {} : { gatewayToken: filter.gatewayToken }) },
     );
+    const transactions = await Promise.all(listed.map((row) => this.settleIfAbandoned(row)));
     return { transactions, paymentMethods: await this.paymentMethodsOf(environment, transactions) };
   }
 
   async show(environment: EnvironmentRow, token: string): Promise<TransactionPage> {
-    const transaction = await this.repos.transactions.find(environment.key, token);
-    if (transaction === undefined) throw new AppError({ key: 'errors.transaction_not_found', message: MESSAGES.transactionNotFound(token) });
+    const found = await this.repos.transactions.find(environment.key, token);
+    if (found === undefined) throw transactionNotFound(token);
+    const transaction = await this.settleIfAbandoned(found);
     return { transactions: [transaction], paymentMethods: await this.paymentMethodsOf(environment, [transaction]) };
   }
 
@@ -55,6 +65,14 @@ export class TransactionQueryService {
   /** Transactions already in hand, with the payment methods their views nest. */
   async withPaymentMethods(environment: EnvironmentRow, transactions: TransactionRow[]): Promise<TransactionPage> {
     return { transactions, paymentMethods: await this.paymentMethodsOf(environment, transactions) };
+  }
+
+  /** The row, or, when its call was abandoned, the row as settled (someone else may have settled it first). */
+  private async settleIfAbandoned(row: TransactionRow): Promise<TransactionRow> {
+    const now = this.clock.now();
+    if (!isAbandoned(row, now)) return row;
+    const settled = await this.repos.transactions.updateIfState(row.environment_key, row.token, 'processing', abandonedPatch(row, now));
+    return settled ?? (await this.repos.transactions.find(row.environment_key, row.token)) ?? row;
   }
 
   private async paymentMethodsOf(environment: EnvironmentRow, transactions: TransactionRow[]): Promise<Map<string, PaymentMethodRow>> {

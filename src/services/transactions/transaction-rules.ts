@@ -56,6 +56,17 @@ export function referenceNotFound(): AppError {
   return new AppError({ key: 'errors.transaction_not_found', message: MESSAGES.referenceNotFound });
 }
 
+/** A run of digits as long as a card number: never echoed, whatever it is. */
+const CARD_LIKE = /\d{12,}/;
+
+/**
+ * 404 for an unknown transaction token. The token is echoed as Spreedly does, unless it could
+ * be a card number (a client that put one in the path must not get it back in an error body).
+ */
+export function transactionNotFound(token: string): AppError {
+  return new AppError({ key: 'errors.transaction_not_found', message: MESSAGES.transactionNotFound(CARD_LIKE.test(token) ? '[FILTERED]' : token) });
+}
+
 /** The reference must be of a type the operation accepts, and must have succeeded. */
 export function checkReference(operation: 'capture' | 'void' | 'credit', reference: TransactionRow): void {
   if (!REFERENCE_TYPES[operation].includes(reference.transaction_type)) {

@@ -1,42 +1,19 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { Database, GatewaysTable } from '../schema.js';
-import { applyPage, type PageRequest } from './page.js';
+import { EnvironmentScopedRepo, updateUnlessRedacted } from './environment-scoped.repo.js';
 
 export type GatewayRow = Selectable<GatewaysTable>;
 export type GatewayPatch = Omit<Updateable<GatewaysTable>, 'seq' | 'token' | 'environment_key' | 'gateway_type' | 'created_at'>;
 
 /** Single-query primitives over `gateways`; every read is scoped to one environment. */
-export class GatewaysRepo {
-  constructor(private readonly db: Kysely<Database>) {}
-
-  async insert(row: Insertable<GatewaysTable>): Promise<void> {
-    await this.db.insertInto('gateways').values(row).execute();
-  }
-
-  find(environmentKey: string, token: string): Promise<GatewayRow | undefined> {
-    return this.db
-      .selectFrom('gateways')
-      .selectAll()
-      .where('environment_key', '=', environmentKey)
-      .where('token', '=', token)
-      .executeTakeFirst();
-  }
-
-  list(environmentKey: string, page: PageRequest): Promise<GatewayRow[]> {
-    const query = this.db.selectFrom('gateways').selectAll().where('environment_key', '=', environmentKey);
-    return applyPage(query, 'seq', page).execute();
+export class GatewaysRepo extends EnvironmentScopedRepo<'gateways'> {
+  constructor(db: Kysely<Database>) {
+    super(db, 'gateways');
   }
 
   /** Updates a gateway that is not redacted; false when there is none (a redact won a race). */
-  async updateUnlessRedacted(environmentKey: string, token: string, patch: GatewayPatch): Promise<boolean> {
-    const result = await this.db
-      .updateTable('gateways')
-      .set(patch)
-      .where('environment_key', '=', environmentKey)
-      .where('token', '=', token)
-      .where('state', '!=', 'redacted')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+  updateUnlessRedacted(environmentKey: string, token: string, patch: GatewayPatch): Promise<boolean> {
+    return updateUnlessRedacted(this.db, 'gateways', { environmentKey, token }, patch);
   }
 
   /** Gateways of an environment whose credentials were not sealed by `keyId`, for re-encryption. */

@@ -37,9 +37,13 @@ export class PaymentMethodsRepo {
       .executeTakeFirst();
   }
 
-  findMany(environmentKey: string, tokens: string[]): Promise<PaymentMethodRow[]> {
-    if (tokens.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('payment_methods').selectAll().where('environment_key', '=', environmentKey).where('token', 'in', tokens).execute();
+  async findMany(environmentKey: string, tokens: string[]): Promise<PaymentMethodRow[]> {
+    if (tokens.length === 0) return [];
+    // By token alone (unique), then scoped to the environment here: with the environment in the
+    // WHERE clause, SQLite's planner walks the environment's whole index from three tokens on,
+    // which made every list page cost O(payment methods in the environment).
+    const rows = await this.db.selectFrom('payment_methods').selectAll().where('token', 'in', tokens).execute();
+    return rows.filter((row) => row.environment_key === environmentKey);
   }
 
   list(environmentKey: string, filter: PaymentMethodFilter, page: PageRequest): Promise<PaymentMethodRow[]> {
@@ -67,6 +71,18 @@ export class PaymentMethodsRepo {
       .where('storage_state', 'in', [...fromStates])
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** As `updateIfState`, returning the updated row in the same statement; undefined when it was not in `fromStates`. */
+  updateIfStateReturning(environmentKey: string, token: string, fromStates: readonly string[], patch: PaymentMethodPatch): Promise<PaymentMethodRow | undefined> {
+    return this.db
+      .updateTable('payment_methods')
+      .set(patch)
+      .where('environment_key', '=', environmentKey)
+      .where('token', '=', token)
+      .where('storage_state', 'in', [...fromStates])
+      .returningAll()
+      .executeTakeFirst();
   }
 
   /**

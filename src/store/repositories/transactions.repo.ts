@@ -12,6 +12,11 @@ export class TransactionsRepo {
     await this.db.insertInto('transactions').values(row).execute();
   }
 
+  /** Inserts and returns the stored row (with its `seq`) in one statement. */
+  insertReturning(row: Insertable<TransactionsTable>): Promise<TransactionRow> {
+    return this.db.insertInto('transactions').values(row).returningAll().executeTakeFirstOrThrow();
+  }
+
   find(environmentKey: string, token: string): Promise<TransactionRow | undefined> {
     return this.db
       .selectFrom('transactions')
@@ -43,6 +48,35 @@ export class TransactionsRepo {
 
   async update(environmentKey: string, token: string, patch: Updateable<TransactionsTable>): Promise<void> {
     await this.db.updateTable('transactions').set(patch).where('environment_key', '=', environmentKey).where('token', '=', token).execute();
+  }
+
+  /** Updates and returns the row as stored, in one statement; undefined when there is none. */
+  updateReturning(environmentKey: string, token: string, patch: Updateable<TransactionsTable>): Promise<TransactionRow | undefined> {
+    return this.db.updateTable('transactions').set(patch).where('environment_key', '=', environmentKey).where('token', '=', token).returningAll().executeTakeFirst();
+  }
+
+  /** Updates only while the row is still in `fromState`; the updated row, or undefined when it had moved on. */
+  updateIfState(environmentKey: string, token: string, fromState: string, patch: Updateable<TransactionsTable>): Promise<TransactionRow | undefined> {
+    return this.db
+      .updateTable('transactions')
+      .set(patch)
+      .where('environment_key', '=', environmentKey)
+      .where('token', '=', token)
+      .where('state', '=', fromState)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Marks `pending` transactions of a type last touched before `cutoff` as failed (every environment); how many. */
+  async failStale(transactionType: string, cutoff: string, patch: { message_key: string; message: string; updated_at: string }): Promise<number> {
+    const result = await this.db
+      .updateTable('transactions')
+      .set({ ...patch, state: 'failed', succeeded: 0 })
+      .where('transaction_type', '=', transactionType)
+      .where('state', '=', 'pending')
+      .where('updated_at', '<', cutoff)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
   /** The environment's transactions, optionally of one gateway and in some states. */

@@ -1,0 +1,28 @@
+import type { CertificateRow } from '../../store/repositories/certificates.repo.js';
+import type { WireObject } from '../format/wire.js';
+import { storedDate } from './time.js';
+
+/**
+ * A certificate, fields in the order of wire-reference §3.5. A whitelist: the sealed private
+ * key (and the environment) are not fields of the view, so no change elsewhere can render them.
+ */
+export function certificateView(row: CertificateRow): WireObject {
+  return {
+    token: row.token,
+    level: row.level,
+    algorithm: row.algorithm,
+    cn: row.cn,
+    o: row.o,
+    ou: row.ou,
+    c: row.c,
+    st: row.st,
+    l: row.l,
+    email_address: row.email_address,
+    public_key: row.public_key,
+    public_key_hash: row.public_key_hash,
+    csr: row.csr,
+    pem: row.pem,
+    created_at: storedDate(row.created_at),
+    updated_at: storedDate(row.updated_at),
+  };
+}

@@ -1,0 +1,42 @@
+import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
+import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+import type { RedactedReceiver } from '../../services/receiver.service.js';
+import { receiverDetailsOf } from '../../services/receivers/receiver-transaction-details.js';
+import { WireList, type WireObject } from '../format/wire.js';
+import { leanTransactionHead } from './lean-transaction.js';
+import { paymentMethodView } from './payment-method.view.js';
+import { receiverView } from './receiver.view.js';
+
+/** The lean RedactReceiver transaction wrapping the redacted receiver (the gem reads it as a transaction). */
+export function redactReceiverView({ transaction, receiver }: RedactedReceiver): WireObject {
+  return { ...leanTransactionHead(transaction), receiver: receiverView(receiver.row) };
+}
+
+/**
+ * DeliverPaymentMethod and ExportPaymentMethods in the order of wire-reference §3.6: the
+ * transaction's own scalars, then `response`, `receiver` and `payment_method`. The receiver is
+ * shown as it was when the transaction ran.
+ */
+export function receiverTransactionView(row: TransactionRow, paymentMethod: PaymentMethodRow | null): WireObject {
+  const details = receiverDetailsOf(row);
+  const head = leanTransactionHead(row);
+  if (details === null || details.receiver === undefined) return { ...head, receiver_token: row.receiver_token };
+  const view: WireObject = { ...head, url: details.url };
+  if (row.transaction_type === 'ExportPaymentMethods') {
+    Object.assign(view, {
+      callback_url: details.callback_url ?? null,
+      payment_methods_included: new WireList('payment_method_token', details.payment_methods_included ?? []),
+      payment_methods_excluded: { ...(details.payment_methods_excluded ?? {}) },
+      deliver_time_ms: details.deliver_time_ms,
+      receiver: receiverView(details.receiver),
+    });
+    return view;
+  }
+  Object.assign(view, {
+    deliver_time_ms: details.deliver_time_ms,
+    response: details.response === null ? null : { status: details.response.status, headers: details.response.headers, body: details.response.body },
+    receiver: receiverView(details.receiver),
+  });
+  if (paymentMethod !== null) view.payment_method = paymentMethodView(paymentMethod);
+  return view;
+}

@@ -1,0 +1,209 @@
+import { parseCertificateChain } from '../certificates/certificate-chain.js';
+import { generateCertificateRequest, type CertificateAlgorithm } from '../certificates/certificate-request.js';
+import { CertificateInputError } from '../certificates/input-error.js';
+import { parsePrivateKey } from '../certificates/private-key.js';
+import { publicKeyHash, publicKeyPem, samePublicKey } from '../certificates/public-key.js';
+import type { CertificateSubject } from '../certificates/subject.js';
+import type { Clock } from '../domain/clock.js';
+import { AppError, type ErrorEntry } from '../domain/errors.js';
+import { Secret } from '../domain/secret.js';
+import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
+import type { StoreHandle } from '../store/database.js';
+import { repositories, type Repositories } from '../store/repositories.js';
+import type { CertificateRow } from '../store/repositories/certificates.repo.js';
+import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
+import type { Keyring } from '../vault/keyring.js';
+import { pageAfter, type ListQuery } from './list-query.js';
+
+/** Who a certificate is meant for. Recorded and shown; it does not widen who can read it (docs/certificates.md). */
+export const CERTIFICATE_LEVELS = ['environment', 'organization'] as const;
+export type CertificateLevel = (typeof CERTIFICATE_LEVELS)[number];
+
+/** `POST certificates`: a signed certificate (the leaf, then its chain) and its private key. */
+export interface CertificateUpload {
+  pem: string;
+  privateKey: Secret;
+  level: CertificateLevel;
+}
+
+/** `POST certificates/generate`: the key algorithm and the subject of the request. */
+export interface CertificateRequestInput {
+  algorithm: CertificateAlgorithm;
+  subject: CertificateSubject;
+  level: CertificateLevel;
+}
+
+/** What a receiver needs for mutual TLS: the signed certificate (chain included) and its key, in PEM. */
+export interface ClientCertificate {
+  cert: string;
+  key: string;
+}
+
+export const CERTIFICATE_MESSAGES = {
+  notFound: 'Unable to find the specified certificate.',
+  keyMismatch: 'The private key does not match the certificate.',
+  notSigned: 'Certificate token names a certificate that has no signed pem yet: PUT the signed certificate first.',
+} as const;
+
+/**
+ * Certificates: upload a signed certificate with its key, or generate a key pair and a CSR and
+ * attach the signed certificate later. Private keys are sealed with the environment's data key,
+ * bound to the certificate's token, and leave the service only through `clientCertificate`.
+ */
+export class CertificateService {
+  private readonly repos: Repositories;
+
+  constructor(
+    store: StoreHandle,
+    private readonly keyring: Keyring,
+    private readonly clock: Clock,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  async list(environment: EnvironmentRow, query: ListQuery): Promise<CertificateRow[]> {
+    const page = await pageAfter(query, (token) => this.repos.certificates.find(environment.key, token));
+    return this.repos.certificates.list(environment.key, page);
+  }
+
+  /** The certificate in this environment, or 404 (another environment's token included). */
+  async show(environment: EnvironmentRow, token: string): Promise<CertificateRow> {
+    const row = await this.repos.certificates.find(environment.key, token);
+    if (row === undefined) throw new AppError({ key: 'errors.certificate_not_found', message: CERTIFICATE_MESSAGES.notFound });
+    return row;
+  }
+
+  /** Stores an uploaded certificate once both parts parse and the key is the certificate's. */
+  async upload(environment: EnvironmentRow, input: CertificateUpload): Promise<CertificateRow> {
+    const errors: ErrorEntry[] = [];
+    const chain = collect(errors, () => parseCertificateChain(input.pem));
+    const key = collect(errors, () => parsePrivateKey(input.privateKey));
+    // Either part missing means `errors` has its reason (both, when both are wrong).
+    if (chain === undefined || key === undefined) throw new AppError(errors);
+    if (!samePublicKey(key.key, chain.spkiDer)) throw keyMismatch();
+    // The certificate's own encoding of its key: the bytes a relying party (Apple Pay) hashes.
+    return this.insert(environment, {
+      level: input.level,
+      algorithm: null,
+      subject: chain.subject,
+      spkiDer: chain.spkiDer,
+      csr: null,
+      pem: chain.pem,
+      privateKeyPem: key.pkcs8Pem,
+    });
+  }
+
+  /** Makes a key pair and a CSR signed by it; `pem` stays null until the signed certificate is PUT. */
+  async generate(environment: EnvironmentRow, input: CertificateRequestInput): Promise<CertificateRow> {
+    const generated = await generateCertificateRequest(input.algorithm, input.subject);
+    return this.insert(environment, {
+      level: input.level,
+      algorithm: generated.algorithm,
+      subject: input.subject,
+      spkiDer: generated.spkiDer,
+      csr: generated.csrPem,
+      pem: null,
+      privateKeyPem: generated.privateKeyPem,
+    });
+  }
+
+  /**
+   * Attaches the signed certificate (the leaf, optionally followed by its chain). Its key must
+   * be the stored one; a renewal for the same key replaces the previous certificate. The subject
+   * fields keep what was asked for (a CA may rewrite the subject; the pem shows what it wrote).
+   */
+  async attachSigned(environment: EnvironmentRow, token: string, pem: string): Promise<CertificateRow> {
+    const row = await this.show(environment, token);
+    const errors: ErrorEntry[] = [];
+    const chain = collect(errors, () => parseCertificateChain(pem));
+    if (chain === undefined) throw new AppError(errors);
+    if (!samePublicKey(chain.spkiDer, row.public_key)) throw keyMismatch();
+    if (!(await this.repos.certificates.attachPem(environment.key, token, chain.pem, this.now()))) {
+      throw new AppError({ key: 'errors.certificate_not_found', message: CERTIFICATE_MESSAGES.notFound });
+    }
+    return this.show(environment, token);
+  }
+
+  /**
+   * The signed certificate (chain included) and its private key in PEM, for a receiver's mutual
+   * TLS. 404 for an unknown token; 422 on `certificate_token` while there is no signed pem.
+   * The key is opened last and handed over at once: never store, log or render it.
+   */
+  async clientCertificate(environment: EnvironmentRow, token: string): Promise<ClientCertificate> {
+    const row = await this.show(environment, token);
+    if (row.pem === null) {
+      throw new AppError({ key: 'errors.invalid', attribute: 'certificate_token', message: CERTIFICATE_MESSAGES.notSigned });
+    }
+    const key = await this.openPrivateKey(row);
+    return { cert: row.pem, key: key.reveal() };
+  }
+
+  private async openPrivateKey(row: CertificateRow): Promise<Secret> {
+    const opened = await this.keyring.openFor(row.environment_key, row.sealed_private_key, certificatePrivateKeyAad(row.token));
+    const key = new Secret(opened.toString('utf8'));
+    opened.fill(0);
+    return key;
+  }
+
+  private async insert(
+    environment: EnvironmentRow,
+    fields: {
+      level: CertificateLevel;
+      algorithm: CertificateAlgorithm | null;
+      subject: CertificateSubject;
+      spkiDer: Buffer;
+      csr: string | null;
+      pem: string | null;
+      privateKeyPem: Secret;
+    },
+  ): Promise<CertificateRow> {
+    const token = randomToken(TOKEN_LENGTH.item);
+    const now = this.now();
+    const plaintext = Buffer.from(fields.privateKeyPem.reveal(), 'utf8');
+    let sealed: string;
+    try {
+      sealed = await this.keyring.sealFor(environment.key, plaintext, certificatePrivateKeyAad(token));
+    } finally {
+      plaintext.fill(0);
+    }
+    await this.repos.certificates.insert({
+      token,
+      environment_key: environment.key,
+      level: fields.level,
+      algorithm: fields.algorithm,
+      ...fields.subject,
+      public_key: publicKeyPem(fields.spkiDer),
+      public_key_hash: publicKeyHash(fields.spkiDer),
+      csr: fields.csr,
+      pem: fields.pem,
+      sealed_private_key: sealed,
+      created_at: now,
+      updated_at: now,
+    });
+    return this.show(environment, token);
+  }
+
+  private now(): string {
+    return this.clock.now().toISOString();
+  }
+}
+
+/** Associated data binding a sealed private key to its certificate (key rotation needs it too). */
+export function certificatePrivateKeyAad(certificateToken: string): string {
+  return `certificate:${certificateToken}:private_key`;
+}
+
+function keyMismatch(): AppError {
+  return new AppError({ key: 'errors.certificate_key_mismatch', message: CERTIFICATE_MESSAGES.keyMismatch });
+}
+
+/** Runs a parse; a refusal becomes a field error in `errors` (each part of an upload reports its own). */
+function collect<T>(errors: ErrorEntry[], parse: () => T): T | undefined {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof CertificateInputError)) throw error;
+    errors.push({ key: 'errors.invalid', attribute: error.attribute, message: error.message });
+    return undefined;
+  }
+}

@@ -1,0 +1,333 @@
+import { AppError, fieldError, MESSAGES, type ErrorEntry } from '../domain/errors.js';
+import type { Clock } from '../domain/clock.js';
+import { Secret } from '../domain/secret.js';
+import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
+import { parseHostnames, type Hostname } from '../receivers/hostnames.js';
+import { isReadablePrivateKey, parseHostKeyPin } from '../receivers/sftp-upload.js';
+import type { ReceiverTypeDefinition, ReceiverTypes } from '../receivers/receiver-types.js';
+import type { StoreHandle } from '../store/database.js';
+import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
+import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
+import type { ReceiverPatch, ReceiverRow } from '../store/repositories/receivers.repo.js';
+import type { TransactionRow } from '../store/repositories/transactions.repo.js';
+import type { Keyring } from '../vault/keyring.js';
+import { pageAfter, type ListQuery } from './list-query.js';
+import { newTransactionRow } from './transaction-records.js';
+
+/** One credential as the client sends it: unsafe ones are sealed and never echoed. */
+export interface ReceiverCredentialInput {
+  name: string;
+  value: string;
+  safe: boolean;
+}
+
+/** SFTP login; the password and private key are sealed. */
+export interface ReceiverProtocolInput {
+  user?: string | undefined;
+  password?: string | undefined;
+  privateKey?: string | undefined;
+  /** Host key to pin: an OpenSSH public key line or a SHA256: fingerprint. */
+  hostKey?: string | undefined;
+}
+
+/** Fields a client may set on a receiver, already coerced. */
+export interface ReceiverInput {
+  hostnames?: string | undefined;
+  credentials?: ReceiverCredentialInput[] | undefined;
+  protocol?: ReceiverProtocolInput | undefined;
+  subMerchantKey?: string | undefined;
+  certificateToken?: string | undefined;
+}
+
+/** A receiver with its type's definition. */
+export interface ReceiverRecord {
+  row: ReceiverRow;
+  definition: ReceiverTypeDefinition;
+}
+
+/** The outcome of a redact: the RedactReceiver transaction and the receiver it wraps. */
+export interface RedactedReceiver {
+  transaction: TransactionRow;
+  receiver: ReceiverRecord;
+}
+
+/** A receiver's secrets in clear, for the delivery or export that uses them. Never rendered. */
+export interface ReceiverSecrets {
+  /** Every credential by name (safe and unsafe), for templates. */
+  credentials: Record<string, string>;
+  /** The unsafe values, to scrub from transcripts and responses. */
+  sensitive: string[];
+  password: Secret | null;
+  privateKey: Secret | null;
+}
+
+/** Does a certificate of this environment exist? (The certificates service answers.) */
+export type CertificateLookup = (environment: EnvironmentRow, token: string) => Promise<boolean>;
+
+/** A stored credential: safe ones keep their value in clear, unsafe ones only their name. */
+interface StoredCredential {
+  name: string;
+  safe: boolean;
+  value?: string;
+}
+
+const MESSAGE_INVALID_TYPE = 'The receiver_type parameter is invalid.';
+export const RECEIVER_NOT_FOUND = 'Unable to find the specified receiver.';
+const RECEIVER_REDACTED = "Unable to use a receiver because it's been redacted.";
+
+export function receiverNotFound(): AppError {
+  return new AppError({ key: 'errors.receiver_not_found', message: RECEIVER_NOT_FOUND });
+}
+
+export function receiverRedacted(): AppError {
+  return new AppError({ key: 'errors.receiver_redacted', message: RECEIVER_REDACTED });
+}
+
+/** Schemes a type's hostnames may use. */
+export function hostnameSchemes(definition: ReceiverTypeDefinition): readonly string[] {
+  return definition.protocol === 'sftp' ? ['sftp'] : ['https', 'http'];
+}
+
+/** Receivers: create, list, show, update, redact. Unsafe credentials and SFTP secrets are sealed. */
+export class ReceiverService {
+  private readonly repos: Repositories;
+
+  constructor(
+    private readonly store: StoreHandle,
+    private readonly keyring: Keyring,
+    private readonly clock: Clock,
+    readonly types: ReceiverTypes,
+    private readonly certificateExists: CertificateLookup,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  async create(environment: EnvironmentRow, receiverType: string | undefined, input: ReceiverInput): Promise<ReceiverRecord> {
+    const definition = receiverType === undefined ? undefined : this.types.find(receiverType);
+    if (definition === undefined) throw new AppError({ key: 'errors.invalid_receiver_type', attribute: 'receiver_type', message: MESSAGE_INVALID_TYPE });
+    if (!definition.test && environment.production !== 1) {
+      throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.notActivated(environment.key) });
+    }
+    const hostnames = definition.hostnames ?? input.hostnames;
+    const errors = [...hostnameErrors(definition, hostnames), ...credentialErrors(input.credentials ?? []), ...protocolErrors(definition, input.protocol, true)];
+    if (errors.length > 0) throw new AppError(errors);
+    await this.checkCertificate(environment, input.certificateToken);
+    const token = randomToken(TOKEN_LENGTH.item);
+    const now = this.clock.now().toISOString();
+    await this.repos.receivers.insert({
+      token,
+      environment_key: environment.key,
+      receiver_type: definition.receiverType,
+      hostnames: normalizeList(hostnames as string),
+      state: 'retained',
+      company_name: definition.companyName,
+      sub_merchant_key: input.subMerchantKey ?? null,
+      ...(await this.sealCredentials(environment.key, token, input.credentials ?? [])),
+      ...(await this.sealProtocol(environment.key, token, definition, input.protocol)),
+      certificate_token: input.certificateToken ?? null,
+      created_at: now,
+      updated_at: now,
+    });
+    return this.show(environment, token);
+  }
+
+  async list(environment: EnvironmentRow, query: ListQuery): Promise<ReceiverRecord[]> {
+    const page = await pageAfter(query, (token) => this.repos.receivers.find(environment.key, token));
+    const rows = await this.repos.receivers.list(environment.key, page);
+    return rows.map((row) => this.withDefinition(row));
+  }
+
+  /** The receiver in this environment, or 404 (another environment's token included). */
+  async show(environment: EnvironmentRow, token: string): Promise<ReceiverRecord> {
+    return this.withDefinition(await this.findRow(this.repos, environment, token));
+  }
+
+  /** Replaces what the body names: the credentials list as a whole, hostnames, protocol, certificate. */
+  async update(environment: EnvironmentRow, token: string, input: ReceiverInput): Promise<ReceiverRecord> {
+    const current = await this.show(environment, token);
+    if (current.row.state === 'redacted') throw receiverRedacted();
+    const { definition } = current;
+    const errors: ErrorEntry[] = [];
+    if (input.hostnames !== undefined && definition.hostnames === null) errors.push(...hostnameErrors(definition, input.hostnames));
+    if (input.credentials !== undefined) errors.push(...credentialErrors(input.credentials));
+    if (input.protocol !== undefined) errors.push(...protocolErrors(definition, input.protocol, false));
+    if (errors.length > 0) throw new AppError(errors);
+    await this.checkCertificate(environment, input.certificateToken);
+    const patch: ReceiverPatch = { updated_at: this.clock.now().toISOString() };
+    if (input.hostnames !== undefined && definition.hostnames === null) patch.hostnames = normalizeList(input.hostnames);
+    if (input.subMerchantKey !== undefined) patch.sub_merchant_key = input.subMerchantKey;
+    if (input.certificateToken !== undefined) patch.certificate_token = input.certificateToken;
+    if (input.credentials !== undefined) Object.assign(patch, await this.sealCredentials(environment.key, token, input.credentials));
+    if (input.protocol !== undefined && definition.protocol === 'sftp') {
+      const previous = await this.openSecrets(current.row);
+      const merged: ReceiverProtocolInput = {
+        user: input.protocol.user ?? current.row.protocol_user ?? undefined,
+        password: input.protocol.password ?? (input.protocol.privateKey === undefined ? previous.password?.reveal() : undefined),
+        privateKey: input.protocol.privateKey ?? (input.protocol.password === undefined ? previous.privateKey?.reveal() : undefined),
+        hostKey: input.protocol.hostKey ?? current.row.host_key ?? undefined,
+      };
+      Object.assign(patch, await this.sealProtocol(environment.key, token, definition, merged));
+    }
+    // The state check above may be stale: the write itself refuses a receiver redacted meanwhile.
+    if (!(await this.repos.receivers.updateUnlessRedacted(environment.key, token, patch))) throw receiverRedacted();
+    return this.show(environment, token);
+  }
+
+  /** Destroys the credentials and SFTP secrets and records a RedactReceiver transaction, atomically. */
+  async redact(environment: EnvironmentRow, token: string): Promise<RedactedReceiver> {
+    return inTransaction(this.store, async (repos) => {
+      await this.findRow(repos, environment, token);
+      const now = this.clock.now().toISOString();
+      await repos.receivers.updateUnlessRedacted(environment.key, token, {
+        state: 'redacted',
+        credentials: null,
+        sealed_credentials: null,
+        sealed_protocol: null,
+        updated_at: now,
+      });
+      const record = newTransactionRow({ environmentKey: environment.key, transactionType: 'RedactReceiver', outcome: 'succeeded', now });
+      await repos.transactions.insert({ ...record, receiver_token: token });
+      const transaction = (await repos.transactions.find(environment.key, record.token)) as TransactionRow;
+      return { transaction, receiver: this.withDefinition(await this.findRow(repos, environment, token)) };
+    });
+  }
+
+  /** Every credential and SFTP secret of a receiver in clear, for the call that uses them. */
+  async openSecrets(row: ReceiverRow): Promise<ReceiverSecrets> {
+    const credentials: Record<string, string> = {};
+    for (const stored of storedCredentials(row)) if (stored.value !== undefined) credentials[stored.name] = stored.value;
+    const sensitive: string[] = [];
+    if (row.sealed_credentials !== null) {
+      const opened = JSON.parse((await this.keyring.openFor(row.environment_key, row.sealed_credentials, receiverAad(row.token, 'credentials'))).toString('utf8')) as Record<string, string>;
+      for (const [name, value] of Object.entries(opened)) {
+        credentials[name] = value;
+        if (value !== '') sensitive.push(value);
+      }
+    }
+    let password: Secret | null = null;
+    let privateKey: Secret | null = null;
+    if (row.sealed_protocol !== null) {
+      const opened = JSON.parse((await this.keyring.openFor(row.environment_key, row.sealed_protocol, receiverAad(row.token, 'protocol'))).toString('utf8')) as { password?: string; private_key?: string };
+      if (opened.password !== undefined) password = new Secret(opened.password);
+      if (opened.private_key !== undefined) privateKey = new Secret(opened.private_key);
+    }
+    return { credentials, sensitive, password, privateKey };
+  }
+
+  /** The parsed hostnames a receiver's URLs must match. */
+  allowedHostnames(record: ReceiverRecord): Hostname[] {
+    return parseHostnames(record.row.hostnames, hostnameSchemes(record.definition)) ?? [];
+  }
+
+  private withDefinition(row: ReceiverRow): ReceiverRecord {
+    const definition = this.types.find(row.receiver_type);
+    // A type removed from the catalog after receivers were made: keep serving it as a plain one.
+    return { row, definition: definition ?? { receiverType: row.receiver_type, name: row.receiver_type, companyName: row.company_name, hostnames: null, protocol: row.protocol_user === null ? 'http' : 'sftp', test: false } };
+  }
+
+  private async findRow(repos: Repositories, environment: EnvironmentRow, token: string): Promise<ReceiverRow> {
+    const row = await repos.receivers.find(environment.key, token);
+    if (row === undefined) throw receiverNotFound();
+    return row;
+  }
+
+  private async checkCertificate(environment: EnvironmentRow, token: string | undefined): Promise<void> {
+    if (token === undefined) return;
+    if (!(await this.certificateExists(environment, token))) {
+      throw new AppError({ key: 'errors.invalid', attribute: 'certificate_token', message: 'Certificate token does not name a certificate of this environment' });
+    }
+  }
+
+  private async sealCredentials(environmentKey: string, token: string, credentials: ReceiverCredentialInput[]): Promise<{ credentials: string | null; sealed_credentials: string | null }> {
+    const unsafe: Record<string, string> = {};
+    const stored: StoredCredential[] = credentials.map((credential) => {
+      if (credential.safe) return { name: credential.name, safe: true, value: credential.value };
+      unsafe[credential.name] = credential.value;
+      return { name: credential.name, safe: false };
+    });
+    return {
+      credentials: stored.length === 0 ? null : JSON.stringify(stored),
+      sealed_credentials:
+        Object.keys(unsafe).length === 0 ? null : await this.keyring.sealFor(environmentKey, Buffer.from(JSON.stringify(unsafe), 'utf8'), receiverAad(token, 'credentials')),
+    };
+  }
+
+  private async sealProtocol(
+    environmentKey: string,
+    token: string,
+    definition: ReceiverTypeDefinition,
+    protocol: ReceiverProtocolInput | undefined,
+  ): Promise<{ protocol_user: string | null; sealed_protocol: string | null; host_key: string | null }> {
+    if (definition.protocol !== 'sftp' || protocol === undefined) return { protocol_user: null, sealed_protocol: null, host_key: null };
+    const secrets = { ...(protocol.password === undefined ? {} : { password: protocol.password }), ...(protocol.privateKey === undefined ? {} : { private_key: protocol.privateKey }) };
+    return {
+      protocol_user: protocol.user ?? null,
+      sealed_protocol: await this.keyring.sealFor(environmentKey, Buffer.from(JSON.stringify(secrets), 'utf8'), receiverAad(token, 'protocol')),
+      host_key: protocol.hostKey ?? null,
+    };
+  }
+}
+
+/** The credentials list as stored (safe values in clear, unsafe by name only). */
+export function storedCredentials(row: Pick<ReceiverRow, 'credentials'>): StoredCredential[] {
+  return row.credentials === null ? [] : (JSON.parse(row.credentials) as StoredCredential[]);
+}
+
+/** Associated data binding a receiver's sealed blobs to that receiver and field. */
+export function receiverAad(receiverToken: string, field: 'credentials' | 'protocol'): string {
+  return `receiver:${receiverToken}:${field}`;
+}
+
+function normalizeList(list: string): string {
+  return list
+    .split(',')
+    .map((entry) => entry.trim().replace(/\/$/, ''))
+    .filter((entry) => entry !== '')
+    .join(',');
+}
+
+function hostnameErrors(definition: ReceiverTypeDefinition, hostnames: string | undefined): ErrorEntry[] {
+  if (hostnames === undefined || hostnames.trim() === '') return [fieldError.blank('hostnames')];
+  if (parseHostnames(hostnames, hostnameSchemes(definition)) === null) {
+    const schemes = hostnameSchemes(definition).join(' or ');
+    return [{ key: 'errors.invalid', attribute: 'hostnames', message: `Hostnames must be a comma-separated list of ${schemes}://host[:port] without a path` }];
+  }
+  return [];
+}
+
+const CREDENTIAL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/;
+
+function credentialErrors(credentials: ReceiverCredentialInput[]): ErrorEntry[] {
+  const seen = new Set<string>();
+  for (const credential of credentials) {
+    if (!CREDENTIAL_NAME.test(credential.name) || seen.has(credential.name)) {
+      return [{ key: 'errors.invalid', attribute: 'credentials', message: 'Credentials must have unique names of letters, digits, _ . and -, starting with a letter or _' }];
+    }
+    seen.add(credential.name);
+  }
+  return [];
+}
+
+function protocolErrors(definition: ReceiverTypeDefinition, protocol: ReceiverProtocolInput | undefined, creating: boolean): ErrorEntry[] {
+  if (definition.protocol !== 'sftp') return [];
+  const errors: ErrorEntry[] = [];
+  if (creating && (protocol?.user === undefined || protocol.user === '')) errors.push(fieldError.blank('user'));
+  if (creating && protocol?.password === undefined && protocol?.privateKey === undefined) errors.push(fieldError.blank('password'));
+  // A key or pin that cannot be used would only show up later as a failed export: refuse it now.
+  if (protocol?.privateKey !== undefined && !isReadablePrivateKey(protocol.privateKey)) {
+    errors.push({ key: 'errors.invalid', attribute: 'private_key', message: 'Private key must be an unencrypted OpenSSH or PEM private key' });
+  }
+  if (protocol?.hostKey !== undefined && !isHostKeyPin(protocol.hostKey)) {
+    errors.push({ key: 'errors.invalid', attribute: 'host_key', message: 'Host key must be an OpenSSH public key line or a SHA256: fingerprint' });
+  }
+  return errors;
+}
+
+function isHostKeyPin(pin: string): boolean {
+  try {
+    parseHostKeyPin(pin);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,34 @@
+import type { DeliverySubject } from '../../receivers/template-variables.js';
+import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
+import type { PaymentMethodSealer } from '../payment-method-sealer.js';
+import { parseDetails } from '../payment-method-records.js';
+
+/**
+ * A vaulted payment method opened for a receiver's template: its descriptive fields and its
+ * secrets in clear. Null when nothing sensitive is left to send (redacted).
+ */
+export async function openDeliverySubject(sealer: PaymentMethodSealer, row: PaymentMethodRow): Promise<DeliverySubject | null> {
+  const opened = await sealer.open(row);
+  if (opened === null) return null;
+  const subject: DeliverySubject = {
+    token: row.token,
+    paymentMethodType: opened.type,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    email: row.email,
+    fields: parseDetails(row),
+  };
+  if (opened.type === 'credit_card') {
+    subject.number = opened.number.reveal();
+    if (opened.verificationValue !== null) subject.verificationValue = opened.verificationValue.reveal();
+  } else if (opened.type === 'bank_account') {
+    subject.routingNumber = opened.routingNumber.reveal();
+    subject.accountNumber = opened.accountNumber.reveal();
+  }
+  return subject;
+}
+
+/** The values of a subject that must never leave in a transcript or a stored response. */
+export function sensitiveValuesOf(subject: DeliverySubject): string[] {
+  return [subject.number, subject.verificationValue, subject.accountNumber].filter((value): value is string => value !== undefined && value !== '');
+}

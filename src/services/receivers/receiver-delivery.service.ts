@@ -1,0 +1,230 @@
+import { AppError, fieldError, MESSAGES, type ErrorEntry } from '../../domain/errors.js';
+import type { Clock } from '../../domain/clock.js';
+import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
+import { renderTemplate, TemplateError } from '../../receivers/delivery-template.js';
+import { EgressRefusedError } from '../../receivers/egress.js';
+import { urlMatchesHostnames } from '../../receivers/hostnames.js';
+import { DeliveryFaultError, DeliveryInputError, DeliveryResultUnknownError, parseHeaderLines, valueScrubber, type HttpDeliveryClient } from '../../receivers/http-delivery.js';
+import { deliveryVariables } from '../../receivers/template-variables.js';
+import type { StoreHandle } from '../../store/database.js';
+import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
+import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
+import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+import type { PaymentMethodSealer } from '../payment-method-sealer.js';
+import { receiverRedacted, type ReceiverRecord, type ReceiverService } from '../receiver.service.js';
+import { newTransactionRow } from '../transaction-records.js';
+import { STATE_REFUSALS } from '../transactions/gateway-transaction.service.js';
+import type { Refusal } from '../transactions/transaction-outcome.js';
+import { openDeliverySubject, sensitiveValuesOf } from './delivery-subject.js';
+import { receiverSnapshot, type ReceiverTransactionDetails } from './receiver-transaction-details.js';
+
+/** `delivery{…}` of POST receivers/<t>/deliver, already coerced. */
+export interface DeliveryInput {
+  paymentMethodToken?: string | undefined;
+  url?: string | undefined;
+  body?: string | undefined;
+  headers?: string | undefined;
+  requestMethod?: string | undefined;
+  continueCaching?: boolean | undefined;
+  encodeResponse?: boolean | undefined;
+}
+
+/** A recorded delivery and the HTTP status that reports it. */
+export interface DeliveryOutcome {
+  status: number;
+  transaction: TransactionRow;
+}
+
+/** Clients of the receiver call and Coffer's client-side limits. */
+export interface DeliverySettings {
+  timeoutMs: number;
+  /** mTLS material of a certificate of this environment (the certificates service). */
+  clientCertificate: (environment: EnvironmentRow, token: string) => Promise<{ cert: string; key: string }>;
+}
+
+const METHODS = ['POST', 'PUT', 'PATCH'] as const;
+const TEST_RECEIVER_NEEDS_TEST_CARD = 'The test receiver accepts only test payment methods. Use a production receiver for real payment methods.';
+const URL_NOT_ALLOWED = "The url must match one of the receiver's hostnames (scheme, host and port).";
+
+/**
+ * Deliveries to HTTP receivers. Persist, call, persist: the checks run first; then the CVV is
+ * consumed (unless `continue_caching`) and a `processing` transaction committed in one database
+ * transaction; only then is the receiver called; its scrubbed answer is committed after.
+ */
+export class ReceiverDeliveryService {
+  private readonly repos: Repositories;
+
+  constructor(
+    private readonly store: StoreHandle,
+    private readonly receivers: ReceiverService,
+    private readonly sealer: PaymentMethodSealer,
+    private readonly client: HttpDeliveryClient,
+    private readonly settings: DeliverySettings,
+    private readonly clock: Clock,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  async deliver(environment: EnvironmentRow, receiverToken: string, input: DeliveryInput): Promise<DeliveryOutcome> {
+    const receiver = await this.receivers.show(environment, receiverToken);
+    const method = checkInput(input);
+    if (receiver.definition.protocol !== 'http') {
+      throw new AppError({ key: 'errors.invalid', attribute: 'receiver_type', message: 'Deliver sends to HTTP receivers; use export for SFTP receivers' });
+    }
+    if (receiver.row.state === 'redacted') throw receiverRedacted();
+    const paymentMethod = await this.repos.paymentMethods.find(environment.key, input.paymentMethodToken as string);
+    if (paymentMethod === undefined) throw new AppError({ key: 'errors.payment_method_not_found', message: MESSAGES.paymentMethodNotFound });
+    if (receiver.definition.test && paymentMethod.test !== 1) {
+      throw new AppError({ key: 'errors.account_inactive', message: environment.production === 1 ? TEST_RECEIVER_NEEDS_TEST_CARD : MESSAGES.notActivated(environment.key) });
+    }
+    const base = { environment, receiver, paymentMethodToken: paymentMethod.token, method };
+    const refusal = STATE_REFUSALS[paymentMethod.storage_state];
+    if (refusal !== undefined) return this.refuse(base, '', refusal);
+
+    const subject = await openDeliverySubject(this.sealer, paymentMethod);
+    if (subject === null) return this.refuse(base, '', STATE_REFUSALS.redacted as Refusal);
+    const secrets = await this.receivers.openSecrets(receiver.row);
+    const sensitive = [...sensitiveValuesOf(subject), ...secrets.sensitive];
+    const variables = deliveryVariables(subject, secrets.credentials);
+    const rendered = renderAll(input, variables);
+    const shownUrl = valueScrubber(sensitive)(rendered.url);
+    const url = parseUrl(rendered.url);
+    checkHeaders(rendered.headers);
+    if (!urlMatchesHostnames(url, this.receivers.allowedHostnames(receiver))) throw new AppError({ key: 'errors.url_not_allowed', attribute: 'url', message: URL_NOT_ALLOWED });
+    const certificate = receiver.row.certificate_token === null ? undefined : await this.settings.clientCertificate(environment, receiver.row.certificate_token);
+
+    const token = randomToken(TOKEN_LENGTH.item);
+    const refused = await inTransaction(this.store, async (repos) => {
+      await repos.locks.serialize(`payment_method:${paymentMethod.token}`);
+      const current = await repos.paymentMethods.find(environment.key, paymentMethod.token);
+      const stillRefused = current === undefined ? STATE_REFUSALS.redacted : STATE_REFUSALS[current.storage_state];
+      if (stillRefused !== undefined) return stillRefused;
+      await repos.paymentMethods.updateIfState(environment.key, paymentMethod.token, ['cached', 'retained'], {
+        ...(input.continueCaching === true ? {} : { sealed_cvv: null, cvv_length: null, cvv_expires_at: null }),
+        ...(paymentMethod.single_use === 1 ? { storage_state: 'used' } : {}),
+        updated_at: this.clock.now().toISOString(),
+      });
+      await repos.transactions.insert(this.row(base, token, 'processing', shownUrl));
+      return null;
+    });
+    if (refused !== null) return this.refuse(base, shownUrl, refused);
+
+    try {
+      const result = await this.client.send({
+        url: rendered.url,
+        method,
+        headers: rendered.headers,
+        body: rendered.body,
+        timeoutMs: this.settings.timeoutMs,
+        sensitive,
+        encodeResponse: input.encodeResponse === true,
+        ...(certificate === undefined ? {} : { clientCertificate: certificate }),
+      });
+      const ok = result.status >= 200 && result.status < 300;
+      return await this.finish(environment, token, ok ? 200 : 422, {
+        state: ok ? 'succeeded' : 'gateway_processing_failed',
+        messageKey: ok ? 'messages.transaction_succeeded' : 'messages.receiver_error',
+        message: ok ? 'Succeeded!' : `The receiver answered with HTTP ${result.status}.`,
+        details: { deliver_time_ms: result.latencyMs, response: { status: result.status, headers: result.headers, body: result.body } },
+        transcript: result.transcript,
+      });
+    } catch (error) {
+      if (error instanceof EgressRefusedError) {
+        return this.finish(environment, token, 422, { state: 'failed', messageKey: 'messages.egress_refused', message: `Coffer refused to connect: ${(error as Error).message}`, details: {}, transcript: null });
+      }
+      if (error instanceof DeliveryResultUnknownError) {
+        return this.finish(environment, token, 408, { state: 'gateway_processing_result_unknown', messageKey: 'messages.receiver_result_unknown', message: error.message, details: { deliver_time_ms: error.latencyMs }, transcript: error.transcript });
+      }
+      if (error instanceof DeliveryFaultError) {
+        return this.finish(environment, token, 422, { state: 'gateway_processing_failed', messageKey: 'messages.receiver_unreachable', message: error.message, details: { deliver_time_ms: error.latencyMs }, transcript: error.transcript });
+      }
+      // A bug: the row must not stay `processing`, and whether anything left is unknown.
+      await this.finish(environment, token, 500, { state: 'gateway_processing_result_unknown', messageKey: 'messages.receiver_result_unknown', message: 'The delivery failed unexpectedly.', details: {}, transcript: null });
+      throw error;
+    }
+  }
+
+  private row(base: { environment: EnvironmentRow; receiver: ReceiverRecord; paymentMethodToken: string; method: string }, token: string, outcome: 'processing' | { state: 'failed'; messageKey: string; message: string }, url: string) {
+    const details: ReceiverTransactionDetails = { url, request_method: base.method, deliver_time_ms: null, response: null, receiver: receiverSnapshot(base.receiver.row) };
+    const row = newTransactionRow({
+      environmentKey: base.environment.key,
+      transactionType: 'DeliverPaymentMethod',
+      outcome,
+      token,
+      paymentMethodToken: base.paymentMethodToken,
+      details,
+      now: this.clock.now().toISOString(),
+    });
+    return { ...row, receiver_token: base.receiver.row.token };
+  }
+
+  /** A delivery Coffer refuses before calling anyone: recorded as `failed`, 422 with the transaction. */
+  private async refuse(base: { environment: EnvironmentRow; receiver: ReceiverRecord; paymentMethodToken: string; method: string }, url: string, refusal: Refusal): Promise<DeliveryOutcome> {
+    const row = this.row(base, randomToken(TOKEN_LENGTH.item), { state: 'failed', messageKey: refusal.messageKey, message: refusal.message }, url);
+    await this.repos.transactions.insert(row);
+    return { status: 422, transaction: (await this.repos.transactions.find(base.environment.key, row.token)) as TransactionRow };
+  }
+
+  private async finish(
+    environment: EnvironmentRow,
+    token: string,
+    status: number,
+    outcome: { state: string; messageKey: string; message: string; details: Partial<ReceiverTransactionDetails>; transcript: string | null },
+  ): Promise<DeliveryOutcome> {
+    const current = (await this.repos.transactions.find(environment.key, token)) as TransactionRow;
+    const details = { ...(JSON.parse(current.details ?? '{}') as ReceiverTransactionDetails), ...outcome.details };
+    await this.repos.transactions.update(environment.key, token, {
+      state: outcome.state,
+      succeeded: outcome.state === 'succeeded' ? 1 : 0,
+      message_key: outcome.messageKey,
+      message: outcome.message,
+      details: JSON.stringify(details),
+      transcript: outcome.transcript,
+      updated_at: this.clock.now().toISOString(),
+    });
+    return { status, transaction: (await this.repos.transactions.find(environment.key, token)) as TransactionRow };
+  }
+}
+
+/** Required fields and the request method; 422 with every missing field at once. */
+function checkInput(input: DeliveryInput): (typeof METHODS)[number] {
+  const errors: ErrorEntry[] = [];
+  if (input.paymentMethodToken === undefined) errors.push(fieldError.blank('payment_method_token'));
+  if (input.url === undefined) errors.push(fieldError.blank('url'));
+  if (input.body === undefined) errors.push(fieldError.blank('body'));
+  const method = (input.requestMethod ?? 'POST').toUpperCase();
+  if (!(METHODS as readonly string[]).includes(method)) errors.push(fieldError.inclusion('request_method'));
+  if (errors.length > 0) throw new AppError(errors);
+  return method as (typeof METHODS)[number];
+}
+
+function renderAll(input: DeliveryInput, variables: object): { url: string; headers: string; body: string } {
+  const render = (attribute: 'url' | 'headers' | 'body', template: string) => {
+    try {
+      return renderTemplate(template, variables);
+    } catch (error) {
+      if (error instanceof TemplateError) throw error.toAppError(attribute);
+      throw error;
+    }
+  };
+  return { url: render('url', input.url as string).trim(), headers: render('headers', input.headers ?? ''), body: render('body', input.body as string) };
+}
+
+/** The rendered url; never echoed in the error (it may hold card data). */
+function parseUrl(rendered: string): URL {
+  try {
+    return new URL(rendered);
+  } catch {
+    throw new AppError({ key: 'errors.invalid', attribute: 'url', message: 'Url is not a valid URL once rendered' });
+  }
+}
+
+/** Header lines that cannot be sent are the client's mistake: 422 before anything is recorded. */
+function checkHeaders(rendered: string): void {
+  try {
+    parseHeaderLines(rendered);
+  } catch (error) {
+    if (error instanceof DeliveryInputError) throw error.toAppError();
+    throw error;
+  }
+}

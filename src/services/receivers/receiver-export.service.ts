@@ -1,0 +1,241 @@
+import { AppError, fieldError, type ErrorEntry } from '../../domain/errors.js';
+import type { Clock } from '../../domain/clock.js';
+import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
+import { renderTemplate, TemplateError } from '../../receivers/delivery-template.js';
+import type { EgressGuard } from '../../receivers/egress.js';
+import { urlMatchesHostnames } from '../../receivers/hostnames.js';
+import type { HttpDeliveryClient } from '../../receivers/http-delivery.js';
+import { InvalidSftpUrlError, parseSftpUrl, SftpTransferError, uploadFile } from '../../receivers/sftp-upload.js';
+import { exportVariables } from '../../receivers/template-variables.js';
+import type { DeliverySubject } from '../../receivers/template-variables.js';
+import type { StoreHandle } from '../../store/database.js';
+import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
+import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
+import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+import type { PaymentMethodSealer } from '../payment-method-sealer.js';
+import { receiverRedacted, type ReceiverRecord, type ReceiverService } from '../receiver.service.js';
+import { newTransactionRow } from '../transaction-records.js';
+import { openDeliverySubject } from './delivery-subject.js';
+import { receiverDetailsOf, receiverSnapshot, type ReceiverTransactionDetails } from './receiver-transaction-details.js';
+
+/** `export{…}` of POST receivers/<t>/export, already coerced. */
+export interface ExportInput {
+  paymentMethodTokens?: string[] | undefined;
+  url?: string | undefined;
+  body?: string | undefined;
+  callbackUrl?: string | undefined;
+}
+
+export interface ExportSettings {
+  timeoutMs: number;
+  /** The body POSTed to `callback_url` once the export is finished (the transaction in JSON). */
+  callbackBody: (transaction: TransactionRow) => string;
+}
+
+/** At most this many payment methods in one file: the request body limit keeps lists shorter anyway. */
+const MAX_TOKENS = 10_000;
+
+/**
+ * Batch exports to SFTP receivers. The request records a `pending` ExportPaymentMethods
+ * transaction and answers 202; the upload runs after, in this process, and records
+ * `succeeded` or `failed` with the payment methods included and excluded; then the result is
+ * POSTed to `callback_url`. `drain()` waits for exports under way (graceful shutdown).
+ */
+export class ReceiverExportService {
+  private readonly repos: Repositories;
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly store: StoreHandle,
+    private readonly receivers: ReceiverService,
+    private readonly sealer: PaymentMethodSealer,
+    private readonly guard: EgressGuard,
+    private readonly callbacks: HttpDeliveryClient,
+    private readonly settings: ExportSettings,
+    private readonly clock: Clock,
+    private readonly onJobError: (error: unknown) => void,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  async start(environment: EnvironmentRow, receiverToken: string, input: ExportInput): Promise<TransactionRow> {
+    const receiver = await this.receivers.show(environment, receiverToken);
+    checkInput(input);
+    if (receiver.definition.protocol !== 'sftp') {
+      throw new AppError({ key: 'errors.invalid', attribute: 'receiver_type', message: 'Export sends to SFTP receivers; use deliver for HTTP receivers' });
+    }
+    if (receiver.row.state === 'redacted') throw receiverRedacted();
+    const url = parseUrl(input.url as string, 'url', ['sftp:']);
+    try {
+      parseSftpUrl(input.url as string);
+    } catch (error) {
+      if (error instanceof InvalidSftpUrlError) throw new AppError({ key: 'errors.invalid', attribute: 'url', message: `Url is invalid: ${error.message}` });
+      throw error;
+    }
+    if (!urlMatchesHostnames(url, this.receivers.allowedHostnames(receiver))) {
+      throw new AppError({ key: 'errors.url_not_allowed', attribute: 'url', message: "The url must match one of the receiver's hostnames (scheme, host and port)." });
+    }
+    if (input.callbackUrl !== undefined) parseUrl(input.callbackUrl, 'callback_url', ['https:', 'http:']);
+    // A template that cannot render is the client's mistake: say so now, not in the async result.
+    try {
+      renderTemplate(input.body as string, {});
+    } catch (error) {
+      if (error instanceof TemplateError) throw error.toAppError('body');
+      throw error;
+    }
+    const details: ReceiverTransactionDetails = {
+      url: url.toString(),
+      deliver_time_ms: null,
+      response: null,
+      receiver: receiverSnapshot(receiver.row),
+      callback_url: input.callbackUrl ?? null,
+      payment_methods_included: [],
+      payment_methods_excluded: {},
+    };
+    const row = newTransactionRow({
+      environmentKey: environment.key,
+      transactionType: 'ExportPaymentMethods',
+      outcome: 'processing',
+      token: randomToken(TOKEN_LENGTH.item),
+      details,
+      now: this.clock.now().toISOString(),
+    });
+    await this.repos.transactions.insert({ ...row, state: 'pending', message_key: 'messages.transaction_pending', message: 'Pending', receiver_token: receiver.row.token });
+    const transaction = (await this.repos.transactions.find(environment.key, row.token)) as TransactionRow;
+    const job = this.run(environment, receiver, transaction, input)
+      .catch(this.onJobError)
+      .finally(() => this.running.delete(job));
+    this.running.add(job);
+    return transaction;
+  }
+
+  /**
+   * Records as failed the exports still `pending` long after any upload and callback could have
+   * finished (their node stopped mid-way), so no export stays pending for ever. Safe on every node.
+   */
+  async failInterrupted(): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - 3 * this.settings.timeoutMs - 60_000).toISOString();
+    return this.repos.transactions.failStale('ExportPaymentMethods', cutoff, {
+      message_key: 'messages.export_interrupted',
+      message: 'The export was interrupted before it finished; it may or may not have been uploaded. Run it again.',
+      updated_at: this.clock.now().toISOString(),
+    });
+  }
+
+  /** Waits for every export this process has under way. */
+  async drain(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private async run(environment: EnvironmentRow, receiver: ReceiverRecord, transaction: TransactionRow, input: ExportInput): Promise<void> {
+    const started = performance.now();
+    const { subjects, excluded } = await this.collect(environment, input.paymentMethodTokens as string[]);
+    const included = subjects.map((subject) => subject.token);
+    let outcome: { state: string; messageKey: string; message: string };
+    try {
+      if (subjects.length === 0) throw new ExportRefusal('None of the payment methods can be exported.');
+      const secrets = await this.receivers.openSecrets(receiver.row);
+      const content = renderBody(input.body as string, exportVariables(subjects, secrets.credentials));
+      await uploadFile(
+        {
+          url: input.url as string,
+          user: receiver.row.protocol_user ?? '',
+          ...(secrets.password === null ? {} : { password: secrets.password.reveal() }),
+          ...(secrets.privateKey === null ? {} : { privateKey: secrets.privateKey.reveal() }),
+          ...(receiver.row.host_key === null ? {} : { hostKey: receiver.row.host_key }),
+          timeoutMs: this.settings.timeoutMs,
+          resolveHost: async (hostname) => (await this.guard.resolve(hostname)).address,
+        },
+        Buffer.from(content, 'utf8'),
+      );
+      outcome = { state: 'succeeded', messageKey: 'messages.transaction_succeeded', message: 'Succeeded!' };
+    } catch (error) {
+      // Upload errors are typed and written for clients; they never hold secrets or content.
+      const message = error instanceof Error ? error.message : 'The export failed.';
+      // The rename was sent but never answered: the file may be there, as with a gateway timeout.
+      outcome =
+        error instanceof SftpTransferError && error.finalFileMayExist
+          ? { state: 'gateway_processing_result_unknown', messageKey: 'messages.export_result_unknown', message }
+          : { state: 'failed', messageKey: 'messages.export_failed', message };
+    }
+    const details = receiverDetailsOf(transaction) as ReceiverTransactionDetails;
+    await this.repos.transactions.update(environment.key, transaction.token, {
+      state: outcome.state,
+      message_key: outcome.messageKey,
+      message: outcome.message,
+      succeeded: outcome.state === 'succeeded' ? 1 : 0,
+      details: JSON.stringify({ ...details, deliver_time_ms: Math.round(performance.now() - started), payment_methods_included: outcome.state === 'succeeded' ? included : [], payment_methods_excluded: excluded }),
+      updated_at: this.clock.now().toISOString(),
+    });
+    if (details.callback_url !== null && details.callback_url !== undefined) await this.callBack(environment, transaction.token, details.callback_url);
+  }
+
+  /** Opens every exportable payment method (consuming its CVV); the others are excluded with a reason. */
+  private async collect(environment: EnvironmentRow, tokens: string[]): Promise<{ subjects: DeliverySubject[]; excluded: Record<string, string> }> {
+    const subjects: DeliverySubject[] = [];
+    const excluded: Record<string, string> = {};
+    for (const token of new Set(tokens)) {
+      const row = await inTransaction(this.store, async (repos) => {
+        await repos.locks.serialize(`payment_method:${token}`);
+        const current = await repos.paymentMethods.find(environment.key, token);
+        if (current === undefined || !['cached', 'retained'].includes(current.storage_state)) return current ?? null;
+        await repos.paymentMethods.updateIfState(environment.key, token, ['cached', 'retained'], { sealed_cvv: null, cvv_length: null, cvv_expires_at: null, updated_at: this.clock.now().toISOString() });
+        return current;
+      });
+      if (row === null) excluded[token] = 'not_found';
+      else if (!['cached', 'retained'].includes(row.storage_state)) excluded[token] = row.storage_state;
+      else {
+        const subject = await openDeliverySubject(this.sealer, row);
+        if (subject === null) excluded[token] = 'redacted';
+        else subjects.push(subject);
+      }
+    }
+    return { subjects, excluded };
+  }
+
+  private async callBack(environment: EnvironmentRow, token: string, callbackUrl: string): Promise<void> {
+    const finished = (await this.repos.transactions.find(environment.key, token)) as TransactionRow;
+    await this.callbacks.send({
+      url: callbackUrl,
+      method: 'POST',
+      headers: 'Content-Type: application/json',
+      body: this.settings.callbackBody(finished),
+      timeoutMs: this.settings.timeoutMs,
+      sensitive: [],
+    });
+  }
+}
+
+class ExportRefusal extends Error {}
+
+function checkInput(input: ExportInput): void {
+  const errors: ErrorEntry[] = [];
+  const tokens = input.paymentMethodTokens ?? [];
+  if (tokens.length === 0) errors.push(fieldError.blank('payment_method_tokens'));
+  else if (tokens.length > MAX_TOKENS) errors.push(fieldError.invalid('payment_method_tokens'));
+  if (input.url === undefined) errors.push(fieldError.blank('url'));
+  if (input.body === undefined) errors.push(fieldError.blank('body'));
+  if (errors.length > 0) throw new AppError(errors);
+}
+
+function parseUrl(text: string, attribute: string, protocols: string[]): URL {
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {
+    url = null;
+  }
+  if (url === null || !protocols.includes(url.protocol) || url.username !== '' || url.password !== '') {
+    throw new AppError({ key: 'errors.invalid', attribute, message: `${attribute === 'url' ? 'Url' : 'Callback url'} must be a ${protocols.map((p) => p.replace(':', '')).join(' or ')} URL` });
+  }
+  return url;
+}
+
+function renderBody(template: string, variables: object): string {
+  try {
+    return renderTemplate(template, variables);
+  } catch (error) {
+    if (error instanceof TemplateError) throw new ExportRefusal('The body is not a valid template.');
+    throw error;
+  }
+}
