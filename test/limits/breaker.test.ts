@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/domain/clock.js';
 import { AppError } from '../../src/domain/errors.js';
 import { GatewayHttpClient } from '../../src/gateways/http-client.js';
@@ -9,6 +9,7 @@ import { findGatewayDefinition } from '../../src/gateways/registry.js';
 import type { GatewayDefinition } from '../../src/gateways/types.js';
 import { BREAKER_POLICY, FallbackBreakerStore, InFlightLimiter, MemoryBreakerStore, type Admission, type BreakerStore } from '../../src/limits/circuit-breaker.js';
 import { RedisBreakerStore } from '../../src/limits/redis-breaker-store.js';
+import { SharedStateStatus, type SharedStateChange } from '../../src/limits/shared-state-status.js';
 import { GatewayCaller } from '../../src/services/transactions/gateway-caller.js';
 import type { GatewayRow } from '../../src/store/repositories/gateways.repo.js';
 import { FaultyGateway } from '../fakes/faulty-gateway.js';
@@ -273,10 +274,12 @@ describe('FallbackBreakerStore', () => {
   });
   afterAll(() => deadRedis.disconnect());
 
-  it('falls back to this node’s memory when Redis is unreachable, and says so', async () => {
-    const onFallback = vi.fn();
+  it('falls back to this node’s memory when Redis is unreachable, and says so once', async () => {
+    const status = new SharedStateStatus();
+    const changes: SharedStateChange[] = [];
+    status.onChange((change) => changes.push(change));
     const local = new MemoryBreakerStore();
-    const store = new FallbackBreakerStore(new RedisBreakerStore(deadRedis, RUN_PREFIX), local, onFallback);
+    const store = new FallbackBreakerStore(new RedisBreakerStore(deadRedis, RUN_PREFIX), local, status);
     const key = freshKey();
     const started = performance.now();
     expect(await store.admit(key, T0)).toEqual(allow);
@@ -287,23 +290,45 @@ describe('FallbackBreakerStore', () => {
     await store.recordSuccess(key);
     expect(await store.admit(key, T0 + OPEN)).toEqual(allow);
     expect(performance.now() - started).toBeLessThan(1_000); // no waiting on a dead Redis
-    expect(onFallback).toHaveBeenCalledTimes(10);
-    expect(onFallback.mock.calls[0]?.[0]).toBeInstanceOf(Error);
+    // Ten operations failed over to memory; the outage is reported once.
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject({ reachable: false });
+    expect(changes[0]?.reason).toMatch(/Error/);
+    expect(status.readiness()).toBe('unreachable: serving with local limits');
   });
 
   if (withRedis) describe('with Redis up', () => {
     useRedis();
 
     it('uses the shared store while it works, without touching memory', async () => {
-      const onFallback = vi.fn();
+      const status = new SharedStateStatus();
+      const changes: SharedStateChange[] = [];
+      status.onChange((change) => changes.push(change));
       const local = new MemoryBreakerStore();
-      const store = new FallbackBreakerStore(new RedisBreakerStore(redisA, RUN_PREFIX), local, onFallback);
+      const store = new FallbackBreakerStore(new RedisBreakerStore(redisA, RUN_PREFIX), local, status);
       const key = freshKey();
       await fail(store, key, 5, T0);
       expect(await store.admit(key, T0)).toEqual(reject(60));
       expect(await new RedisBreakerStore(redisB, RUN_PREFIX).admit(key, T0)).toEqual(reject(60));
       expect(await local.admit(key, T0)).toEqual(allow);
-      expect(onFallback).not.toHaveBeenCalled();
+      expect(changes).toEqual([]);
+      expect(status.readiness()).toBe('ok');
+    });
+
+    it('abandoning a probe of a breaker that is gone leaves no key without an expiry behind', async () => {
+      const store = new RedisBreakerStore(redisA, RUN_PREFIX);
+      const key = freshKey();
+      await fail(store, key, 5, T0);
+      expect(await store.admit(key, T0 + OPEN)).toEqual(probe);
+      await store.recordSuccess(key);
+      await store.abandonProbe(key);
+      expect(await redisA.exists(`${RUN_PREFIX}${key}`)).toBe(0);
+      // A live breaker: the probe is released and the hash keeps its expiry.
+      await fail(store, key, 5, T0);
+      expect(await store.admit(key, T0 + OPEN)).toEqual(probe);
+      await store.abandonProbe(key);
+      expect(await store.admit(key, T0 + OPEN)).toEqual(probe);
+      expect(await redisA.pttl(`${RUN_PREFIX}${key}`)).toBeGreaterThan(0);
     });
   });
 });
@@ -387,7 +412,7 @@ if (withRedis) describe('the breaker through the app, shared through Redis', () 
 
   beforeAll(async () => {
     fake = await FaultyGateway.start('status500');
-    server = await startServer({ env: { COFFER_REDIS_URL: REDIS_URL, COFFER_GATEWAY_ENDPOINTS: fake.endpoints(), COFFER_GATEWAY_TIMEOUT: '1' } });
+    server = await startServer({ env: { COFFER_REDIS_URL: REDIS_URL, COFFER_GATEWAY_ENDPOINTS: fake.endpoints(), COFFER_EGRESS_ALLOW: '127.0.0.1', COFFER_GATEWAY_TIMEOUT: '1' } });
     const production = await server.core.tenancy.createEnvironment(server.init.organization_token, 'live', true);
     live = server.client.withAuth({ user: production.key, password: server.init.access_secret });
   });
@@ -445,7 +470,9 @@ if (withRedis) describe('the breaker through the app, shared through Redis', () 
   it('with Redis down the app keeps serving and keeps a breaker of its own (memory)', async () => {
     const port = await closedPort();
     const downFake = await FaultyGateway.start('ok');
-    const down = await startServer({ env: { COFFER_REDIS_URL: `redis://127.0.0.1:${port}`, COFFER_GATEWAY_ENDPOINTS: downFake.endpoints(), COFFER_GATEWAY_TIMEOUT: '1' } });
+    const down = await startServer({
+      env: { COFFER_REDIS_URL: `redis://127.0.0.1:${port}`, COFFER_GATEWAY_ENDPOINTS: downFake.endpoints(), COFFER_EGRESS_ALLOW: '127.0.0.1', COFFER_GATEWAY_TIMEOUT: '1' },
+    });
     try {
       const production = await down.core.tenancy.createEnvironment(down.init.organization_token, 'live', true);
       const client = down.client.withAuth({ user: production.key, password: down.init.access_secret });

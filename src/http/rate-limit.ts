@@ -1,0 +1,161 @@
+import net from 'node:net';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../domain/clock.js';
+import { AppError } from '../domain/errors.js';
+import type { RateLimitName, RateLimitRules } from '../limits/rate-limit-policy.js';
+import type { RateLimitCheck, RateLimitOutcome, RateLimitVerdict, RateLimiter } from '../limits/rate-limiter.js';
+import { firstSix, issuerIdentificationNumber, lastFour, normalizePan } from '../vault/card-rules.js';
+import type { DecodedBody } from './format/json-codec.js';
+
+/** What the rate-limit hook needs; built by the composition root. */
+export interface RateLimiting {
+  limiter: RateLimiter;
+  /** The effective API.md §7 rules (null: lifted). */
+  rules: RateLimitRules;
+  clock: Clock;
+  /** Proxies whose X-Forwarded-For is believed (COFFER_TRUST_PROXY); empty: the socket's address. */
+  trustProxy: readonly string[];
+  /**
+   * Keyed hash of card-derived text (the BIN + last four), per environment and the same on every
+   * node, so neither Redis keys nor logs ever hold card digits.
+   */
+  hashCardKey(environmentKey: string, material: string): Promise<string>;
+}
+
+/** The limits keyed by a card's digits, and the digits each takes. */
+const CARD_KEYED: Partial<Record<RateLimitName, (digits: string) => string>> = {
+  payment_methods_bin6_last4: (digits) => `bin6+last4:${firstSix(digits)}${lastFour(digits)}`,
+  payment_methods_bin8_last4: (digits) => `bin8+last4:${issuerIdentificationNumber(digits)}${lastFour(digits)}`,
+};
+
+/** The limits counted per client IP (within the environment when the caller is authenticated). */
+const PER_IP: ReadonlySet<RateLimitName> = new Set(['payment_methods_client_ip']);
+
+/** The shortest card number any brand issues; shorter digits cannot key a BIN limit. */
+const MIN_PAN_DIGITS = 12;
+
+/**
+ * The client address a budget is keyed by. IPv4-mapped IPv6 is the IPv4 address; other IPv6
+ * addresses count by their /64, the block one subscriber gets (keying by the full address would
+ * give a single client 2^64 budgets).
+ */
+export function clientKey(address: string): string {
+  const bare = address.split('%')[0] ?? address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  if (mapped !== null) return mapped[1] as string;
+  if (net.isIPv6(bare)) return `${expandIpv6(bare).slice(0, 4).join(':')}::/64`;
+  return bare;
+}
+
+/** The eight hextets of an IPv6 address, lower case, without leading zeros. */
+function expandIpv6(address: string): string[] {
+  const [head = '', tail] = address.toLowerCase().split('::');
+  const parse = (part: string) => (part === '' ? [] : part.split(':'));
+  let left = parse(head);
+  let right = tail === undefined ? [] : parse(tail);
+  // An embedded IPv4 tail (::a.b.c.d) is two hextets.
+  const toHextets = (groups: string[]) =>
+    groups.flatMap((group) => {
+      if (!group.includes('.')) return [group];
+      const [a = 0, b = 0, c = 0, d = 0] = group.split('.').map(Number);
+      return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+    });
+  left = toHextets(left);
+  right = toHextets(right);
+  const missing = tail === undefined ? 0 : 8 - left.length - right.length;
+  return [...left, ...Array.from({ length: missing }, () => '0'), ...right].map((group) => Number.parseInt(group, 16).toString(16));
+}
+
+/** The card number of a `POST payment_methods` body, as digits, or null when there is none. */
+function cardDigits(request: FastifyRequest): string | null {
+  const body = request.body as DecodedBody | undefined;
+  if (body === undefined || body === null || body.root !== 'payment_method') return null;
+  const card = body.fields.credit_card;
+  if (card === null || typeof card !== 'object' || Array.isArray(card)) return null;
+  const number = (card as Record<string, unknown>).number;
+  if (typeof number !== 'string' && typeof number !== 'number') return null;
+  const digits = normalizePan(String(number));
+  return /^\d+$/.test(digits) && digits.length >= MIN_PAN_DIGITS ? digits : null;
+}
+
+/**
+ * The budgets a request counts against. Keys start with their scope in braces (a Redis Cluster
+ * hash tag, so every key of one request lives in one slot): the environment, or the client
+ * address for the public endpoints. A limit whose key material is absent (no card number) and a
+ * lifted limit are skipped.
+ */
+async function budgetsOf(request: FastifyRequest, names: readonly RateLimitName[], limits: RateLimiting): Promise<RateLimitCheck[]> {
+  const environmentKey = request.auth?.environment.key ?? null;
+  // A socket already gone has no address; such a request still counts, under one shared key.
+  const client = clientKey(request.ip ?? 'unknown');
+  const scope = environmentKey === null ? `{ip:${client}}` : `{env:${environmentKey}}`;
+  const checks: RateLimitCheck[] = [];
+  let digits: string | null | undefined;
+  for (const name of names) {
+    const rule = limits.rules[name];
+    if (rule === null) continue;
+    let key = `${scope}:${name}`;
+    const cardKeyed = CARD_KEYED[name];
+    if (cardKeyed !== undefined) {
+      if (digits === undefined) digits = cardDigits(request);
+      if (digits === null || environmentKey === null) continue;
+      key += `:card:${await limits.hashCardKey(environmentKey, `rate-limit:${cardKeyed(digits)}`)}`;
+    } else if (PER_IP.has(name) && environmentKey !== null) {
+      key += `:ip:${client}`;
+    }
+    checks.push({ key, limit: rule.limit, windowMs: rule.windowSeconds * 1000 });
+  }
+  return checks;
+}
+
+/**
+ * The budget the headers describe when several apply: on a refusal, the spent budget that stays
+ * spent longest (its wait is the Retry-After); otherwise the one with the least room left.
+ */
+export function headlineVerdict(outcome: RateLimitOutcome): RateLimitVerdict | null {
+  const candidates = outcome.allowed ? outcome.verdicts : outcome.verdicts.filter((verdict) => verdict.exhausted);
+  let best: RateLimitVerdict | null = null;
+  for (const verdict of candidates) {
+    if (best === null) best = verdict;
+    else if (outcome.allowed ? verdict.remaining < best.remaining || (verdict.remaining === best.remaining && verdict.resetMs > best.resetMs) : verdict.resetMs > best.resetMs) {
+      best = verdict;
+    }
+  }
+  return best;
+}
+
+/** Whole seconds, rounded up: a client that waits that long is never early. */
+function seconds(ms: number): number {
+  return Math.ceil(ms / 1000);
+}
+
+/** API.md §7: 429 `errors.rate_limited` with Retry-After. */
+export function rateLimitedError(retryAfterSeconds: number): AppError {
+  const unit = retryAfterSeconds === 1 ? 'second' : 'seconds';
+  return new AppError(
+    { key: 'errors.rate_limited', message: `Too many requests. Retry after ${retryAfterSeconds} ${unit}.` },
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
+}
+
+/**
+ * preHandler hook for the routes that declare `config.rateLimits`. It runs after authentication
+ * (budgets are per environment) and body decoding (the tokenization limits key by the card), and
+ * must be registered before the idempotency hook: a 429 never claims an Idempotency-Key.
+ * Every limited response carries RateLimit-Limit/-Remaining/-Reset (IETF draft fields, seconds).
+ */
+export function registerRateLimits(app: FastifyInstance, limits: RateLimiting): void {
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const names = request.routeOptions.config.rateLimits;
+    if (names === undefined || names.length === 0) return;
+    const checks = await budgetsOf(request, names, limits);
+    if (checks.length === 0) return;
+    const outcome = await limits.limiter.consume(checks, limits.clock.now().getTime());
+    const shown = headlineVerdict(outcome);
+    if (shown === null) return;
+    reply.header('RateLimit-Limit', String(shown.limit));
+    reply.header('RateLimit-Remaining', String(shown.remaining));
+    reply.header('RateLimit-Reset', String(seconds(shown.resetMs)));
+    if (!outcome.allowed) throw rateLimitedError(Math.max(1, seconds(shown.resetMs)));
+  });
+}
