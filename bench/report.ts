@@ -1,0 +1,48 @@
+import type { BenchReport, Figures } from './summary.js';
+
+/** Lays out rows as columns: the first left-aligned, the others right-aligned. */
+export function columns(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, cell.length)));
+  return rows.map((row) => row.map((cell, index) => (index === 0 ? cell.padEnd(widths[index] ?? 0) : cell.padStart(widths[index] ?? 0))).join('   ').trimEnd());
+}
+
+const number = (value: number, digits = 0) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+function figuresRow(figures: Figures, ratio: string): string[] {
+  const flags = figures.non_2xx + figures.errors > 0 ? `  (${figures.non_2xx} non-2xx, ${figures.errors} errors)` : '';
+  return [figures.name, number(figures.rps), number(figures.p50_ms, 2), number(figures.p99_ms, 2), `${ratio}${flags}`];
+}
+
+/** The human-readable report `npm run bench` prints. */
+export function formatReport(report: BenchReport): string {
+  const s = report.settings;
+  const lines = [
+    `Coffer bench (${s.mode}): ${s.connections} connections, ${s.duration_seconds} s per run, stores: ${s.stores.join(', ')}`,
+    `Rate limits lifted for the run: COFFER_RATE_LIMITS='${s.rate_limits}'. TLS ${s.tls} (as behind a terminating proxy), logs at ${s.log_level}.`,
+    `Machine: ${report.machine.cpus} CPUs, node ${report.machine.node}, load average ${report.machine.load_average_before.join(' ')} before, ${report.machine.load_average_after.join(' ')} after.`,
+    '',
+  ];
+  const rows = [['scenario', 'req/s', 'p50 ms', 'p99 ms', 'ratio to baseline']];
+  rows.push(figuresRow(report.baseline, '1.000'));
+  if (report.fake_gateway !== null) rows.push(figuresRow(report.fake_gateway, '-'));
+  for (const scenario of report.scenarios) rows.push(figuresRow(scenario, scenario.ratio_to_baseline.toFixed(3)));
+  lines.push(...columns(rows));
+  if (report.gateway_overhead.length > 0) {
+    lines.push('', 'Coffer on top of a gateway that answers after 50 ms (added = through Coffer minus the gateway alone):');
+    const overhead = [['', 'gateway p50/p99', 'via Coffer p50/p99', 'added p50', 'added p99']];
+    for (const row of report.gateway_overhead) {
+      overhead.push([
+        `${row.build === 'compare' ? 'compare ' : ''}${row.store}`,
+        `${number(row.gateway_p50_ms, 2)} / ${number(row.gateway_p99_ms, 2)}`,
+        `${number(row.coffer_p50_ms, 2)} / ${number(row.coffer_p99_ms, 2)}`,
+        `${number(row.added_p50_ms, 2)} ms`,
+        `${number(row.added_p99_ms, 2)} ms`,
+      ]);
+    }
+    lines.push(...columns(overhead));
+  }
+  const rss = Object.entries(report.peak_rss_mb).map(([name, mb]) => `${name} ${mb === null ? 'n/a' : `${mb} MiB`}`);
+  lines.push('', `Peak RSS: ${rss.join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}
