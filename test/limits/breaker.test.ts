@@ -15,7 +15,7 @@ import type { GatewayRow } from '../../src/store/repositories/gateways.repo.js';
 import { FaultyGateway } from '../fakes/faulty-gateway.js';
 import type { ApiClient } from '../helpers/client.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { redisUrl } from '../helpers/redis.js';
+import { redisUrl, twoRedisClients } from '../helpers/redis.js';
 
 /**
  * The circuit breaker of API.md §8 (5 consecutive faults open it for 60 s, then one probe) and
@@ -37,29 +37,6 @@ const allow: Admission = { kind: 'allow' };
 const probe: Admission = { kind: 'probe' };
 const reject = (retryAfterSeconds: number): Admission => ({ kind: 'reject', retryAfterSeconds });
 
-/** Connects a client that fails loudly (and fast) when Redis is not there. */
-async function connectRedis(): Promise<Redis> {
-  const client = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 1, retryStrategy: () => null });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.ping();
-  } catch (error) {
-    client.disconnect();
-    throw new Error(`COFFER_TEST_REDIS_URL is set but Redis at ${REDIS_URL} is unreachable: ${(error as Error).message}`);
-  }
-  return client;
-}
-
-async function deleteKeys(client: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    if (keys.length > 0) await client.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-}
-
 async function fail(store: BreakerStore, key: string, times: number, at: number): Promise<void> {
   for (let i = 0; i < times; i += 1) await store.recordFailure(key, at);
 }
@@ -74,24 +51,8 @@ async function closedPort(): Promise<number> {
 }
 
 /** Two clients = two nodes. Connected by the suites that need Redis, so the memory ones run without it. */
-let redisA: Redis;
-let redisB: Redis;
-let connecting: Promise<void> | null = null;
-
-function useRedis(): void {
-  beforeAll(async () => {
-    connecting ??= (async () => {
-      [redisA, redisB] = await Promise.all([connectRedis(), connectRedis()]);
-    })();
-    await connecting;
-  });
-}
-
-afterAll(async () => {
-  if (redisA !== undefined) await deleteKeys(redisA, RUN_PREFIX);
-  redisA?.disconnect();
-  redisB?.disconnect();
-});
+const redis = twoRedisClients(RUN_PREFIX);
+const useRedis = redis.use;
 
 let keySeq = 0;
 const freshKey = () => `gw${(keySeq += 1)}_${randomBytes(4).toString('hex')}`;
@@ -99,7 +60,7 @@ const freshKey = () => `gw${(keySeq += 1)}_${randomBytes(4).toString('hex')}`;
 /** The same contract for every store: one node's memory, and Redis. */
 const stores: Array<[string, () => BreakerStore]> = [
   ['MemoryBreakerStore', () => new MemoryBreakerStore()],
-  ...(withRedis ? ([['RedisBreakerStore', () => new RedisBreakerStore(redisA, RUN_PREFIX)]] as Array<[string, () => BreakerStore]>) : []),
+  ...(withRedis ? ([['RedisBreakerStore', () => new RedisBreakerStore(redis.a, RUN_PREFIX)]] as Array<[string, () => BreakerStore]>) : []),
 ];
 
 describe.each(stores)('%s: the breaker policy with explicit times', (name, make) => {
@@ -221,8 +182,8 @@ if (withRedis) describe('RedisBreakerStore: two nodes share one breaker', () => 
   useRedis();
 
   it('failures recorded through one node open the breaker for the other', async () => {
-    const nodeA = new RedisBreakerStore(redisA, RUN_PREFIX);
-    const nodeB = new RedisBreakerStore(redisB, RUN_PREFIX);
+    const nodeA = new RedisBreakerStore(redis.a, RUN_PREFIX);
+    const nodeB = new RedisBreakerStore(redis.b, RUN_PREFIX);
     const key = freshKey();
     await fail(nodeA, key, 3, T0);
     await fail(nodeB, key, 1, T0);
@@ -232,13 +193,13 @@ if (withRedis) describe('RedisBreakerStore: two nodes share one breaker', () => 
     expect(await nodeB.admit(key, T0 + 1_000)).toEqual(reject(59));
     expect(await nodeA.admit(key, T0 + 1_000)).toEqual(reject(59));
     // The state is one hash that expires: abandoned gateways leave nothing behind.
-    const ttl = await redisA.pttl(`${RUN_PREFIX}${key}`);
+    const ttl = await redis.a.pttl(`${RUN_PREFIX}${key}`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(BREAKER_POLICY.retentionMs);
   });
 
   it('exactly one of many concurrent admits after the window is the probe, across nodes', async () => {
-    const nodes = [new RedisBreakerStore(redisA, RUN_PREFIX), new RedisBreakerStore(redisB, RUN_PREFIX)];
+    const nodes = [new RedisBreakerStore(redis.a, RUN_PREFIX), new RedisBreakerStore(redis.b, RUN_PREFIX)];
     for (let round = 0; round < 5; round += 1) {
       const key = freshKey();
       await fail(nodes[round % 2] as BreakerStore, key, 5, T0);
@@ -250,8 +211,8 @@ if (withRedis) describe('RedisBreakerStore: two nodes share one breaker', () => 
   });
 
   it("a success through one node closes the breaker for the other; a failed probe re-opens it for both", async () => {
-    const nodeA = new RedisBreakerStore(redisA, RUN_PREFIX);
-    const nodeB = new RedisBreakerStore(redisB, RUN_PREFIX);
+    const nodeA = new RedisBreakerStore(redis.a, RUN_PREFIX);
+    const nodeB = new RedisBreakerStore(redis.b, RUN_PREFIX);
     const key = freshKey();
     await fail(nodeA, key, 5, T0);
     expect(await nodeB.admit(key, T0 + OPEN)).toEqual(probe);
@@ -261,7 +222,7 @@ if (withRedis) describe('RedisBreakerStore: two nodes share one breaker', () => 
     expect(await nodeA.admit(key, T0 + 2 * OPEN + 2_000)).toEqual(probe);
     await nodeA.recordSuccess(key);
     expect(await nodeB.admit(key, T0 + 2 * OPEN + 2_000)).toEqual(allow);
-    expect(await redisA.exists(`${RUN_PREFIX}${key}`)).toBe(0);
+    expect(await redis.a.exists(`${RUN_PREFIX}${key}`)).toBe(0);
   });
 });
 
@@ -305,30 +266,30 @@ describe('FallbackBreakerStore', () => {
       const changes: SharedStateChange[] = [];
       status.onChange((change) => changes.push(change));
       const local = new MemoryBreakerStore();
-      const store = new FallbackBreakerStore(new RedisBreakerStore(redisA, RUN_PREFIX), local, status);
+      const store = new FallbackBreakerStore(new RedisBreakerStore(redis.a, RUN_PREFIX), local, status);
       const key = freshKey();
       await fail(store, key, 5, T0);
       expect(await store.admit(key, T0)).toEqual(reject(60));
-      expect(await new RedisBreakerStore(redisB, RUN_PREFIX).admit(key, T0)).toEqual(reject(60));
+      expect(await new RedisBreakerStore(redis.b, RUN_PREFIX).admit(key, T0)).toEqual(reject(60));
       expect(await local.admit(key, T0)).toEqual(allow);
       expect(changes).toEqual([]);
       expect(status.readiness()).toBe('ok');
     });
 
     it('abandoning a probe of a breaker that is gone leaves no key without an expiry behind', async () => {
-      const store = new RedisBreakerStore(redisA, RUN_PREFIX);
+      const store = new RedisBreakerStore(redis.a, RUN_PREFIX);
       const key = freshKey();
       await fail(store, key, 5, T0);
       expect(await store.admit(key, T0 + OPEN)).toEqual(probe);
       await store.recordSuccess(key);
       await store.abandonProbe(key);
-      expect(await redisA.exists(`${RUN_PREFIX}${key}`)).toBe(0);
+      expect(await redis.a.exists(`${RUN_PREFIX}${key}`)).toBe(0);
       // A live breaker: the probe is released and the hash keeps its expiry.
       await fail(store, key, 5, T0);
       expect(await store.admit(key, T0 + OPEN)).toEqual(probe);
       await store.abandonProbe(key);
       expect(await store.admit(key, T0 + OPEN)).toEqual(probe);
-      expect(await redisA.pttl(`${RUN_PREFIX}${key}`)).toBeGreaterThan(0);
+      expect(await redis.a.pttl(`${RUN_PREFIX}${key}`)).toBeGreaterThan(0);
     });
   });
 });
@@ -418,7 +379,7 @@ if (withRedis) describe('the breaker through the app, shared through Redis', () 
   });
   afterAll(async () => {
     // The app uses the default key space; its keys are named after this run's random gateway tokens.
-    if (gatewayKeys.length > 0 && redisA !== undefined) await redisA.del(...gatewayKeys);
+    if (gatewayKeys.length > 0 && redis.a !== undefined) await redis.a.del(...gatewayKeys);
     await server?.close();
     await fake?.close();
   });
@@ -442,7 +403,7 @@ if (withRedis) describe('the breaker through the app, shared through Redis', () 
     const { gateway, card } = await gatewayAndCard();
     fake.mode = 'status500';
     for (let i = 0; i < 5; i += 1) expect((await buy(gateway, card)).status).toBe(422);
-    const otherNode = new RedisBreakerStore(redisB);
+    const otherNode = new RedisBreakerStore(redis.b);
     const admission = await otherNode.admit(gateway, Date.now());
     expect(admission.kind).toBe('reject');
     expect((await buy(gateway, card)).status).toBe(503);
@@ -453,7 +414,7 @@ if (withRedis) describe('the breaker through the app, shared through Redis', () 
     const { gateway, card } = await gatewayAndCard();
     fake.mode = 'ok';
     expect((await buy(gateway, card)).status).toBe(200);
-    await fail(new RedisBreakerStore(redisB), gateway, 5, Date.now());
+    await fail(new RedisBreakerStore(redis.b), gateway, 5, Date.now());
     const connections = fake.connections;
     const res = await buy(gateway, card);
     expect(res.status).toBe(503);
@@ -463,7 +424,7 @@ if (withRedis) describe('the breaker through the app, shared through Redis', () 
     expect(fake.requests).toBe(1);
     expect(fake.connections).toBe(connections);
     // The other node's success closes it for the app.
-    await new RedisBreakerStore(redisB).recordSuccess(gateway);
+    await new RedisBreakerStore(redis.b).recordSuccess(gateway);
     expect((await buy(gateway, card)).status).toBe(200);
   });
 

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FallbackRateLimiter } from '../../src/limits/fallback-rate-limiter.js';
 import { MemoryRateLimiter, type RateLimiter } from '../../src/limits/rate-limiter.js';
 import { RedisRateLimiter } from '../../src/limits/redis-rate-limiter.js';
 import { SharedStateStatus, type SharedStateChange } from '../../src/limits/shared-state-status.js';
 import { startServer } from '../helpers/server.js';
-import { redisUrl } from '../helpers/redis.js';
+import { keysUnder, redisUrl, twoRedisClients } from '../helpers/redis.js';
 import { freshKey, rateLimiterContract, spend, T0 } from './rate-limiter-contract.js';
 import { closedPort, RedisOutage } from './redis-proxy.js';
 
@@ -27,88 +27,44 @@ const APP_PREFIX = `${RUN_PREFIX}app:`;
 const appRedisUrl = (base = REDIS_URL) => `${base.replace(/\/?$/, '/')}?keyPrefix=${encodeURIComponent(APP_PREFIX)}`;
 const MINUTE = 60_000;
 
-async function connectRedis(): Promise<Redis> {
-  const client = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 1, retryStrategy: () => null });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.ping();
-  } catch (error) {
-    client.disconnect();
-    throw new Error(`COFFER_TEST_REDIS_URL is set but Redis at ${REDIS_URL} is unreachable: ${(error as Error).message}`);
-  }
-  return client;
-}
+const redis = twoRedisClients(RUN_PREFIX);
+const useRedis = redis.use;
 
-async function keysUnder(client: Redis, prefix: string): Promise<string[]> {
-  const found: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    found.push(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  return found;
-}
-
-/** Two clients = two nodes. */
-let redisA: Redis;
-let redisB: Redis;
-let connecting: Promise<void> | null = null;
-
-function useRedis(): void {
-  beforeAll(async () => {
-    connecting ??= (async () => {
-      [redisA, redisB] = await Promise.all([connectRedis(), connectRedis()]);
-    })();
-    await connecting;
-  });
-}
-
-afterAll(async () => {
-  if (redisA !== undefined) {
-    const keys = await keysUnder(redisA, RUN_PREFIX);
-    if (keys.length > 0) await redisA.del(...keys);
-  }
-  redisA?.disconnect();
-  redisB?.disconnect();
-});
-
-if (withRedis) rateLimiterContract('RedisRateLimiter', () => new RedisRateLimiter(redisA, RUN_PREFIX), useRedis);
+if (withRedis) rateLimiterContract('RedisRateLimiter', () => new RedisRateLimiter(redis.a, RUN_PREFIX), useRedis);
 
 if (withRedis) describe('RedisRateLimiter: one budget for every node', () => {
   useRedis();
 
   it('of 200 concurrent requests over two nodes in the same millisecond, exactly the limit pass', async () => {
-    const nodes: RateLimiter[] = [new RedisRateLimiter(redisA, RUN_PREFIX), new RedisRateLimiter(redisB, RUN_PREFIX)];
+    const nodes: RateLimiter[] = [new RedisRateLimiter(redis.a, RUN_PREFIX), new RedisRateLimiter(redis.b, RUN_PREFIX)];
     const check = { key: freshKey(), limit: 50, windowMs: MINUTE };
     const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (nodes[i % 2] as RateLimiter).consume([check], T0)));
     expect(results.filter((result) => result.allowed)).toHaveLength(50);
-    expect(await redisA.zcard(`${RUN_PREFIX}${check.key}`)).toBe(50);
+    expect(await redis.a.zcard(`${RUN_PREFIX}${check.key}`)).toBe(50);
     // Every allowed request saw a distinct remaining count: the decisions were serialised.
     const remaining = results.filter((result) => result.allowed).map((result) => result.verdicts[0]?.remaining);
     expect(new Set(remaining).size).toBe(50);
   });
 
   it('a request spread over several budgets is all or nothing across nodes', async () => {
-    const nodes: RateLimiter[] = [new RedisRateLimiter(redisA, RUN_PREFIX), new RedisRateLimiter(redisB, RUN_PREFIX)];
+    const nodes: RateLimiter[] = [new RedisRateLimiter(redis.a, RUN_PREFIX), new RedisRateLimiter(redis.b, RUN_PREFIX)];
     const tight = { key: freshKey(), limit: 10, windowMs: MINUTE };
     const loose = { key: freshKey(), limit: 1000, windowMs: MINUTE };
     const results = await Promise.all(Array.from({ length: 100 }, (_, i) => (nodes[i % 2] as RateLimiter).consume([tight, loose], T0)));
     expect(results.filter((result) => result.allowed)).toHaveLength(10);
-    expect(await redisA.zcard(`${RUN_PREFIX}${loose.key}`)).toBe(10);
+    expect(await redis.a.zcard(`${RUN_PREFIX}${loose.key}`)).toBe(10);
   });
 
   it('each key expires one window after its newest request; a refused request writes nothing', async () => {
-    const limiter = new RedisRateLimiter(redisA, RUN_PREFIX);
+    const limiter = new RedisRateLimiter(redis.a, RUN_PREFIX);
     const day = { key: freshKey(), limit: 2, windowMs: 86_400_000 };
     expect(await spend(limiter, [day], 2, T0)).toBe(2);
-    const ttl = await redisA.pttl(`${RUN_PREFIX}${day.key}`);
+    const ttl = await redis.a.pttl(`${RUN_PREFIX}${day.key}`);
     expect(ttl).toBeGreaterThan(86_400_000 - 10_000);
     expect(ttl).toBeLessThanOrEqual(86_400_000);
     const untouched = { key: freshKey(), limit: 5, windowMs: MINUTE };
     expect((await limiter.consume([day, untouched], T0)).allowed).toBe(false);
-    expect(await redisA.exists(`${RUN_PREFIX}${untouched.key}`)).toBe(0);
+    expect(await redis.a.exists(`${RUN_PREFIX}${untouched.key}`)).toBe(0);
   });
 });
 
@@ -164,8 +120,8 @@ if (withRedis) describe('the rate limits through the app, in Redis', () => {
       expect(ready.json()).toEqual({ status: 'ready', store: 'ok', redis: 'ok' });
       for (let i = 0; i < 3; i += 1) expect((await server.client.get('/v1/transactions.json')).status).toBe(200);
       const key = `{env:${server.init.environment_key}}:transactions_list`;
-      expect(await redisA.zcard(`${APP_PREFIX}coffer:ratelimit:${key}`)).toBe(3);
-      const otherNode = new RedisRateLimiter(redisB, `${APP_PREFIX}coffer:ratelimit:`);
+      expect(await redis.a.zcard(`${APP_PREFIX}coffer:ratelimit:${key}`)).toBe(3);
+      const otherNode = new RedisRateLimiter(redis.b, `${APP_PREFIX}coffer:ratelimit:`);
       expect(await spend(otherNode, [{ key, limit: 5, windowMs: MINUTE }], 2, Date.now())).toBe(2);
       const refused = await server.client.get('/v1/transactions.json');
       expect(refused.status).toBe(429);
@@ -183,7 +139,7 @@ if (withRedis) describe('the rate limits through the app, in Redis', () => {
       const res = await live.sendJson('POST', '/v1/payment_methods.json', { payment_method: { credit_card: { first_name: 'A', last_name: 'B', number: '4242424242424242', month: 12, year: 2035 } } });
       expect(res.status).toBe(201);
       expect(res.headers['ratelimit-limit']).toBe('30');
-      const keys = (await keysUnder(redisA, `${APP_PREFIX}coffer:ratelimit:{env:${production.key}}`)).map((key) => key.slice(APP_PREFIX.length));
+      const keys = (await keysUnder(redis.a, `${APP_PREFIX}coffer:ratelimit:{env:${production.key}}`)).map((key) => key.slice(APP_PREFIX.length));
       expect(keys.sort()).toEqual([
         expect.stringMatching(new RegExp(`^coffer:ratelimit:\\{env:${production.key}\\}:payment_methods_bin6_last4:card:[0-9a-f]{36}$`)),
         expect.stringMatching(new RegExp(`^coffer:ratelimit:\\{env:${production.key}\\}:payment_methods_bin8_last4:card:[0-9a-f]{36}$`)),
@@ -225,7 +181,7 @@ if (withRedis) describe('the rate limits through the app, in Redis', () => {
       // Back on the shared budget, which the first three still fill.
       const shared = await list();
       expect(shared.status).toBe(429);
-      expect(await redisA.zcard(`${APP_PREFIX}coffer:ratelimit:{env:${server.init.environment_key}}:transactions_list`)).toBe(3);
+      expect(await redis.a.zcard(`${APP_PREFIX}coffer:ratelimit:{env:${server.init.environment_key}}:transactions_list`)).toBe(3);
       expect(server.logs.filter((line) => line.includes('Redis unreachable'))).toHaveLength(1);
       expect(server.logs.filter((line) => line.includes('Redis reachable again'))).toHaveLength(1);
     } finally {
