@@ -69,9 +69,10 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const certificates = new CertificateService(store, keyring, clock);
     const sealer = new PaymentMethodSealer(keyring);
     const receiving = buildReceivers(config, { store, keyring, clock, certificates, sealer });
+    const transactionQuery = new TransactionQueryService(store, gateways, clock);
+    const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery });
     // Overridden gateway endpoints are user-supplied destinations too: the receivers' egress guard checks them.
     const http = new GatewayHttpClient({ guard: receiving.egress, overrides: Object.values(config.gateways.endpoints) });
-    const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports });
     const shared = config.redisUrl === null ? null : await connectShared(config.redisUrl);
     // With Redis the breaker and the rate limits are shared by every node; if Redis fails, this node's memory stands in.
     // A probe's lease must outlast the slowest call it may make.
@@ -96,7 +97,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
       sweeper,
       keyRotation: new KeyRotationService(store, keyring),
       transactions: new GatewayTransactionService(store, gateways, paymentMethods, sealer, caller, clock),
-      transactionQuery: new TransactionQueryService(store, gateways, clock),
+      transactionQuery,
       idempotency,
       auth: new AuthService(store, keyring),
       rateLimiting: {

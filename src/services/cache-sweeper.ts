@@ -9,12 +9,15 @@ export interface SweepResult {
   idempotencyKeysExpired: number;
   /** Exports left `pending` by a node that stopped mid-way, now recorded as failed. */
   exportsInterrupted: number;
+  /** Gateway calls cut off mid-way (their node stopped), now `gateway_processing_result_unknown`. */
+  abandonedCallsSettled: number;
 }
 
 /** Other housekeeping the sweep runs each round. */
 export interface SweepTasks {
   idempotency?: { removeExpired(): Promise<number> };
   exports?: { failInterrupted(): Promise<number> };
+  abandonedCalls?: { settleAbandoned(): Promise<number> };
 }
 
 const BATCH = 500;
@@ -53,7 +56,8 @@ export class CacheSweeper {
     const cvvsDropped = await this.repos.paymentMethods.dropExpiredCvvs(now);
     const idempotencyKeysExpired = (await this.tasks.idempotency?.removeExpired()) ?? 0;
     const exportsInterrupted = (await this.tasks.exports?.failInterrupted()) ?? 0;
-    return { redacted, cvvsDropped, idempotencyKeysExpired, exportsInterrupted };
+    const abandonedCallsSettled = (await this.tasks.abandonedCalls?.settleAbandoned()) ?? 0;
+    return { redacted, cvvsDropped, idempotencyKeysExpired, exportsInterrupted, abandonedCallsSettled };
   }
 
   /** Sweeps every `intervalMs` in the background; errors go to `onError` and the next round tries again. */

@@ -115,6 +115,16 @@ describe.each(storeKinds)('gateway calls interrupted mid-way (%s)', (store) => {
     expect((await server.client.get(`/v1/transactions/${old}.json`)).json().transaction.state).toBe('gateway_processing_result_unknown');
   });
 
+  it('the sweep settles abandoned calls nobody reads, and leaves calls still within their deadline', async () => {
+    const twentySecondsAgo = new Date(Date.now() - 20_000).toISOString();
+    const abandoned = await processing(new Date(Date.now() - 1000).toISOString(), twentySecondsAgo);
+    const running = await processing(new Date(Date.now() + 60_000).toISOString(), twentySecondsAgo);
+    const result = await server.core.sweeper.sweepOnce();
+    expect(result.abandonedCallsSettled).toBeGreaterThanOrEqual(1);
+    const rows = await server.core.store.db.selectFrom('transactions').select(['token', 'state']).where('token', 'in', [abandoned, running]).execute();
+    expect(Object.fromEntries(rows.map((row) => [row.token, row.state]))).toEqual({ [abandoned]: 'gateway_processing_result_unknown', [running]: 'processing' });
+  });
+
   it('never overwrites an outcome written meanwhile: the settling write is conditional on processing', async () => {
     const token = await processing(new Date(Date.now() - 1000).toISOString());
     const repos = repositories(server.core.store.db, server.core.store.dialect);

@@ -7,7 +7,7 @@ import type { PaymentMethodRow } from '../../store/repositories/payment-methods.
 import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import type { GatewayService } from '../gateway.service.js';
 import { pageAfter, type ListQuery } from '../list-query.js';
-import { abandonedPatch, isAbandoned } from './abandoned-calls.js';
+import { ABANDONED_CALL_GRACE_MS, abandonedPatch, isAbandoned } from './abandoned-calls.js';
 import { detailsOf } from './transaction-details.js';
 import { transactionNotFound } from './transaction-rules.js';
 
@@ -65,6 +65,21 @@ export class TransactionQueryService {
   /** Transactions already in hand, with the payment methods their views nest. */
   async withPaymentMethods(environment: EnvironmentRow, transactions: TransactionRow[]): Promise<TransactionPage> {
     return { transactions, paymentMethods: await this.paymentMethodsOf(environment, transactions) };
+  }
+
+  /**
+   * Settles every abandoned gateway call (the sweep runs this on every node), so a transaction
+   * cut off mid-call leaves `processing` even if nobody reads it. Returns how many it settled.
+   */
+  async settleAbandoned(): Promise<number> {
+    const now = this.clock.now();
+    // No call outlives its timeout plus the grace; rows younger than the shortest grace cannot be abandoned.
+    const candidates = await this.repos.transactions.processingSince(new Date(now.getTime() - ABANDONED_CALL_GRACE_MS).toISOString(), 500);
+    let settled = 0;
+    for (const row of candidates) {
+      if (isAbandoned(row, now) && (await this.repos.transactions.updateIfState(row.environment_key, row.token, 'processing', abandonedPatch(row, now))) !== undefined) settled += 1;
+    }
+    return settled;
   }
 
   /** The row, or, when its call was abandoned, the row as settled (someone else may have settled it first). */

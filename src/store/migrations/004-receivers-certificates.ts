@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.js';
 import { withSeq } from './columns.js';
 
-/** Receivers (HTTP delivery, SFTP export) and certificates (client certificates, CSRs). */
+/** Receivers (HTTP delivery, SFTP export), certificates (client certificates, CSRs), in-flight index. */
 export function receiversAndCertificates(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
@@ -48,6 +48,14 @@ export function receiversAndCertificates(dialect: Dialect) {
       await db.schema.createIndex('certificates_by_environment').on('certificates').columns(['environment_key', 'seq']).execute();
 
       await db.schema.alterTable('transactions').addColumn('receiver_token', 'text').execute();
+      // The sweep looks for work left in flight (abandoned gateway calls, interrupted exports):
+      // a partial index keeps that a lookup among a handful of rows, not a scan of every transaction.
+      await db.schema
+        .createIndex('transactions_in_flight')
+        .on('transactions')
+        .columns(['state', 'updated_at'])
+        .where(sql.ref('state'), 'in', ['processing', 'pending'])
+        .execute();
     },
   };
 }

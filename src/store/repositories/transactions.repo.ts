@@ -1,6 +1,13 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
+
+/**
+ * The predicate of the partial index `transactions_in_flight`, as literal SQL: the planners (SQLite
+ * above all) use a partial index only when the query states its predicate, and cannot see through
+ * bound parameters.
+ */
+const IN_FLIGHT = sql<boolean>`state in ('processing', 'pending')`;
 
 export type TransactionRow = Selectable<TransactionsTable>;
 
@@ -67,11 +74,17 @@ export class TransactionsRepo {
       .executeTakeFirst();
   }
 
+  /** Transactions still `processing` last touched before `before` (every environment), oldest first. */
+  processingSince(before: string, limit: number): Promise<TransactionRow[]> {
+    return this.db.selectFrom('transactions').selectAll().where(IN_FLIGHT).where('state', '=', 'processing').where('updated_at', '<', before).orderBy('updated_at').limit(limit).execute();
+  }
+
   /** Marks `pending` transactions of a type last touched before `cutoff` as failed (every environment); how many. */
   async failStale(transactionType: string, cutoff: string, patch: { message_key: string; message: string; updated_at: string }): Promise<number> {
     const result = await this.db
       .updateTable('transactions')
       .set({ ...patch, state: 'failed', succeeded: 0 })
+      .where(IN_FLIGHT)
       .where('transaction_type', '=', transactionType)
       .where('state', '=', 'pending')
       .where('updated_at', '<', cutoff)
