@@ -50,51 +50,57 @@ export class KeyRotationService {
   /** Re-encrypts every blob of the environment not sealed by its current data key; safe to repeat. */
   async reencrypt(environmentKey: string, batchSize: number): Promise<number> {
     const keyId = await this.keyring.currentDataKeyId(environmentKey);
+    const { paymentMethods, gateways, certificates, receivers } = this.repos;
     let moved = 0;
     for (const column of SEALED_PAYMENT_METHOD_COLUMNS) {
-      for (;;) {
-        const rows = await this.repos.paymentMethods.sealedWithOtherKey(environmentKey, column, keyId, batchSize);
-        for (const row of rows) {
-          const blob = row[column] as string;
-          const aad = paymentMethodAad(row.token, FIELD_OF[column]);
-          const fresh = await this.keyring.sealFor(environmentKey, await this.keyring.openFor(environmentKey, blob, aad), aad);
-          if (await this.repos.paymentMethods.replaceSealed(environmentKey, row.token, column, blob, fresh)) moved += 1;
-        }
-        if (rows.length < batchSize) break;
-      }
+      moved += await this.rewrap(environmentKey, batchSize, {
+        fetch: async () => (await paymentMethods.sealedWithOtherKey(environmentKey, column, keyId, batchSize)).map((row) => ({ token: row.token, blob: row[column] as string })),
+        aad: (token) => paymentMethodAad(token, FIELD_OF[column]),
+        replace: (token, from, to) => paymentMethods.replaceSealed(environmentKey, token, column, from, to),
+      });
     }
-    for (;;) {
-      const rows = await this.repos.gateways.sealedWithOtherKey(environmentKey, keyId, batchSize);
-      for (const row of rows) {
-        const blob = row.sealed_credentials as string;
-        const aad = credentialsAad(row.token);
-        const fresh = await this.keyring.sealFor(environmentKey, await this.keyring.openFor(environmentKey, blob, aad), aad);
-        if (await this.repos.gateways.replaceSealed(environmentKey, row.token, blob, fresh)) moved += 1;
-      }
-      if (rows.length < batchSize) break;
-    }
-    for (;;) {
-      const rows = await this.repos.certificates.sealedWithOtherKey(environmentKey, keyId, batchSize);
-      for (const row of rows) {
-        const aad = certificatePrivateKeyAad(row.token);
-        const fresh = await this.keyring.sealFor(environmentKey, await this.keyring.openFor(environmentKey, row.sealed_private_key, aad), aad);
-        if (await this.repos.certificates.replaceSealed(environmentKey, row.token, row.sealed_private_key, fresh)) moved += 1;
-      }
-      if (rows.length < batchSize) break;
-    }
+    moved += await this.rewrap(environmentKey, batchSize, {
+      fetch: async () => (await gateways.sealedWithOtherKey(environmentKey, keyId, batchSize)).map((row) => ({ token: row.token, blob: row.sealed_credentials as string })),
+      aad: credentialsAad,
+      replace: (token, from, to) => gateways.replaceSealed(environmentKey, token, from, to),
+    });
+    moved += await this.rewrap(environmentKey, batchSize, {
+      fetch: async () => (await certificates.sealedWithOtherKey(environmentKey, keyId, batchSize)).map((row) => ({ token: row.token, blob: row.sealed_private_key })),
+      aad: certificatePrivateKeyAad,
+      replace: (token, from, to) => certificates.replaceSealed(environmentKey, token, from, to),
+    });
     for (const column of SEALED_RECEIVER_COLUMNS) {
       const field = column === 'sealed_credentials' ? 'credentials' : 'protocol';
-      for (;;) {
-        const rows = await this.repos.receivers.sealedWithOtherKey(environmentKey, column, keyId, batchSize);
-        for (const row of rows) {
-          const blob = row.blob as string;
-          const aad = receiverAad(row.token, field);
-          const fresh = await this.keyring.sealFor(environmentKey, await this.keyring.openFor(environmentKey, blob, aad), aad);
-          if (await this.repos.receivers.replaceSealed(environmentKey, row.token, column, blob, fresh)) moved += 1;
-        }
-        if (rows.length < batchSize) break;
-      }
+      moved += await this.rewrap(environmentKey, batchSize, {
+        fetch: async () => (await receivers.sealedWithOtherKey(environmentKey, column, keyId, batchSize)).map((row) => ({ token: row.token, blob: row.blob as string })),
+        aad: (token) => receiverAad(token, field),
+        replace: (token, from, to) => receivers.replaceSealed(environmentKey, token, column, from, to),
+      });
     }
     return moved;
   }
+
+  /**
+   * Re-seals one kind of blob in batches until none is left on an old key. Each rewrite is
+   * conditional on the blob read, so a concurrent redact or update wins; returns how many moved.
+   */
+  private async rewrap(environmentKey: string, batchSize: number, blobs: SealedBlobs): Promise<number> {
+    let moved = 0;
+    for (;;) {
+      const rows = await blobs.fetch();
+      for (const { token, blob } of rows) {
+        const aad = blobs.aad(token);
+        const fresh = await this.keyring.sealFor(environmentKey, await this.keyring.openFor(environmentKey, blob, aad), aad);
+        if (await blobs.replace(token, blob, fresh)) moved += 1;
+      }
+      if (rows.length < batchSize) return moved;
+    }
+  }
+}
+
+/** One kind of sealed blob: a batch still on an old key, its associated data, a conditional rewrite. */
+interface SealedBlobs {
+  fetch(): Promise<Array<{ token: string; blob: string }>>;
+  aad(token: string): string;
+  replace(token: string, from: string, to: string): Promise<boolean>;
 }
