@@ -1,11 +1,10 @@
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
-import { SEALED_PAYMENT_METHOD_COLUMNS, type SealedPaymentMethodColumn } from '../store/repositories/payment-methods.repo.js';
+import { SEALED_COLUMNS, type SealedColumn, type SealedTable } from '../store/repositories/sealed-blobs.repo.js';
 import type { Keyring } from '../vault/keyring.js';
 import { credentialsAad } from './gateway.service.js';
 import { receiverAad } from './receiver.service.js';
 import { certificatePrivateKeyAad } from './certificate.service.js';
-import { SEALED_RECEIVER_COLUMNS } from '../store/repositories/receivers.repo.js';
 import { paymentMethodAad } from './payment-method-sealer.js';
 
 export interface DataRotationResult {
@@ -14,7 +13,7 @@ export interface DataRotationResult {
   reencrypted: number;
 }
 
-const FIELD_OF: Record<SealedPaymentMethodColumn, Parameters<typeof paymentMethodAad>[1]> = {
+const FIELD_OF: Record<SealedColumn<'payment_methods'>, Parameters<typeof paymentMethodAad>[1]> = {
   sealed_number: 'number',
   sealed_cvv: 'cvv',
   sealed_routing_number: 'routing_number',
@@ -50,57 +49,36 @@ export class KeyRotationService {
   /** Re-encrypts every blob of the environment not sealed by its current data key; safe to repeat. */
   async reencrypt(environmentKey: string, batchSize: number): Promise<number> {
     const keyId = await this.keyring.currentDataKeyId(environmentKey);
-    const { paymentMethods, gateways, certificates, receivers } = this.repos;
     let moved = 0;
-    for (const column of SEALED_PAYMENT_METHOD_COLUMNS) {
-      moved += await this.rewrap(environmentKey, batchSize, {
-        fetch: async () => (await paymentMethods.sealedWithOtherKey(environmentKey, column, keyId, batchSize)).map((row) => ({ token: row.token, blob: row[column] as string })),
-        aad: (token) => paymentMethodAad(token, FIELD_OF[column]),
-        replace: (token, from, to) => paymentMethods.replaceSealed(environmentKey, token, column, from, to),
-      });
-    }
-    moved += await this.rewrap(environmentKey, batchSize, {
-      fetch: async () => (await gateways.sealedWithOtherKey(environmentKey, keyId, batchSize)).map((row) => ({ token: row.token, blob: row.sealed_credentials as string })),
-      aad: credentialsAad,
-      replace: (token, from, to) => gateways.replaceSealed(environmentKey, token, from, to),
-    });
-    moved += await this.rewrap(environmentKey, batchSize, {
-      fetch: async () => (await certificates.sealedWithOtherKey(environmentKey, keyId, batchSize)).map((row) => ({ token: row.token, blob: row.sealed_private_key })),
-      aad: certificatePrivateKeyAad,
-      replace: (token, from, to) => certificates.replaceSealed(environmentKey, token, from, to),
-    });
-    for (const column of SEALED_RECEIVER_COLUMNS) {
-      const field = column === 'sealed_credentials' ? 'credentials' : 'protocol';
-      moved += await this.rewrap(environmentKey, batchSize, {
-        fetch: async () => (await receivers.sealedWithOtherKey(environmentKey, column, keyId, batchSize)).map((row) => ({ token: row.token, blob: row.blob as string })),
-        aad: (token) => receiverAad(token, field),
-        replace: (token, from, to) => receivers.replaceSealed(environmentKey, token, column, from, to),
-      });
+    for (const table of Object.keys(SEALED_COLUMNS) as SealedTable[]) {
+      for (const column of SEALED_COLUMNS[table]) moved += await this.rewrap(environmentKey, keyId, batchSize, table, column);
     }
     return moved;
   }
 
   /**
-   * Re-seals one kind of blob in batches until none is left on an old key. Each rewrite is
+   * Re-seals one column's blobs in batches until none is left on an old key. Each rewrite is
    * conditional on the blob read, so a concurrent redact or update wins; returns how many moved.
    */
-  private async rewrap(environmentKey: string, batchSize: number, blobs: SealedBlobs): Promise<number> {
+  private async rewrap<T extends SealedTable>(environmentKey: string, keyId: string, batchSize: number, table: T, column: SealedColumn<T>): Promise<number> {
+    const aadOf = AAD_OF[table] as (token: string, column: SealedColumn<T>) => string;
     let moved = 0;
     for (;;) {
-      const rows = await blobs.fetch();
+      const rows = await this.repos.sealedBlobs.notOnKey(table, column, environmentKey, keyId, batchSize);
       for (const { token, blob } of rows) {
-        const aad = blobs.aad(token);
+        const aad = aadOf(token, column);
         const fresh = await this.keyring.sealFor(environmentKey, await this.keyring.openFor(environmentKey, blob, aad), aad);
-        if (await blobs.replace(token, blob, fresh)) moved += 1;
+        if (await this.repos.sealedBlobs.replace(table, column, environmentKey, token, blob, fresh)) moved += 1;
       }
       if (rows.length < batchSize) return moved;
     }
   }
 }
 
-/** One kind of sealed blob: a batch still on an old key, its associated data, a conditional rewrite. */
-interface SealedBlobs {
-  fetch(): Promise<Array<{ token: string; blob: string }>>;
-  aad(token: string): string;
-  replace(token: string, from: string, to: string): Promise<boolean>;
-}
+/** The associated data each sealed column was sealed with (it binds a blob to its row and field). */
+const AAD_OF: { [T in SealedTable]: (token: string, column: SealedColumn<T>) => string } = {
+  payment_methods: (token, column) => paymentMethodAad(token, FIELD_OF[column]),
+  gateways: (token) => credentialsAad(token),
+  receivers: (token, column) => receiverAad(token, column === 'sealed_credentials' ? 'credentials' : 'protocol'),
+  certificates: (token) => certificatePrivateKeyAad(token),
+};

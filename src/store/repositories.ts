@@ -11,6 +11,7 @@ import { GatewaysRepo } from './repositories/gateways.repo.js';
 import { OrganizationsRepo } from './repositories/organizations.repo.js';
 import { TransactionsRepo } from './repositories/transactions.repo.js';
 import { ReceiversRepo } from './repositories/receivers.repo.js';
+import { SealedBlobsRepo } from './repositories/sealed-blobs.repo.js';
 import { CertificatesRepo } from './repositories/certificates.repo.js';
 
 /** Every repository bound to one query executor (the pool, or an open transaction). */
@@ -24,6 +25,7 @@ export interface Repositories {
   paymentMethods: PaymentMethodsRepo;
   idempotency: IdempotencyRepo;
   receivers: ReceiversRepo;
+  sealedBlobs: SealedBlobsRepo;
   certificates: CertificatesRepo;
 }
 
@@ -38,6 +40,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
     paymentMethods: new PaymentMethodsRepo(db, dialect),
     idempotency: new IdempotencyRepo(db),
     receivers: new ReceiversRepo(db),
+    sealedBlobs: new SealedBlobsRepo(db),
     certificates: new CertificatesRepo(db),
   };
 }

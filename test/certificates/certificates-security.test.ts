@@ -178,19 +178,19 @@ describe.each(storeKinds)('certificate private keys (%s)', (store) => {
   it('keys survive a data-key rotation and can be re-sealed onto the new key', async () => {
     // A new current data key, without the re-encryption pass (which is KeyRotationService's).
     const keyId = await server.core.keyring.rotateDataKey(environment.key);
-    const repo = repositories(server.core.store.db, server.core.store.dialect).certificates;
+    const repo = repositories(server.core.store.db, server.core.store.dialect).sealedBlobs;
     // Old data keys are kept, so a key sealed before the rotation still opens...
     const before = await server.core.certificates.clientCertificate(environment, tokens.uploadedEc as string);
-    const stale = await repo.sealedWithOtherKey(environment.key, keyId, 100);
+    const stale = await repo.notOnKey('certificates', 'sealed_private_key', environment.key, keyId, 100);
     expect(stale.map((row) => row.token)).toContain(tokens.uploadedEc);
     // ...and the primitives a rotation pass uses move it onto the new key, conditionally.
     for (const row of stale) {
       const aad = certificatePrivateKeyAad(row.token);
-      const fresh = await server.core.keyring.sealFor(environment.key, await server.core.keyring.openFor(environment.key, row.sealed_private_key, aad), aad);
-      expect(await repo.replaceSealed(environment.key, row.token, row.sealed_private_key, fresh)).toBe(true);
-      expect(await repo.replaceSealed(environment.key, row.token, row.sealed_private_key, fresh)).toBe(false);
+      const fresh = await server.core.keyring.sealFor(environment.key, await server.core.keyring.openFor(environment.key, row.blob, aad), aad);
+      expect(await repo.replace('certificates', 'sealed_private_key', environment.key, row.token, row.blob, fresh)).toBe(true);
+      expect(await repo.replace('certificates', 'sealed_private_key', environment.key, row.token, row.blob, fresh)).toBe(false);
     }
-    expect(await repo.sealedWithOtherKey(environment.key, keyId, 100)).toEqual([]);
+    expect(await repo.notOnKey('certificates', 'sealed_private_key', environment.key, keyId, 100)).toEqual([]);
     expect(await server.core.certificates.clientCertificate(environment, tokens.uploadedEc as string)).toEqual(before);
   });
 

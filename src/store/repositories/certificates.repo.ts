@@ -20,27 +20,4 @@ export class CertificatesRepo extends EnvironmentScopedRepo<'certificates'> {
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
-
-  /** Certificates of an environment whose private key was not sealed by `keyId`, for re-encryption. */
-  sealedWithOtherKey(environmentKey: string, keyId: string, limit: number): Promise<Array<{ token: string; sealed_private_key: string }>> {
-    return this.db
-      .selectFrom('certificates')
-      .select(['token', 'sealed_private_key'])
-      .where('environment_key', '=', environmentKey)
-      .where('sealed_private_key', 'not like', `c1.${keyId}.%`)
-      .limit(limit)
-      .execute();
-  }
-
-  /** Replaces the sealed private key only if it is still the blob that was read. */
-  async replaceSealed(environmentKey: string, token: string, from: string, to: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('certificates')
-      .set({ sealed_private_key: to })
-      .where('environment_key', '=', environmentKey)
-      .where('token', '=', token)
-      .where('sealed_private_key', '=', from)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
-  }
 }

@@ -15,28 +15,4 @@ export class GatewaysRepo extends EnvironmentScopedRepo<'gateways'> {
   updateUnlessRedacted(environmentKey: string, token: string, patch: GatewayPatch): Promise<boolean> {
     return updateUnlessRedacted(this.db, 'gateways', { environmentKey, token }, patch);
   }
-
-  /** Gateways of an environment whose credentials were not sealed by `keyId`, for re-encryption. */
-  sealedWithOtherKey(environmentKey: string, keyId: string, limit: number): Promise<Array<{ token: string; sealed_credentials: string | null }>> {
-    return this.db
-      .selectFrom('gateways')
-      .select(['token', 'sealed_credentials'])
-      .where('environment_key', '=', environmentKey)
-      .where('sealed_credentials', 'is not', null)
-      .where('sealed_credentials', 'not like', `c1.${keyId}.%`)
-      .limit(limit)
-      .execute();
-  }
-
-  /** Replaces the sealed credentials only if they are still the blob that was read. */
-  async replaceSealed(environmentKey: string, token: string, from: string, to: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('gateways')
-      .set({ sealed_credentials: to })
-      .where('environment_key', '=', environmentKey)
-      .where('token', '=', token)
-      .where('sealed_credentials', '=', from)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
-  }
 }

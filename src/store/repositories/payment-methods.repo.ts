@@ -2,6 +2,7 @@ import { sql, type Insertable, type Kysely, type Selectable, type Updateable } f
 import type { Dialect } from '../dialect.js';
 import type { Database, PaymentMethodsTable } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
+import { SEALED_COLUMNS, type SealedColumn } from './sealed-blobs.repo.js';
 
 export type PaymentMethodRow = Selectable<PaymentMethodsTable>;
 export type PaymentMethodPatch = Omit<Updateable<PaymentMethodsTable>, 'seq' | 'token' | 'environment_key' | 'payment_method_type' | 'created_at'>;
@@ -14,8 +15,8 @@ export interface PaymentMethodFilter {
 }
 
 /** Columns holding sealed blobs (re-encrypted by data-key rotation). */
-export const SEALED_PAYMENT_METHOD_COLUMNS = ['sealed_number', 'sealed_cvv', 'sealed_routing_number', 'sealed_account_number'] as const;
-export type SealedPaymentMethodColumn = (typeof SEALED_PAYMENT_METHOD_COLUMNS)[number];
+export const SEALED_PAYMENT_METHOD_COLUMNS = SEALED_COLUMNS.payment_methods;
+export type SealedPaymentMethodColumn = SealedColumn<'payment_methods'>;
 
 /** Single-query primitives over `payment_methods`; reads are scoped to one environment. */
 export class PaymentMethodsRepo {
@@ -128,29 +129,5 @@ export class PaymentMethodsRepo {
       .where('cvv_expires_at', '<=', now)
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
-  }
-
-  /** Rows of an environment with a blob in `column` not sealed by `keyId`, for re-encryption. */
-  sealedWithOtherKey(environmentKey: string, column: SealedPaymentMethodColumn, keyId: string, limit: number) {
-    return this.db
-      .selectFrom('payment_methods')
-      .select(['token', column])
-      .where('environment_key', '=', environmentKey)
-      .where(column, 'is not', null)
-      .where(column, 'not like', `c1.${keyId}.%`)
-      .limit(limit)
-      .execute() as Promise<Array<{ token: string } & Record<SealedPaymentMethodColumn, string | null>>>;
-  }
-
-  /** Replaces one blob, only if it is still the one that was read (a redact may have removed it). */
-  async replaceSealed(environmentKey: string, token: string, column: SealedPaymentMethodColumn, from: string, to: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('payment_methods')
-      .set({ [column]: to })
-      .where('environment_key', '=', environmentKey)
-      .where('token', '=', token)
-      .where(column, '=', from)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
   }
 }
