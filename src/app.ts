@@ -26,6 +26,7 @@ import { SharedStateStatus } from './limits/shared-state-status.js';
 import type { RateLimiting } from './http/rate-limit.js';
 import { Redis } from 'ioredis';
 import { TenancyService } from './services/tenancy.service.js';
+import { BrowserTokenizationService } from './card-capture/browser-tokenization.service.js';
 import { migrateStore, openStore, type StoreHandle } from './store/database.js';
 import { Keyring } from './vault/keyring.js';
 import { resolveMasterKey } from './vault/master-key.js';
@@ -45,6 +46,8 @@ export interface Core extends ReceiversCore {
   transactionQuery: TransactionQueryService;
   idempotency: IdempotencyService;
   auth: AuthService;
+  /** Tokenization with the environment key alone (card form, transparent redirect; issue 16). */
+  browserTokenization: BrowserTokenizationService;
   /** API.md §7 rate limits (in Redis with COFFER_REDIS_URL, else in this process). */
   rateLimiting: RateLimiting;
   /** Reachability of Redis; null without COFFER_REDIS_URL. */
@@ -100,6 +103,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
       transactionQuery,
       idempotency,
       auth: new AuthService(store, keyring),
+      browserTokenization: new BrowserTokenizationService(store, paymentMethods, certificates, clock),
       rateLimiting: {
         limiter,
         rules: config.rateLimits,

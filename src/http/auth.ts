@@ -19,9 +19,16 @@ declare module 'fastify' {
     plainText?: boolean;
     /** The API.md §7 limits this route counts against (see limits/rate-limit-policy.ts). */
     rateLimits?: readonly import('../limits/rate-limit-policy.js').RateLimitName[];
+    /** The route also takes a form-encoded body without credentials (the transparent redirect). */
+    formPost?: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext | null;
+    /**
+     * The environment a public tokenization names by its key alone (the card form, the
+     * transparent redirect): set before the rate limits run, which count per environment.
+     */
+    tokenizingEnvironment: import('../store/repositories/environments.repo.js').EnvironmentRow | null;
   }
 }
 
@@ -49,6 +56,8 @@ export function authenticateHook(auth: AuthService) {
     const readOnly = request.method === 'GET' || request.method === 'HEAD';
     const access = request.routeOptions.config.access ?? (readOnly ? 'read' : 'transact');
     if (access === 'none') return;
+    // A transparent-redirect form carries its environment key in the body, and no secret.
+    if (request.routeOptions.config.formPost === true && isFormEncoded(request.headers['content-type'])) return;
     const credentials = basicCredentials(request.headers.authorization);
     if (credentials === null) throw accessDenied();
     const context = await auth.authenticate(
@@ -63,6 +72,11 @@ export function authenticateHook(auth: AuthService) {
     }
     request.auth = context;
   };
+}
+
+/** Whether a request's body is an HTML form post (application/x-www-form-urlencoded). */
+export function isFormEncoded(contentType: string | undefined): boolean {
+  return contentType !== undefined && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType.trim());
 }
 
 /** The authenticated caller of a route that required one. */

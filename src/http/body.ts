@@ -3,6 +3,8 @@ import { AppError } from '../domain/errors.js';
 import { decodeJson, type DecodedBody } from './format/json-codec.js';
 import { contentTypeMatches, formatOf } from './format/negotiation.js';
 import { decodeXml } from './format/xml-codec.js';
+import { decodeForm } from './format/form-codec.js';
+import { isFormEncoded } from './auth.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -23,6 +25,8 @@ export function registerBodyDecoder(app: FastifyInstance): void {
 
 function decodeBody(request: FastifyRequest, body: Buffer): DecodedBody {
   if (body.length === 0 || body.toString('utf8').trim() === '') return { root: null, fields: {} };
+  // The transparent redirect's HTML form (only where the route takes one).
+  if (request.routeOptions.config.formPost === true && isFormEncoded(request.headers['content-type'])) return decodeForm(body.toString('utf8'));
   const format = formatOf(request.raw);
   if (!contentTypeMatches(format, request.headers['content-type'])) {
     const expected = format === 'xml' ? 'application/xml or text/xml' : 'application/json';

@@ -85,7 +85,7 @@ function cardDigits(request: FastifyRequest): string | null {
  * lifted limit are skipped.
  */
 async function budgetsOf(request: FastifyRequest, names: readonly RateLimitName[], limits: RateLimiting): Promise<RateLimitCheck[]> {
-  const environmentKey = request.auth?.environment.key ?? null;
+  const environmentKey = request.auth?.environment.key ?? request.tokenizingEnvironment?.key ?? null;
   // A socket already gone has no address; such a request still counts, under one shared key.
   const client = clientKey(request.ip ?? 'unknown');
   const scope = environmentKey === null ? `{ip:${client}}` : `{env:${environmentKey}}`;

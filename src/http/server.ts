@@ -28,6 +28,9 @@ import { healthRoutes } from './routes/health.routes.js';
 import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
 import { serverTlsOptions } from './tls/tls-options.js';
+import type { BrowserTokenizationService } from '../card-capture/browser-tokenization.service.js';
+import { cardCaptureRoutes } from '../card-capture/card-capture.routes.js';
+import { transparentRedirect } from '../card-capture/transparent-redirect.js';
 
 /** Everything the HTTP layer calls; built by the composition root. */
 export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transactionQuery'> {
@@ -43,6 +46,8 @@ export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transacti
   idempotency: IdempotencyService;
   /** API.md §7 limits: the limiter, the rules and how the client address is found. */
   rateLimiting: RateLimiting;
+  /** Tokenization with the environment key alone: the card form and the transparent redirect. */
+  browserTokenization: BrowserTokenizationService;
   /** Reachability of Redis (null without COFFER_REDIS_URL), for /readyz. */
   sharedState: SharedStateStatus | null;
 }
@@ -88,6 +93,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   });
 
   app.decorateRequest('auth', null);
+  app.decorateRequest('tokenizingEnvironment', null);
   registerBodyDecoder(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(() => {
@@ -124,7 +130,8 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   gatewayRoutes(app, deps.gateways);
   certificateRoutes(app, deps.certificates);
   environmentRoutes(app, deps.tenancy);
-  paymentMethodRoutes(app, deps.paymentMethods);
+  paymentMethodRoutes(app, deps.paymentMethods, transparentRedirect(deps.browserTokenization, handleError));
+  cardCaptureRoutes(app, deps.browserTokenization);
   transactionRoutes(app, deps.transactions, deps.transactionQuery);
   receiverRoutes(app, deps);
   return app;

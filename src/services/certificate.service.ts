@@ -138,6 +138,16 @@ export class CertificateService {
     return { cert: row.pem, key: key.reveal() };
   }
 
+  /**
+   * A certificate's key pair, to check a merchant's signature with (enhanced iFrame security);
+   * undefined for a token the environment does not have. The private key never leaves the caller.
+   */
+  async signingKeys(environment: EnvironmentRow, token: string): Promise<{ privateKeyPem: Secret; publicKeyPem: string } | undefined> {
+    const row = await this.repos.certificates.find(environment.key, token);
+    if (row === undefined) return undefined;
+    return { privateKeyPem: await this.openPrivateKey(row), publicKeyPem: row.public_key };
+  }
+
   private async openPrivateKey(row: CertificateRow): Promise<Secret> {
     const opened = await this.keyring.openFor(row.environment_key, row.sealed_private_key, certificatePrivateKeyAad(row.token));
     const key = new Secret(opened.toString('utf8'));

@@ -127,6 +127,23 @@ export class TenancyService {
     return this.findEnvironment(organizationToken, key);
   }
 
+  /**
+   * The card form's settings (issue 16): the origins that may embed it and tokenize from a
+   * browser (already normalised; [] = any), and whether tokenization needs a signature.
+   */
+  async updateCardCapture(
+    organizationToken: string,
+    key: string,
+    settings: { allowedOrigins?: string[] | undefined; enhancedIframeSecurity?: boolean | undefined },
+  ): Promise<EnvironmentRow> {
+    await this.findEnvironment(organizationToken, key);
+    const patch: Parameters<Repositories['environments']['update']>[1] = { updated_at: this.now() };
+    if (settings.allowedOrigins !== undefined) patch.allowed_origins = settings.allowedOrigins.length === 0 ? null : JSON.stringify(settings.allowedOrigins);
+    if (settings.enhancedIframeSecurity !== undefined) patch.enhanced_iframe_security = settings.enhancedIframeSecurity ? 1 : 0;
+    if (Object.keys(patch).length > 1) await this.repos.environments.update(key, patch);
+    return this.findEnvironment(organizationToken, key);
+  }
+
   async createAccessSecret(
     organizationToken: string,
     options: { name: string; role: Role; environmentKeys: string[] | null },

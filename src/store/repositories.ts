@@ -13,6 +13,7 @@ import { TransactionsRepo } from './repositories/transactions.repo.js';
 import { ReceiversRepo } from './repositories/receivers.repo.js';
 import { SealedBlobsRepo } from './repositories/sealed-blobs.repo.js';
 import { CertificatesRepo } from './repositories/certificates.repo.js';
+import { UsedNoncesRepo } from './repositories/used-nonces.repo.js';
 
 /** Every repository bound to one query executor (the pool, or an open transaction). */
 export interface Repositories {
@@ -27,6 +28,7 @@ export interface Repositories {
   receivers: ReceiversRepo;
   sealedBlobs: SealedBlobsRepo;
   certificates: CertificatesRepo;
+  usedNonces: UsedNoncesRepo;
 }
 
 export function repositories(db: Kysely<Database>, dialect: Dialect): Repositories {
@@ -42,6 +44,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
     receivers: new ReceiversRepo(db),
     sealedBlobs: new SealedBlobsRepo(db),
     certificates: new CertificatesRepo(db),
+    usedNonces: new UsedNoncesRepo(db),
   };
 }
 

@@ -25,6 +25,10 @@ export interface EnvironmentsTable {
   production: number;
   created_at: string;
   updated_at: string;
+  /** JSON array of origins allowed to embed the card form and tokenize from a browser; null = any. */
+  allowed_origins: string | null;
+  /** 1: browser tokenization needs the merchant's signature (nonce, timestamp, certificate token). */
+  enhanced_iframe_security: Generated<number>;
 }
 
 export interface AccessSecretsTable {
@@ -201,6 +205,13 @@ export interface CertificatesTable {
   updated_at: string;
 }
 
+/** Nonces spent by signed browser tokenizations (enhanced iFrame security). */
+export interface UsedNoncesTable {
+  environment_key: string;
+  nonce: string;
+  expires_at: string;
+}
+
 /** The Kysely database type: every table Coffer keeps. */
 export interface Database {
   organizations: OrganizationsTable;
@@ -213,4 +224,5 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   receivers: ReceiversTable;
   certificates: CertificatesTable;
+  used_nonces: UsedNoncesTable;
 }

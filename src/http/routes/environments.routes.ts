@@ -8,10 +8,11 @@ import { callerOf } from '../auth.js';
 import { fieldsOf } from '../body.js';
 import { WireList } from '../format/wire.js';
 import { sendWire } from '../reply.js';
-import { parseInput, text } from '../validation.js';
+import { flag, parseInput, text } from '../validation.js';
+import { parseAllowedOriginsInput } from './allowed-origins.input.js';
 import { accessSecretView, environmentView } from '../views/tenancy.view.js';
 
-const environmentSchema = z.object({ name: text(255) });
+const environmentSchema = z.object({ name: text(255), enhanced_iframe_security: flag() });
 const createEnvironmentSchema = z.object({ name: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(255)) });
 const accessSecretSchema = z.object({
   name: text(255),
@@ -47,8 +48,16 @@ export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService)
   });
 
   app.put<KeyParams>('/v1/environments/:key', admin, async (request, reply) => {
-    const input = parseInput(environmentSchema, fieldsOf(request, 'environment'));
-    const row = await tenancy.renameEnvironment(callerOf(request).organization.token, request.params.key, input.name);
+    const fields = fieldsOf(request, 'environment');
+    const input = parseInput(environmentSchema, fields);
+    const allowedOrigins = parseAllowedOriginsInput(fields.allowed_origins);
+    const organization = callerOf(request).organization.token;
+    await tenancy.renameEnvironment(organization, request.params.key, input.name);
+    // The card form's settings (issue 16): who may embed it, and whether it must be signed.
+    const row = await tenancy.updateCardCapture(organization, request.params.key, {
+      allowedOrigins,
+      enhancedIframeSecurity: input.enhanced_iframe_security,
+    });
     return sendWire(request, reply, 200, 'environment', environmentView(row));
   });
 

@@ -26,11 +26,21 @@ function sendOutcome(request: FastifyRequest, reply: FastifyReply, status: numbe
   return sendWire(request, reply, status, 'transaction', vaultTransactionView(outcome.transaction, outcome.paymentMethod));
 }
 
+/** The transparent redirect's part of `POST payment_methods` (form posts only; src/card-capture). */
+export interface FormPostHandling {
+  isFormPost(request: FastifyRequest): boolean;
+  preValidation(request: FastifyRequest): Promise<void>;
+  handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
+  errorHandler(error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply;
+}
+
 /** API.md §4 Payment methods. Retain, redact and recache take PUT or POST (clients differ). */
-export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: PaymentMethodService): void {
+export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: PaymentMethodService, formPost?: FormPostHandling): void {
   // Card testing: per BIN + last four (keyed by a hash of those digits) and per client IP.
   const tokenizationLimits = { rateLimits: ['payment_methods_bin6_last4', 'payment_methods_bin8_last4', 'payment_methods_client_ip'] } as const;
-  app.post('/v1/payment_methods', { config: tokenizationLimits }, async (request, reply) => {
+  const formOptions = formPost === undefined ? {} : { preValidation: formPost.preValidation, errorHandler: formPost.errorHandler };
+  app.post('/v1/payment_methods', { config: { ...tokenizationLimits, formPost: formPost !== undefined }, ...formOptions }, async (request, reply) => {
+    if (formPost !== undefined && formPost.isFormPost(request)) return formPost.handle(request, reply);
     const input = parseCreate(fieldsOf(request, 'payment_method'));
     return sendOutcome(request, reply, 201, await paymentMethods.create(callerOf(request).environment, input));
   });

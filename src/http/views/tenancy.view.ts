@@ -3,12 +3,15 @@ import type { EnvironmentRow } from '../../store/repositories/environments.repo.
 import { secretEnvironments } from '../../services/tenancy.service.js';
 import { WireList, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
+import { parseAllowedOrigins } from '../../domain/origins.js';
 
 export function environmentView(row: EnvironmentRow): WireObject {
   return {
     key: row.key,
     name: row.name,
     production: row.production === 1,
+    allowed_origins: new WireList('allowed_origin', parseAllowedOrigins(row.allowed_origins)),
+    enhanced_iframe_security: row.enhanced_iframe_security === 1,
     created_at: storedDate(row.created_at),
     updated_at: storedDate(row.updated_at),
   };

@@ -21,7 +21,7 @@ export class EnvironmentsRepo {
     return applyPage(query, 'seq', page).execute();
   }
 
-  async update(key: string, patch: { name?: string; production?: number; updated_at: string }): Promise<void> {
+  async update(key: string, patch: { name?: string; production?: number; allowed_origins?: string | null; enhanced_iframe_security?: number; updated_at: string }): Promise<void> {
     await this.db.updateTable('environments').set(patch).where('key', '=', key).execute();
   }
 }

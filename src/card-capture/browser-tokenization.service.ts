@@ -1,0 +1,114 @@
+import { AppError, MESSAGES, type ErrorEntry } from '../domain/errors.js';
+import type { Clock } from '../domain/clock.js';
+import { originAllowed, parseAllowedOrigins } from '../domain/origins.js';
+import type { PaymentMethodCreateInput } from '../domain/payment-method.js';
+import type { CertificateService } from '../services/certificate.service.js';
+import type { PaymentMethodService, VaultOutcome } from '../services/payment-method.service.js';
+import type { StoreHandle } from '../store/database.js';
+import { repositories, type Repositories } from '../store/repositories.js';
+import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
+import { freshTimestamp, signatureMatches, signedText, SIGNATURE_MAX_AGE_SECONDS, type SignedRequest } from './signature.js';
+
+/** Where a public tokenization came from, as far as the browser tells. */
+export type RequestOrigin =
+  /** Coffer's own card frame (a same-origin request), embedded by `parentOrigin`. */
+  | { kind: 'frame'; parentOrigin: string | null }
+  /** A merchant's page calling across origins (CORS), or posting a form. */
+  | { kind: 'page'; origin: string | null }
+  /** No Origin header: not a browser (a server, curl). */
+  | { kind: 'none' };
+
+const MAX_NONCE_LENGTH = 255;
+
+function refused(entry: ErrorEntry): AppError {
+  return new AppError(entry);
+}
+
+/**
+ * Tokenization without an access secret (issue 16): the card form's frames, merchants' pages
+ * calling across origins, and the transparent redirect. The environment key is public, so the
+ * guards are the environment's allowed origins, the API.md §7 limits (applied by the route) and,
+ * when the environment asks for it, the merchant's signature over a nonce that is spent once.
+ */
+export class BrowserTokenizationService {
+  private readonly repos: Repositories;
+
+  constructor(
+    store: StoreHandle,
+    private readonly paymentMethods: PaymentMethodService,
+    private readonly certificates: CertificateService,
+    private readonly clock: Clock,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  /** The environment a public request names; 401 (the usual message) for an unknown key. */
+  async environment(key: string | undefined): Promise<EnvironmentRow> {
+    const environment = key === undefined || key === '' ? undefined : await this.repos.environments.find(key);
+    if (environment === undefined) throw refused({ key: 'errors.access_denied', message: MESSAGES.accessDenied });
+    return environment;
+  }
+
+  /** The environment of a frame page, or undefined: pages answer their own refusals. */
+  findEnvironment(key: string): Promise<EnvironmentRow | undefined> {
+    return this.repos.environments.find(key);
+  }
+
+  allowedOrigins(environment: EnvironmentRow): string[] {
+    return parseAllowedOrigins(environment.allowed_origins);
+  }
+
+  /** 403 `errors.origin_not_allowed` when the environment lists origins and this is not one. */
+  checkOrigin(environment: EnvironmentRow, origin: RequestOrigin): void {
+    if (origin.kind === 'none') return;
+    const claimed = origin.kind === 'frame' ? origin.parentOrigin : origin.origin;
+    if (!originAllowed(this.allowedOrigins(environment), claimed)) {
+      throw refused({ key: 'errors.origin_not_allowed', message: MESSAGES.originNotAllowed });
+    }
+  }
+
+  /**
+   * Vaults the card as a `cached` payment method. With enhanced security the signature is
+   * checked and its nonce spent first; a refused card gives the nonce back, so the shopper can
+   * correct a typo with the same signed page.
+   */
+  async tokenize(environment: EnvironmentRow, origin: RequestOrigin, signed: Partial<SignedRequest>, input: PaymentMethodCreateInput): Promise<VaultOutcome> {
+    this.checkOrigin(environment, origin);
+    const organization = await this.repos.organizations.find(environment.organization_token);
+    if (organization === undefined || organization.active !== 1) {
+      throw refused({ key: 'errors.account_inactive', message: MESSAGES.organizationInactive });
+    }
+    const nonce = environment.enhanced_iframe_security === 1 ? await this.verifySignature(environment, signed) : null;
+    try {
+      return await this.paymentMethods.create(environment, { ...input, retained: false });
+    } catch (error) {
+      if (nonce !== null) await this.repos.usedNonces.release(environment.key, nonce);
+      throw error;
+    }
+  }
+
+  /** Checks the merchant's signature and spends its nonce; returns the nonce. */
+  private async verifySignature(environment: EnvironmentRow, signed: Partial<SignedRequest>): Promise<string> {
+    const invalid = () => refused({ key: 'errors.invalid_signature', message: MESSAGES.invalidSignature });
+    const { nonce, timestamp, certificateToken, signature } = signed;
+    if (nonce === undefined || timestamp === undefined || certificateToken === undefined || signature === undefined) throw invalid();
+    if (nonce === '' || nonce.length > MAX_NONCE_LENGTH) throw invalid();
+    const now = this.clock.now();
+    const seconds = freshTimestamp(timestamp, now);
+    if (seconds === null) throw refused({ key: 'errors.invalid_signature', message: MESSAGES.staleTimestamp });
+    const keys = await this.certificates.signingKeys(environment, certificateToken);
+    if (keys === undefined) throw invalid();
+    const matches = signatureMatches(signedText({ nonce, timestamp, certificateToken }), signature, {
+      privateKeyPem: keys.privateKeyPem.reveal(),
+      publicKeyPem: keys.publicKeyPem,
+    });
+    if (!matches) throw invalid();
+    // Nonces outlive their timestamp's window only as long as a replay could still be fresh.
+    await this.repos.usedNonces.purgeExpired(now.toISOString());
+    const expiresAt = new Date((seconds + SIGNATURE_MAX_AGE_SECONDS + 60) * 1000).toISOString();
+    if (!(await this.repos.usedNonces.claim(environment.key, nonce, expiresAt))) {
+      throw refused({ key: 'errors.nonce_already_used', message: MESSAGES.nonceAlreadyUsed });
+    }
+    return nonce;
+  }
+}
