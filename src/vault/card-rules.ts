@@ -114,6 +114,22 @@ export function detectCardType(digits: string): CardType | null {
 }
 
 /**
+ * The brand a number being typed belongs to, by its first digits alone (no length check), for
+ * the card form's live feedback; null until a brand's prefix is complete.
+ */
+export function brandOfPrefix(digits: string): CardType | null {
+  if (!DIGITS.test(digits)) return null;
+  const found = DETECTORS.find((d) => d.ranges.some((r) => digits.length >= r.width && Number(digits.slice(0, r.width)) >= r.lo && Number(digits.slice(0, r.width)) <= r.hi));
+  return found?.type ?? null;
+}
+
+/** The longest number a brand issues (19 when the brand is not known yet). */
+export function maxPanLength(type: CardType | null): number {
+  const allowed = type === null ? undefined : DETECTORS.find((d) => d.type === type)?.lengths;
+  return allowed === undefined ? 19 : Math.max(...allowed);
+}
+
+/**
  * Whether the PAN's length suits its brand; with no brand, any length from 12 to 19 (ISO/IEC 7812).
  * Brand lengths matter when a caller supplies a type that detection did not produce.
  */
