@@ -95,6 +95,10 @@ function runField(field: FieldName, input: HTMLInputElement): void {
   const pendingCvv = new Map<string, (value: string) => void>();
 
   const tokenize = async (message: Envelope): Promise<void> => {
+    // The number is checked here first (as the shopper typed it): a card that cannot be valid
+    // costs no request, and no tokenization budget.
+    if (digits === '') return toParent('errors', { errors: [{ attribute: 'number', key: 'errors.blank', message: "Number can't be blank" }] });
+    if (!checkCardNumber(digits).valid) return toParent('errors', { errors: [{ attribute: 'number', key: 'errors.invalid', message: 'Number is invalid' }] });
     const cvv = await new Promise<string>((resolve) => {
       const sibling = siblingWindow('cvv');
       if (sibling === null) return resolve('');
