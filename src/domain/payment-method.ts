@@ -1,5 +1,5 @@
-/** Payment method kinds Coffer vaults. */
-export const PAYMENT_METHOD_TYPES = ['credit_card', 'bank_account', 'third_party_token'] as const;
+/** Payment method kinds Coffer vaults. `sprel` is Spreedly's offsite test method (no sensitive data). */
+export const PAYMENT_METHOD_TYPES = ['credit_card', 'bank_account', 'third_party_token', 'sprel'] as const;
 export type PaymentMethodType = (typeof PAYMENT_METHOD_TYPES)[number];
 
 /** API.md §5 storage states. */

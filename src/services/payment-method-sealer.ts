@@ -108,6 +108,10 @@ export class PaymentMethodSealer {
         },
       };
     }
+    if (input.type === 'sprel') {
+      // A test method with nothing to seal (the transparent redirect's offsite test type).
+      return { errors: [], sealed: { type: 'sprel', test: true, details: {}, ...NOTHING_SEALED } };
+    }
     return { errors: [{ key: 'errors.payment_method_type_required', message: MESSAGES.paymentMethodTypeRequired }], sealed: null };
   }
 
@@ -150,6 +154,7 @@ export class PaymentMethodSealer {
       if (routingNumber === null || accountNumber === null) return null;
       return { type: 'bank_account', routingNumber, accountNumber, accountType: text('account_type'), holderType: text('account_holder_type'), firstName: text('first_name'), lastName: text('last_name') };
     }
+    // A Sprel has nothing an adapter could send: offsite transactions with it are not built yet.
     const token = text('third_party_token');
     return token === null ? null : { type: 'third_party_token', token };
   }

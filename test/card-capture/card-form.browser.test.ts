@@ -17,6 +17,10 @@ import { startMerchantSite, type MerchantSite } from './merchant-site.js';
  * errors (the CA is not in Chromium's store), which changes nothing else about the page.
  */
 
+// The functions passed to page.evaluate run in the browser: these names exist there, not here.
+declare const window: any;
+declare const document: any;
+
 const CHROMIUM = process.env.COFFER_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = path.join(repoRoot, '.tmp', 'screenshots');
 const NUMBER_SPELLINGS = [VISA, '4111 1111 1111 1111'];
@@ -72,10 +76,10 @@ describe('card form in Chromium', () => {
   async function expectNumberUnseen(page: Page): Promise<void> {
     const seen = await page.evaluate(() => {
       const w = window as unknown as { recorded: unknown[]; received: string[] };
-      const inputs = Array.from(document.querySelectorAll('input')).map((input) => input.value);
+      const inputs = Array.from(document.querySelectorAll('input') as ArrayLike<{ value: string }>).map((input) => input.value);
       let frameReadable = true;
       try {
-        void (document.querySelector('#spreedly-number iframe') as HTMLIFrameElement).contentWindow?.document.body;
+        void document.querySelector('#spreedly-number iframe').contentWindow.document.body;
       } catch {
         frameReadable = false;
       }
@@ -215,7 +219,7 @@ describe('card form in Chromium', () => {
       return events;
     }
 
-    const asInit = (signed: ReturnType<typeof signTokenization>) => ({
+    const asInit = (signed: { nonce: string; timestamp: string; certificate_token: string; signature: string }) => ({
       nonce: signed.nonce,
       timestamp: signed.timestamp,
       certificateToken: signed.certificate_token,

@@ -52,6 +52,16 @@ describe.each(storeKinds)('transparent redirect (%s)', (store) => {
     expect(shown).toMatchObject({ storage_state: 'cached', number: 'XXXX-XXXX-XXXX-1111', email: 'joe@example.com', metadata: { order: '42' }, verification_value: 'XXX' });
   });
 
+  it('payment_method_type=sprel vaults the offsite test method', async () => {
+    const res = await post({ environment_key: key, redirect_url: LANDING, payment_method_type: 'sprel' });
+    expect(res.status, res.text).toBe(302);
+    const token = new URL(res.headers.location as string).searchParams.get('token') as string;
+    const json = (await server.client.get(`/v1/payment_methods/${token}.json`)).json().payment_method;
+    expect(json).toMatchObject({ token, storage_state: 'cached', test: true, payment_method_type: 'sprel', errors: [] });
+    const xml = (await server.client.get(`/v1/payment_methods/${token}.xml`)).xml().payment_method;
+    expect(xml.payment_method_type).toBe('sprel');
+  });
+
   it('errors redirect too, one error/error_message/error_attribute per error; nothing is vaulted', async () => {
     const res = await post(card({ 'credit_card[first_name]': '', 'credit_card[last_name]': '' }));
     expect(res.status).toBe(302);
