@@ -124,6 +124,10 @@ describe.each(storeKinds)('browser tokenization (%s)', (store) => {
       const badXml = await server.client.sendXml('PUT', `/v1/environments/${key}.xml`, '<environment><allowed_origins>ftp://x.example</allowed_origins></environment>');
       expect(badXml.status).toBe(422);
       expect(xmlErrorEntries(badXml.xml().errors)[0]).toMatchObject({ key: 'errors.invalid', attribute: 'allowed_origins' });
+      const tooMany = Array.from({ length: 51 }, (_, i) => `https://shop${i}.example`);
+      const many = await server.client.sendJson('PUT', `/v1/environments/${key}.json`, { environment: { allowed_origins: tooMany } });
+      expect(many.status).toBe(422);
+      expect(many.json().errors).toEqual([{ key: 'errors.too_long', attribute: 'allowed_origins', message: 'Allowed origins is too long (maximum is 50 origins)' }]);
       const cleared = await setCardCapture(server.client, key, { allowed_origins: [] });
       expect(cleared.json().environment.allowed_origins).toEqual([]);
       expect((await post(tokenizationBody(VISA), { Origin: ELSEWHERE })).status).toBe(201);

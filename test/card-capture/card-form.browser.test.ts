@@ -141,6 +141,64 @@ describe('card form in Chromium', () => {
     await page.close();
   });
 
+  it('the field calls reach the frames: label, type, placeholder, format, focus, autocomplete, reload, removeHandlers', async () => {
+    const page = await openCheckout(shop);
+    await waitFor(page, 'ready');
+    const number = page.frameLocator('#spreedly-number iframe').locator('#field-input');
+    const cvv = page.frameLocator('#spreedly-cvv iframe').locator('#field-input');
+    await page.evaluate(() => {
+      const s = window.Spreedly;
+      s.setLabel('number', 'Numéro de carte');
+      s.setFieldType('number', 'tel');
+      s.setPlaceholder('cvv', '3 digits');
+      s.setNumberFormat('maskedFormat');
+      s.toggleAutoComplete();
+    });
+    await expect.poll(() => number.getAttribute('aria-label')).toBe('Numéro de carte');
+    expect(await page.frameLocator('#spreedly-number iframe').locator('#field-label').textContent()).toBe('Numéro de carte');
+    expect(await number.getAttribute('type')).toBe('tel');
+    expect(await cvv.getAttribute('placeholder')).toBe('3 digits');
+    expect(await number.evaluate((input: any) => input.autocomplete)).toBe('off');
+    expect(await number.evaluate((input: any) => input.style.fontSize)).toBe('18px');
+    await number.pressSequentially(VISA);
+    await page.evaluate(() => window.Spreedly.transferFocus('cvv'));
+    await page.waitForFunction(() => window.recorded.some((e: unknown[]) => e[0] === 'fieldEvent' && e[1] === 'cvv' && e[2] === 'focus'));
+    // Masked once the number field has lost focus; digits only in plain format.
+    expect(await number.inputValue()).toBe('••••••••••••1111');
+    await page.screenshot({ path: path.join(SHOTS, 'card-form-masked.png') });
+    await page.evaluate(() => window.Spreedly.setNumberFormat('plainFormat'));
+    await expect.poll(() => number.inputValue()).toBe(VISA);
+    await expectNumberUnseen(page);
+    // reload: new empty frames, ready again; removeHandlers: nothing more is recorded.
+    await page.evaluate(() => {
+      window.recorded.length = 0;
+      window.Spreedly.reload();
+    });
+    await waitFor(page, 'ready');
+    expect(await page.frameLocator('#spreedly-number iframe').locator('#field-input').inputValue()).toBe('');
+    await page.evaluate(() => {
+      window.Spreedly.removeHandlers();
+      window.recorded.length = 0;
+    });
+    await page.frameLocator('#spreedly-number iframe').locator('#field-input').pressSequentially('4111');
+    await page.waitForTimeout(300);
+    expect(await recorded(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('consoleError when an element for a field is missing', async () => {
+    const page = await openCheckout(shop);
+    await waitFor(page, 'ready');
+    await page.evaluate(() => {
+      window.recorded.length = 0;
+      window.Spreedly.init('key', { numberEl: 'no-such-element', cvvEl: 'spreedly-cvv' });
+    });
+    await waitFor(page, 'consoleError');
+    const event = (await recorded(page)).find((e) => e[0] === 'consoleError') as [string, Record<string, unknown>];
+    expect(event[1]).toMatchObject({ msg: 'Unable to find the element for the number field' });
+    await page.close();
+  });
+
   it('an invalid number gives errors and no token', async () => {
     const page = await openCheckout(shop);
     await waitFor(page, 'ready');

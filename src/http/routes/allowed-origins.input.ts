@@ -17,7 +17,9 @@ export function parseAllowedOriginsInput(value: unknown): string[] | undefined {
     if (origin === null) throw new AppError({ ...fieldError.invalid('allowed_origins'), message: 'Allowed origins must be http(s) origins such as https://shop.example (no path).' });
     if (!origins.includes(origin)) origins.push(origin);
   }
-  if (origins.length > MAX_ALLOWED_ORIGINS) throw new AppError(fieldError.tooLong('allowed_origins', MAX_ALLOWED_ORIGINS));
+  if (origins.length > MAX_ALLOWED_ORIGINS) {
+    throw new AppError({ ...fieldError.tooLong('allowed_origins', MAX_ALLOWED_ORIGINS), message: `Allowed origins is too long (maximum is ${MAX_ALLOWED_ORIGINS} origins)` });
+  }
   return origins;
 }
 
