@@ -120,7 +120,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
         route: request.routeOptions.url ?? 'unmatched',
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 100) / 100,
-        environmentKey: request.auth?.environment.key ?? null,
+        environmentKey: request.auth?.environment.key ?? request.tokenizingEnvironment?.key ?? null,
       },
       'request',
     );
