@@ -224,6 +224,9 @@ describe('card form in Chromium', () => {
     ]);
     expect(events.some((entry) => entry[0] === 'ready')).toBe(false);
     expect(await page.frameLocator('#spreedly-number iframe').locator('#field-input').count()).toBe(0);
+    // The frames never get ready: after 15 s the page hears it through consoleError as well.
+    await page.waitForFunction(() => window.recorded.some((e: unknown[]) => e[0] === 'consoleError'), undefined, { timeout: 20_000 });
+    expect((await recorded(page)).find((e) => e[0] === 'consoleError')?.[1]).toMatchObject({ msg: 'The card form did not load (is this origin allowed?)' });
     // Calling the tokenization endpoint directly from that page: CORS keeps the answer from it.
     const direct = await page.evaluate(async ({ url, key, number }) => {
       try {
