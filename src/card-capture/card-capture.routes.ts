@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { normalizeOrigin, originAllowed } from '../domain/origins.js';
 import { MESSAGES } from '../domain/errors.js';
+import { TOKENIZATION_LIMITS } from '../limits/rate-limit-policy.js';
 import { fieldsOf } from '../http/body.js';
 import { sendWire } from '../http/reply.js';
 import { parseCreate } from '../http/routes/payment-methods.schemas.js';
@@ -10,8 +11,6 @@ import type { BrowserTokenizationService, RequestOrigin } from './browser-tokeni
 import { CHANNEL, FRAME_FIELDS, frameCsp, framePage, refusalPage, type FrameField } from './frame-page.js';
 import { signedFields } from './signed-fields.js';
 
-/** The API.md §7 budgets every way a card enters the vault counts against. */
-export const TOKENIZATION_LIMITS = ['payment_methods_bin6_last4', 'payment_methods_bin8_last4', 'payment_methods_client_ip'] as const;
 
 const PUBLIC = { access: 'none' as const, plainText: true };
 

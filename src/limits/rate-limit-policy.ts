@@ -29,6 +29,12 @@ export const RATE_LIMIT_DEFAULTS = {
 
 export type RateLimitName = keyof typeof RATE_LIMIT_DEFAULTS;
 
+/**
+ * The budgets every way a card enters the vault counts against (API.md §7): `POST payment_methods`,
+ * browser tokenization and the transparent redirect alike.
+ */
+export const TOKENIZATION_LIMITS = ['payment_methods_bin6_last4', 'payment_methods_bin8_last4', 'payment_methods_client_ip'] as const satisfies readonly RateLimitName[];
+
 /** The effective rules: a rule per name, or null where the operator lifted the limit. */
 export type RateLimitRules = Record<RateLimitName, RateLimitRule | null>;
 

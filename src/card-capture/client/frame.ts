@@ -123,7 +123,7 @@ function runField(field: FieldName, input: HTMLInputElement): void {
       if (response.ok && paymentMethod?.token !== undefined) toParent('paymentMethod', { token: paymentMethod.token, paymentMethod });
       else toParent('errors', { errors: answer.errors ?? [{ key: 'errors.internal', message: 'Unable to tokenize the payment method.' }] });
     } catch {
-      toParent('errors', { errors: [{ key: 'errors.unavailable', message: 'Unable to reach the card vault. Please try again.' }] });
+      toParent('errors', { errors: [{ key: 'errors.service_unavailable', message: 'Unable to reach the card vault. Please try again.' }] });
     }
   };
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { TOKENIZATION_LIMITS } from '../../limits/rate-limit-policy.js';
 import { parseListQuery } from '../../services/list-query.js';
 import type { PaymentMethodListFilter, PaymentMethodService, VaultOutcome } from '../../services/payment-method.service.js';
 import { callerOf } from '../auth.js';
@@ -37,7 +38,7 @@ export interface FormPostHandling {
 /** API.md §4 Payment methods. Retain, redact and recache take PUT or POST (clients differ). */
 export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: PaymentMethodService, formPost?: FormPostHandling): void {
   // Card testing: per BIN + last four (keyed by a hash of those digits) and per client IP.
-  const tokenizationLimits = { rateLimits: ['payment_methods_bin6_last4', 'payment_methods_bin8_last4', 'payment_methods_client_ip'] } as const;
+  const tokenizationLimits = { rateLimits: TOKENIZATION_LIMITS };
   const formOptions = formPost === undefined ? {} : { preValidation: formPost.preValidation, errorHandler: formPost.errorHandler };
   app.post('/v1/payment_methods', { config: { ...tokenizationLimits, formPost: formPost !== undefined }, ...formOptions }, async (request, reply) => {
     if (formPost !== undefined && formPost.isFormPost(request)) return formPost.handle(request, reply);
