@@ -96,6 +96,12 @@ describe.each(storeKinds)('browser tokenization (%s)', (store) => {
       expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
     });
 
+    it('a request without Origin (a server, not a browser) is not subject to the list', async () => {
+      const res = await post(tokenizationBody(VISA));
+      expect(res.status).toBe(201);
+      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    });
+
     it("Coffer's own frame is judged by the page that embeds it", async () => {
       const frame = { 'Sec-Fetch-Site': 'same-origin', Origin: server.client.baseUrl };
       expect((await post(tokenizationBody(VISA, { parent_origin: SHOP }), frame)).status).toBe(201);
@@ -130,7 +136,9 @@ describe.each(storeKinds)('browser tokenization (%s)', (store) => {
       expect(many.json().errors).toEqual([{ key: 'errors.too_long', attribute: 'allowed_origins', message: 'Allowed origins is too long (maximum is 50 origins)' }]);
       const cleared = await setCardCapture(server.client, key, { allowed_origins: [] });
       expect(cleared.json().environment.allowed_origins).toEqual([]);
-      expect((await post(tokenizationBody(VISA), { Origin: ELSEWHERE })).status).toBe(201);
+      const any = await post(tokenizationBody(VISA), { Origin: ELSEWHERE });
+      expect(any.status).toBe(201);
+      expect(any.headers['access-control-allow-origin']).toBe(ELSEWHERE);
     });
   });
 
