@@ -186,9 +186,10 @@ describe('card form in Chromium', () => {
     await page.close();
   });
 
-  it('consoleError when an element for a field is missing', async () => {
+  it('consoleError when an element for a field is missing; SpreedlyPaymentFrame makes independent instances', async () => {
     const page = await openCheckout(shop);
     await waitFor(page, 'ready');
+    expect(await page.evaluate(() => typeof window.SpreedlyPaymentFrame === 'function' && new window.SpreedlyPaymentFrame() !== window.Spreedly)).toBe(true);
     await page.evaluate(() => {
       window.recorded.length = 0;
       window.Spreedly.init('key', { numberEl: 'no-such-element', cvvEl: 'spreedly-cvv' });

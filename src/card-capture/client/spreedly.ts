@@ -236,4 +236,7 @@ class CofferIframe {
   }
 }
 
-(window as unknown as { Spreedly: CofferIframe }).Spreedly = new CofferIframe();
+// `Spreedly` is the default instance; `new SpreedlyPaymentFrame()` makes more (one per form).
+const globals = window as unknown as { Spreedly: CofferIframe; SpreedlyPaymentFrame: typeof CofferIframe };
+globals.SpreedlyPaymentFrame = CofferIframe;
+globals.Spreedly = new CofferIframe();
