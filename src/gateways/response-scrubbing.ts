@@ -1,0 +1,36 @@
+import { Scrubber } from '../domain/scrubbing/scrubber.js';
+import type { GatewayRequest, GatewayResponse, TranscriptEntry } from './adapter.js';
+
+/** The scrubber of one gateway call: it knows the card, CVV, bank numbers and credentials sent. */
+export function scrubberFor(request: GatewayRequest): Scrubber {
+  const values: Array<string | null | undefined> = Object.values(request.credentials).map((secret) => secret.reveal());
+  const method = request.paymentMethod;
+  if (method?.type === 'credit_card') values.push(method.number.reveal(), method.verificationValue?.reveal());
+  if (method?.type === 'bank_account') values.push(method.accountNumber.reveal(), method.routingNumber.reveal());
+  return Scrubber.of(values);
+}
+
+/**
+ * What the gateway answered, with every text it wrote scrubbed (message, error detail, AVS and
+ * CVV messages, gateway-specific fields). The ids Coffer sends back to the gateway later
+ * (transaction id, third-party token) are kept as given: changing them would break capture,
+ * void and stored cards.
+ */
+export function scrubResponse(response: GatewayResponse, scrubber: Scrubber): GatewayResponse {
+  const text = (value: string | null) => (value === null ? null : scrubber.text(value));
+  return {
+    ...response,
+    message: scrubber.text(response.message),
+    errorDetail: text(response.errorDetail),
+    avsCode: text(response.avsCode),
+    avsMessage: text(response.avsMessage),
+    cvvCode: text(response.cvvCode),
+    cvvMessage: text(response.cvvMessage),
+    specificResponseFields: scrubber.deep(response.specificResponseFields),
+  };
+}
+
+/** Scrubs the transcript entries of a call in place (adapters scrub by field; this by value). */
+export function scrubTranscriptEntries(entries: TranscriptEntry[], scrubber: Scrubber): void {
+  for (const entry of entries) entry.text = scrubber.text(entry.text);
+}
