@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   'errors.route_not_found': 404,
   'errors.not_acceptable': 406,
   'errors.idempotency_key_in_use': 409,
+  'errors.idempotency_key_not_replayable': 409,
   'errors.payload_too_large': 413,
   'errors.unsupported_media_type': 415,
   'errors.blank': 422,
