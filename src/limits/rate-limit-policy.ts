@@ -29,6 +29,13 @@ export const RATE_LIMIT_DEFAULTS = {
 
 export type RateLimitName = keyof typeof RATE_LIMIT_DEFAULTS;
 
+/**
+ * The three card-testing budgets of API.md §7. Every route through which a card can enter the
+ * vault declares all three (POST payment_methods; purchase, authorize, verify, store and
+ * general_credit with an inline card), so one card or one client address has one budget.
+ */
+export const TOKENIZATION_LIMITS = ['payment_methods_bin6_last4', 'payment_methods_bin8_last4', 'payment_methods_client_ip'] as const satisfies readonly RateLimitName[];
+
 /** The effective rules: a rule per name, or null where the operator lifted the limit. */
 export type RateLimitRules = Record<RateLimitName, RateLimitRule | null>;
 

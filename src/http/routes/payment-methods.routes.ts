@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { TOKENIZATION_LIMITS } from '../../limits/rate-limit-policy.js';
 import { parseListQuery } from '../../services/list-query.js';
 import type { PaymentMethodListFilter, PaymentMethodService, VaultOutcome } from '../../services/payment-method.service.js';
 import { callerOf } from '../auth.js';
@@ -29,7 +30,7 @@ function sendOutcome(request: FastifyRequest, reply: FastifyReply, status: numbe
 /** API.md §4 Payment methods. Retain, redact and recache take PUT or POST (clients differ). */
 export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: PaymentMethodService): void {
   // Card testing: per BIN + last four (keyed by a hash of those digits) and per client IP.
-  const tokenizationLimits = { rateLimits: ['payment_methods_bin6_last4', 'payment_methods_bin8_last4', 'payment_methods_client_ip'] } as const;
+  const tokenizationLimits = { rateLimits: TOKENIZATION_LIMITS };
   app.post('/v1/payment_methods', { config: tokenizationLimits }, async (request, reply) => {
     const input = parseCreate(fieldsOf(request, 'payment_method'));
     return sendOutcome(request, reply, 201, await paymentMethods.create(callerOf(request).environment, input));
