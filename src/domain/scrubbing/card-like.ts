@@ -61,39 +61,38 @@ function groupsOf(chain: string): Group[] {
   return groups;
 }
 
-function isCard(digits: string, separated: boolean): boolean {
-  if (digits.length < MIN_CARD_DIGITS || digits.length > MAX_CARD_DIGITS) return false;
-  if (digits[0] === '0') return false;
-  if (!separated && digits[0] === '1' && (digits.length === 13 || digits.length === 16 || digits.length === 19)) return false;
-  return luhn(digits);
-}
-
-/** Spans [start, end) of the chain that read as cards: the longest window first, left to right. */
+/**
+ * Spans [start, end) of the chain that read as cards: from each group, the longest window of
+ * whole groups that is a card, taken left to right. Luhn sums are built incrementally from each
+ * window's last digit leftwards, so a chain of n groups costs O(19·n), whatever a hostile answer
+ * of "1 1 1 1 …" holds.
+ */
 function cardSpans(groups: Group[]): Array<[number, number]> {
-  const spans: Array<[number, number]> = [];
-  let first = 0;
-  while (first < groups.length) {
-    let found = -1;
-    let digits = '';
-    const candidates: Array<[number, string]> = [];
-    for (let last = first; last < groups.length; last += 1) {
-      digits += (groups[last] as Group).digits;
-      if (digits.length > MAX_CARD_DIGITS) break;
-      candidates.push([last, digits]);
-    }
-    for (let index = candidates.length - 1; index >= 0; index -= 1) {
-      const [last, text] = candidates[index] as [number, string];
-      if (isCard(text, last > first)) {
-        found = last;
-        break;
+  // longest[s]: the last group of the longest card window starting at group s, or -1.
+  const longest = new Array<number>(groups.length).fill(-1);
+  for (let last = 0; last < groups.length; last += 1) {
+    let sum = 0;
+    let length = 0;
+    for (let first = last; first >= 0; first -= 1) {
+      const digits = (groups[first] as Group).digits;
+      if (length + digits.length > MAX_CARD_DIGITS) break;
+      for (let index = digits.length - 1; index >= 0; index -= 1, length += 1) {
+        let digit = digits.charCodeAt(index) - 48;
+        if (length % 2 === 1) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
+        sum += digit;
       }
+      if (length < MIN_CARD_DIGITS || sum % 10 !== 0 || digits[0] === '0') continue;
+      // Unseparated 13/16/19 digits starting with 1: an epoch timestamp in ms, µs or ns.
+      if (first === last && digits[0] === '1' && (length === 13 || length === 16 || length === 19)) continue;
+      if (last > (longest[first] as number)) longest[first] = last;
     }
-    if (found === -1) {
-      first += 1;
-      continue;
-    }
-    spans.push([(groups[first] as Group).start, (groups[found] as Group).end]);
-    first = found + 1;
+  }
+  const spans: Array<[number, number]> = [];
+  for (let first = 0; first < groups.length; first += 1) {
+    const last = longest[first] as number;
+    if (last === -1) continue;
+    spans.push([(groups[first] as Group).start, (groups[last] as Group).end]);
+    first = last;
   }
   return spans;
 }
