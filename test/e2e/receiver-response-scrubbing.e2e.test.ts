@@ -75,6 +75,7 @@ const CASES: Case[] = [
   { name: 'full-width digits', ...text(`card ${fullWidth}`), expected: 'card [FILTERED]' },
   { name: 'an unknown content coding', headers: { 'Content-Type': 'text/plain', 'Content-Encoding': 'compress' }, body: Buffer.from(`card ${PAN}`), expected: OMITTED },
   { name: 'corrupt gzip', headers: { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' }, body: Buffer.concat([zlib.gzipSync(`card ${PAN}`).subarray(0, 12), Buffer.from(PAN)]), expected: OMITTED },
+  { name: 'gzip inflating beyond 1 MiB', headers: { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' }, body: zlib.gzipSync(Buffer.concat([Buffer.from(`card ${PAN} `), Buffer.alloc(1024 * 1024, 0x61)])), expected: OMITTED },
   { name: 'a gzip file inside the body', headers: { 'Content-Type': 'application/octet-stream' }, body: zlib.gzipSync(`card ${PAN}`), expected: OMITTED },
   { name: 'a charset Coffer cannot read', headers: { 'Content-Type': 'text/plain; charset=utf-32' }, body: Buffer.from(`card ${PAN}`), expected: OMITTED },
 ];
