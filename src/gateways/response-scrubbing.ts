@@ -12,15 +12,17 @@ export function scrubberFor(request: GatewayRequest): Scrubber {
 
 /**
  * What the gateway answered, with every text it wrote scrubbed (message, error detail, AVS and
- * CVV messages, gateway-specific fields). The ids Coffer sends back to the gateway later
- * (transaction id, third-party token) are kept as given: changing them would break capture,
- * void and stored cards.
+ * CVV codes and messages, gateway-specific fields), ids included: an id or third-party token is
+ * only changed when it holds card data (a vault that echoes the PAN in its token), and then it
+ * must not be stored even if later calls with it fail.
  */
 export function scrubResponse(response: GatewayResponse, scrubber: Scrubber): GatewayResponse {
   const text = (value: string | null) => (value === null ? null : scrubber.text(value));
   return {
     ...response,
     message: scrubber.text(response.message),
+    gatewayTransactionId: text(response.gatewayTransactionId),
+    thirdPartyToken: text(response.thirdPartyToken),
     errorDetail: text(response.errorDetail),
     avsCode: text(response.avsCode),
     avsMessage: text(response.avsMessage),
