@@ -1,12 +1,16 @@
 import { Scrubber } from '../domain/scrubbing/scrubber.js';
-import type { GatewayRequest, GatewayResponse, TranscriptEntry } from './adapter.js';
+import type { AdapterPaymentMethod, GatewayRequest, GatewayResponse, TranscriptEntry } from './adapter.js';
 
-/** The scrubber of one gateway call: it knows the card, CVV, bank numbers and credentials sent. */
-export function scrubberFor(request: GatewayRequest): Scrubber {
+/**
+ * The scrubber of one gateway call: it knows the card, CVV, bank numbers and credentials sent,
+ * and those of `concerning` (the payment method of a reference transaction, which is not sent).
+ */
+export function scrubberFor(request: GatewayRequest, concerning: AdapterPaymentMethod | null = null): Scrubber {
   const values: Array<string | null | undefined> = Object.values(request.credentials).map((secret) => secret.reveal());
-  const method = request.paymentMethod;
-  if (method?.type === 'credit_card') values.push(method.number.reveal(), method.verificationValue?.reveal());
-  if (method?.type === 'bank_account') values.push(method.accountNumber.reveal(), method.routingNumber.reveal());
+  for (const method of [request.paymentMethod, concerning]) {
+    if (method?.type === 'credit_card') values.push(method.number.reveal(), method.verificationValue?.reveal());
+    if (method?.type === 'bank_account') values.push(method.accountNumber.reveal(), method.routingNumber.reveal());
+  }
   return Scrubber.of(values);
 }
 

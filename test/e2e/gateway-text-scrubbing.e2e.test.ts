@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../helpers/client.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -23,6 +23,12 @@ function assertNoCard(text: string, where: string): void {
   for (const form of [PAN, DOTTED, OTHER, `cvc ${CVV}`, '4242-4242-4242-4242', `${LIVE_KEY}`]) expect(text, `${form} in ${where}`).not.toContain(form);
 }
 
+/** A gateway that writes the card it was sent into its decline. */
+const echo: FakeStripe['echoingDecline'] = (card) => ({
+  message: `Your card ${card.number.match(/.{4}/g)?.join('.')} (cvc ${card.cvc}) was declined. raw=${card.number}`,
+  declineCode: `do_not_honor ${card.number.replace(/(\d{4})/g, '$1-').slice(0, -1)} / also ${OTHER}`,
+});
+
 describe.each(storeKinds)('gateway text is scrubbed before it is stored or returned (%s)', (store) => {
   let fake: FakeStripe;
   let server: TestServer;
@@ -31,10 +37,7 @@ describe.each(storeKinds)('gateway text is scrubbed before it is stored or retur
 
   beforeAll(async () => {
     fake = await startFakeStripe([LIVE_KEY]);
-    fake.echoingDecline = (card) => ({
-      message: `Your card ${card.number.match(/.{4}/g)?.join('.')} (cvc ${card.cvc}) was declined. raw=${card.number}`,
-      declineCode: `do_not_honor ${card.number.replace(/(\d{4})/g, '$1-').slice(0, -1)} / also ${OTHER}`,
-    });
+    fake.echoingDecline = echo;
     server = await startServer({ store, env: { COFFER_GATEWAY_ENDPOINTS: JSON.stringify({ stripe: fake.url }), COFFER_EGRESS_ALLOW: '127.0.0.1' } });
     const production = await server.core.tenancy.createEnvironment(server.init.organization_token, 'live', true);
     live = server.client.withAuth({ user: production.key, password: server.init.access_secret });
@@ -45,6 +48,10 @@ describe.each(storeKinds)('gateway text is scrubbed before it is stored or retur
   afterAll(async () => {
     await server?.close();
     await fake?.close();
+  });
+  beforeEach(() => {
+    fake.echoingDecline = echo;
+    fake.setMode('normal');
   });
 
   const card = { first_name: 'Ada', last_name: 'Lovelace', number: PAN, verification_value: CVV, month: 12, year: 2034 };
@@ -93,5 +100,22 @@ describe.each(storeKinds)('gateway text is scrubbed before it is stored or retur
 
     const stored = (await storedBytes(server)).toString('latin1');
     assertNoCard(stored, `the ${store} database`);
+  });
+
+  it.each(['json', 'xml'] as const)('a capture sends no card, yet the card it concerns is scrubbed from what the gateway answers (%s)', async (format) => {
+    fake.echoingDecline = null;
+    const auth = await live.sendJson('POST', `/v1/gateways/${gateway}/authorize.json`, { transaction: { credit_card: card, amount: 100, currency_code: 'USD' } });
+    expect(auth.status, auth.text).toBe(200);
+    // The gateway answers the capture with a page quoting the card in base64 (only the exact values catch that).
+    const encoded = Buffer.from(PAN).toString('base64');
+    fake.setMode('garbage', { body: `<html><body>card ${encoded} was captured?</body></html>` });
+    const path = `/v1/transactions/${auth.json().transaction.token}/capture.${format}`;
+    const capture = format === 'json' ? await live.sendJson('POST', path, { transaction: {} }) : await live.sendXml('POST', path, '<transaction></transaction>');
+    expect(capture.status, capture.text).toBe(422);
+    const token = format === 'json' ? capture.json().transaction.token : capture.xml().transaction.token;
+    const transcript = await live.get(`/v1/transactions/${token}/transcript`);
+    expect(transcript.text).toContain('card [FILTERED] was captured?');
+    expect(transcript.text).not.toContain(encoded);
+    expect((await storedBytes(server)).includes(Buffer.from(encoded))).toBe(false);
   });
 });

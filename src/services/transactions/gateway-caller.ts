@@ -1,7 +1,7 @@
 import { AppError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { GatewayCallConfig } from '../../config/config.js';
-import { GatewayFaultError, GatewayResultUnknownError, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from '../../gateways/adapter.js';
+import { GatewayFaultError, GatewayResultUnknownError, type AdapterPaymentMethod, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from '../../gateways/adapter.js';
 import { ADAPTER_FACTORIES, type AdapterContext } from '../../gateways/adapters.js';
 import { scrubberFor, scrubResponse, scrubTranscriptEntries } from '../../gateways/response-scrubbing.js';
 import type { GatewayDefinition } from '../../gateways/types.js';
@@ -89,10 +89,11 @@ export class GatewayCaller {
   /**
    * Calls the adapter of the gateway's type and records the outcome with the breaker. Whatever
    * the gateway wrote comes back through the call's scrubber (issue 11 §4): the answer's texts,
-   * the fault messages and the transcript.
+   * the fault messages and the transcript. `concerning` is the payment method of a reference
+   * transaction (not sent, but the gateway may echo it).
    */
-  async call(permit: CallPermit, gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<CallOutcome> {
-    const scrubber = scrubberFor(request);
+  async call(permit: CallPermit, gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[], concerning: AdapterPaymentMethod | null = null): Promise<CallOutcome> {
+    const scrubber = scrubberFor(request, concerning);
     try {
       const outcome = await this.callUnscrubbed(permit, gateway, request, transcript);
       if (outcome.kind === 'answered') return { ...outcome, response: scrubResponse(outcome.response, scrubber) };
