@@ -79,6 +79,8 @@ describe('card-like numbers (not this call’s)', () => {
 
   it('finds a card inside a longer chain of groups', () => {
     expect(replaceCardLike('ref 77 5555 5555 5555 4444 12/34', FILTERED)).toBe(`ref 77 ${FILTERED} 12/34`);
+    // A last group that runs into a word belongs to it; the card before it is still found.
+    expect(replaceCardLike('5555 5555 5555 4444 2x', FILTERED)).toBe(`${FILTERED} 2x`);
   });
 
   it('leaves alone: Luhn failures, short runs, numbers starting with 0, epoch timestamps, ids, amounts, dates', () => {

@@ -4,8 +4,9 @@ import { ANY_DIGIT, digitValue, MAX_SEPARATORS, SEPARATOR } from './digit-forms.
  * Card-like numbers that are not this call's: a run of 12 to 19 digits that passes Luhn,
  * written with any separators between digits (see digit-forms.ts). The rules, also in
  * docs/security.md:
- * - a chain is digits with at most 3 separators between two digits; it must not touch a letter
- *   or digit on either side (so hex ids, base64 and tokens are left alone);
+ * - a chain is digits with at most 3 separators between two digits; a group that touches a
+ *   letter on either side belongs to that token and is not part of a card (so hex ids, base64
+ *   and tokens are left alone);
  * - a chain of 12–19 digits is tested whole; a longer chain is tested by windows of whole
  *   groups (the parts between separators), so `ref 7 4111 1111 1111 1111 12/34` still finds
  *   the card; a single group longer than 19 digits is an identifier, not a card;
@@ -100,9 +101,11 @@ function cardSpans(groups: Group[]): Array<[number, number]> {
 /** `text` with every card-like number (separators included) replaced by `replacement`. */
 export function replaceCardLike(text: string, replacement: string): string {
   return text.replace(CHAIN, (chain: string, offset: number) => {
+    const groups = groupsOf(chain);
+    // The last group runs into a letter or digit: it belongs to that token, not to a card.
     const after = text[offset + chain.length];
-    if (after !== undefined && TOUCHING.test(after)) return chain;
-    const spans = cardSpans(groupsOf(chain));
+    if (after !== undefined && TOUCHING.test(after)) groups.pop();
+    const spans = cardSpans(groups);
     if (spans.length === 0) return chain;
     let out = '';
     let position = 0;
