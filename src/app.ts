@@ -65,7 +65,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     await migrateStore(store);
     const keyring = new Keyring(store.db, master.key, { previousMasterKeys: config.previousMasterKeys, now: () => clock.now() });
     await keyring.verifyMasterKey();
-    const idempotency = new IdempotencyService(store, clock);
+    const idempotency = new IdempotencyService(store, clock, (environmentKey, key) => keyring.hashIdempotencyKey(environmentKey, key));
     const gateways = new GatewayService(store, keyring, clock);
     const paymentMethods = new PaymentMethodService(store, keyring, clock, config.cacheTtlSeconds);
     // Endpoint overrides are destinations chosen outside the code: checked and pinned like receivers.

@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   'errors.nonce_already_used': 403,
   'errors.not_acceptable': 406,
   'errors.idempotency_key_in_use': 409,
+  'errors.idempotency_key_not_replayable': 409,
   'errors.payload_too_large': 413,
   'errors.unsupported_media_type': 415,
   'errors.blank': 422,

@@ -4,7 +4,8 @@
  * Adapters add their own rules on top (field names of their wire format).
  */
 
-const FILTERED = '[FILTERED]';
+import { replaceCardLike } from '../domain/scrubbing/card-like.js';
+import { FILTERED } from '../domain/scrubbing/scrubber.js';
 
 /** 12–19 digits, optionally grouped by spaces or dashes, not part of a longer token. */
 const PAN_LIKE = /(?<![0-9A-Za-z])(?:\d[ -]?){11,18}\d(?![0-9A-Za-z])/g;
@@ -34,10 +35,12 @@ const XML_FIELD = new RegExp(`(<(${SECRET_FIELDS.filter((f) => !f.includes('\\\\
 const AUTH_HEADER = /(authorization:\s*)(basic|bearer)\s+[^\s"]+/gi;
 
 export function scrubTranscript(text: string): string {
-  return text
+  const byField = text
     .replace(AUTH_HEADER, `$1$2 ${FILTERED}`)
     .replace(FORM_FIELD, `$1${FILTERED}`)
     .replace(JSON_FIELD, `$1"${FILTERED}"`)
     .replace(XML_FIELD, `$1${FILTERED}$3`)
     .replace(PAN_LIKE, FILTERED);
+  // Card numbers written any other way (dots, slashes, NBSP, entities, escapes): the shared rules.
+  return replaceCardLike(byField, FILTERED);
 }

@@ -5,6 +5,10 @@ import type { DecodedBody } from './format/json-codec.js';
 import { formatOf } from './format/negotiation.js';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A success of this route returns a secret: never stored for replay (API.md §8). */
+    responseCarriesSecret?: boolean;
+  }
   interface FastifyRequest {
     /** The Idempotency-Key this request claimed, settled when its response is sent. */
     idempotencyKey: string | null;
@@ -43,11 +47,16 @@ export function registerIdempotency(app: FastifyInstance, idempotency: Idempoten
     if (request.idempotencyKey === null || request.auth === null) return payload;
     const key = request.idempotencyKey;
     request.idempotencyKey = null;
-    await idempotency.settle(request.auth.environment.key, key, {
-      status: reply.statusCode,
-      contentType: String(reply.getHeader('content-type') ?? 'application/json'),
-      body: typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '',
-    });
+    await idempotency.settle(
+      request.auth.environment.key,
+      key,
+      {
+        status: reply.statusCode,
+        contentType: String(reply.getHeader('content-type') ?? 'application/json'),
+        body: typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '',
+      },
+      request.routeOptions.config.responseCarriesSecret === true,
+    );
     return payload;
   });
 }

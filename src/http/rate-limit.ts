@@ -2,7 +2,7 @@ import net from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../domain/clock.js';
 import { AppError } from '../domain/errors.js';
-import type { RateLimitName, RateLimitRules } from '../limits/rate-limit-policy.js';
+import { TOKENIZATION_LIMITS, type RateLimitName, type RateLimitRules } from '../limits/rate-limit-policy.js';
 import type { RateLimitCheck, RateLimitOutcome, RateLimitVerdict, RateLimiter } from '../limits/rate-limiter.js';
 import { firstSix, issuerIdentificationNumber, lastFour, normalizePan } from '../vault/card-rules.js';
 import type { DecodedBody } from './format/json-codec.js';
@@ -27,6 +27,9 @@ const CARD_KEYED: Partial<Record<RateLimitName, (digits: string) => string>> = {
   payment_methods_bin6_last4: (digits) => `bin6+last4:${firstSix(digits)}${lastFour(digits)}`,
   payment_methods_bin8_last4: (digits) => `bin8+last4:${issuerIdentificationNumber(digits)}${lastFour(digits)}`,
 };
+
+/** The budgets of a card entering the vault (API.md §7), whichever endpoint it comes through. */
+const TOKENIZATION: ReadonlySet<RateLimitName> = new Set(TOKENIZATION_LIMITS);
 
 /** The limits counted per client IP (within the environment when the caller is authenticated). */
 const PER_IP: ReadonlySet<RateLimitName> = new Set(['payment_methods_client_ip']);
@@ -66,11 +69,25 @@ function expandIpv6(address: string): string[] {
   return [...left, ...Array.from({ length: missing }, () => '0'), ...right].map((group) => Number.parseInt(group, 16).toString(16));
 }
 
-/** The card number of a `POST payment_methods` body, as digits, or null when there is none. */
-function cardDigits(request: FastifyRequest): string | null {
+/**
+ * The payment method a request puts into the vault, or null when it vaults none: the body of
+ * `POST payment_methods`, or the inline `credit_card` / `bank_account` of a gateway transaction
+ * sent without a `payment_method_token` (API.md §7: every way a card enters the vault counts).
+ */
+function vaultedPaymentMethod(request: FastifyRequest): Record<string, unknown> | null {
   const body = request.body as DecodedBody | undefined;
-  if (body === undefined || body === null || body.root !== 'payment_method') return null;
-  const card = body.fields.credit_card;
+  // POST payment_methods counts whatever its body (a refused one too, as before): only a
+  // transaction body can say that nothing enters the vault.
+  if (body === undefined || body === null || body.root !== 'transaction') return body?.root === 'payment_method' ? body.fields : {};
+  const token = body.fields.payment_method_token;
+  if (token !== undefined && token !== null && token !== '') return null;
+  const inline = [body.fields.credit_card, body.fields.bank_account].some((value) => value !== null && typeof value === 'object' && !Array.isArray(value));
+  return inline ? body.fields : null;
+}
+
+/** The card number a request vaults, as digits, or null when there is none. */
+function cardDigits(fields: Record<string, unknown> | null): string | null {
+  const card = fields?.credit_card;
   if (card === null || typeof card !== 'object' || Array.isArray(card)) return null;
   const number = (card as Record<string, unknown>).number;
   if (typeof number !== 'string' && typeof number !== 'number') return null;
@@ -90,14 +107,20 @@ async function budgetsOf(request: FastifyRequest, names: readonly RateLimitName[
   const client = clientKey(request.ip ?? 'unknown');
   const scope = environmentKey === null ? `{ip:${client}}` : `{env:${environmentKey}}`;
   const checks: RateLimitCheck[] = [];
+  let vaulted: Record<string, unknown> | null | undefined;
   let digits: string | null | undefined;
   for (const name of names) {
     const rule = limits.rules[name];
     if (rule === null) continue;
     let key = `${scope}:${name}`;
+    if (TOKENIZATION.has(name)) {
+      // A transaction that vaults nothing (a payment_method_token) spends no tokenization budget.
+      if (vaulted === undefined) vaulted = vaultedPaymentMethod(request);
+      if (vaulted === null) continue;
+    }
     const cardKeyed = CARD_KEYED[name];
     if (cardKeyed !== undefined) {
-      if (digits === undefined) digits = cardDigits(request);
+      if (digits === undefined) digits = cardDigits(vaulted ?? null);
       if (digits === null || environmentKey === null) continue;
       key += `:card:${await limits.hashCardKey(environmentKey, `rate-limit:${cardKeyed(digits)}`)}`;
     } else if (PER_IP.has(name) && environmentKey !== null) {

@@ -4,6 +4,7 @@ import https from 'node:https';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
+import { containsCardLike } from '../domain/scrubbing/card-like.js';
 import type { AuthService } from '../services/auth.service.js';
 import type { GatewayService } from '../services/gateway.service.js';
 import type { CertificateService } from '../services/certificate.service.js';
@@ -54,11 +55,16 @@ export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transacti
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** A run of digits as long as a card number: never echoed or logged, whatever it is. */
-const CARD_LIKE = /\d{12,}/;
+const LONG_DIGITS = /\d{12,}/;
 
+/**
+ * The client's X-Request-Id when it is safe to echo and log, else a new one. Not safe: anything
+ * that reads as a card to the scrubber (4111-1111-1111-1111, 4111.1111.1111.1111) or holds 12
+ * digits in a row.
+ */
 function requestId(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && REQUEST_ID.test(incoming) && !CARD_LIKE.test(incoming) ? incoming : randomUUID();
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) && !LONG_DIGITS.test(incoming) && !containsCardLike(incoming) ? incoming : randomUUID();
 }
 
 /**

@@ -1,10 +1,11 @@
 import tls from 'node:tls';
 import { buildConnector, Client } from 'undici';
 import { readCappedBody } from '../gateways/read-capped-body.js';
+import { Scrubber } from '../domain/scrubbing/scrubber.js';
 import { scrubTranscript } from '../gateways/scrub.js';
 import { DeliveryFaultError, DeliveryInputError, DeliveryResultUnknownError } from './delivery-errors.js';
-import { escapeHtml } from './delivery-template.js';
 import { EgressLookupError, EgressRefusedError, pinnedLookup, type EgressGuard, type PinnedTarget } from './egress.js';
+import { scrubResponseBody } from './response-body.js';
 
 export { DeliveryFaultError, DeliveryInputError, DeliveryResultUnknownError } from './delivery-errors.js';
 
@@ -18,7 +19,7 @@ export interface DeliveryRequest {
   timeoutMs: number;
   /** Client certificate for mTLS (PEM), when the receiver names one. */
   clientCertificate?: { cert: string; key: string };
-  /** Values to replace by [FILTERED] in transcript and returned response (PAN, CVV, unsafe credentials). */
+  /** Values to replace by [FILTERED] in transcript and returned response (PAN, CVV, bank numbers, unsafe credentials). */
   sensitive: string[];
   /** Base64-encode the returned body (encode_response). */
   encodeResponse?: boolean;
@@ -29,7 +30,7 @@ export interface DeliveryResult {
   status: number;
   /** "Name: value" lines joined by \r\n. */
   headers: string;
-  /** Scrubbed; base64 of the scrubbed bytes when `encodeResponse`. */
+  /** Decoded and scrubbed; base64 of the scrubbed bytes when `encodeResponse`; UNSCRUBBABLE_BODY when it cannot be scrubbed with certainty. */
   body: string;
   transcript: string;
   latencyMs: number;
@@ -43,7 +44,6 @@ export interface DeliveryClientOptions {
 
 /** Largest receiver answer read; more is a fault, not a memory problem. */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
-const FILTERED = '[FILTERED]';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Controls other than HTAB (a lone CR included), DEL, and anything beyond Latin-1 (undici writes headers as latin1). */
@@ -77,32 +77,6 @@ export function parseHeaderLines(text: string): Array<[string, string]> {
     if (!COMPUTED_HEADERS.has(name.toLowerCase())) headers.push([name, value]);
   }
   return headers;
-}
-
-/** The forms a value takes once it sits in a URL, a form, a JSON string or escaped HTML. */
-function encodedForms(value: string): string[] {
-  const uri = encodeURIComponent(value);
-  return [value, uri, uri.replace(/%20/g, '+'), new URLSearchParams([['', value]]).toString().slice(1), JSON.stringify(value).slice(1, -1), escapeHtml(value)];
-}
-
-/**
- * Replaces every sensitive value (in each of its encoded forms) by [FILTERED]. Short alphanumeric
- * values (a CVV) only match as a whole token, so "123" does not eat "Content-Length: 1234";
- * longer ones match anywhere. `binary` builds the matcher for latin1-decoded bytes.
- */
-export function valueScrubber(sensitive: readonly string[], binary = false): (text: string) => string {
-  const needles = [...new Set(sensitive.filter((value) => value !== '').flatMap(encodedForms))]
-    .map((needle) => (binary ? Buffer.from(needle, 'utf8').toString('latin1') : needle))
-    .sort((a, b) => b.length - a.length);
-  if (needles.length === 0) return (text) => text;
-  const pattern = needles
-    .map((needle) => {
-      const escaped = needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      return needle.length < 6 && /^[A-Za-z0-9]+$/.test(needle) ? `(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])` : escaped;
-    })
-    .join('|');
-  const matcher = new RegExp(pattern, 'g');
-  return (text) => text.replace(matcher, FILTERED);
 }
 
 /** "content-type" → "Content-Type": undici gives names in lower case. */
@@ -161,8 +135,8 @@ export class HttpDeliveryClient {
       throw new DeliveryInputError('url', 'it is not an absolute URL');
     }
     const headers = parseHeaderLines(request.headers);
-    const scrubValues = valueScrubber(request.sensitive);
-    const clean = (text: string) => scrubTranscript(scrubValues(text));
+    const scrubber = Scrubber.of(request.sensitive);
+    const clean = (text: string) => scrubTranscript(scrubber.text(text));
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
 
@@ -186,7 +160,7 @@ export class HttpDeliveryClient {
         if (deadline.signal.aborted) throw failure('fault', 'The receiver host could not be resolved in time.', 'dns_timeout');
         throw error;
       }
-      return await this.exchange(target, request, headers, deadline.signal, { clean, sentText, started, failure });
+      return await this.exchange(target, request, headers, deadline.signal, { scrubber, clean, sentText, started, failure });
     } finally {
       clearTimeout(timer);
     }
@@ -198,6 +172,7 @@ export class HttpDeliveryClient {
     headers: Array<[string, string]>,
     signal: AbortSignal,
     context: {
+      scrubber: Scrubber;
       clean: (text: string) => string;
       sentText: string;
       started: number;
@@ -249,14 +224,14 @@ export class HttpDeliveryClient {
       const capped = await readCappedBody(response.body, MAX_RESPONSE_BYTES);
       if (capped === null) throw new ResponseTooLarge();
       const latencyMs = Math.round(performance.now() - context.started);
-      const raw = capped;
-      const body = context.clean(raw.toString('utf8'));
+      const body = await scrubResponseBody(capped, response.headers, context.scrubber, request.encodeResponse === true);
       const responseHeaders = context.clean(headerString(response.headers));
-      const received = `[<*] Response ${response.statusCode} received in ${latencyMs}ms\n${responseHeaders.replace(/\r\n/g, '\n')}\n\n${body}`;
+      const received = `[<*] Response ${response.statusCode} received in ${latencyMs}ms\n${responseHeaders.replace(/\r\n/g, '\n')}\n\n${body.transcript}`;
       return {
         status: response.statusCode,
         headers: responseHeaders,
-        body: request.encodeResponse === true ? encodeScrubbed(raw, request.sensitive) : body,
+        // The field rules of transcripts apply to a text body too (a "cvv" field of another card).
+        body: body.omitted || request.encodeResponse === true ? body.body : scrubTranscript(body.body),
         transcript: `${context.sentText}\n\n${context.clean(received)}`,
         latencyMs,
       };
@@ -276,13 +251,4 @@ export class HttpDeliveryClient {
       await client.destroy().catch(() => undefined);
     }
   }
-}
-
-/**
- * encode_response: base64 of the answer's bytes with sensitive values replaced, scrubbed on a
- * latin1 view so that a binary body (a PDF) survives byte for byte apart from the replacements.
- */
-function encodeScrubbed(raw: Buffer, sensitive: readonly string[]): string {
-  const scrub = valueScrubber(sensitive, true);
-  return Buffer.from(scrubTranscript(scrub(raw.toString('latin1'))), 'latin1').toString('base64');
 }

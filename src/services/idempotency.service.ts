@@ -3,6 +3,12 @@ import type { Clock } from '../domain/clock.js';
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
 
+/** Keyed hash of an Idempotency-Key within its environment (the keyring's HMAC): what is stored. */
+export type IdempotencyKeyHasher = (environmentKey: string, key: string) => Promise<string>;
+
+/** A completed request whose response carried a secret: remembered, never replayed. */
+const NOT_REPLAYABLE = 'not_replayable';
+
 /** What to do with a request that carries an Idempotency-Key. */
 export type Claim = { kind: 'proceed' } | { kind: 'replay'; status: number; contentType: string; body: string };
 
@@ -19,7 +25,9 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /**
  * Idempotency keys, stored in the database so they hold across nodes: the first request with
  * a key runs and its response is stored; the same key and request replays that response; the
- * same key with another request is 422; while the first is still running, 409.
+ * same key with another request is 422; while the first is still running, 409. A response that
+ * carries a secret (a new access secret) is never stored: its key answers 409
+ * `errors.idempotency_key_not_replayable` from then on. Keys are stored as keyed hashes only.
  */
 export class IdempotencyService {
   private readonly repos: Repositories;
@@ -27,6 +35,7 @@ export class IdempotencyService {
   constructor(
     store: StoreHandle,
     private readonly clock: Clock,
+    private readonly hashKey: IdempotencyKeyHasher,
   ) {
     this.repos = repositories(store.db, store.dialect);
   }
@@ -35,6 +44,10 @@ export class IdempotencyService {
     if (!KEY_PATTERN.test(key)) {
       throw new AppError({ key: 'errors.invalid', attribute: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 printable characters' });
     }
+    return this.claimHashed(environmentKey, await this.hashKey(environmentKey, key), requestHash);
+  }
+
+  private async claimHashed(environmentKey: string, key: string, requestHash: string): Promise<Claim> {
     const now = this.clock.now();
     const row = {
       environment_key: environmentKey,
@@ -49,12 +62,12 @@ export class IdempotencyService {
     };
     if (await this.repos.idempotency.insertRunning(row)) return { kind: 'proceed' };
     const existing = await this.repos.idempotency.find(environmentKey, key);
-    if (existing === undefined) return this.claim(environmentKey, key, requestHash);
+    if (existing === undefined) return this.claimHashed(environmentKey, key, requestHash);
     const expired = existing.expires_at <= row.created_at;
     const abandoned = existing.state === 'running' && now.getTime() - Date.parse(existing.created_at) > ABANDONED_MS;
     if (expired || abandoned) {
       if (await this.repos.idempotency.takeOver(existing, row)) return { kind: 'proceed' };
-      return this.claim(environmentKey, key, requestHash);
+      return this.claimHashed(environmentKey, key, requestHash);
     }
     if (existing.request_hash !== requestHash) {
       throw new AppError({ key: 'errors.idempotency_key_reused', message: 'This Idempotency-Key was used with a different request.' });
@@ -62,15 +75,25 @@ export class IdempotencyService {
     if (existing.state === 'running') {
       throw new AppError({ key: 'errors.idempotency_key_in_use', message: 'A request with this Idempotency-Key is still being processed.' });
     }
+    if (existing.state === NOT_REPLAYABLE) {
+      throw new AppError({ key: 'errors.idempotency_key_not_replayable', message: 'The response to this Idempotency-Key carried a secret and is not kept; it cannot be replayed.' });
+    }
     return { kind: 'replay', status: existing.response_status ?? 200, contentType: existing.response_content_type ?? 'application/json', body: existing.response_body ?? '' };
   }
 
-  /** Keeps the response for replays; responses that did not decide anything free the key instead. */
-  async settle(environmentKey: string, key: string, response: { status: number; contentType: string; body: string }): Promise<void> {
+  /**
+   * Keeps the response for replays; responses that did not decide anything free the key instead.
+   * A successful response that carries a secret (`carriesSecret`) is not kept: the key is only
+   * marked as used.
+   */
+  async settle(environmentKey: string, key: string, response: { status: number; contentType: string; body: string }, carriesSecret = false): Promise<void> {
+    const hashed = await this.hashKey(environmentKey, key);
     if (response.status >= 500 || response.status === 429 || response.status === 409) {
-      await this.repos.idempotency.remove(environmentKey, key);
+      await this.repos.idempotency.remove(environmentKey, hashed);
+    } else if (carriesSecret && response.status < 300) {
+      await this.repos.idempotency.markNotReplayable(environmentKey, hashed);
     } else {
-      await this.repos.idempotency.complete(environmentKey, key, response);
+      await this.repos.idempotency.complete(environmentKey, hashed, response);
     }
   }
 

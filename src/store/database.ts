@@ -10,6 +10,7 @@ import { foundation } from './migrations/001-foundation.js';
 import { paymentMethods } from './migrations/002-payment-methods.js';
 import { gatewayTransactions } from './migrations/003-gateway-transactions.js';
 import { receiversAndCertificates } from './migrations/004-receivers-certificates.js';
+import { idempotencyKeyHashes } from './migrations/006-idempotency-key-hashes.js';
 import { cardCapture } from './migrations/010-card-capture.js';
 import { CofferSqliteDialect } from './sqlite-dialect.js';
 
@@ -27,6 +28,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '002-payment-methods': paymentMethods(dialect),
     '003-gateway-transactions': gatewayTransactions(),
     '004-receivers-certificates': receiversAndCertificates(dialect),
+    '006-idempotency-key-hashes': idempotencyKeyHashes(),
     '010-card-capture': cardCapture(),
   };
 }

@@ -5,6 +5,7 @@ import { blobKeyId, open, seal } from './cipher.js';
 
 const KEY_BYTES = 32;
 const SECRET_HASH_KEY_ID = 'secret-hash-1';
+const IDEMPOTENCY_HASH_KEY_ID = 'idempotency-hash-1';
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;
 /** Spreedly's fingerprints are 36 hex characters (144 bits of the HMAC). */
 const FINGERPRINT_HEX_CHARS = 36;
@@ -32,6 +33,7 @@ export interface KeyringOptions {
 /**
  * The key hierarchy (see src/vault/README.md): master key → wrapped keys in `wrapped_keys`.
  * - `secret-hash-1`: HMAC key for access-secret hashes (global);
+ * - `idempotency-hash-1`: HMAC key for Idempotency-Key values (global; keys are stored hashed);
  * - `d-<environment>-<n>`: data keys, version n, sealing credentials and card data;
  * - `f-<environment>-1`: fingerprint keys (HMAC of the PAN).
  * Unwrapped keys are cached for the life of the process; only this module touches them.
@@ -72,6 +74,15 @@ export class Keyring {
   async hashSecret(secret: string): Promise<string> {
     const key = await this.getOrCreate(SECRET_HASH_KEY_ID, 'secret_hash', null);
     return createHmac('sha256', key).update(secret, 'utf8').digest('hex');
+  }
+
+  /**
+   * Keyed hash of an Idempotency-Key within its environment (hex): clients put anything in that
+   * header (a card number was seen), so only this is stored.
+   */
+  async hashIdempotencyKey(environmentKey: string, key: string): Promise<string> {
+    const hashKey = await this.getOrCreate(IDEMPOTENCY_HASH_KEY_ID, 'idempotency_hash', null);
+    return createHmac('sha256', hashKey).update(environmentKey, 'utf8').update('\0').update(key, 'utf8').digest('hex');
   }
 
   /** Constant-time equality of two SHA-256 hex hashes; anything else is never equal. */

@@ -57,12 +57,13 @@ describe.each(storeKinds)('Idempotency-Key over HTTPS (%s)', (store) => {
 
   const rows = (where: { paymentMethod?: string; type?: string }) => transactionRows(server, where);
 
+  /** The stored claim of `key` (stored under its keyed hash, never in clear). */
   async function claimRow(key: string, environmentKey = server.init.environment_key) {
     return server.core.store.db
       .selectFrom('idempotency_keys')
       .selectAll()
       .where('environment_key', '=', environmentKey)
-      .where('idempotency_key', '=', key)
+      .where('idempotency_key', '=', await server.core.keyring.hashIdempotencyKey(environmentKey, key))
       .executeTakeFirst();
   }
 

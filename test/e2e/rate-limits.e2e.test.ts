@@ -228,8 +228,13 @@ describe.each(storeKinds)('a 429 never consumes an Idempotency-Key (%s)', (store
   });
   afterAll(() => server.close());
 
-  const claimRow = (key: string) =>
-    server.core.store.db.selectFrom('idempotency_keys').selectAll().where('environment_key', '=', server.init.environment_key).where('idempotency_key', '=', key).executeTakeFirst();
+  const claimRow = async (key: string) =>
+    server.core.store.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('environment_key', '=', server.init.environment_key)
+      .where('idempotency_key', '=', await server.core.keyring.hashIdempotencyKey(server.init.environment_key, key))
+      .executeTakeFirst();
 
   it('the same key after the window runs normally, then replays', async () => {
     const key = `limited-${randomBytes(6).toString('hex')}`;

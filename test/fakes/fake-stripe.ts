@@ -130,7 +130,7 @@ class Form {
   }
 }
 
-interface Card {
+export interface Card {
   number: string;
   exp_month: number;
   exp_year: number;
@@ -159,6 +159,11 @@ export class FakeStripe {
   readonly paymentMethods = new Map<string, PaymentMethod>();
   readonly customers = new Map<string, Json>();
   private mode: FakeStripeMode = 'normal';
+  /**
+   * When set, every card is declined with the message (and decline code) made from it: some
+   * gateways echo the card number in their text, and Coffer must not keep it.
+   */
+  echoingDecline: ((card: Card) => { message: string; declineCode?: string }) | null = null;
   private garbageBody = '<html><body><h1>502 Bad Gateway</h1></body></html>';
   private readonly idempotent = new Map<string, { fingerprint: string; status: number; body: string }>();
   private readonly sockets = new Set<Socket>();
@@ -389,6 +394,7 @@ export class FakeStripe {
   }
 
   private behaviour(method: PaymentMethod): Behaviour {
+    if (this.echoingDecline !== null) return { kind: 'decline', code: 'card_declined', ...this.echoingDecline(method.card) };
     return CARDS[method.card.number] ?? { kind: 'approve' };
   }
 

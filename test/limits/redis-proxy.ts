@@ -20,19 +20,20 @@ export class RedisOutage {
 
   private constructor(
     readonly port: number,
-    private readonly target: { host: string; port: number },
+    private readonly target: { host: string; port: number; database: string },
   ) {}
 
   static async start(redisUrl: string): Promise<RedisOutage> {
     const url = new URL(redisUrl);
-    const relay = new RedisOutage(await closedPort(), { host: url.hostname, port: Number(url.port || 6379) });
+    // The database index of the test's URL (/2) is kept, so the app and the test see the same keys.
+    const relay = new RedisOutage(await closedPort(), { host: url.hostname, port: Number(url.port || 6379), database: url.pathname.replace(/^\//, '') });
     await relay.restore();
     return relay;
   }
 
   /** The relay's URL with the test's key prefix (ioredis reads options from the query). */
   url(keyPrefix: string): string {
-    return `redis://127.0.0.1:${this.port}/?keyPrefix=${encodeURIComponent(keyPrefix)}`;
+    return `redis://127.0.0.1:${this.port}/${this.target.database}?keyPrefix=${encodeURIComponent(keyPrefix)}`;
   }
 
   /** Redis goes away: connections are cut and new ones refused. */

@@ -68,7 +68,9 @@ export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService)
     return sendWire(request, reply, 200, 'access_secrets', new WireList('access_secret', rows.map((row) => accessSecretView(row))));
   });
 
-  app.post<KeyParams>('/v1/environments/:key/access_secrets', admin, async (request, reply) => {
+  // The new secret is in the answer: an Idempotency-Key replay must not hand it out again.
+  const adminReturningSecret = { config: { ...admin.config, responseCarriesSecret: true } };
+  app.post<KeyParams>('/v1/environments/:key/access_secrets', adminReturningSecret, async (request, reply) => {
     const input = parseInput(accessSecretSchema, fieldsOf(request, 'access_secret'));
     const organization = callerOf(request).organization.token;
     const environment = await tenancy.findEnvironment(organization, request.params.key);

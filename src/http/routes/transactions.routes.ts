@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { TOKENIZATION_LIMITS } from '../../limits/rate-limit-policy.js';
 import { parseListQuery } from '../../services/list-query.js';
 import type { GatewayTransactionService, TransactionResult } from '../../services/transactions/gateway-transaction.service.js';
 import type { TransactionPage, TransactionQueryService } from '../../services/transactions/transaction-query.service.js';
@@ -26,8 +27,9 @@ const REFERENCE = ['capture', 'credit'] as const;
 
 /** API.md §4 gateway transactions, reference transactions and transactions. */
 export function transactionRoutes(app: FastifyInstance, transactions: GatewayTransactionService, query: TransactionQueryService): void {
+  // An inline card enters the vault: it spends the same card-testing budgets as POST payment_methods.
   for (const operation of DIRECT) {
-    app.post<TokenParams>(`/v1/gateways/:token/${operation}`, async (request, reply) => {
+    app.post<TokenParams>(`/v1/gateways/:token/${operation}`, { config: { rateLimits: TOKENIZATION_LIMITS } }, async (request, reply) => {
       const input = parseTransaction(fieldsOf(request, 'transaction'));
       const result = await transactions.direct(callerOf(request).environment, request.params.token, operation, input);
       return sendResult(request, reply, result, query);

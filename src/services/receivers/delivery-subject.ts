@@ -30,5 +30,5 @@ export async function openDeliverySubject(sealer: PaymentMethodSealer, row: Paym
 
 /** The values of a subject that must never leave in a transcript or a stored response. */
 export function sensitiveValuesOf(subject: DeliverySubject): string[] {
-  return [subject.number, subject.verificationValue, subject.accountNumber].filter((value): value is string => value !== undefined && value !== '');
+  return [subject.number, subject.verificationValue, subject.accountNumber, subject.routingNumber].filter((value): value is string => value !== undefined && value !== '');
 }

@@ -1,10 +1,11 @@
 import { AppError, fieldError, MESSAGES, type ErrorEntry } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
+import { Scrubber } from '../../domain/scrubbing/scrubber.js';
 import { renderTemplate, TemplateError } from '../../receivers/delivery-template.js';
 import { EgressRefusedError } from '../../receivers/egress.js';
 import { urlMatchesHostnames } from '../../receivers/hostnames.js';
-import { DeliveryFaultError, DeliveryInputError, DeliveryResultUnknownError, parseHeaderLines, valueScrubber, type HttpDeliveryClient } from '../../receivers/http-delivery.js';
+import { DeliveryFaultError, DeliveryInputError, DeliveryResultUnknownError, parseHeaderLines, type HttpDeliveryClient } from '../../receivers/http-delivery.js';
 import { deliveryVariables } from '../../receivers/template-variables.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
@@ -87,7 +88,7 @@ export class ReceiverDeliveryService {
     const sensitive = [...sensitiveValuesOf(subject), ...secrets.sensitive];
     const variables = deliveryVariables(subject, secrets.credentials);
     const rendered = renderAll(input, variables);
-    const shownUrl = valueScrubber(sensitive)(rendered.url);
+    const shownUrl = Scrubber.of(sensitive).text(rendered.url);
     const url = parseUrl(rendered.url);
     checkHeaders(rendered.headers);
     if (!urlMatchesHostnames(url, this.receivers.allowedHostnames(receiver))) throw new AppError({ key: 'errors.url_not_allowed', attribute: 'url', message: URL_NOT_ALLOWED });

@@ -1,6 +1,7 @@
 import { AppError, fieldError, type ErrorEntry } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
+import { Scrubber } from '../../domain/scrubbing/scrubber.js';
 import { renderTemplate, TemplateError } from '../../receivers/delivery-template.js';
 import type { EgressGuard } from '../../receivers/egress.js';
 import { urlMatchesHostnames } from '../../receivers/hostnames.js';
@@ -15,7 +16,7 @@ import type { TransactionRow } from '../../store/repositories/transactions.repo.
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import { receiverRedacted, type ReceiverRecord, type ReceiverService } from '../receiver.service.js';
 import { newTransactionRow } from '../transaction-records.js';
-import { openDeliverySubject } from './delivery-subject.js';
+import { openDeliverySubject, sensitiveValuesOf } from './delivery-subject.js';
 import { receiverDetailsOf, receiverSnapshot, type ReceiverTransactionDetails } from './receiver-transaction-details.js';
 
 /** `export{…}` of POST receivers/<t>/export, already coerced. */
@@ -151,7 +152,8 @@ export class ReceiverExportService {
       outcome = { state: 'succeeded', messageKey: 'messages.transaction_succeeded', message: 'Succeeded!' };
     } catch (error) {
       // Upload errors are typed and written for clients; they never hold secrets or content.
-      const message = error instanceof Error ? error.message : 'The export failed.';
+      // The SFTP server's own status text can be part of it: it goes through the scrubber too.
+      const message = Scrubber.of(subjects.flatMap(sensitiveValuesOf)).text(error instanceof Error ? error.message : 'The export failed.');
       // The rename was sent but never answered: the file may be there, as with a gateway timeout.
       outcome =
         error instanceof SftpTransferError && error.finalFileMayExist

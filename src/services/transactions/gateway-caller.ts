@@ -1,8 +1,9 @@
 import { AppError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { GatewayCallConfig } from '../../config/config.js';
-import { GatewayFaultError, GatewayResultUnknownError, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from '../../gateways/adapter.js';
+import { GatewayFaultError, GatewayResultUnknownError, type AdapterPaymentMethod, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from '../../gateways/adapter.js';
 import { ADAPTER_FACTORIES, type AdapterContext } from '../../gateways/adapters.js';
+import { scrubberFor, scrubResponse, scrubTranscriptEntries } from '../../gateways/response-scrubbing.js';
 import type { GatewayDefinition } from '../../gateways/types.js';
 import type { BreakerStore, InFlightLimiter } from '../../limits/circuit-breaker.js';
 import type { GatewayRow } from '../../store/repositories/gateways.repo.js';
@@ -85,8 +86,26 @@ export class GatewayCaller {
     return ownSeconds !== undefined ? ownSeconds * 1000 : (this.config.timeoutMsByType[gateway.gateway_type] ?? this.config.timeoutMs);
   }
 
-  /** Calls the adapter of the gateway's type and records the outcome with the breaker. */
-  async call(permit: CallPermit, gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<CallOutcome> {
+  /**
+   * Calls the adapter of the gateway's type and records the outcome with the breaker. Whatever
+   * the gateway wrote comes back through the call's scrubber (issue 11 §4): the answer's texts,
+   * the fault messages and the transcript. `concerning` is the payment method of a reference
+   * transaction (not sent, but the gateway may echo it).
+   */
+  async call(permit: CallPermit, gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[], concerning: AdapterPaymentMethod | null = null): Promise<CallOutcome> {
+    const scrubber = scrubberFor(request, concerning);
+    try {
+      const outcome = await this.callUnscrubbed(permit, gateway, request, transcript);
+      if (outcome.kind === 'answered') return { ...outcome, response: scrubResponse(outcome.response, scrubber) };
+      // A transport error's detail is its code, which undici does not always give as a string.
+      const text = (value: unknown) => (typeof value === 'string' ? scrubber.text(value) : (value as string));
+      return { ...outcome, message: text(outcome.message), detail: text(outcome.detail) };
+    } finally {
+      scrubTranscriptEntries(transcript, scrubber);
+    }
+  }
+
+  private async callUnscrubbed(permit: CallPermit, gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<CallOutcome> {
     permit.reported = true;
     const factory = ADAPTER_FACTORIES[gateway.gateway_type];
     if (factory === undefined) return { kind: 'fault', message: 'This gateway type cannot transact yet.', detail: gateway.gateway_type, latencyMs: 0 };

@@ -215,7 +215,10 @@ export class GatewayTransactionService {
     const transcript: TranscriptEntry[] = [];
     const credentials = await this.gateways.openCredentials(gateway.row);
     request.credentials = Object.fromEntries(Object.entries(credentials).map(([name, value]) => [name, new Secret(value)]));
-    const outcome = await this.caller.call(permit, gateway.row, request, transcript);
+    // Capture, void, credit and complete send no card, but the gateway may still echo it: the
+    // scrubber is told the card of the payment method they concern (issue 11 §4).
+    const card = request.paymentMethod === null && effects.paymentMethod !== null ? await this.sealer.open(effects.paymentMethod) : null;
+    const outcome = await this.caller.call(permit, gateway.row, request, transcript, card);
     return finishTransaction(this.store, this.clock, environment, processing, outcome, transcript, effects);
   }
 

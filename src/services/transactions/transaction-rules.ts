@@ -1,4 +1,6 @@
 import { AppError, MESSAGES } from '../../domain/errors.js';
+import { containsCardLike } from '../../domain/scrubbing/card-like.js';
+import { FILTERED } from '../../domain/scrubbing/scrubber.js';
 import { currencyExponent, MAX_AMOUNT } from '../../domain/money.js';
 import type { GatewayOperation } from '../../gateways/adapter.js';
 import type { GatewayDefinition } from '../../gateways/types.js';
@@ -57,14 +59,16 @@ export function referenceNotFound(): AppError {
 }
 
 /** A run of digits as long as a card number: never echoed, whatever it is. */
-const CARD_LIKE = /\d{12,}/;
+const LONG_DIGITS = /\d{12,}/;
 
 /**
  * 404 for an unknown transaction token. The token is echoed as Spreedly does, unless it could
  * be a card number (a client that put one in the path must not get it back in an error body).
  */
 export function transactionNotFound(token: string): AppError {
-  return new AppError({ key: 'errors.transaction_not_found', message: MESSAGES.transactionNotFound(CARD_LIKE.test(token) ? '[FILTERED]' : token) });
+  // A card written with separators (4111-1111-1111-1111) is caught by the scrubber's rules.
+  const shown = LONG_DIGITS.test(token) || containsCardLike(token) ? FILTERED : token;
+  return new AppError({ key: 'errors.transaction_not_found', message: MESSAGES.transactionNotFound(shown) });
 }
 
 /** The reference must be of a type the operation accepts, and must have succeeded. */

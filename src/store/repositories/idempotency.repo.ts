@@ -47,6 +47,16 @@ export class IdempotencyRepo {
       .execute();
   }
 
+  /** The request finished but its response is not kept (it carried a secret). */
+  async markNotReplayable(environmentKey: string, key: string): Promise<void> {
+    await this.db
+      .updateTable('idempotency_keys')
+      .set({ state: 'not_replayable', response_status: null, response_content_type: null, response_body: null })
+      .where('environment_key', '=', environmentKey)
+      .where('idempotency_key', '=', key)
+      .execute();
+  }
+
   async remove(environmentKey: string, key: string): Promise<void> {
     await this.db.deleteFrom('idempotency_keys').where('environment_key', '=', environmentKey).where('idempotency_key', '=', key).execute();
   }

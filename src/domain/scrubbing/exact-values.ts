@@ -1,0 +1,81 @@
+import { digitForms, MAX_SEPARATORS, SEPARATOR } from './digit-forms.js';
+
+/**
+ * Patterns for the exact sensitive values of one call (PAN, CVV, bank account and routing
+ * numbers, credentials). Each value is matched in every form listed in docs/security.md:
+ * - as is, URL-encoded (%20 and +), form-encoded, JSON-escaped, HTML-escaped;
+ * - a value of digits: each digit also as a full-width digit, an HTML numeric reference, a JSON
+ *   `\u00XX` escape or percent-encoded, and (8 digits or more) with up to 3 separators between
+ *   any two digits (`4242.4242 4242-4242`);
+ * - 8 characters or more: base64 and base64url of the value, at each of the three byte
+ *   alignments it can have inside a longer base64 text (so `Basic dTpzZWNyZXQ=` is found too);
+ * - in binary bodies (`binary`), also UTF-16LE and UTF-16BE.
+ * Values shorter than 6 letters or digits (a CVV) match only as a whole token, so `123` does not
+ * eat `1234`; longer values match anywhere.
+ */
+
+const SHORT = 6;
+const SEPARATED_MIN = 8;
+const BASE64_MIN = 8;
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+/** The base64 characters that depend only on `value`, for each alignment inside a longer text. */
+export function base64Cores(value: Buffer): string[] {
+  const whole = value.toString('base64');
+  // The whole encoding (with its padding) first: alternatives are tried in order.
+  const cores: string[] = [whole, whole.replace(/\+/g, '-').replace(/\//g, '_')];
+  for (let offset = 0; offset < 3; offset += 1) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), value]).toString('base64');
+    const first = Math.ceil((offset * 8) / 6);
+    const last = Math.floor(((offset + value.length) * 8) / 6);
+    const core = encoded.slice(first, last);
+    cores.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return cores.filter((core) => core.length >= BASE64_MIN);
+}
+
+/** Literal (non-pattern) forms of a value. */
+function literalForms(value: string): string[] {
+  const uri = encodeURIComponent(value);
+  const forms = [value, uri, uri.replace(/%20/g, '+'), new URLSearchParams([['', value]]).toString().slice(1), JSON.stringify(value).slice(1, -1), escapeHtml(value)];
+  if (value.length >= BASE64_MIN) forms.push(...base64Cores(Buffer.from(value, 'utf8')));
+  return forms;
+}
+
+function bounded(source: string, value: string): string {
+  return value.length < SHORT && /^[A-Za-z0-9]+$/.test(value) ? `(?<![A-Za-z0-9])(?:${source})(?![A-Za-z0-9])` : source;
+}
+
+/** Regex sources matching `value` in text. */
+function textSources(value: string): string[] {
+  const sources = literalForms(value).map((form) => bounded(escapeRegex(form), value));
+  if (/^[0-9]+$/.test(value)) {
+    const gap = value.length >= SEPARATED_MIN ? `(?:${SEPARATOR}){0,${MAX_SEPARATORS}}` : '';
+    sources.push(bounded([...value].map((digit) => `(?:${digitForms(digit)})`).join(gap), value));
+  }
+  return sources;
+}
+
+/** Regex sources matching `value` in a latin1 view of bytes. */
+function binarySources(value: string): string[] {
+  const utf16le = Buffer.from(value, 'utf16le');
+  const utf16be = Buffer.from(utf16le).swap16();
+  const forms = [...literalForms(value).map((form) => Buffer.from(form, 'utf8')), utf16le, utf16be];
+  if (value.length >= BASE64_MIN) forms.push(...[utf16le, utf16be].flatMap((bytes) => base64Cores(bytes).map((core) => Buffer.from(core))));
+  return forms.map((bytes) => bounded(escapeRegex(bytes.toString('latin1')), value));
+}
+
+/** One regex for every value, longest forms first; null when there is nothing to match. */
+export function exactValuesPattern(values: readonly string[], binary = false): RegExp | null {
+  const unique = [...new Set(values.filter((value) => value !== ''))].sort((a, b) => b.length - a.length);
+  if (unique.length === 0) return null;
+  const sources = unique.flatMap((value) => (binary ? binarySources(value) : textSources(value)));
+  return new RegExp([...new Set(sources)].join('|'), 'g');
+}

@@ -1,0 +1,67 @@
+import { replaceCardLike } from './card-like.js';
+import { exactValuesPattern } from './exact-values.js';
+
+/** What replaces a sensitive value. */
+export const FILTERED = '[FILTERED]';
+
+/**
+ * The one scrubber every value from a gateway or a receiver passes through before it is stored
+ * or returned (messages, `response.*`, `gateway_specific_response_fields`, headers, bodies,
+ * transcripts). It knows the exact sensitive values of its call (exact-values.ts) and finds any
+ * other card-like number (card-like.ts). Built per call; cheap to apply.
+ */
+export class Scrubber {
+  private readonly exact: RegExp | null;
+  private readonly exactBinary: RegExp | null;
+
+  private constructor(readonly values: readonly string[]) {
+    this.exact = exactValuesPattern(values);
+    this.exactBinary = exactValuesPattern(values, true);
+  }
+
+  /** A scrubber for these values (null, undefined and empty ones are ignored). */
+  static of(values: Iterable<string | null | undefined>): Scrubber {
+    return new Scrubber([...values].filter((value): value is string => typeof value === 'string' && value !== ''));
+  }
+
+  /** Card-like numbers only: for text with no call behind it (a request id, a path token). */
+  static readonly cardsOnly = Scrubber.of([]);
+
+  /** The same scrubber knowing more values. */
+  with(values: Iterable<string | null | undefined>): Scrubber {
+    return Scrubber.of([...this.values, ...values]);
+  }
+
+  text(text: string): string {
+    const exact = this.exact === null ? text : text.replace(this.exact, FILTERED);
+    return replaceCardLike(exact, FILTERED);
+  }
+
+  /** True when scrubbing would change `text`. */
+  finds(text: string): boolean {
+    return this.text(text) !== text;
+  }
+
+  /**
+   * Bytes of unknown encoding, scanned through their latin1 view so every other byte survives:
+   * exact values in UTF-8, UTF-16 and base64, and ASCII card-like numbers.
+   */
+  bytes(raw: Buffer): Buffer {
+    const view = raw.toString('latin1');
+    const exact = this.exactBinary === null ? view : view.replace(this.exactBinary, FILTERED);
+    const scrubbed = replaceCardLike(exact, FILTERED);
+    return scrubbed === view ? raw : Buffer.from(scrubbed, 'latin1');
+  }
+
+  /** Every string and integer in a JSON-like value (object keys included), scrubbed; other values kept. */
+  deep<T>(value: T): T {
+    if (typeof value === 'string') return this.text(value) as T;
+    // A number can carry a card too (`"card": 4242424242424242`).
+    if (typeof value === 'number' && Number.isInteger(value)) return (this.finds(String(value)) ? FILTERED : value) as T;
+    if (Array.isArray(value)) return value.map((item: unknown) => this.deep(item)) as T;
+    if (value !== null && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, item]) => [this.text(key), this.deep(item)])) as T;
+    }
+    return value;
+  }
+}
