@@ -220,7 +220,7 @@ function unknownCredentials(definition: GatewayDefinition, supplied: Record<stri
 function missingCredentials(definition: GatewayDefinition, supplied: Record<string, string>): ErrorEntry[] {
   let best: ErrorEntry[] | null = null;
   for (const mode of definition.authModes) {
-    const missing = mode.credentials.filter((c) => supplied[c.name] === undefined).map((c) => fieldError.blank(c.name));
+    const missing = mode.credentials.filter((c) => c.optional !== true && supplied[c.name] === undefined).map((c) => fieldError.blank(c.name));
     if (best === null || missing.length < best.length) best = missing;
   }
   return best ?? [];

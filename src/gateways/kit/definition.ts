@@ -35,6 +35,8 @@ export interface CredentialField {
   safe: boolean;
   /** A multi-line value such as a PEM. */
   large?: boolean;
+  /** May be left out when creating the gateway (e.g. a live URL prefix only live calls need). */
+  optional?: boolean;
 }
 
 export interface AuthMode {
