@@ -156,7 +156,7 @@ export const adyenGateway = defineGateway({
         { name: 'merchant_account', label: 'Merchant Account', safe: true },
         { name: 'username', label: 'Username', safe: true },
         { name: 'password', label: 'Password', safe: false },
-        { name: 'subdomain', label: 'Live URL prefix', safe: true, optional: true },
+        { name: 'subdomain', label: 'Live URL prefix', safe: true, liveOnly: true },
       ],
     },
     {
@@ -165,7 +165,7 @@ export const adyenGateway = defineGateway({
       credentials: [
         { name: 'merchant_account', label: 'Merchant Account', safe: true },
         { name: 'api_key', label: 'API Key', safe: false },
-        { name: 'subdomain', label: 'Live URL prefix', safe: true, optional: true },
+        { name: 'subdomain', label: 'Live URL prefix', safe: true, liveOnly: true },
       ],
     },
   ],

@@ -52,11 +52,15 @@ describe.each(storeKinds)('Adyen gateway end to end (%s)', (store) => {
     expect(created.json().gateway).toMatchObject({ gateway_type: 'adyen', name: 'Adyen' });
     expect(created.text).not.toContain(PASSWORD);
 
-    const missing = await e2e.live.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'adyen', merchant_account: MERCHANT } });
+    const missing = await e2e.live.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'adyen', merchant_account: MERCHANT, sandbox: true } });
     expect(missing.status).toBe(422);
     expect(missing.json().errors).toEqual([{ key: 'errors.blank', attribute: 'api_key', message: "Api key can't be blank" }]);
+    // A live gateway needs its live URL prefix.
+    const live = await e2e.live.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'adyen', merchant_account: MERCHANT, api_key: API_KEY } });
+    expect(live.status).toBe(422);
+    expect(live.json().errors).toEqual([{ key: 'errors.blank', attribute: 'subdomain', message: "Subdomain can't be blank" }]);
 
-    const unknown = await e2e.live.sendXml('POST', '/v1/gateways.xml', `<gateway><gateway_type>adyen</gateway_type><merchant_account>${MERCHANT}</merchant_account><apikey>x</apikey><api_key>y</api_key></gateway>`);
+    const unknown = await e2e.live.sendXml('POST', '/v1/gateways.xml', `<gateway><gateway_type>adyen</gateway_type><sandbox>true</sandbox><merchant_account>${MERCHANT}</merchant_account><apikey>x</apikey><api_key>y</api_key></gateway>`);
     expect(unknown.status).toBe(422);
     expect(errorKeys('xml', unknown)).toEqual(['errors.invalid']);
     expect(unknown.xml().errors.error['@_attribute']).toBe('apikey');
