@@ -193,7 +193,7 @@ describe('Adyen: purchase and authorize', () => {
 
   it('treats a redirect it did not ask for as a failure (no 3-D Secure flow), and Pending as an unknown outcome', async () => {
     next = { json: { pspReference: 'P1', resultCode: 'RedirectShopper', action: { type: 'redirect', url: 'https://checkoutshopper-test.adyen.com/x' } } };
-    expect((await run(purchase())).response).toMatchObject({ success: false, errorCode: 'processing_error', pending: false });
+    expect((await run(purchase())).response).toMatchObject({ success: false, errorCode: 'processing_error', pending: false, gatewayTransactionId: 'P1', specificResponseFields: { adyen: { result_code: 'RedirectShopper' } } });
     next = { json: { pspReference: 'P2', resultCode: 'Pending' } };
     expect((await fault(purchase())).error).toBeInstanceOf(GatewayResultUnknownError);
   });
