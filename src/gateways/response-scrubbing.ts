@@ -1,5 +1,5 @@
 import { Scrubber } from '../domain/scrubbing/scrubber.js';
-import type { AdapterPaymentMethod, GatewayRequest, GatewayResponse, TranscriptEntry } from './adapter.js';
+import type { AdapterPaymentMethod, GatewayRequest, GatewayResponse, TranscriptEntry } from './kit/index.js';
 
 /**
  * The scrubber of one gateway call: it knows the card, CVV, bank numbers and credentials sent,

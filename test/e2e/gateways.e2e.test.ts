@@ -168,6 +168,25 @@ describe.each(storeKinds)('gateways over HTTPS (%s)', (store) => {
     expect(await server.core.gateways.openCredentials(after)).toEqual({ login: 'sk_live_ROTATED' });
   });
 
+  it('refuses a credential field the gateway type does not declare, naming it, in JSON and XML (nothing created)', async () => {
+    const prod = server.client.withAuth(productionAuth);
+    const before = (await prod.get('/v1/gateways.json')).json().gateways.length;
+    const json = await prod.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'stripe', login: 'sk_live_x', pasword: 'typo' } });
+    expect(json.status).toBe(422);
+    expect(json.json().errors).toEqual([{ key: 'errors.invalid', attribute: 'pasword', message: 'pasword is not a credential of the Stripe gateway' }]);
+    const xml = await prod.sendXml('POST', '/v1/gateways.xml', '<gateway><gateway_type>stripe</gateway_type><api_key>k</api_key></gateway>');
+    expect(xml.status).toBe(422);
+    const errors = xml.xml().errors.error;
+    const entries = Array.isArray(errors) ? errors : [errors];
+    expect(entries.map((entry: any) => [entry['@_key'], entry['@_attribute']])).toEqual([['errors.invalid', 'api_key'], ['errors.blank', 'login']]);
+    expect((await prod.get('/v1/gateways.json')).json().gateways.length).toBe(before);
+
+    const created = await prod.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'stripe', login: 'sk_live_x' } });
+    const update = await prod.sendJson('PUT', `/v1/gateways/${created.json().gateway.token}.json`, { gateway: { secret: 'x' } });
+    expect(update.status).toBe(422);
+    expect(update.json().errors[0]).toMatchObject({ key: 'errors.invalid', attribute: 'secret' });
+  });
+
   it('updates a gateway and refuses a gateway_type change with 422', async () => {
     const token = (await server.client.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } })).json().gateway.token;
     const updated = await server.client.sendJson('PUT', `/v1/gateways/${token}.json`, { gateway: { description: 'renamed', gateway_type: 'test' } });
@@ -229,9 +248,18 @@ describe.each(storeKinds)('gateways over HTTPS (%s)', (store) => {
     const json = await server.client.get('/v1/gateways_options.json', { auth: null });
     expect(json.status).toBe(200);
     const types = json.json().gateways.map((g: { gateway_type: string }) => g.gateway_type);
-    expect(types).toEqual(['test', 'stripe']);
+    expect(types).toEqual(['test', 'stripe', 'adyen']);
     const stripe = json.json().gateways[1];
     expect(stripe.auth_modes[0].credentials).toEqual([{ name: 'login', label: 'Secret Key', safe: false }]);
+    expect(stripe.characteristics).toMatchObject({ supports_purchase: true, supports_store: true, supports_remove: false });
+    expect(stripe.payment_methods).toEqual(['credit_card', 'third_party_token']);
+    // The test gateway advertises what it does, and only payment methods POST payment_methods takes.
+    const test = json.json().gateways[0];
+    expect(test.payment_methods).toEqual(['credit_card', 'third_party_token', 'bank_account']);
+    expect(test.characteristics).toMatchObject({ supports_purchase: true, supports_general_credit: true, supports_3dsecure_purchase: true, supports_remove: false, supports_adjust: false, supports_offsite_purchase: false });
+    const adyen = json.json().gateways[2];
+    expect(adyen.auth_modes.map((mode: { auth_mode_type: string }) => mode.auth_mode_type)).toEqual(['default', 'api_key']);
+    expect(adyen.characteristics).toMatchObject({ supports_purchase: true, supports_void: true, supports_store: true, supports_general_credit: false, supports_remove: false });
     const xml = await server.client.get('/v1/gateways_options.xml', { auth: null });
     expect(xml.status).toBe(200);
     expect(xml.text).toContain('<supported_countries>');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blankResponse, type GatewayRequest } from '../../src/gateways/adapter.js';
+import { blankResponse, type GatewayRequest } from '../../src/gateways/kit/index.js';
 import { scrubberFor, scrubResponse, scrubTranscriptEntries } from '../../src/gateways/response-scrubbing.js';
 import { Secret } from '../../src/domain/secret.js';
 
@@ -34,6 +34,7 @@ function request(): GatewayRequest {
     shippingAddress: null,
     gatewaySpecificFields: {},
     attempt3dsecure: false,
+    testMode: true,
   };
 }
 
