@@ -70,13 +70,24 @@ async function credit(call: GatewayCall): Promise<GatewayResponse> {
   return mapAnswer(reply, ['PENDING', 'TRANSMITTED'], 'Transaction refunded');
 }
 
+/** POST /pts/v2/credits: money to a card without a payment to refer to. */
+async function generalCredit(call: GatewayCall): Promise<GatewayResponse> {
+  const { request } = call;
+  const reply = await cyberSourcePost(call, '/pts/v2/credits', {
+    clientReferenceInformation: clientReference(request),
+    paymentInformation: paymentInformation(request.paymentMethod),
+    orderInformation: { amountDetails: amountDetails(request.amount ?? 0, request.currencyCode ?? VERIFY_CURRENCY), billTo: billTo(request) },
+  });
+  return mapAnswer(reply, ['PENDING', 'TRANSMITTED'], 'Transaction credited');
+}
+
 /** Where a void of each kind of reference goes: authorizations are reversed, the rest voided. */
-const VOID_RESOURCES: Readonly<Record<string, string>> = { Purchase: 'payments', Capture: 'captures', Credit: 'refunds' };
+const VOID_RESOURCES: Readonly<Record<string, string>> = { Purchase: 'payments', Capture: 'captures', Credit: 'refunds', GeneralCredit: 'credits' };
 
 /**
  * An authorization (or a verification's zero authorization) is reversed for its full amount
  * (POST /pts/v2/payments/{id}/reversals); a sale, capture or refund not yet settled is voided
- * (POST /pts/v2/{payments|captures|refunds}/{id}/voids).
+ * (POST /pts/v2/{payments|captures|refunds|credits}/{id}/voids).
  */
 async function voidTransaction(call: GatewayCall): Promise<GatewayResponse> {
   const { request } = call;
@@ -96,7 +107,8 @@ async function voidTransaction(call: GatewayCall): Promise<GatewayResponse> {
 /**
  * CyberSource through its REST Payments API (`/pts/v2`), every request signed with HTTP Signature
  * (merchant id, key id and shared secret). Purchase is a sale, authorize an authorization, capture
- * and credit act on their reference, void reverses an authorization or voids the rest, verify is a
+ * and credit act on their reference, general credit is a stand-alone credit, void reverses an
+ * authorization or voids the rest, verify is a
  * zero-amount authorization, store one with TMS token creation (the card comes back as
  * `customer id|payment instrument id`, usable as `third_party_token`).
  * CyberSource has no idempotency key on these endpoints; Coffer's transaction token goes in
@@ -136,6 +148,7 @@ export const cyberSourceRestGateway = defineGateway({
     capture,
     void: voidTransaction,
     credit,
+    general_credit: generalCredit,
     verify: (call) => payment(call, 'verify'),
     store: async (call) => {
       if (call.request.paymentMethod?.type !== 'credit_card') return { ...blankResponse(false, 'Only credit cards can be stored at CyberSource.'), errorCode: 'unsupported_feature' };

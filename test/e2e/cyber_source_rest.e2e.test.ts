@@ -165,6 +165,19 @@ describe.each(storeKinds)('CyberSource REST gateway end to end (%s)', (store) =>
     expect(sentFor(voided.t.token).path).toBe(`/pts/v2/payments/${bought.t.gateway_transaction_id}/voids`);
   });
 
+  it.each(FORMATS)('sends a general credit to /pts/v2/credits and voids it (%s)', async (format) => {
+    const credited = await transact(e2e.live, format, `gateways/${gateway}/general_credit`, { payment_method_token: card, amount: 1500, currency_code: 'USD' });
+    expect(credited.status).toBe(200);
+    expect(credited.t).toMatchObject({ state: 'succeeded', transaction_type: 'GeneralCredit', amount: 1500, response: { message: 'Transaction credited' } });
+    const sent = sentFor(credited.t.token);
+    expect(sent.path).toBe('/pts/v2/credits');
+    expect(sent.json.paymentInformation.card.number).toBe(PAN);
+    expect(sent.json.orderInformation.amountDetails).toEqual({ totalAmount: '15.00', currency: 'USD' });
+    const voided = await transact(e2e.live, format, `transactions/${credited.t.token}/void`, null);
+    expect(voided.status).toBe(200);
+    expect(sentFor(voided.t.token).path).toBe(`/pts/v2/credits/${credited.t.gateway_transaction_id}/voids`);
+  });
+
   it('verifies with a zero authorization, stores in TMS and purchases with the stored card', async () => {
     const verified = await transact(e2e.live, 'json', `gateways/${gateway}/verify`, { payment_method_token: card });
     expect(verified.status).toBe(200);

@@ -229,7 +229,33 @@ export async function startFakeCyberSource(merchantId: string, keys: Readonly<Re
     },
     {
       method: 'POST',
-      path: /^\/pts\/v2\/(payments|captures|refunds)\/([^/]+)\/voids$/,
+      path: '/pts/v2/credits',
+      handle: signed((request) => {
+        const body = jsonOf(request) as Record<string, any>;
+        const amount = body.orderInformation?.amountDetails;
+        if (body.paymentInformation?.card?.number === undefined || amount?.totalAmount === undefined) return invalid('MISSING_FIELD', 'Declined - The request is missing one or more fields');
+        const id = newId();
+        followOns.set(id, { kind: 'credits', parent: '', body });
+        return {
+          status: 201,
+          json: {
+            _links: { void: link(`/pts/v2/credits/${id}/voids`), self: { method: 'GET', href: `/pts/v2/credits/${id}` } },
+            clientReferenceInformation: { code: body.clientReferenceInformation?.code },
+            creditAmountDetails: { currency: amount.currency, creditAmount: amount.totalAmount },
+            id,
+            paymentAccountInformation: { card: { type: '001' } },
+            paymentInformation: { tokenizedCard: { type: '001' }, card: { type: '001' } },
+            processorInformation: { approvalCode: '888888', responseCode: '100' },
+            reconciliationId: '71183995FDU0YRTK',
+            status: 'PENDING',
+            submitTimeUtc: '2023-01-29T17:13:31Z',
+          },
+        };
+      }),
+    },
+    {
+      method: 'POST',
+      path: /^\/pts\/v2\/(payments|captures|refunds|credits)\/([^/]+)\/voids$/,
       handle: signed((request, [resource, id]) => {
         const body = jsonOf(request) as Record<string, any>;
         const known = resource === 'payments' ? payments.get(id ?? '')?.captured === true : followOns.get(id ?? '')?.kind === resource;

@@ -338,13 +338,33 @@ describe('capture, credit and void', () => {
     expect(cs.payments.get(id)?.reversed).toBe(true);
   });
 
+  it('a general credit is POST /pts/v2/credits with the card and billing address', async () => {
+    const request = gatewayRequest('general_credit', CREDENTIALS, { amount: 2000, currencyCode: 'USD' });
+    const { response, sent } = await run(request);
+    const post = only(sent);
+    expect(post.path).toBe('/pts/v2/credits');
+    expectSignedAsDocumented(post);
+    expect(post.json).toEqual({
+      clientReferenceInformation: { code: request.transactionToken, transactionId: request.transactionToken },
+      paymentInformation: { card: { number: PAN, expirationMonth: '03', expirationYear: '2030', securityCode: '737', type: '001' } },
+      orderInformation: {
+        amountDetails: { totalAmount: '20.00', currency: 'USD' },
+        billTo: { firstName: 'Ada', lastName: 'Lovelace', address1: '12 St James Sq', locality: 'London', postalCode: 'SW1Y 4JH', country: 'GB', email: 'ada@example.com' },
+      },
+    });
+    expect(response).toMatchObject({ success: true, message: 'Transaction credited', errorCode: null });
+    expect(cs.followOns.get(response.gatewayTransactionId as string)?.kind).toBe('credits');
+  });
+
   it.each([
     ['Purchase', 'payments'],
     ['Capture', 'captures'],
     ['Credit', 'refunds'],
+    ['GeneralCredit', 'credits'],
   ])('voids a %s at /pts/v2/%s/{id}/voids', async (type, resource) => {
     const sale = (await run(gatewayRequest('purchase', CREDENTIALS, { currencyCode: 'USD' }))).response.gatewayTransactionId as string;
     let target = sale;
+    if (type === 'GeneralCredit') target = (await run(gatewayRequest('general_credit', CREDENTIALS, { currencyCode: 'USD' }))).response.gatewayTransactionId as string;
     if (type === 'Credit') target = (await run(gatewayRequest('credit', CREDENTIALS, { amount: 100, currencyCode: 'USD', reference: reference(sale, 'Purchase') }))).response.gatewayTransactionId as string;
     if (type === 'Capture') {
       const auth = await authorized();
@@ -386,6 +406,12 @@ describe('verify and store', () => {
     expect(sale.json.paymentInformation).toEqual({ customer: { id: customer }, paymentInstrument: { id: instrument } });
     expect(sale.json.orderInformation).not.toHaveProperty('billTo');
     expect(purchase.response).toMatchObject({ success: true });
+  });
+
+  it('stores only credit cards: a third-party token is refused without a call', async () => {
+    const { response, sent } = await run(gatewayRequest('store', CREDENTIALS, { paymentMethod: { type: 'third_party_token', token: 'a|b' } }));
+    expect(sent).toHaveLength(0);
+    expect(response).toMatchObject({ success: false, errorCode: 'unsupported_feature' });
   });
 
   it('a token that is not customer|instrument is refused before sending', async () => {
