@@ -118,6 +118,13 @@ describe('HTTP Signature', () => {
     expect(cs.refused.length).toBe(refusedBefore + 1);
     expect(response).toMatchObject({ success: false, message: 'Authentication Failed', errorCode: 'config_error', errorDetail: 'HTTP 401', gatewayTransactionId: null });
   });
+
+
+  it('a 401 without a JSON body is still a credentials problem, not a fault', async () => {
+    cs.queue({ status: 401, body: '' });
+    const { response } = await run(gatewayRequest('purchase', CREDENTIALS));
+    expect(response).toMatchObject({ success: false, message: 'Authentication Failed', errorCode: 'config_error' });
+  });
 });
 
 describe('purchase and authorize', () => {

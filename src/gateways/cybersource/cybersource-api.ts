@@ -33,7 +33,8 @@ export const scrubCyberSource = scrubWith(scrubJsonKeys('number', 'securityCode'
 /**
  * One signed POST to a documented path (`/pts/v2/payments`). The signature covers the Host the
  * request is sent to (the documented host, or an override's), so it verifies wherever it goes.
- * 5xx and answers that are not JSON objects are faults; every other status is handed back to map.
+ * 5xx and answers that are not JSON objects are faults (a 401/403 without a JSON body is still a
+ * 401); every other status is handed back to map.
  */
 export async function cyberSourcePost(call: GatewayCall, path: string, body: Record<string, unknown>): Promise<CyberSourceReply> {
   const { request } = call;
@@ -49,6 +50,8 @@ export async function cyberSourcePost(call: GatewayCall, path: string, body: Rec
     body: text,
   });
   faultOnServerError('CyberSource', response);
+  // A refused signature is a credentials problem whatever its body holds (JSON or nothing).
+  if ((response.status === 401 || response.status === 403) && !response.body.trimStart().startsWith('{')) return { status: response.status, json: {} };
   return { status: response.status, json: parseJsonAnswer('CyberSource', response) };
 }
 
