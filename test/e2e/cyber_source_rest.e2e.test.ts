@@ -47,6 +47,21 @@ describe.each(storeKinds)('CyberSource REST gateway end to end (%s)', (store) =>
 
   beforeEach(() => cs.fake.setMode('normal'));
 
+  it('is listed in gateways_options with its three credentials and what it implements', async () => {
+    const res = await e2e.live.get('/v1/gateways_options.json', { auth: null });
+    const entry = res.json().gateways.find((g: { gateway_type: string }) => g.gateway_type === 'cyber_source_rest');
+    expect(entry).toMatchObject({ name: 'Cybersource REST', payment_methods: ['credit_card', 'third_party_token'], gateway_specific_fields: [] });
+    expect(entry.auth_modes[0].credentials).toEqual([
+      { name: 'merchant_id', label: 'Merchant ID', safe: true },
+      { name: 'public_key', label: 'Key ID (shared secret key serial)', safe: false },
+      { name: 'private_key', label: 'Shared Secret Key', safe: false },
+    ]);
+    const advertised = Object.entries(entry.characteristics as Record<string, boolean>).filter(([, on]) => on).map(([name]) => name);
+    expect(advertised.sort()).toEqual(
+      ['purchase', 'authorize', 'capture', 'credit', 'general_credit', 'void', 'verify', 'store', 'purchase_via_preauthorization'].map((name) => `supports_${name}`).sort(),
+    );
+  });
+
   it('creates the gateway echoing only the merchant id; missing or unknown credentials are 422 naming the field', async () => {
     const shown = await e2e.live.get(`/v1/gateways/${gateway}.json`);
     expect(shown.json().gateway).toMatchObject({ gateway_type: 'cyber_source_rest', name: 'Cybersource REST', merchant_id: MERCHANT_ID });
