@@ -39,6 +39,8 @@ async function payment(call: GatewayCall, kind: 'purchase' | 'authorize' | 'veri
       billTo: billTo(request),
       shipTo: shipTo(request),
     },
+    // The buyer's IP, for CyberSource's fraud screening (Decision Manager), when the merchant sent one.
+    deviceInformation: request.ip === null ? undefined : { ipAddress: request.ip },
   });
   const messages = { purchase: 'Transaction approved', authorize: 'Transaction authorized', verify: 'Card verified', store: 'Card stored' } as const;
   const response = mapAnswer(reply, ['AUTHORIZED'], messages[kind]);

@@ -129,7 +129,7 @@ describe('HTTP Signature', () => {
 
 describe('purchase and authorize', () => {
   it('a purchase is a signed sale with the card, amount and billing address, mapped with AVS and CVV', async () => {
-    const request = gatewayRequest('purchase', CREDENTIALS, { amount: 10221, currencyCode: 'USD', orderId: 'order-77', email: 'buyer@example.com' });
+    const request = gatewayRequest('purchase', CREDENTIALS, { amount: 10221, currencyCode: 'USD', orderId: 'order-77', email: 'buyer@example.com', ip: '203.0.113.9' });
     const { response, sent } = await run(request);
     const post = only(sent);
     expect(post.method).toBe('POST');
@@ -144,8 +144,9 @@ describe('purchase and authorize', () => {
         amountDetails: { totalAmount: '102.21', currency: 'USD' },
         billTo: { firstName: 'Ada', lastName: 'Lovelace', address1: '12 St James Sq', locality: 'London', postalCode: 'SW1Y 4JH', country: 'GB', email: 'buyer@example.com' },
       },
+      deviceInformation: { ipAddress: '203.0.113.9' },
     });
-    expect(Object.keys(post.json)).toEqual(['clientReferenceInformation', 'processingInformation', 'paymentInformation', 'orderInformation']);
+    expect(Object.keys(post.json)).toEqual(['clientReferenceInformation', 'processingInformation', 'paymentInformation', 'orderInformation', 'deviceInformation']);
     const id = response.gatewayTransactionId as string;
     expect(cs.payments.get(id)).toMatchObject({ amount: '102.21', currency: 'USD', captured: true });
     expect(response).toEqual({
