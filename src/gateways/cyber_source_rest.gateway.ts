@@ -48,7 +48,7 @@ async function payment(call: GatewayCall, kind: 'purchase' | 'authorize' | 'veri
   return { ...response, thirdPartyToken: storedCardToken(reply) };
 }
 
-/** POST /pts/v2/payments/{id}/captures: full or partial, more than once where the processor allows. */
+/** POST /pts/v2/payments/{id}/captures: full or partial; one per authorization (see capturesAreFinal). */
 async function capture(call: GatewayCall): Promise<GatewayResponse> {
   const { request } = call;
   const reply = await cyberSourcePost(call, `/pts/v2/payments/${referenceId(request)}/captures`, {
