@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   'errors.certificate_not_found': 404,
   'errors.environment_not_found': 404,
   'errors.access_secret_not_found': 404,
+  'errors.user_not_found': 404,
+  'errors.forbidden': 403,
   'errors.route_not_found': 404,
   'errors.not_acceptable': 406,
   'errors.idempotency_key_in_use': 409,

@@ -10,6 +10,7 @@ import { foundation } from './migrations/001-foundation.js';
 import { paymentMethods } from './migrations/002-payment-methods.js';
 import { gatewayTransactions } from './migrations/003-gateway-transactions.js';
 import { receiversAndCertificates } from './migrations/004-receivers-certificates.js';
+import { portal } from './migrations/009-portal.js';
 import { CofferSqliteDialect } from './sqlite-dialect.js';
 
 /** An open store: the typed query builder plus what the rest of the code needs to know about it. */
@@ -26,6 +27,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '002-payment-methods': paymentMethods(dialect),
     '003-gateway-transactions': gatewayTransactions(),
     '004-receivers-certificates': receiversAndCertificates(dialect),
+    '009-portal': portal(dialect),
   };
 }
 

@@ -13,6 +13,9 @@ import { TransactionsRepo } from './repositories/transactions.repo.js';
 import { ReceiversRepo } from './repositories/receivers.repo.js';
 import { SealedBlobsRepo } from './repositories/sealed-blobs.repo.js';
 import { CertificatesRepo } from './repositories/certificates.repo.js';
+import { PortalUsersRepo } from './repositories/portal-users.repo.js';
+import { PortalSessionsRepo } from './repositories/portal-sessions.repo.js';
+import { AuditEventsRepo } from './repositories/audit-events.repo.js';
 
 /** Every repository bound to one query executor (the pool, or an open transaction). */
 export interface Repositories {
@@ -27,6 +30,9 @@ export interface Repositories {
   receivers: ReceiversRepo;
   sealedBlobs: SealedBlobsRepo;
   certificates: CertificatesRepo;
+  portalUsers: PortalUsersRepo;
+  portalSessions: PortalSessionsRepo;
+  auditEvents: AuditEventsRepo;
 }
 
 export function repositories(db: Kysely<Database>, dialect: Dialect): Repositories {
@@ -42,6 +48,9 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
     receivers: new ReceiversRepo(db),
     sealedBlobs: new SealedBlobsRepo(db),
     certificates: new CertificatesRepo(db),
+    portalUsers: new PortalUsersRepo(db),
+    portalSessions: new PortalSessionsRepo(db),
+    auditEvents: new AuditEventsRepo(db),
   };
 }
 
