@@ -3,7 +3,7 @@ import { Algorithm, hash, verify } from '@node-rs/argon2';
 import * as OTPAuth from 'otpauth';
 import { AppError, fieldError } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
-import { isPortalRole, type PortalRole } from '../domain/portal-roles.js';
+import { isPortalRole } from '../domain/portal-roles.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
