@@ -13,6 +13,9 @@ import { environmentRoutes } from './routes/environments.routes.js';
 import { secretRoutes } from './routes/secrets.routes.js';
 import { signInRoutes } from './routes/sign-in.routes.js';
 import { overviewRoutes } from './routes/overview.routes.js';
+import { gatewayRoutes } from './routes/gateways.routes.js';
+import { transactionRoutes } from './routes/transactions.routes.js';
+import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 
 /**
  * Strict policy: only Coffer's own stylesheet and script, no inline script or style, no framing,
@@ -76,6 +79,9 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): void {
       secretRoutes(portal, deps);
       auditRoutes(portal, deps);
       overviewRoutes(portal, deps);
+      gatewayRoutes(portal, deps);
+      transactionRoutes(portal, deps);
+      paymentMethodRoutes(portal, deps);
     },
     { prefix: '/portal' },
   );

@@ -60,6 +60,7 @@ export class PortalSessionService {
       stage,
       environment_key: environmentKey,
       address,
+      consumed_nonce: null,
       created_at: now.toISOString(),
       last_seen_at: now.toISOString(),
       expires_at: new Date(now.getTime() + this.policy.absoluteMs).toISOString(),
@@ -98,6 +99,17 @@ export class PortalSessionService {
 
   async selectEnvironment(session: LiveSession, environmentKey: string): Promise<void> {
     await this.repos.portalSessions.update(session.row.id_hash, { environment_key: environmentKey });
+  }
+
+  /**
+   * Claims a form's one-time value: false when this session already submitted it (a reload that
+   * re-POSTs the form), so a secret is created, and shown, once per form.
+   */
+  async claimNonce(session: LiveSession, nonce: string | undefined): Promise<boolean> {
+    if (nonce === undefined || nonce.length < 16 || nonce === session.row.consumed_nonce) return false;
+    await this.repos.portalSessions.update(session.row.id_hash, { consumed_nonce: nonce });
+    session.row.consumed_nonce = nonce;
+    return true;
   }
 
   async end(session: LiveSession): Promise<void> {

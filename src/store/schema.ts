@@ -95,6 +95,8 @@ export interface TransactionsTable {
   transcript: string | null;
   /** The receiver of a DeliverPaymentMethod / ExportPaymentMethods / RedactReceiver transaction. */
   receiver_token: string | null;
+  /** `details.order_id`, copied by the repository on insert so the portal can search it (migration 009). */
+  order_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -249,6 +251,8 @@ export interface PortalSessionsTable {
   /** The environment the user is looking at. */
   environment_key: string | null;
   address: string;
+  /** The one-time value of the last secret-creating form this session submitted. */
+  consumed_nonce: string | null;
   created_at: string;
   last_seen_at: string;
   /** Absolute expiry. */

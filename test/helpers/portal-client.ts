@@ -8,6 +8,8 @@ export class PortalClient {
   private readonly cookies = new Map<string, string>();
   /** The `_csrf` value of the last page read. */
   csrf: string | null = null;
+  /** The `_once` value of the last page's secret form. */
+  once: string | null = null;
 
   constructor(private readonly client: ApiClient) {}
 
@@ -18,7 +20,7 @@ export class PortalClient {
   /** Posts a form; `_csrf` is the last page's token unless the fields set it (or null leaves it out). */
   async post(path: string, fields: Record<string, string | null>): Promise<ApiResponse> {
     const form = new URLSearchParams();
-    const all: Record<string, string | null> = { _csrf: this.csrf, ...fields };
+    const all: Record<string, string | null> = { _csrf: this.csrf, _once: this.once, ...fields };
     for (const [name, value] of Object.entries(all)) if (value !== null) form.set(name, value);
     return this.remember(
       await this.client.request('POST', path, { auth: null, contentType: 'application/x-www-form-urlencoded', body: form.toString(), headers: this.headers() }),
@@ -53,6 +55,8 @@ export class PortalClient {
     }
     const token = /name="_csrf" value="([^"]*)"/.exec(response.text);
     if (token !== null) this.csrf = token[1] as string;
+    const once = /name="_once" value="([^"]*)"/.exec(response.text);
+    this.once = once === null ? null : (once[1] as string);
     return response;
   }
 }

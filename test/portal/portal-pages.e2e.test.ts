@@ -77,6 +77,18 @@ describe.each(storeKinds)('portal environments, access secrets, roles and audit 
     expect(actions).toEqual(expect.arrayContaining(['access_secret.create', 'access_secret.revoke']));
   });
 
+  it('creates and shows a secret once per form: posting the same form again (a reload) creates nothing', async () => {
+    await owner.get(`/portal/e/${env}/secrets`);
+    const once = owner.once as string;
+    const first = await owner.post(`/portal/e/${env}/secrets`, { name: 'once-only', role: 'read', _once: once });
+    expect(first.status).toBe(201);
+    const again = await owner.post(`/portal/e/${env}/secrets`, { name: 'once-only', role: 'read', _once: once });
+    expect(again.status).toBe(303);
+    expect(again.headers.location).toBe(`/portal/e/${env}/secrets?done=not_again`);
+    const named = (await server.core.tenancy.listSecretsForEnvironment(server.init.organization_token, env)).filter((s) => s.name === 'once-only');
+    expect(named).toHaveLength(1);
+  });
+
   it('a viewer sees pages but every change is refused on the server (403), even posting the form directly', async () => {
     const list = await viewer.get(`/portal/e/${env}/secrets`);
     expect(list.status).toBe(200);
@@ -121,7 +133,7 @@ describe.each(storeKinds)('portal environments, access secrets, roles and audit 
     expect(byAction.text).toContain('access_secret.revoke');
     expect(byAction.text).not.toContain('<code>environment.create</code>');
     const byUser = await owner.get('/portal/audit?user=owner%40example.com');
-    expect(byUser.text).not.toContain('<code>access_secret.create</code>');
+    expect(byUser.text).not.toContain('<code>access_secret.revoke</code>');
     const future = await owner.get('/portal/audit?from=2999-01-01');
     expect(future.text).toContain('No events match.');
     expect((await owner.get('/portal/audit?from=yesterday')).status).toBe(422);

@@ -5,6 +5,7 @@ import { secretCoversEnvironment } from '../../services/tenancy.service.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
 import { audit, can, environmentOf, formOf, redirectTo, requiredField, sessionOf, type PortalDeps } from '../context.js';
 import { doneNotice, frameFor } from '../frame.js';
+import { randomBytes } from 'node:crypto';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, page, sendPage, when } from '../layout.js';
 
@@ -43,7 +44,7 @@ async function secretsPage(deps: PortalDeps, request: FastifyRequest, env: Envir
   const form = manage
     ? html`<h2>New access secret</h2>
 <form class="inline" method="post" action="/portal/e/${env.key}/secrets">
-  ${csrfField(request)}
+  ${csrfField(request)}<input type="hidden" name="_once" value="${randomBytes(18).toString('base64url')}">
   <div class="field"><label for="secret-name">Name</label><input id="secret-name" name="name" type="text" maxlength="255" required></div>
   <div class="field"><label for="secret-role">Role</label><select id="secret-role" name="role">
     ${ROLES.map((role) => html`<option value="${role}"${role === 'transact' ? html` selected` : ''}>${ROLE_HINTS[role]}</option>`)}
@@ -73,6 +74,8 @@ export function secretRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     const env = await environmentOf(deps, request, request.params.env);
     const form = formOf(request);
     const name = requiredField(form, 'name');
+    // A reload of the page that showed a secret re-POSTs its form: nothing is created or shown again.
+    if (!(await deps.portalSessions.claimNonce(sessionOf(request), form._once))) return redirectTo(reply, `/portal/e/${env.key}/secrets?done=not_again`);
     const role = form.role ?? 'transact';
     if (!isRole(role)) throw new AppError(fieldError.inclusion('role'));
     const created = await deps.tenancy.createAccessSecret(sessionOf(request).user.organization_token, { name, role, environmentKeys: [env.key] });

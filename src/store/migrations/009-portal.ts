@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { withSeq } from './columns.js';
 import type { Dialect } from '../dialect.js';
 
@@ -35,6 +35,8 @@ export function portal(dialect: Dialect) {
         .addColumn('stage', 'text', (c) => c.notNull())
         .addColumn('environment_key', 'text')
         .addColumn('address', 'text', (c) => c.notNull())
+        // The one-time value of the last form that showed a secret: a reload (re-POST) shows nothing.
+        .addColumn('consumed_nonce', 'text')
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('last_seen_at', 'text', (c) => c.notNull())
         .addColumn('expires_at', 'text', (c) => c.notNull())
@@ -57,6 +59,12 @@ export function portal(dialect: Dialect) {
       await db.schema.createIndex('audit_events_by_org').on('audit_events').columns(['organization_token', 'seq']).execute();
 
       await db.schema.alterTable('access_secrets').addColumn('last_used_at', 'text').execute();
+
+      // Transactions searchable by order id: the value of details.order_id, in a column of its own.
+      await db.schema.alterTable('transactions').addColumn('order_id', 'text').execute();
+      const orderId = dialect === 'postgres' ? sql`(details::json ->> 'order_id')` : sql`json_extract(details, '$.order_id')`;
+      await sql`update transactions set order_id = ${orderId} where details is not null`.execute(db);
+      await db.schema.createIndex('transactions_by_order').on('transactions').columns(['environment_key', 'order_id']).execute();
     },
   };
 }
