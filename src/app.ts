@@ -27,6 +27,7 @@ import type { RateLimiting } from './http/rate-limit.js';
 import { Redis } from 'ioredis';
 import { TenancyService } from './services/tenancy.service.js';
 import { AuditService } from './services/audit.service.js';
+import { OverviewService } from './services/overview.service.js';
 import { PortalUserService } from './services/portal-users.service.js';
 import { PortalSessionService } from './services/portal-sessions.service.js';
 import { PortalSecretBox } from './vault/portal-secret-box.js';
@@ -54,6 +55,7 @@ export interface Core extends ReceiversCore {
   portalUsers: PortalUserService;
   portalSessions: PortalSessionService;
   audit: AuditService;
+  overview: OverviewService;
   /** API.md §7 rate limits (in Redis with COFFER_REDIS_URL, else in this process). */
   rateLimiting: RateLimiting;
   /** Reachability of Redis; null without COFFER_REDIS_URL. */
@@ -112,6 +114,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
       portalUsers: new PortalUserService(store, new PortalSecretBox(keyring), clock),
       portalSessions: new PortalSessionService(store, clock),
       audit: new AuditService(store, clock),
+      overview: new OverviewService(store, gateways, clock),
       rateLimiting: {
         limiter,
         rules: config.rateLimits,

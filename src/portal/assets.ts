@@ -56,7 +56,10 @@ button.danger { background:#fff; border-color:var(--danger); color:var(--danger)
 .notice.ok { border-color:#4ac26b; background:#dafbe1; }
 .notice.warn { border-color:var(--warn-line); background:var(--warn-bg); }
 .secret-box { display:flex; gap:.5rem; align-items:center; flex-wrap:wrap; }
-.secret-box input { min-width:28rem; font-family:ui-monospace,monospace; }
+.secret-box input { width:min(100%, 34rem); font-family:ui-monospace,monospace; }
+.notice h2 { margin-top:0; }
+dl.summary { font-size:1.05rem; padding:1rem; border:1px solid var(--line); border-radius:8px; background:var(--bg); }
+section h3 { font-size:1rem; margin:1.25rem 0 .5rem; }
 .badge { display:inline-block; padding:.05rem .5rem; border-radius:999px; font-size:.8rem; border:1px solid var(--line); background:var(--bg); }
 .badge.ok { color:var(--ok); border-color:#4ac26b; }
 .badge.bad { color:var(--danger); border-color:var(--danger); }

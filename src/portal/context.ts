@@ -12,6 +12,7 @@ import type { PortalSessionService, LiveSession } from '../services/portal-sessi
 import type { PortalUserService } from '../services/portal-users.service.js';
 import type { ReceiverService } from '../services/receiver.service.js';
 import type { TenancyService } from '../services/tenancy.service.js';
+import type { OverviewService } from '../services/overview.service.js';
 import type { TransactionQueryService } from '../services/transactions/transaction-query.service.js';
 import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
 import type { StoreHandle } from '../store/database.js';
@@ -29,6 +30,7 @@ export interface PortalDeps {
   portalUsers: PortalUserService;
   portalSessions: PortalSessionService;
   audit: AuditService;
+  overview: OverviewService;
   rateLimiting: RateLimiting;
 }
 

@@ -20,6 +20,7 @@ const DONE: Record<string, string> = {
   created: 'Created.',
   renamed: 'Renamed.',
   not_again: 'That form was already used: the access secret it created is not shown again.',
+  not_again_user: 'That form was already used: the password it created is not shown again.',
   revoked: 'The access secret was revoked. Requests using it are refused from now on.',
   updated: 'Saved.',
   redacted: 'Redacted.',

@@ -172,9 +172,53 @@ describe('the merchant portal in Chromium', () => {
     await look('16-payment-method');
   });
 
+  it('shows the overview with charts of the purchase', async () => {
+    await page.getByRole('link', { name: 'Overview', exact: true }).click();
+    await expect.poll(() => page.locator('svg.chart').count()).toBe(2);
+    await expect.poll(() => page.getByText('Last 24 hours: 1 payments, 100.0% succeeded').count()).toBe(1);
+    await look('19-overview-charts');
+  });
+
+  it('adds a team member with a one-time password shown once', async () => {
+    await page.getByRole('link', { name: 'Team', exact: true }).click();
+    await page.getByLabel('Email').fill('support@example.com');
+    await page.getByLabel('Role', { exact: true }).selectOption('viewer');
+    await page.getByRole('button', { name: 'Add user' }).click();
+    const password = await page.getByLabel('One-time password').inputValue();
+    expect(password).toMatch(/^[A-Za-z0-9]{20}$/);
+    await look('20-team-added');
+    const added = await browser.newContext({ ignoreHTTPSErrors: true });
+    try {
+      const other = await added.newPage();
+      await other.goto(`${base}/portal/sign-in`);
+      await other.getByLabel('Email').fill('support@example.com');
+      await other.getByLabel('Password').fill(password);
+      await other.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => other.url()).toContain('/overview');
+    } finally {
+      await added.close();
+    }
+  });
+
+  it('generates a certificate signing request and downloads it; lists receivers', async () => {
+    await page.getByRole('link', { name: 'Certificates', exact: true }).click();
+    await page.getByLabel('Common name (CN)').fill('payments.example.com');
+    await page.getByRole('button', { name: 'Generate' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'Download CSR' }).count()).toBe(1);
+    await look('21-certificate');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSR' }).click()]);
+    const stream = await download.createReadStream();
+    let csr = '';
+    for await (const chunk of stream) csr += String(chunk);
+    expect(csr).toContain('-----BEGIN CERTIFICATE REQUEST-----');
+    expect(csr).not.toContain('PRIVATE KEY');
+    await page.getByRole('link', { name: 'Receivers', exact: true }).click();
+    await look('22-receivers');
+  });
+
   it('shows the audit log of what was done', async () => {
     await page.getByRole('link', { name: 'Audit log', exact: true }).click();
-    for (const action of ['environment.create', 'access_secret.create', 'access_secret.revoke', 'gateway.create']) {
+    for (const action of ['environment.create', 'access_secret.create', 'access_secret.revoke', 'gateway.create', 'user.create', 'certificate.generate']) {
       await expect.poll(() => page.getByRole('cell', { name: action }).count()).toBeGreaterThan(0);
     }
     await look('17-audit-log');
@@ -210,7 +254,7 @@ describe('the merchant portal in Chromium', () => {
   });
 
   it('loaded every page without a CSP violation', () => {
-    expect(checked.length).toBeGreaterThanOrEqual(17);
+    expect(checked.length).toBeGreaterThanOrEqual(22);
     expect(cspErrors).toEqual([]);
   });
 });

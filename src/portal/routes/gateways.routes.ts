@@ -7,7 +7,7 @@ import { audit, can, environmentOf, formOf, queryOf, redirectTo, type PortalDeps
 import { doneNotice, frameFor } from '../frame.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, page, sendPage, when } from '../layout.js';
-import { wireFacts } from '../wire-facts.js';
+import { wireSections } from '../wire-facts.js';
 
 type EnvParams = { Params: { env: string } };
 type GatewayParams = { Params: { env: string; token: string } };
@@ -101,7 +101,7 @@ ${
 <button class="danger" type="submit">Redact gateway</button></form></details>`
       : null;
     const body = html`<p><a href="/portal/e/${env.key}/transactions?gateway=${record.row.token}">Transactions through this gateway</a></p>
-${wireFacts(gatewayView(record))}${manage}`;
+${wireSections(gatewayView(record))}${manage}`;
     return sendPage(reply, page(request, frame, body));
   });
 

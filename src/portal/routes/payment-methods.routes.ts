@@ -4,7 +4,7 @@ import { audit, can, environmentOf, queryOf, redirectTo, type PortalDeps } from 
 import { doneNotice, frameFor } from '../frame.js';
 import { html } from '../html.js';
 import { csrfField, page, sendPage } from '../layout.js';
-import { wireFacts } from '../wire-facts.js';
+import { wireSections } from '../wire-facts.js';
 
 type EnvParams = { Params: { env: string } };
 type PmParams = { Params: { env: string; token: string } };
@@ -38,7 +38,7 @@ ${row.storage_state === 'cached' ? html`<form method="post" action="/portal/e/${
 <details class="confirm"><summary>Redact</summary><form method="post" action="/portal/e/${env.key}/payment-methods/${row.token}/redact">${csrfField(request)}
 <p>The card number, CVV and fingerprint are destroyed for good.</p><button class="danger" type="submit">Redact payment method</button></form></details></div>`
         : null;
-    return sendPage(reply, page(request, frame, html`${wireFacts(paymentMethodView(row))}${actions}`));
+    return sendPage(reply, page(request, frame, html`${wireSections(paymentMethodView(row))}${actions}`));
   });
 
   portal.post<PmParams>('/e/:env/payment-methods/:token/retain', { config: { portal: 'manage_payment_methods' } }, async (request, reply) => {

@@ -8,7 +8,7 @@ import { frameFor } from '../frame.js';
 import { html } from '../html.js';
 import { page, sendPage, when } from '../layout.js';
 import { formatAmount } from '../money-format.js';
-import { wireFacts } from '../wire-facts.js';
+import { wireSections } from '../wire-facts.js';
 
 type EnvParams = { Params: { env: string } };
 type TxParams = { Params: { env: string; token: string } };
@@ -108,7 +108,15 @@ ${rows.length === PAGE_SIZE ? html`<nav class="pager" aria-label="Pages"><a href
     if (row === undefined) throw new AppError({ key: 'errors.transaction_not_found', message: 'Unable to find the transaction.' });
     const view = transactionView(row, (token) => (token === null ? null : (found.paymentMethods.get(token) ?? null)));
     const frame = await frameFor(deps, request, { title: `${row.transaction_type} ${row.state}`, current: 'transactions', environment: env });
-    const body = html`${wireFacts(view)}
+    const summary = html`<dl class="facts summary">
+  <dt>Amount</dt><dd>${formatAmount(row.amount, row.currency_code)}</dd>
+  <dt>State</dt><dd><span class="badge ${row.succeeded === 1 ? 'ok' : 'bad'}">${row.state}</span> ${row.message ?? ''}</dd>
+  ${row.gateway_token === null ? null : html`<dt>Gateway</dt><dd><a href="/portal/e/${env.key}/gateways/${row.gateway_token}"><code>${row.gateway_token}</code></a></dd>`}
+  ${row.payment_method_token === null ? null : html`<dt>Payment method</dt><dd><a href="/portal/e/${env.key}/payment-methods/${row.payment_method_token}"><code>${row.payment_method_token}</code></a></dd>`}
+</dl>`;
+    const body = html`${summary}
+<h2>Details</h2>
+${wireSections(view)}
 <h2>Transcript <span class="hint">(scrubbed of card data and credentials)</span></h2>
 ${row.transcript === null || row.transcript === '' ? html`<p>No exchange with a gateway was recorded.</p>` : html`<pre class="transcript" tabindex="0">${row.transcript}</pre>`}`;
     return sendPage(reply, page(request, frame, body));

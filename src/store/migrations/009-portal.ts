@@ -64,6 +64,8 @@ export function portal(dialect: Dialect) {
       await db.schema.alterTable('transactions').addColumn('order_id', 'text').execute();
       const orderId = dialect === 'postgres' ? sql`(details::json ->> 'order_id')` : sql`json_extract(details, '$.order_id')`;
       await sql`update transactions set order_id = ${orderId} where details is not null`.execute(db);
+      // The overview's 24-hour and 30-day aggregates read a time range of one environment.
+      await db.schema.createIndex('transactions_by_env_created').on('transactions').columns(['environment_key', 'created_at']).execute();
       await db.schema.createIndex('transactions_by_order').on('transactions').columns(['environment_key', 'order_id']).execute();
     },
   };

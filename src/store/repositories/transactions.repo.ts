@@ -25,6 +25,51 @@ export class TransactionsRepo {
   }
 
   /**
+   * Counts of gateway transactions since `since`, by gateway, time bucket (the first
+   * `bucketChars` characters of `created_at`: 13 for hours, 10 for days) and outcome.
+   */
+  async volume(environmentKey: string, since: string, bucketChars: 10 | 13, types: readonly string[]): Promise<VolumeRow[]> {
+    const bucket = sql<string>`substr(created_at, 1, ${sql.lit(bucketChars)})`;
+    const rows = await this.db
+      .selectFrom('transactions')
+      .select((eb) => ['gateway_token', bucket.as('bucket'), 'succeeded', eb.fn.countAll<number>().as('n')])
+      .where('environment_key', '=', environmentKey)
+      .where('created_at', '>=', since)
+      .where('transaction_type', 'in', [...types])
+      .where('gateway_token', 'is not', null)
+      .groupBy(['gateway_token', bucket, 'succeeded'])
+      .execute();
+    return rows.map((row) => ({ gatewayToken: row.gateway_token as string, bucket: row.bucket, succeeded: row.succeeded === 1, count: Number(row.n) }));
+  }
+
+  /** The newest unsuccessful gateway transactions since `since`. */
+  recentFailures(environmentKey: string, since: string, types: readonly string[], count: number): Promise<TransactionRow[]> {
+    return this.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('environment_key', '=', environmentKey)
+      .where('created_at', '>=', since)
+      .where('transaction_type', 'in', [...types])
+      .where('succeeded', '=', 0)
+      .where('state', 'not in', ['processing', 'pending'])
+      .orderBy('created_at', 'desc')
+      .limit(count)
+      .execute();
+  }
+
+  /** A gateway's newest gateway transactions (states and times), newest first. */
+  lastOutcomes(gatewayToken: string, types: readonly string[], count: number): Promise<Array<{ state: string; updated_at: string }>> {
+    return this.db
+      .selectFrom('transactions')
+      .select(['state', 'updated_at'])
+      .where('gateway_token', '=', gatewayToken)
+      .where('transaction_type', 'in', [...types])
+      .orderBy('seq', 'desc')
+      .limit(count)
+      .execute();
+  }
+
+  /**
    * The portal's search, newest first, `count` rows older than `beforeSeq`. Token and order id
    * use their indexes; the other filters narrow the walk down `transactions_by_env`.
    */
@@ -137,4 +182,12 @@ function withOrderId(row: Insertable<TransactionsTable>): Insertable<Transaction
   if (row.order_id !== undefined || typeof row.details !== 'string') return row;
   const orderId = (JSON.parse(row.details) as { order_id?: unknown }).order_id;
   return typeof orderId === 'string' ? { ...row, order_id: orderId } : row;
+}
+
+/** One cell of the overview's aggregates. */
+export interface VolumeRow {
+  gatewayToken: string;
+  bucket: string;
+  succeeded: boolean;
+  count: number;
 }
