@@ -50,7 +50,10 @@ button, .button { font:inherit; cursor:pointer; padding:.45rem .9rem; border-rad
 button.primary { background:var(--accent); border-color:var(--accent); color:var(--accent-ink); font-weight:600; }
 button.danger { background:#fff; border-color:var(--danger); color:var(--danger); }
 .row-actions { display:flex; gap:.5rem; flex-wrap:wrap; }
-.row-actions form { margin:0; }
+.row-actions form, .row-actions form.inline { margin:0; flex-wrap:nowrap; gap:.4rem; }
+table select { min-width:7rem; }
+fieldset { border:1px solid var(--line); border-radius:6px; padding:.5rem .75rem; display:grid; gap:.5rem; }
+legend { font-weight:600; font-size:.9rem; }
 .notice { padding:.75rem 1rem; border-radius:6px; border:1px solid var(--line); background:var(--bg); margin:0 0 1rem; }
 .notice.error { border-color:var(--danger); background:#ffebe9; }
 .notice.ok { border-color:#4ac26b; background:#dafbe1; }
@@ -66,7 +69,7 @@ section h3 { font-size:1rem; margin:1.25rem 0 .5rem; }
 .cards { display:grid; grid-template-columns:repeat(auto-fit,minmax(20rem,1fr)); gap:1rem; }
 .card { border:1px solid var(--line); border-radius:8px; padding:1rem; }
 .card h3 { margin:0 0 .5rem; font-size:1rem; }
-svg.chart { width:100%; height:auto; }
+svg.chart { width:100%; max-width:44rem; height:auto; display:block; }
 svg.chart .bar { fill:#0a5bd3; }
 svg.chart .bar.fail { fill:#cf222e; }
 svg.chart text { font-size:11px; fill:#57606a; }

@@ -25,11 +25,11 @@ export function barChart(title: string, buckets: Bucket[], tickEvery: number, ti
 <rect class="bar fail" x="${x}" y="${(base - ok - bad).toFixed(1)}" width="${barWidth.toFixed(1)}" height="${bad.toFixed(1)}"></rect></g>`;
   });
   const ticks = buckets
-    .map((b, i) => (i % tickEvery === 0 ? html`<text x="${(i * slot + slot / 2).toFixed(1)}" y="${HEIGHT - 4}" text-anchor="middle">${tickLabel(b.label)}</text>` : null))
+    .map((b, i) => (i % tickEvery === 0 ? html`<text x="${i === 0 ? '0' : (i * slot + slot / 2).toFixed(1)}" y="${HEIGHT - 4}" text-anchor="${i === 0 ? 'start' : 'middle'}">${tickLabel(b.label)}</text>` : null))
     .filter((t) => t !== null);
   return html`<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${title}: up to ${max} per bar">
 <line class="axis" x1="0" y1="${HEIGHT - AXIS}" x2="${WIDTH}" y2="${HEIGHT - AXIS}"></line>
-<text x="2" y="10">${max}</text>
+<text x="${WIDTH - 2}" y="10" text-anchor="end">max ${max}</text>
 ${bars}${ticks}</svg>`;
 }
 
