@@ -16,6 +16,7 @@ import { CertificatesRepo } from './repositories/certificates.repo.js';
 import { PortalUsersRepo } from './repositories/portal-users.repo.js';
 import { PortalSessionsRepo } from './repositories/portal-sessions.repo.js';
 import { AuditEventsRepo } from './repositories/audit-events.repo.js';
+import { RollupsRepo } from './repositories/rollups.repo.js';
 
 /** Every repository bound to one query executor (the pool, or an open transaction). */
 export interface Repositories {
@@ -33,6 +34,7 @@ export interface Repositories {
   portalUsers: PortalUsersRepo;
   portalSessions: PortalSessionsRepo;
   auditEvents: AuditEventsRepo;
+  rollups: RollupsRepo;
 }
 
 export function repositories(db: Kysely<Database>, dialect: Dialect): Repositories {
@@ -51,6 +53,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
     portalUsers: new PortalUsersRepo(db),
     portalSessions: new PortalSessionsRepo(db),
     auditEvents: new AuditEventsRepo(db),
+    rollups: new RollupsRepo(db),
   };
 }
 

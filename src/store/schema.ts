@@ -220,6 +220,8 @@ export interface Database {
   portal_users: PortalUsersTable;
   portal_sessions: PortalSessionsTable;
   audit_events: AuditEventsTable;
+  transaction_rollups: TransactionRollupsTable;
+  transaction_rollup_marks: TransactionRollupMarksTable;
 }
 
 /** A person who signs in to the merchant portal (migration 009). */
@@ -276,4 +278,19 @@ export interface AuditEventsTable {
   /** JSON object of non-secret facts (a new name, a role). */
   details: string | null;
   created_at: string;
+}
+
+/** Hourly counts of gateway transactions per gateway (migration 009); `hour` is `YYYY-MM-DDTHH`. */
+export interface TransactionRollupsTable {
+  environment_key: string;
+  gateway_token: string;
+  hour: string;
+  succeeded: number;
+  failed: number;
+}
+
+/** How far the rollups of an environment are complete (an hour boundary, ISO text). */
+export interface TransactionRollupMarksTable {
+  environment_key: string;
+  complete_until: string;
 }

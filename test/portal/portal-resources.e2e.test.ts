@@ -155,6 +155,17 @@ describe.each(storeKinds)('portal gateways, transactions, payment methods, overv
     expect(after.text).not.toContain('None: every gateway is taking requests.');
     clock.advance(61_000);
     expect((await owner.get(`/portal/e/${env}/overview`)).text).toContain('None: every gateway is taking requests.');
+
+    // An hour later those hours are read from the rollups (filled once), plus the running hour.
+    clock.advance(3_600_000);
+    await purchase(3000, 'order-next-hour');
+    await signInAll();
+    const later = await owner.get(`/portal/e/${env}/overview`);
+    expect(later.text).toContain('Last 24 hours: <strong>7</strong> payments, <strong>28.6%</strong> succeeded');
+    expect(later.text).toContain('Last 30 days: <strong>10</strong> payments, <strong>50.0%</strong> succeeded');
+    const marks = await server.core.store.db.selectFrom('transaction_rollup_marks').selectAll().execute();
+    expect(marks).toHaveLength(1);
+    expect(Date.parse(marks[0]?.complete_until as string) % 3_600_000).toBe(0);
   });
 
   it('team: an admin adds a developer (one-time password works once), but cannot create or change owners', async () => {

@@ -66,6 +66,25 @@ export function portal(dialect: Dialect) {
       await sql`update transactions set order_id = ${orderId} where details is not null`.execute(db);
       // The overview's 24-hour and 30-day aggregates read a time range of one environment.
       await db.schema.createIndex('transactions_by_env_created').on('transactions').columns(['environment_key', 'created_at']).execute();
+      // Transactions filtered by state (the portal's search, the overview's last failures).
+      await db.schema.createIndex('transactions_by_env_state').on('transactions').columns(['environment_key', 'state', 'seq']).execute();
+      // Hourly counts of gateway transactions per gateway, filled lazily for hours that have ended
+      // (the overview reads these instead of aggregating a month of transactions on every load).
+      await db.schema
+        .createTable('transaction_rollups')
+        .addColumn('environment_key', 'text', (c) => c.notNull())
+        .addColumn('gateway_token', 'text', (c) => c.notNull())
+        .addColumn('hour', 'text', (c) => c.notNull())
+        .addColumn('succeeded', 'integer', (c) => c.notNull())
+        .addColumn('failed', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('transaction_rollups_pk', ['environment_key', 'gateway_token', 'hour'])
+        .execute();
+      // Per environment: every hour before `complete_until` has its rollups.
+      await db.schema
+        .createTable('transaction_rollup_marks')
+        .addColumn('environment_key', 'text', (c) => c.primaryKey())
+        .addColumn('complete_until', 'text', (c) => c.notNull())
+        .execute();
       await db.schema.createIndex('transactions_by_order').on('transactions').columns(['environment_key', 'order_id']).execute();
     },
   };

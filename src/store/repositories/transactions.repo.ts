@@ -28,13 +28,15 @@ export class TransactionsRepo {
    * Counts of gateway transactions since `since`, by gateway, time bucket (the first
    * `bucketChars` characters of `created_at`: 13 for hours, 10 for days) and outcome.
    */
-  async volume(environmentKey: string, since: string, bucketChars: 10 | 13, types: readonly string[]): Promise<VolumeRow[]> {
+  async volume(environmentKey: string, since: string, until: string | null, bucketChars: 10 | 13, types: readonly string[]): Promise<VolumeRow[]> {
     const bucket = sql<string>`substr(created_at, 1, ${sql.lit(bucketChars)})`;
-    const rows = await this.db
+    let query = this.db
       .selectFrom('transactions')
       .select((eb) => ['gateway_token', bucket.as('bucket'), 'succeeded', eb.fn.countAll<number>().as('n')])
       .where('environment_key', '=', environmentKey)
-      .where('created_at', '>=', since)
+      .where('created_at', '>=', since);
+    if (until !== null) query = query.where('created_at', '<', until);
+    const rows = await query
       .where('transaction_type', 'in', [...types])
       .where('gateway_token', 'is not', null)
       .groupBy(['gateway_token', bucket, 'succeeded'])
@@ -42,17 +44,16 @@ export class TransactionsRepo {
     return rows.map((row) => ({ gatewayToken: row.gateway_token as string, bucket: row.bucket, succeeded: row.succeeded === 1, count: Number(row.n) }));
   }
 
-  /** The newest unsuccessful gateway transactions since `since`. */
-  recentFailures(environmentKey: string, since: string, types: readonly string[], count: number): Promise<TransactionRow[]> {
+  /** The newest gateway transactions in one state since `since` (walks `transactions_by_env_state`). */
+  newestInState(environmentKey: string, state: string, since: string, types: readonly string[], count: number): Promise<TransactionRow[]> {
     return this.db
       .selectFrom('transactions')
       .selectAll()
       .where('environment_key', '=', environmentKey)
+      .where('state', '=', state)
       .where('created_at', '>=', since)
       .where('transaction_type', 'in', [...types])
-      .where('succeeded', '=', 0)
-      .where('state', 'not in', ['processing', 'pending'])
-      .orderBy('created_at', 'desc')
+      .orderBy('seq', 'desc')
       .limit(count)
       .execute();
   }
