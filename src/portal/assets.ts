@@ -37,6 +37,7 @@ th { background:var(--bg); font-weight:600; }
 td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
 code, .mono { font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; font-size:.88em; }
 form.stack { display:grid; gap:.75rem; max-width:32rem; }
+form.stack > button { justify-self:start; }
 form.inline { display:flex; flex-wrap:wrap; gap:.75rem; align-items:flex-end; margin:.5rem 0 1rem; }
 form.inline .field { display:grid; gap:.2rem; }
 .field { display:grid; gap:.25rem; }

@@ -66,9 +66,10 @@ export class OverviewService {
     const hourly = await this.hourlyCounts(environment.key, dayStart, currentHour);
     const gateways = await this.gateways.list(environment, { sinceToken: null, order: 'asc', count: 100 });
     const failures = (
-      await Promise.all(FAILED_STATES.map((state) => this.repos.transactions.newestInState(environment.key, state, new Date(dayStart).toISOString(), TYPES, 10)))
+      await Promise.all(FAILED_STATES.map((state) => this.repos.transactions.newestInState(environment.key, state, TYPES, 10)))
     )
       .flat()
+      .filter((row) => row.created_at >= new Date(dayStart).toISOString())
       .sort((a, b) => b.seq - a.seq)
       .slice(0, 10);
     const result: GatewayOverview[] = [];

@@ -44,14 +44,16 @@ export class TransactionsRepo {
     return rows.map((row) => ({ gatewayToken: row.gateway_token as string, bucket: row.bucket, succeeded: row.succeeded === 1, count: Number(row.n) }));
   }
 
-  /** The newest gateway transactions in one state since `since` (walks `transactions_by_env_state`). */
-  newestInState(environmentKey: string, state: string, since: string, types: readonly string[], count: number): Promise<TransactionRow[]> {
+  /**
+   * The newest gateway transactions in one state (walks `transactions_by_env_state` newest first;
+   * no time bound, which would steer the planner onto the time index and a sort of a month).
+   */
+  newestInState(environmentKey: string, state: string, types: readonly string[], count: number): Promise<TransactionRow[]> {
     return this.db
       .selectFrom('transactions')
       .selectAll()
       .where('environment_key', '=', environmentKey)
       .where('state', '=', state)
-      .where('created_at', '>=', since)
       .where('transaction_type', 'in', [...types])
       .orderBy('seq', 'desc')
       .limit(count)
