@@ -153,6 +153,15 @@ describe.each(storeKinds)('portal sign-in, sessions and CSRF (%s)', (store) => {
     expect((await next.get('/portal/environments')).status).toBe(200);
   });
 
+  it('removes sessions past their absolute expiry at the next sign-in', async () => {
+    await portal().signIn('owner@example.com', PASSWORD);
+    const count = async () => Number((await server.core.store.db.selectFrom('portal_sessions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    expect(await count()).toBeGreaterThan(0);
+    clock.advance(13 * 3_600_000);
+    await portal().signIn('owner@example.com', PASSWORD);
+    expect(await count()).toBe(1);
+  });
+
   it('keeps sessions in the database as hashes, never the cookie value', async () => {
     const client = portal();
     await client.signIn('owner@example.com', PASSWORD);

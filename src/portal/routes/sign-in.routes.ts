@@ -71,6 +71,8 @@ function tooMany(reply: FastifyReply, seconds: number, form: ReturnType<typeof h
 async function startSession(deps: PortalDeps, request: FastifyRequest, reply: FastifyReply, user: PortalUserRow): Promise<FastifyReply> {
   const stage = user.totp_enabled === 1 ? 'password' : 'active';
   const environments = await deps.tenancy.listEnvironments(user.organization_token, { sinceToken: null, order: 'asc', count: 1 });
+  // Sessions abandoned without signing out are removed here, past their absolute expiry.
+  await deps.portalSessions.sweepExpired();
   const created = await deps.portalSessions.start(user, stage, request.ip ?? 'unknown', environments[0]?.key ?? null);
   setCookie(reply, SESSION_COOKIE, created.cookie, null);
   setCookie(reply, SIGN_IN_COOKIE, '', 0);
