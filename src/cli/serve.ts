@@ -65,8 +65,9 @@ export async function serve(config: Config): Promise<void> {
   const address = await app.listen({ host: config.host, port: config.port });
   const url = tls.material === null ? address : address.replace(/^http:/, 'https:');
   logger.info({ url, store: config.store.kind }, 'listening');
-  process.stderr.write(`Coffer listening on ${url}\n`);
+  // The portal line first: scripts (and the tests) wait for "listening" as the last line.
   if (config.portal) process.stderr.write(`Merchant portal: ${url}/portal/\n`);
+  process.stderr.write(`Coffer listening on ${url}\n`);
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -158,7 +158,8 @@ describe.each(storeKinds)('portal sign-in, sessions and CSRF (%s)', (store) => {
     const count = async () => Number((await server.core.store.db.selectFrom('portal_sessions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
     expect(await count()).toBeGreaterThan(0);
     clock.advance(13 * 3_600_000);
-    await portal().signIn('owner@example.com', PASSWORD);
+    const res = await portal().signIn('owner@example.com', PASSWORD);
+    expect(res.status, res.text.slice(0, 2000)).toBe(303);
     expect(await count()).toBe(1);
   });
 

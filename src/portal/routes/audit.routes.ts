@@ -30,12 +30,20 @@ export function auditRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     events.length === 0
       ? html`<tr><td colspan="6">No events match.</td></tr>`
       : events.map(
-          (e) => html`<tr><td>${when(e.created_at)}</td><td>${e.actor}${e.actor_type === 'user' ? '' : html` <span class="badge">${e.actor_type}</span>`}</td><td><code>${e.action}</code></td>
-<td>${e.object_type} <code>${e.object_id ?? ''}</code></td><td>${e.address ?? '—'}</td><td class="mono">${e.details ?? ''}</td></tr>`,
+          (e) => html`<tr><td class="nowrap">${when(e.created_at)}</td><td>${e.actor}${e.actor_type === 'user' ? '' : html` <span class="badge">${e.actor_type}</span>`}</td><td><code>${e.action}</code></td>
+<td>${e.object_type} <code>${e.object_id ?? ''}</code></td><td>${e.address ?? '—'}</td><td>${detailsText(e.details)}</td></tr>`,
         )
   }</tbody>
 </table>
 ${events.length === filter.count ? html`<nav class="pager" aria-label="Pages"><a href="/portal/audit?${older}">Older events</a></nav>` : null}`;
     return sendPage(reply, page(request, frame, body));
   });
+}
+
+/** Non-secret details as "name: value" pairs. */
+function detailsText(details: string | null): string {
+  if (details === null) return '';
+  return Object.entries(JSON.parse(details) as Record<string, unknown>)
+    .map(([name, value]) => `${name}: ${String(value)}`)
+    .join(', ');
 }
