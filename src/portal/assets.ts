@@ -29,7 +29,8 @@ nav.side a { display:block; padding:.4rem .75rem; border-radius:6px; text-decora
 nav.side a[aria-current="page"] { background:#ddf4ff; font-weight:600; }
 nav.side .group { font-size:.75rem; text-transform:uppercase; letter-spacing:.05em; color:var(--muted); margin:1rem .75rem .25rem; }
 main { flex:1; min-width:0; padding:1.25rem 2rem 3rem; max-width:72rem; }
-td { overflow-wrap:anywhere; }
+td { overflow-wrap:break-word; }
+td code { overflow-wrap:anywhere; }
 td.nowrap { white-space:nowrap; overflow-wrap:normal; }
 h1 { font-size:1.5rem; margin:.25rem 0 1rem; }
 h2 { font-size:1.15rem; margin:1.75rem 0 .75rem; }

@@ -30,8 +30,8 @@ export function auditRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     events.length === 0
       ? html`<tr><td colspan="6">No events match.</td></tr>`
       : events.map(
-          (e) => html`<tr><td class="nowrap">${when(e.created_at)}</td><td>${e.actor}${e.actor_type === 'user' ? '' : html` <span class="badge">${e.actor_type}</span>`}</td><td><code>${e.action}</code></td>
-<td>${e.object_type} <code>${e.object_id ?? ''}</code></td><td>${e.address ?? '—'}</td><td>${detailsText(e.details)}</td></tr>`,
+          (e) => html`<tr><td class="nowrap">${when(e.created_at)}</td><td>${e.actor}${e.actor_type === 'user' ? '' : html` <span class="badge">${e.actor_type}</span>`}</td><td class="nowrap"><code>${e.action}</code></td>
+<td>${e.object_type} <code>${e.object_id ?? ''}</code></td><td class="nowrap">${e.address ?? '—'}</td><td>${detailsText(e.details)}</td></tr>`,
         )
   }</tbody>
 </table>
