@@ -27,6 +27,12 @@ import type { RateLimiting } from './http/rate-limit.js';
 import { Redis } from 'ioredis';
 import { TenancyService } from './services/tenancy.service.js';
 import { BrowserTokenizationService } from './card-capture/browser-tokenization.service.js';
+import { AuditService } from './services/audit.service.js';
+import { OverviewService } from './services/overview.service.js';
+import { PortalUserService } from './services/portal-users.service.js';
+import { PortalSessionService } from './services/portal-sessions.service.js';
+import { PortalSecretBox } from './vault/portal-secret-box.js';
+import { registerPortal } from './portal/portal.plugin.js';
 import { migrateStore, openStore, type StoreHandle } from './store/database.js';
 import { Keyring } from './vault/keyring.js';
 import { resolveMasterKey } from './vault/master-key.js';
@@ -48,6 +54,11 @@ export interface Core extends ReceiversCore {
   auth: AuthService;
   /** Tokenization with the environment key alone (card form, transparent redirect; issue 16). */
   browserTokenization: BrowserTokenizationService;
+  /** The merchant portal's users and sessions, and the audit log. */
+  portalUsers: PortalUserService;
+  portalSessions: PortalSessionService;
+  audit: AuditService;
+  overview: OverviewService;
   /** API.md §7 rate limits (in Redis with COFFER_REDIS_URL, else in this process). */
   rateLimiting: RateLimiting;
   /** Reachability of Redis; null without COFFER_REDIS_URL. */
@@ -102,8 +113,12 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
       transactions: new GatewayTransactionService(store, gateways, paymentMethods, sealer, caller, clock),
       transactionQuery,
       idempotency,
-      auth: new AuthService(store, keyring),
       browserTokenization: new BrowserTokenizationService(store, paymentMethods, certificates, clock),
+      auth: new AuthService(store, keyring, clock),
+      portalUsers: new PortalUserService(store, new PortalSecretBox(keyring), clock),
+      portalSessions: new PortalSessionService(store, clock),
+      audit: new AuditService(store, clock),
+      overview: new OverviewService(store, gateways, clock),
       rateLimiting: {
         limiter,
         rules: config.rateLimits,
@@ -167,5 +182,7 @@ export function buildApp(core: Core, logger: Logger, tls: { key: string; cert: s
   // One line when Redis becomes unreachable (the node then limits with its own memory), one when it is back.
   core.sharedState?.logTo(logger);
   core.attachLogger(logger);
-  return buildHttpApp({ ...core, logger }, tls);
+  const app = buildHttpApp({ ...core, logger }, tls);
+  if (core.config.portal) registerPortal(app, { ...core, logger });
+  return app;
 }

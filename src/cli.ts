@@ -5,6 +5,7 @@ import { isRole, type Role } from './domain/tenancy.js';
 import { NotEmptyError, secretEnvironments } from './services/tenancy.service.js';
 import { migrateStore, openStore } from './store/database.js';
 import { fail, printResult } from './cli/output.js';
+import { userCommands } from './cli/users.js';
 import type { AccessSecretRow } from './store/repositories/access-secrets.repo.js';
 import type { EnvironmentRow } from './store/repositories/environments.repo.js';
 import type { OrganizationRow } from './store/repositories/organizations.repo.js';
@@ -122,6 +123,7 @@ function program(): Command {
       if (!(await core.tenancy.revokeAccessSecret(key))) fail(`no live access secret ${key}`);
       printResult({ access_secret_key: key, revoked: true }, opts.json === true);
     }));
+  userCommands(cli, withCore);
   const keys = cli.command('keys').description('rotate encryption keys (see src/vault/README.md)');
   keys.command('rotate-master').description('re-wrap every key under COFFER_MASTER_KEY (old key in COFFER_MASTER_KEY_PREVIOUS)').addOption(json())
     .action((opts: JsonFlag) => withCore(async (core) => printResult({ rewrapped: await core.keyRotation.rotateMaster() }, opts.json === true)));

@@ -3,12 +3,18 @@ import { buildApp, buildCore, resolveTls } from '../app.js';
 import { createLogger } from '../logger.js';
 import { NotEmptyError, type InitResult } from '../services/tenancy.service.js';
 import type { Core } from '../app.js';
+import type { CreatedUser } from '../services/portal-users.service.js';
+
+/** The portal owner created on a fresh installation. */
+export const INITIAL_OWNER_EMAIL = 'owner@coffer.local';
 
 /** Initialises an empty database; null when it was not empty (or another node got there first). */
-async function initIfEmpty(core: Core): Promise<InitResult | null> {
+async function initIfEmpty(core: Core): Promise<(InitResult & { owner: CreatedUser | null }) | null> {
   if (!(await core.tenancy.isEmpty())) return null;
   try {
-    return await core.tenancy.init();
+    const init = await core.tenancy.init();
+    const owner = await core.portalUsers.createInitialOwner(init.organization_token, INITIAL_OWNER_EMAIL);
+    return { ...init, owner };
   } catch (error) {
     if (error instanceof NotEmptyError) return null;
     throw error;
@@ -33,11 +39,14 @@ export async function serve(config: Config): Promise<void> {
     // Printed to the terminal once, never logged: this is the only time the secret is shown.
     process.stderr.write(
       [
-        'Coffer initialised an empty database. Save these now: the access secret is not shown again.',
+        'Coffer initialised an empty database. Save these now: the access secret and the password are not shown again.',
         `  organization_token  ${init.organization_token}`,
         `  environment_key     ${init.environment_key}`,
         `  access_secret_key   ${init.access_secret_key}`,
         `  access_secret       ${init.access_secret}`,
+        ...(init.owner === null || init.owner.password === null
+          ? []
+          : [`  portal_email        ${init.owner.user.email}`, `  portal_password     ${init.owner.password}`]),
         '',
       ].join('\n'),
     );
@@ -56,6 +65,8 @@ export async function serve(config: Config): Promise<void> {
   const address = await app.listen({ host: config.host, port: config.port });
   const url = tls.material === null ? address : address.replace(/^http:/, 'https:');
   logger.info({ url, store: config.store.kind }, 'listening');
+  // The portal line first: scripts (and the tests) wait for "listening" as the last line.
+  if (config.portal) process.stderr.write(`Merchant portal: ${url}/portal/\n`);
   process.stderr.write(`Coffer listening on ${url}\n`);
 
   let closing = false;

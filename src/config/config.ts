@@ -45,6 +45,8 @@ export interface Config {
   receiverTimeoutMs: number;
   /** Extra CAs (PEM file, COFFER_OUTBOUND_CA_FILE) trusted for calls to receivers, besides Node's roots. */
   outboundCaPath: string | null;
+  /** The merchant portal at /portal/ (COFFER_PORTAL=off turns it off). */
+  portal: boolean;
 }
 
 /** How Coffer calls gateways. */
@@ -314,5 +316,14 @@ export function loadConfig(env: Env = process.env): Config {
     receiverCatalogPath: optionalPath(env, 'COFFER_RECEIVER_CATALOG'),
     receiverTimeoutMs: positiveInteger(env, 'COFFER_RECEIVER_TIMEOUT', 30, 600) * 1000,
     outboundCaPath: optionalPath(env, 'COFFER_OUTBOUND_CA_FILE'),
+    portal: parsePortal(env),
   };
+}
+
+/** COFFER_PORTAL: on (default) or off. */
+function parsePortal(env: Env): boolean {
+  const value = nonEmpty(env, 'COFFER_PORTAL')?.toLowerCase() ?? 'on';
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new ConfigError('COFFER_PORTAL', 'must be on or off');
 }

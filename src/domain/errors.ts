@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   'errors.certificate_not_found': 404,
   'errors.environment_not_found': 404,
   'errors.access_secret_not_found': 404,
+  'errors.user_not_found': 404,
+  'errors.forbidden': 403,
   'errors.route_not_found': 404,
   'errors.origin_not_allowed': 403,
   'errors.invalid_signature': 403,

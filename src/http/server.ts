@@ -16,6 +16,8 @@ import { registerIdempotency } from './idempotency.js';
 import { registerRateLimits, type RateLimiting } from './rate-limit.js';
 import type { SharedStateStatus } from '../limits/shared-state-status.js';
 import type { TenancyService } from '../services/tenancy.service.js';
+import type { AuditService } from '../services/audit.service.js';
+import { auditRoutes } from './routes/audit.routes.js';
 import type { StoreHandle } from '../store/database.js';
 import { authenticateHook } from './auth.js';
 import { BODY_LIMIT, registerBodyDecoder } from './body.js';
@@ -39,6 +41,7 @@ export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transacti
   logger: Logger;
   auth: AuthService;
   tenancy: TenancyService;
+  audit: AuditService;
   gateways: GatewayService;
   certificates: CertificateService;
   paymentMethods: PaymentMethodService;
@@ -135,7 +138,8 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   healthRoutes(app, deps.store, deps.sharedState);
   gatewayRoutes(app, deps.gateways);
   certificateRoutes(app, deps.certificates);
-  environmentRoutes(app, deps.tenancy);
+  environmentRoutes(app, deps.tenancy, deps.audit);
+  auditRoutes(app, deps.audit);
   paymentMethodRoutes(app, deps.paymentMethods, transparentRedirect(deps.browserTokenization, handleError));
   cardCaptureRoutes(app, deps.browserTokenization);
   transactionRoutes(app, deps.transactions, deps.transactionQuery);

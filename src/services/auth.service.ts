@@ -5,6 +5,7 @@ import { repositories, type Repositories } from '../store/repositories.js';
 import type { AccessSecretRow } from '../store/repositories/access-secrets.repo.js';
 import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
 import type { OrganizationRow } from '../store/repositories/organizations.repo.js';
+import type { Clock } from '../domain/clock.js';
 import { Keyring } from '../vault/keyring.js';
 import { secretCoversEnvironment } from './tenancy.service.js';
 
@@ -23,10 +24,13 @@ export interface AuthContext {
  */
 export class AuthService {
   private readonly repos: Repositories;
+  /** When this node last wrote each secret's `last_used_at` (ms): at most once a minute. */
+  private readonly lastTouched = new Map<string, number>();
 
   constructor(
     store: StoreHandle,
     private readonly keyring: Keyring,
+    private readonly clock: Clock,
   ) {
     this.repos = repositories(store.db, store.dialect);
   }
@@ -47,6 +51,23 @@ export class AuthService {
     if (!isRole(row.role) || !roleAllows(row.role, access)) return null;
     const organization = await this.repos.organizations.find(environment.organization_token);
     if (organization === undefined) return null;
+    this.noteUse(row);
     return { environment, organization, secret: row };
   }
+
+  /**
+   * Records that a secret was used, for the portal's "last used" column: one write a minute per
+   * secret and node, off the request's path (a failed write only leaves the column older).
+   */
+  private noteUse(row: AccessSecretRow): void {
+    const now = this.clock.now().getTime();
+    if (now - (this.lastTouched.get(row.key) ?? 0) < TOUCH_EVERY_MS) return;
+    if (this.lastTouched.size >= MAX_TRACKED) this.lastTouched.clear();
+    this.lastTouched.set(row.key, now);
+    void this.repos.accessSecrets.touch(row.key, new Date(now).toISOString()).catch(() => undefined);
+  }
 }
+
+const TOUCH_EVERY_MS = 60_000;
+/** Bounds the map; clearing it only costs an extra write per secret. */
+const MAX_TRACKED = 10_000;

@@ -11,6 +11,7 @@ import { paymentMethods } from './migrations/002-payment-methods.js';
 import { gatewayTransactions } from './migrations/003-gateway-transactions.js';
 import { receiversAndCertificates } from './migrations/004-receivers-certificates.js';
 import { idempotencyKeyHashes } from './migrations/006-idempotency-key-hashes.js';
+import { portal } from './migrations/009-portal.js';
 import { cardCapture } from './migrations/010-card-capture.js';
 import { CofferSqliteDialect } from './sqlite-dialect.js';
 
@@ -29,6 +30,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '003-gateway-transactions': gatewayTransactions(),
     '004-receivers-certificates': receiversAndCertificates(dialect),
     '006-idempotency-key-hashes': idempotencyKeyHashes(),
+    '009-portal': portal(dialect),
     '010-card-capture': cardCapture(),
   };
 }

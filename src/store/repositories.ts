@@ -14,6 +14,10 @@ import { ReceiversRepo } from './repositories/receivers.repo.js';
 import { SealedBlobsRepo } from './repositories/sealed-blobs.repo.js';
 import { CertificatesRepo } from './repositories/certificates.repo.js';
 import { UsedNoncesRepo } from './repositories/used-nonces.repo.js';
+import { PortalUsersRepo } from './repositories/portal-users.repo.js';
+import { PortalSessionsRepo } from './repositories/portal-sessions.repo.js';
+import { AuditEventsRepo } from './repositories/audit-events.repo.js';
+import { RollupsRepo } from './repositories/rollups.repo.js';
 
 /** Every repository bound to one query executor (the pool, or an open transaction). */
 export interface Repositories {
@@ -29,6 +33,10 @@ export interface Repositories {
   sealedBlobs: SealedBlobsRepo;
   certificates: CertificatesRepo;
   usedNonces: UsedNoncesRepo;
+  portalUsers: PortalUsersRepo;
+  portalSessions: PortalSessionsRepo;
+  auditEvents: AuditEventsRepo;
+  rollups: RollupsRepo;
 }
 
 export function repositories(db: Kysely<Database>, dialect: Dialect): Repositories {
@@ -45,6 +53,10 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
     sealedBlobs: new SealedBlobsRepo(db),
     certificates: new CertificatesRepo(db),
     usedNonces: new UsedNoncesRepo(db),
+    portalUsers: new PortalUsersRepo(db),
+    portalSessions: new PortalSessionsRepo(db),
+    auditEvents: new AuditEventsRepo(db),
+    rollups: new RollupsRepo(db),
   };
 }
 

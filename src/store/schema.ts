@@ -44,6 +44,8 @@ export interface AccessSecretsTable {
   revoked_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Last authenticated use, to the minute (migration 009). */
+  last_used_at: string | null;
 }
 
 export interface WrappedKeysTable {
@@ -97,6 +99,8 @@ export interface TransactionsTable {
   transcript: string | null;
   /** The receiver of a DeliverPaymentMethod / ExportPaymentMethods / RedactReceiver transaction. */
   receiver_token: string | null;
+  /** `details.order_id`, copied by the repository on insert so the portal can search it (migration 009). */
+  order_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -224,5 +228,81 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   receivers: ReceiversTable;
   certificates: CertificatesTable;
+  portal_users: PortalUsersTable;
   used_nonces: UsedNoncesTable;
+  portal_sessions: PortalSessionsTable;
+  audit_events: AuditEventsTable;
+  transaction_rollups: TransactionRollupsTable;
+  transaction_rollup_marks: TransactionRollupMarksTable;
+}
+
+/** A person who signs in to the merchant portal (migration 009). */
+export interface PortalUsersTable {
+  seq: Generated<number>;
+  token: string;
+  organization_token: string;
+  /** Lower case. */
+  email: string;
+  /** owner | admin | developer | viewer */
+  role: string;
+  /** argon2id PHC string. */
+  password_hash: string;
+  /** The TOTP secret sealed under the master key, or null before enrolment starts. */
+  totp_secret: string | null;
+  totp_enabled: number;
+  disabled_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A portal session; the cookie holds a random value whose SHA-256 is `id_hash`. */
+export interface PortalSessionsTable {
+  id_hash: string;
+  user_token: string;
+  csrf_token: string;
+  /** 'password' (second factor pending) or 'active'. */
+  stage: string;
+  /** The environment the user is looking at. */
+  environment_key: string | null;
+  address: string;
+  /** The one-time value of the last secret-creating form this session submitted. */
+  consumed_nonce: string | null;
+  created_at: string;
+  last_seen_at: string;
+  /** Absolute expiry. */
+  expires_at: string;
+}
+
+/** Who changed what, when, from where (portal actions, API secret management). */
+export interface AuditEventsTable {
+  seq: Generated<number>;
+  token: string;
+  organization_token: string;
+  /** 'user' (portal), 'access_secret' (API) or 'operator' (CLI). */
+  actor_type: string;
+  /** The user's email, the secret's key, or 'cli'. */
+  actor: string;
+  action: string;
+  object_type: string;
+  object_id: string | null;
+  environment_key: string | null;
+  address: string | null;
+  /** JSON object of non-secret facts (a new name, a role). */
+  details: string | null;
+  created_at: string;
+}
+
+/** Hourly counts of gateway transactions per gateway (migration 009); `hour` is `YYYY-MM-DDTHH`. */
+export interface TransactionRollupsTable {
+  environment_key: string;
+  gateway_token: string;
+  hour: string;
+  succeeded: number;
+  failed: number;
+}
+
+/** How far the rollups of an environment are complete (an hour boundary, ISO text). */
+export interface TransactionRollupMarksTable {
+  environment_key: string;
+  complete_until: string;
 }

@@ -112,14 +112,15 @@ export interface RunResult {
 
 const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
 
-/** Runs `bin/coffer ...args` to completion. */
-export function runCoffer(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<RunResult> {
+/** Runs `bin/coffer ...args` to completion; `input`, when given, is its standard input. */
+export function runCoffer(args: string[], env: Record<string, string>, timeoutMs = 30_000, input?: string): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [binPath, ...args], { env: cofferEnv(env), cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [binPath, ...args], { env: cofferEnv(env), cwd: repoRoot, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) child.stdin?.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`coffer ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));

@@ -4,6 +4,7 @@ import { AppError, MESSAGES } from '../../domain/errors.js';
 import { ROLES } from '../../domain/tenancy.js';
 import { parseListQuery } from '../../services/list-query.js';
 import { secretCoversEnvironment, type TenancyService } from '../../services/tenancy.service.js';
+import type { AuditService } from '../../services/audit.service.js';
 import { callerOf } from '../auth.js';
 import { fieldsOf } from '../body.js';
 import { WireList } from '../format/wire.js';
@@ -27,7 +28,7 @@ type SecretParams = { Params: { key: string; secretKey: string } };
  * limited to some environments; `production` is not settable here: activating an
  * environment for real cards is the operator's decision (`coffer environments create --production`).
  */
-export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService): void {
+export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService, audit: AuditService): void {
   const admin = { config: { access: 'admin' as const, organizationWide: true } };
 
   app.get('/v1/environments', admin, async (request, reply) => {
@@ -79,6 +80,10 @@ export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService)
       role: (input.role ?? 'transact') as (typeof ROLES)[number],
       environmentKeys: [environment.key],
     });
+    await audit.record(
+      { type: 'access_secret', id: callerOf(request).secret.key, address: request.ip ?? null },
+      { organizationToken: organization, action: 'access_secret.create', objectType: 'access_secret', objectId: created.row.key, environmentKey: environment.key, details: { name: created.row.name, role: created.row.role } },
+    );
     return sendWire(request, reply, 201, 'access_secret', accessSecretView(created.row, created.secret));
   });
 
@@ -90,6 +95,10 @@ export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService)
       throw new AppError({ key: 'errors.access_secret_not_found', message: MESSAGES.accessSecretNotFound });
     }
     await tenancy.revokeAccessSecret(secret.key);
+    await audit.record(
+      { type: 'access_secret', id: callerOf(request).secret.key, address: request.ip ?? null },
+      { organizationToken: organization, action: 'access_secret.revoke', objectType: 'access_secret', objectId: secret.key, environmentKey: environment.key, details: { name: secret.name } },
+    );
     return reply.code(204).send();
   });
 }

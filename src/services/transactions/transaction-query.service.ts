@@ -4,7 +4,7 @@ import type { StoreHandle } from '../../store/database.js';
 import { repositories, type Repositories } from '../../store/repositories.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
 import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+import type { TransactionRow, TransactionSearch } from '../../store/repositories/transactions.repo.js';
 import type { GatewayService } from '../gateway.service.js';
 import { pageAfter, type ListQuery } from '../list-query.js';
 import { ABANDONED_CALL_GRACE_MS, abandonedPatch, isAbandoned } from './abandoned-calls.js';
@@ -46,6 +46,13 @@ export class TransactionQueryService {
       { states, ...(filter.gatewayToken === undefined ? {} : { gatewayToken: filter.gatewayToken }) },
     );
     const transactions = await Promise.all(listed.map((row) => this.settleIfAbandoned(row)));
+    return { transactions, paymentMethods: await this.paymentMethodsOf(environment, transactions) };
+  }
+
+  /** The portal's search (newest first, keyset paging); see TransactionsRepo.search. */
+  async search(environment: EnvironmentRow, filter: TransactionSearch): Promise<TransactionPage> {
+    const found = await this.repos.transactions.search(environment.key, filter);
+    const transactions = await Promise.all(found.map((row) => this.settleIfAbandoned(row)));
     return { transactions, paymentMethods: await this.paymentMethodsOf(environment, transactions) };
   }
 

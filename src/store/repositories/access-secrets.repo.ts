@@ -41,4 +41,9 @@ export class AccessSecretsRepo {
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
+
+  /** Records a use (callers throttle this to once a minute per secret). */
+  async touch(key: string, usedAt: string): Promise<void> {
+    await this.db.updateTable('access_secrets').set({ last_used_at: usedAt }).where('key', '=', key).execute();
+  }
 }

@@ -16,12 +16,77 @@ export class TransactionsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(row: Insertable<TransactionsTable>): Promise<void> {
-    await this.db.insertInto('transactions').values(row).execute();
+    await this.db.insertInto('transactions').values(withOrderId(row)).execute();
   }
 
   /** Inserts and returns the stored row (with its `seq`) in one statement. */
   insertReturning(row: Insertable<TransactionsTable>): Promise<TransactionRow> {
-    return this.db.insertInto('transactions').values(row).returningAll().executeTakeFirstOrThrow();
+    return this.db.insertInto('transactions').values(withOrderId(row)).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /**
+   * Counts of gateway transactions since `since`, by gateway, time bucket (the first
+   * `bucketChars` characters of `created_at`: 13 for hours, 10 for days) and outcome.
+   */
+  async volume(environmentKey: string, since: string, until: string | null, bucketChars: 10 | 13, types: readonly string[]): Promise<VolumeRow[]> {
+    const bucket = sql<string>`substr(created_at, 1, ${sql.lit(bucketChars)})`;
+    let query = this.db
+      .selectFrom('transactions')
+      .select((eb) => ['gateway_token', bucket.as('bucket'), 'succeeded', eb.fn.countAll<number>().as('n')])
+      .where('environment_key', '=', environmentKey)
+      .where('created_at', '>=', since);
+    if (until !== null) query = query.where('created_at', '<', until);
+    const rows = await query
+      .where('transaction_type', 'in', [...types])
+      .where('gateway_token', 'is not', null)
+      .groupBy(['gateway_token', bucket, 'succeeded'])
+      .execute();
+    return rows.map((row) => ({ gatewayToken: row.gateway_token as string, bucket: row.bucket, succeeded: row.succeeded === 1, count: Number(row.n) }));
+  }
+
+  /**
+   * The newest gateway transactions in one state (walks `transactions_by_env_state` newest first;
+   * no time bound, which would steer the planner onto the time index and a sort of a month).
+   */
+  newestInState(environmentKey: string, state: string, types: readonly string[], count: number): Promise<TransactionRow[]> {
+    return this.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('environment_key', '=', environmentKey)
+      .where('state', '=', state)
+      .where('transaction_type', 'in', [...types])
+      .orderBy('seq', 'desc')
+      .limit(count)
+      .execute();
+  }
+
+  /** A gateway's newest gateway transactions (states and times), newest first. */
+  lastOutcomes(gatewayToken: string, types: readonly string[], count: number): Promise<Array<{ state: string; updated_at: string }>> {
+    return this.db
+      .selectFrom('transactions')
+      .select(['state', 'updated_at'])
+      .where('gateway_token', '=', gatewayToken)
+      .where('transaction_type', 'in', [...types])
+      .orderBy('seq', 'desc')
+      .limit(count)
+      .execute();
+  }
+
+  /**
+   * The portal's search, newest first, `count` rows older than `beforeSeq`. Token and order id
+   * use their indexes; the other filters narrow the walk down `transactions_by_env`.
+   */
+  search(environmentKey: string, filter: TransactionSearch): Promise<TransactionRow[]> {
+    let query = this.db.selectFrom('transactions').selectAll().where('environment_key', '=', environmentKey);
+    if (filter.token !== undefined) query = query.where('token', '=', filter.token);
+    if (filter.orderId !== undefined) query = query.where('order_id', '=', filter.orderId);
+    if (filter.gatewayToken !== undefined) query = query.where('gateway_token', '=', filter.gatewayToken);
+    if (filter.state !== undefined) query = query.where('state', '=', filter.state);
+    if (filter.type !== undefined) query = query.where('transaction_type', '=', filter.type);
+    if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);
+    if (filter.to !== undefined) query = query.where('created_at', '<', filter.to);
+    if (filter.beforeSeq !== undefined) query = query.where('seq', '<', filter.beforeSeq);
+    return query.orderBy('seq', 'desc').limit(filter.count).execute();
   }
 
   find(environmentKey: string, token: string): Promise<TransactionRow | undefined> {
@@ -99,4 +164,33 @@ export class TransactionsRepo {
     if (filter.states !== undefined && filter.states.length > 0) query = query.where('state', 'in', filter.states);
     return applyPage(query, 'seq', page).execute();
   }
+}
+
+/** The portal's transaction filters; every one optional. */
+export interface TransactionSearch {
+  token?: string;
+  orderId?: string;
+  gatewayToken?: string;
+  state?: string;
+  type?: string;
+  /** ISO bounds on `created_at`: from inclusive, to exclusive. */
+  from?: string;
+  to?: string;
+  beforeSeq?: number;
+  count: number;
+}
+
+/** Copies `details.order_id` into its own column (indexed for search). */
+function withOrderId(row: Insertable<TransactionsTable>): Insertable<TransactionsTable> {
+  if (row.order_id !== undefined || typeof row.details !== 'string') return row;
+  const orderId = (JSON.parse(row.details) as { order_id?: unknown }).order_id;
+  return typeof orderId === 'string' ? { ...row, order_id: orderId } : row;
+}
+
+/** One cell of the overview's aggregates. */
+export interface VolumeRow {
+  gatewayToken: string;
+  bucket: string;
+  succeeded: boolean;
+  count: number;
 }

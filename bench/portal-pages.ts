@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Agent, request } from 'undici';
+import { buildApp, buildCore, resolveTls } from '../src/app.js';
+import { loadConfig } from '../src/config/config.js';
+import { createLogger } from '../src/logger.js';
+import { seedStore } from './seeder.js';
+
+/**
+ * Portal page load times on a large store: seeds N transactions (default 1,000,000, spread over
+ * 30 days, through the scale bench's bulk path) into one environment of a fresh SQLite store (or
+ * PostgreSQL with COFFER_DATABASE_URL), starts Coffer in this process, signs in, and times each
+ * page's full response (server time + transfer on loopback) over 20 sequential loads.
+ *
+ *   npm run bench:portal                  # 1,000,000 transactions
+ *   PORTAL_BENCH_ROWS=100000 npm run bench:portal
+ */
+const ROWS = Number(process.env.PORTAL_BENCH_ROWS ?? 1_000_000);
+const LOADS = 20;
+const PASSWORD = 'bench password 1234';
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coffer-portal-bench-'));
+  const env = {
+    COFFER_DATA_DIR: dir,
+    COFFER_PORT: '0',
+    COFFER_MASTER_KEY: randomBytes(32).toString('base64'),
+    COFFER_LOG_LEVEL: 'silent',
+    COFFER_RATE_LIMITS: '{"*":null}',
+    ...(process.env.COFFER_DATABASE_URL === undefined ? {} : { COFFER_DATABASE_URL: process.env.COFFER_DATABASE_URL }),
+  };
+  const config = loadConfig(env);
+  let core = await buildCore(config);
+  const init = await core.tenancy.init();
+  const environment = await core.tenancy.requireEnvironment(init.environment_key);
+  const gateway = await core.gateways.create(environment, 'test', { credentials: {} });
+  await core.portalUsers.create(init.organization_token, { email: 'bench@example.com', role: 'owner', password: PASSWORD });
+  await core.close();
+
+  const started = performance.now();
+  const seeded = await seedStore({
+    store: config.store,
+    masterKey: Buffer.from(env.COFFER_MASTER_KEY, 'base64'),
+    environmentKey: init.environment_key,
+    gatewayToken: gateway.row.token,
+    paymentMethods: Math.min(ROWS, 10_000),
+    transactions: ROWS,
+    onProgress: (line) => process.stderr.write(`\r${line}          `),
+  });
+  process.stderr.write(`\nseeded ${ROWS.toLocaleString('en-US')} transactions in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+
+  core = await buildCore(config);
+  const tls = await resolveTls(config);
+  const app = buildApp(core, createLogger('silent'), tls.material);
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  const base = address.replace(/^http:/, 'https:');
+  const agent = new Agent({ connect: { ca: fs.readFileSync(tls.caPath as string, 'utf8') } });
+  try {
+    const signInPage = await request(`${base}/portal/sign-in`, { dispatcher: agent });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await signInPage.body.text())?.[1] as string;
+    const preCookie = String(signInPage.headers['set-cookie']).split(';')[0] as string;
+    const signIn = await request(`${base}/portal/sign-in`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: preCookie },
+      body: new URLSearchParams({ _csrf: csrf, email: 'bench@example.com', password: PASSWORD }).toString(),
+    });
+    await signIn.body.dump();
+    const cookie = (signIn.headers['set-cookie'] as string[]).find((c) => c.startsWith('coffer_session='))?.split(';')[0] as string;
+    const e = init.environment_key;
+    const deep = seeded.transactionsAtDepth.find((d) => d.fraction === 0.5)?.token as string;
+    const pages: Array<[string, string]> = [
+      ['overview (24 h + 30 d aggregates)', `/portal/e/${e}/overview`],
+      ['transactions, first page', `/portal/e/${e}/transactions`],
+      ['transactions, state=failed (none match)', `/portal/e/${e}/transactions?state=failed`],
+      ['transactions, by order id', `/portal/e/${e}/transactions?order_id=none-such`],
+      ['transactions, by token', `/portal/e/${e}/transactions?token=${deep}`],
+      ['transactions, one day 15 days ago', `/portal/e/${e}/transactions?from=${day(15)}&to=${day(15)}`],
+      ['transaction detail', `/portal/e/${e}/transactions/${deep}`],
+      ['gateways', `/portal/e/${e}/gateways`],
+      ['access secrets', `/portal/e/${e}/secrets`],
+      ['environments', '/portal/environments'],
+      ['audit log', '/portal/audit'],
+      ['team', '/portal/team'],
+    ];
+    const lines = [`| page | p50 ms | p95 ms | max ms |`, `|---|---|---|---|`];
+    for (const [name, url] of pages) {
+      const times: number[] = [];
+      for (let i = 0; i < LOADS; i += 1) {
+        const t0 = performance.now();
+        const res = await request(`${base}${url}`, { dispatcher: agent, headers: { cookie } });
+        await res.body.text();
+        times.push(performance.now() - t0);
+        if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
+      }
+      times.sort((a, b) => a - b);
+      lines.push(`| ${name} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 95).toFixed(1)} | ${(times.at(-1) as number).toFixed(1)} |`);
+    }
+    process.stdout.write(`${config.store.kind}, ${ROWS.toLocaleString('en-US')} transactions, ${LOADS} sequential loads per page\n${lines.join('\n')}\n`);
+  } finally {
+    await agent.close();
+    await app.close();
+    await core.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function day(daysAgo: number): string {
+  return new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+}
+
+await main();

@@ -1,0 +1,106 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { AppError, fieldError } from '../domain/errors.js';
+import type { PortalPermission } from '../domain/portal-roles.js';
+import { portalRoleAllows, type PortalRole } from '../domain/portal-roles.js';
+import type { RateLimiting } from '../http/rate-limit.js';
+import type { AuditService, AuditEntry } from '../services/audit.service.js';
+import type { CertificateService } from '../services/certificate.service.js';
+import type { GatewayService } from '../services/gateway.service.js';
+import type { PaymentMethodService } from '../services/payment-method.service.js';
+import type { PortalSessionService, LiveSession } from '../services/portal-sessions.service.js';
+import type { PortalUserService } from '../services/portal-users.service.js';
+import type { ReceiverService } from '../services/receiver.service.js';
+import type { TenancyService } from '../services/tenancy.service.js';
+import type { OverviewService } from '../services/overview.service.js';
+import type { TransactionQueryService } from '../services/transactions/transaction-query.service.js';
+import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
+import type { StoreHandle } from '../store/database.js';
+
+/** The services the portal calls; the same instances the API uses. */
+export interface PortalDeps {
+  store: StoreHandle;
+  logger: Logger;
+  tenancy: TenancyService;
+  gateways: GatewayService;
+  certificates: CertificateService;
+  paymentMethods: PaymentMethodService;
+  transactionQuery: TransactionQueryService;
+  receivers: ReceiverService;
+  portalUsers: PortalUserService;
+  portalSessions: PortalSessionService;
+  audit: AuditService;
+  overview: OverviewService;
+  rateLimiting: RateLimiting;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * What a portal route needs: a permission of the signed-in user's role, 'public' (sign-in,
+     * assets), 'pending' (a session waiting for its second factor) or 'session' (any session:
+     * sign-out). Unset on a POST: refused.
+     */
+    portal?: PortalPermission | 'public' | 'pending' | 'session';
+  }
+  interface FastifyRequest {
+    portalSession: LiveSession | null;
+  }
+}
+
+/** The signed-in session of a portal route that required one. */
+export function sessionOf(request: FastifyRequest): LiveSession {
+  if (request.portalSession === null) throw new AppError({ key: 'errors.forbidden', message: 'Sign in first.' });
+  return request.portalSession;
+}
+
+export function roleOf(request: FastifyRequest): PortalRole {
+  return sessionOf(request).user.role as PortalRole;
+}
+
+export function can(request: FastifyRequest, permission: PortalPermission): boolean {
+  return request.portalSession !== null && portalRoleAllows(request.portalSession.user.role as PortalRole, permission);
+}
+
+/** The submitted form fields (application/x-www-form-urlencoded), as strings. */
+export function formOf(request: FastifyRequest): Record<string, string> {
+  const body = request.body;
+  return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, string>) : {};
+}
+
+/** Query parameters as strings (the last value wins). */
+export function queryOf(request: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+    if (typeof value === 'string') out[name] = value;
+    else if (Array.isArray(value) && typeof value.at(-1) === 'string') out[name] = value.at(-1) as string;
+  }
+  return out;
+}
+
+/** Records a change made by the signed-in user. */
+export async function audit(deps: PortalDeps, request: FastifyRequest, entry: Omit<AuditEntry, 'organizationToken'>): Promise<void> {
+  const session = sessionOf(request);
+  await deps.audit.record(
+    { type: 'user', id: session.user.email, address: request.ip ?? null },
+    { organizationToken: session.user.organization_token, ...entry },
+  );
+}
+
+/** The environment of the URL, when it belongs to the user's organization (404 otherwise). */
+export async function environmentOf(deps: PortalDeps, request: FastifyRequest, key: string): Promise<EnvironmentRow> {
+  return deps.tenancy.findEnvironment(sessionOf(request).user.organization_token, key);
+}
+
+/** After a change: back to a page (Post/Redirect/Get), optionally with a notice in the query. */
+export function redirectTo(reply: FastifyReply, location: string): FastifyReply {
+  return reply.code(303).header('Location', location).send();
+}
+
+/** A required text field of a form: "can't be blank" and "is too long" like the API's. */
+export function requiredField(form: Record<string, string>, name: string, max = 255): string {
+  const value = (form[name] ?? '').trim();
+  if (value === '') throw new AppError(fieldError.blank(name));
+  if (value.length > max) throw new AppError(fieldError.tooLong(name, max));
+  return value;
+}

@@ -1,0 +1,40 @@
+import type { FastifyRequest } from 'fastify';
+import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
+import { sessionOf, type PortalDeps } from './context.js';
+import type { PageFrame } from './layout.js';
+
+/** Organizations have a handful of environments; the switcher lists them all. */
+const ALL = { sinceToken: null, order: 'asc', count: 1000 } as const;
+
+export function environmentsOf(deps: PortalDeps, request: FastifyRequest): Promise<EnvironmentRow[]> {
+  return deps.tenancy.listEnvironments(sessionOf(request).user.organization_token, ALL);
+}
+
+/** The frame of a page: its title, navigation entry and the environment switcher. */
+export async function frameFor(deps: PortalDeps, request: FastifyRequest, frame: Omit<PageFrame, 'environments'>): Promise<PageFrame> {
+  return { ...frame, environments: await environmentsOf(deps, request) };
+}
+
+/** Fixed confirmation texts chosen by a redirect's `?done=` (never text from the URL itself). */
+const DONE: Record<string, string> = {
+  created: 'Created.',
+  renamed: 'Renamed.',
+  not_again: 'That form was already used: the access secret it created is not shown again.',
+  not_again_user: 'That form was already used: the password it created is not shown again.',
+  revoked: 'The access secret was revoked. Requests using it are refused from now on.',
+  updated: 'Saved.',
+  redacted: 'Redacted.',
+  retained: 'Retained.',
+  totp_on: 'Two-step verification is on. You will be asked for a code at every sign-in.',
+  totp_off: 'Two-step verification is off.',
+  password: 'Your password was changed. Other sessions were signed out.',
+  disabled: 'The user was disabled and signed out.',
+  enabled: 'The user was enabled.',
+  role: 'The role was changed.',
+};
+
+export function doneNotice(request: FastifyRequest): PageFrame['notice'] {
+  const done = (request.query as Record<string, unknown> | undefined)?.done;
+  const text = typeof done === 'string' ? DONE[done] : undefined;
+  return text === undefined ? null : { kind: 'ok', text };
+}

@@ -1,0 +1,116 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { portalRoleAllows, type PortalPermission, type PortalRole } from '../domain/portal-roles.js';
+import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
+import { CSS_PATH, JS_PATH } from './assets.js';
+import { html, type HtmlValue, type SafeHtml } from './html.js';
+
+/** Where the page sits: the environment it is about and the navigation entry to highlight. */
+export interface PageFrame {
+  title: string;
+  /** The environment pages are scoped to, and the list for the switcher. */
+  environment?: EnvironmentRow;
+  environments?: EnvironmentRow[];
+  current?: string;
+  notice?: { kind: 'ok' | 'error' | 'warn'; text: string } | null;
+}
+
+interface NavEntry {
+  id: string;
+  label: string;
+  path: (env: string) => string;
+  needs: PortalPermission;
+  scoped: boolean;
+}
+
+const NAV: NavEntry[] = [
+  { id: 'overview', label: 'Overview', path: (e) => `/portal/e/${e}/overview`, needs: 'read', scoped: true },
+  { id: 'transactions', label: 'Transactions', path: (e) => `/portal/e/${e}/transactions`, needs: 'read', scoped: true },
+  { id: 'payment-methods', label: 'Payment methods', path: (e) => `/portal/e/${e}/payment-methods`, needs: 'read', scoped: true },
+  { id: 'gateways', label: 'Gateways', path: (e) => `/portal/e/${e}/gateways`, needs: 'read', scoped: true },
+  { id: 'receivers', label: 'Receivers', path: (e) => `/portal/e/${e}/receivers`, needs: 'read', scoped: true },
+  { id: 'certificates', label: 'Certificates', path: (e) => `/portal/e/${e}/certificates`, needs: 'read', scoped: true },
+  { id: 'secrets', label: 'Access secrets', path: (e) => `/portal/e/${e}/secrets`, needs: 'read', scoped: true },
+  { id: 'environments', label: 'Environments', path: () => '/portal/environments', needs: 'read', scoped: false },
+  { id: 'team', label: 'Team', path: () => '/portal/team', needs: 'read', scoped: false },
+  { id: 'audit', label: 'Audit log', path: () => '/portal/audit', needs: 'view_audit', scoped: false },
+  { id: 'account', label: 'Your account', path: () => '/portal/account', needs: 'read', scoped: false },
+];
+
+function document(title: string, body: SafeHtml): SafeHtml {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Coffer</title>
+<link rel="stylesheet" href="${CSS_PATH}">
+<script src="${JS_PATH}" defer></script>
+</head>
+<body>
+${body}
+</body>
+</html>`;
+}
+
+function noticeOf(frame: PageFrame): SafeHtml | null {
+  if (frame.notice === undefined || frame.notice === null) return null;
+  return html`<div class="notice ${frame.notice.kind}" role="${frame.notice.kind === 'error' ? 'alert' : 'status'}">${frame.notice.text}</div>`;
+}
+
+/** A signed-in page: header with the environment switcher, side navigation, content. */
+export function page(request: FastifyRequest, frame: PageFrame, content: HtmlValue): SafeHtml {
+  const session = request.portalSession;
+  const role = (session?.user.role ?? 'viewer') as PortalRole;
+  const envKey = frame.environment?.key ?? session?.row.environment_key ?? frame.environments?.[0]?.key ?? '';
+  const items = NAV.filter((entry) => portalRoleAllows(role, entry.needs) && (!entry.scoped || envKey !== '')).map(
+    (entry) => html`<li><a href="${entry.path(envKey)}"${entry.id === frame.current ? html` aria-current="page"` : ''}>${entry.label}</a></li>`,
+  );
+  const switcher =
+    frame.environments !== undefined && frame.environments.length > 0
+      ? html`<form method="get" action="/portal/switch">
+  <label for="environment-switch">Environment</label>
+  <select id="environment-switch" name="environment" data-autosubmit>
+    ${frame.environments.map((env) => html`<option value="${env.key}"${env.key === envKey ? html` selected` : ''}>${env.name}${env.production === 1 ? ' (production)' : ' (test)'}</option>`)}
+  </select>
+  <button type="submit">Switch</button>
+</form>`
+      : null;
+  const body = html`<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+  <a class="brand" href="/portal/">Coffer</a>
+  ${switcher}
+  <span class="who">${session?.user.email ?? ''} · ${role}</span>
+  <form method="post" action="/portal/sign-out">${csrfField(request)}<button type="submit">Sign out</button></form>
+</header>
+<div class="layout">
+  <nav class="side" aria-label="Portal">
+    <ul>${items}</ul>
+  </nav>
+  <main id="main">
+    <h1>${frame.title}</h1>
+    ${noticeOf(frame)}
+    ${content}
+  </main>
+</div>`;
+  return document(frame.title, body);
+}
+
+/** A page outside the signed-in frame (sign-in, second factor, errors before sign-in). */
+export function barePage(title: string, content: HtmlValue, notice: PageFrame['notice'] = null): SafeHtml {
+  return document(title, html`<main id="main" class="signin"><h1>${title}</h1>${noticeOf({ title, notice })}${content}</main>`);
+}
+
+/** The hidden CSRF field every form of a signed-in page carries. */
+export function csrfField(request: FastifyRequest): SafeHtml {
+  return html`<input type="hidden" name="_csrf" value="${request.portalSession?.row.csrf_token ?? ''}">`;
+}
+
+export function sendPage(reply: FastifyReply, markup: SafeHtml, status = 200): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(markup.value);
+}
+
+/** A timestamp as people read it, in UTC. */
+export function when(iso: string | null | undefined): string {
+  if (iso === null || iso === undefined) return '—';
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+}

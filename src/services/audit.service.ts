@@ -1,0 +1,60 @@
+import type { Clock } from '../domain/clock.js';
+import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
+import type { StoreHandle } from '../store/database.js';
+import { repositories, type Repositories } from '../store/repositories.js';
+import type { AuditEventRow, AuditFilter } from '../store/repositories/audit-events.repo.js';
+
+/** Who did something: a portal user, an API access secret or the operator's CLI. */
+export interface AuditActor {
+  type: 'user' | 'access_secret' | 'operator';
+  /** The user's email, the access secret's key, or 'cli'. */
+  id: string;
+  /** The client address, when there was one. */
+  address: string | null;
+}
+
+/** One change worth recording. `details` holds names and roles, never a secret or a card. */
+export interface AuditEntry {
+  organizationToken: string;
+  action: string;
+  objectType: string;
+  objectId: string | null;
+  environmentKey?: string | null;
+  details?: Record<string, string | number | boolean | null>;
+}
+
+/** Append-only record of changes, read newest first. */
+export class AuditService {
+  private readonly repos: Repositories;
+
+  constructor(
+    store: StoreHandle,
+    private readonly clock: Clock,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  async record(actor: AuditActor, entry: AuditEntry): Promise<void> {
+    await this.repos.auditEvents.insert({
+      token: randomToken(TOKEN_LENGTH.item),
+      organization_token: entry.organizationToken,
+      actor_type: actor.type,
+      actor: actor.id,
+      action: entry.action,
+      object_type: entry.objectType,
+      object_id: entry.objectId,
+      environment_key: entry.environmentKey ?? null,
+      address: actor.address,
+      details: entry.details === undefined ? null : JSON.stringify(entry.details),
+      created_at: this.clock.now().toISOString(),
+    });
+  }
+
+  list(organizationToken: string, filter: AuditFilter): Promise<AuditEventRow[]> {
+    return this.repos.auditEvents.list(organizationToken, filter);
+  }
+
+  facets(organizationToken: string): Promise<{ actions: string[]; actors: string[] }> {
+    return this.repos.auditEvents.facets(organizationToken);
+  }
+}

@@ -1,0 +1,136 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../domain/clock.js';
+import type { StoreHandle } from '../store/database.js';
+import { repositories, type Repositories } from '../store/repositories.js';
+import type { PortalSessionRow } from '../store/repositories/portal-sessions.repo.js';
+import type { PortalUserRow } from '../store/repositories/portal-users.repo.js';
+
+/** How long sessions live. */
+export interface SessionPolicy {
+  /** Signed out after this long without a request. */
+  idleMs: number;
+  /** Signed out this long after sign-in, however active. */
+  absoluteMs: number;
+}
+
+export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000 };
+
+/** `last_seen_at` is written at most this often: not one write per page view. */
+const TOUCH_EVERY_MS = 60_000;
+
+/** A session as the portal sees it. */
+export interface LiveSession {
+  row: PortalSessionRow;
+  user: PortalUserRow;
+}
+
+/** A new session: the cookie value is returned here only; the store keeps its hash. */
+export interface NewSession {
+  cookie: string;
+  row: PortalSessionRow;
+}
+
+function hashId(cookie: string): string {
+  return createHash('sha256').update(cookie, 'utf8').digest('hex');
+}
+
+/**
+ * Server-side portal sessions in the database, so every node behind a load balancer sees them.
+ * A session starts at stage 'password' when the user has a second factor to give, else 'active';
+ * passing the second factor replaces it with a new session (a new cookie value).
+ */
+export class PortalSessionService {
+  private readonly repos: Repositories;
+
+  constructor(
+    store: StoreHandle,
+    private readonly clock: Clock,
+    private readonly policy: SessionPolicy = DEFAULT_SESSION_POLICY,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  async start(user: PortalUserRow, stage: 'password' | 'active', address: string, environmentKey: string | null): Promise<NewSession> {
+    const cookie = randomBytes(32).toString('base64url');
+    const now = this.clock.now();
+    const row: PortalSessionRow = {
+      id_hash: hashId(cookie),
+      user_token: user.token,
+      csrf_token: randomBytes(32).toString('base64url'),
+      stage,
+      environment_key: environmentKey,
+      address,
+      consumed_nonce: null,
+      created_at: now.toISOString(),
+      last_seen_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + this.policy.absoluteMs).toISOString(),
+    };
+    await this.repos.portalSessions.insert(row);
+    return { cookie, row };
+  }
+
+  /** The live session behind a cookie value, or null (unknown, expired, user disabled). */
+  async resolve(cookie: string): Promise<LiveSession | null> {
+    if (cookie.length === 0 || cookie.length > 100) return null;
+    const idHash = hashId(cookie);
+    const row = await this.repos.portalSessions.find(idHash);
+    if (row === undefined) return null;
+    const now = this.clock.now().getTime();
+    const idleSince = Date.parse(row.last_seen_at);
+    if (now >= Date.parse(row.expires_at) || now - idleSince >= this.policy.idleMs) {
+      await this.repos.portalSessions.delete(idHash);
+      return null;
+    }
+    const user = await this.repos.portalUsers.find(row.user_token);
+    if (user === undefined || user.disabled_at !== null) return null;
+    if (now - idleSince >= TOUCH_EVERY_MS) {
+      const seen = new Date(now).toISOString();
+      await this.repos.portalSessions.update(idHash, { last_seen_at: seen });
+      row.last_seen_at = seen;
+    }
+    return { row, user };
+  }
+
+  /** The second factor was given: the pending session is replaced by an active one. */
+  async promote(session: LiveSession): Promise<NewSession> {
+    await this.repos.portalSessions.delete(session.row.id_hash);
+    return this.start(session.user, 'active', session.row.address, session.row.environment_key);
+  }
+
+  async selectEnvironment(session: LiveSession, environmentKey: string): Promise<void> {
+    await this.repos.portalSessions.update(session.row.id_hash, { environment_key: environmentKey });
+  }
+
+  /**
+   * Claims a form's one-time value: false when this session already submitted it (a reload that
+   * re-POSTs the form), so a secret is created, and shown, once per form.
+   */
+  async claimNonce(session: LiveSession, nonce: string | undefined): Promise<boolean> {
+    if (nonce === undefined || nonce.length < 16 || nonce === session.row.consumed_nonce) return false;
+    await this.repos.portalSessions.update(session.row.id_hash, { consumed_nonce: nonce });
+    session.row.consumed_nonce = nonce;
+    return true;
+  }
+
+  async end(session: LiveSession): Promise<void> {
+    await this.repos.portalSessions.delete(session.row.id_hash);
+  }
+
+  /** Ends every session of a user but this one (after a password change). */
+  async endOthers(session: LiveSession): Promise<void> {
+    await this.repos.portalSessions.deleteForUser(session.user.token);
+    await this.repos.portalSessions.insert(session.row);
+  }
+
+  async sweepExpired(): Promise<void> {
+    await this.repos.portalSessions.deleteExpired(this.clock.now().toISOString());
+  }
+}
+
+/** Constant-time comparison of a submitted CSRF token with the session's. */
+export function csrfMatches(session: PortalSessionRow, submitted: unknown): boolean {
+  if (typeof submitted !== 'string') return false;
+  const a = Buffer.from(session.csrf_token, 'utf8');
+  const b = Buffer.from(submitted, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}

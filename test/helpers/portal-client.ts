@@ -1,0 +1,68 @@
+import type { ApiClient, ApiResponse } from './client.js';
+
+/**
+ * A browser-like portal client over HTTP: keeps the portal cookies, finds the CSRF token of the
+ * last page, posts forms. The leak guard of ApiClient scans every page it reads.
+ */
+export class PortalClient {
+  private readonly cookies = new Map<string, string>();
+  /** The `_csrf` value of the last page read. */
+  csrf: string | null = null;
+  /** The `_once` value of the last page's secret form. */
+  once: string | null = null;
+
+  constructor(private readonly client: ApiClient) {}
+
+  async get(path: string): Promise<ApiResponse> {
+    return this.remember(await this.client.request('GET', path, { auth: null, headers: this.headers() }));
+  }
+
+  /** Posts a form; `_csrf` is the last page's token unless the fields set it (or null leaves it out). */
+  async post(path: string, fields: Record<string, string | null>): Promise<ApiResponse> {
+    const form = new URLSearchParams();
+    const all: Record<string, string | null> = { _csrf: this.csrf, _once: this.once, ...fields };
+    for (const [name, value] of Object.entries(all)) if (value !== null) form.set(name, value);
+    return this.remember(
+      await this.client.request('POST', path, { auth: null, contentType: 'application/x-www-form-urlencoded', body: form.toString(), headers: this.headers() }),
+    );
+  }
+
+  async signIn(email: string, password: string): Promise<ApiResponse> {
+    await this.get('/portal/sign-in');
+    return this.post('/portal/sign-in', { email, password });
+  }
+
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
+  private headers(): Record<string, string> {
+    const jar = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    return jar === '' ? {} : { cookie: jar };
+  }
+
+  private remember(response: ApiResponse): ApiResponse {
+    const setCookie = response.headers['set-cookie'];
+    if (setCookie !== undefined) {
+      for (const line of setCookie.split(/, (?=[A-Za-z_]+=)/)) {
+        const [pair = ''] = line.split(';');
+        const at = pair.indexOf('=');
+        const name = pair.slice(0, at);
+        const value = pair.slice(at + 1);
+        if (/Max-Age=0/.test(line)) this.cookies.delete(name);
+        else this.cookies.set(name, value);
+      }
+    }
+    const token = /name="_csrf" value="([^"]*)"/.exec(response.text);
+    if (token !== null) this.csrf = token[1] as string;
+    const once = /name="_once" value="([^"]*)"/.exec(response.text);
+    this.once = once === null ? null : (once[1] as string);
+    return response;
+  }
+}
+
+/** The value of a read-only field by its id in a page. */
+export function fieldValue(page: string, id: string): string | null {
+  const match = new RegExp(`id="${id}"[^>]*value="([^"]*)"`).exec(page);
+  return match === null ? null : (match[1] as string);
+}
