@@ -19,6 +19,8 @@ import type { StoreHandle } from '../store/database.js';
 import { authenticateHook } from './auth.js';
 import { BODY_LIMIT, registerBodyDecoder } from './body.js';
 import { errorHandler } from './errors.js';
+import fastifyCompress from '@fastify/compress';
+import { COMPRESSION_OPTIONS } from './compression.js';
 import { acceptAllows, formatOf, rememberFormat, splitFormat } from './format/negotiation.js';
 import { environmentRoutes } from './routes/environments.routes.js';
 import { gatewayRoutes } from './routes/gateways.routes.js';
@@ -77,8 +79,8 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     genReqId: requestId,
     // The suffix picks the format; routes are declared once, without it.
     rewriteUrl: (req) => {
-      const { url, format } = splitFormat(req.url ?? '/');
-      rememberFormat(req, format);
+      const { url, format, suffixed } = splitFormat(req.url ?? '/');
+      rememberFormat(req, format, suffixed);
       return url;
     },
     routerOptions: { ignoreTrailingSlash: true },
@@ -120,12 +122,17 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     );
   });
 
-  healthRoutes(app, deps.store, deps.sharedState);
-  gatewayRoutes(app, deps.gateways);
-  certificateRoutes(app, deps.certificates);
-  environmentRoutes(app, deps.tenancy);
-  paymentMethodRoutes(app, deps.paymentMethods);
-  transactionRoutes(app, deps.transactions, deps.transactionQuery);
-  receiverRoutes(app, deps);
+  // Compression attaches itself to each route as it is added: the routes are added after it,
+  // in a child context that inherits every hook above.
+  void app.register(fastifyCompress, COMPRESSION_OPTIONS);
+  void app.register(async (routes) => {
+    healthRoutes(routes, deps.store, deps.sharedState);
+    gatewayRoutes(routes, deps.gateways);
+    certificateRoutes(routes, deps.certificates);
+    environmentRoutes(routes, deps.tenancy);
+    paymentMethodRoutes(routes, deps.paymentMethods, deps.transactionQuery);
+    transactionRoutes(routes, deps.transactions, deps.transactionQuery);
+    receiverRoutes(routes, deps);
+  });
   return app;
 }

@@ -86,7 +86,7 @@ describe.each(storeKinds)('receivers over HTTPS (%s)', (store) => {
     expect(credentials[1].value).toBeUndefined();
   });
 
-  it('refuses blank and malformed hostnames, unknown types and bad credentials with 422', async () => {
+  it('refuses blank and malformed hostnames and bad credentials with 422, unknown types with 403', async () => {
     const blank = await server.client.sendJson('POST', '/v1/receivers.json', { receiver: { receiver_type: 'test' } });
     expect(blank.status).toBe(422);
     expect(blank.json().errors).toEqual([{ key: 'errors.blank', attribute: 'hostnames', message: "Hostnames can't be blank" }]);
@@ -96,7 +96,7 @@ describe.each(storeKinds)('receivers over HTTPS (%s)', (store) => {
     expect(withPath.json().errors[0]).toMatchObject({ key: 'errors.invalid', attribute: 'hostnames' });
 
     const unknown = await server.client.sendXml('POST', '/v1/receivers.xml', '<receiver><receiver_type>nope</receiver_type><hostnames>https://a.example</hostnames></receiver>');
-    expect(unknown.status).toBe(422);
+    expect(unknown.status).toBe(403);
     expect(xmlErrorEntries(unknown.xml().errors)).toEqual([{ key: 'errors.invalid_receiver_type', attribute: 'receiver_type', message: 'The receiver_type parameter is invalid.' }]);
 
     const duplicate = await server.client.sendJson('POST', '/v1/receivers.json', {

@@ -38,6 +38,15 @@ function invalidPaymentMethodView(details: GatewayTransactionDetails): WireObjec
   return { token: null, storage_state: null, payment_method_type: 'credit_card', errors: new WireErrors(details.payment_method_errors ?? []) };
 }
 
+/** The nested payment method with the storage_state it had when the transaction began. */
+function paymentMethodAtStart(paymentMethod: PaymentMethodRow, details: GatewayTransactionDetails): WireObject {
+  const view = paymentMethodView(paymentMethod);
+  const atStart = details.payment_method_storage_state;
+  // A successful Store nests the new third-party method instead; it has no earlier state.
+  if (typeof atStart === 'string' && (details.basis_payment_method_token ?? null) === null) view.storage_state = atStart;
+  return view;
+}
+
 /**
  * A gateway transaction, fields in wire-reference §3.1 order: the transaction's own scalars
  * (token, state, message, amounts) come before `shipping_address`, `response` and
@@ -78,9 +87,11 @@ export function gatewayTransactionView(row: TransactionRow, details: GatewayTran
   view.api_urls = new WireList('api_url', []);
   const paymentMethod = lookup(row.payment_method_token);
   if (details.payment_method_errors !== undefined) view.payment_method = invalidPaymentMethodView(details);
-  else if (paymentMethod !== null) view.payment_method = paymentMethodView(paymentMethod);
+  else if (paymentMethod !== null) view.payment_method = paymentMethodAtStart(paymentMethod, details);
   if (row.transaction_type === 'Store') {
-    const basis = lookup(details.basis_payment_method_token ?? null);
+    // A failed or refused Store has no third-party method: its basis is the card it was given,
+    // shown all the same (the gem parses `.//basis_payment_method` on every Store).
+    const basis = lookup(details.basis_payment_method_token ?? row.payment_method_token);
     if (basis !== null) view.basis_payment_method = paymentMethodView(basis);
   }
   return view;

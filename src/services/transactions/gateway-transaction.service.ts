@@ -60,6 +60,9 @@ export class GatewayTransactionService {
 
   /** purchase, authorize, verify, store, general_credit on `gatewayToken`. */
   async direct(environment: EnvironmentRow, gatewayToken: string, operation: DirectOperation, input: TransactionInput): Promise<TransactionResult> {
+    // Spreedly resolves the payment method before the gateway: an unknown token is a 422 even
+    // when the gateway is unknown too (issue 14 §1.1). Inline cards are vaulted only after the checks.
+    if (input.paymentMethodToken !== undefined) await this.findPaymentMethod(environment, input.paymentMethodToken);
     const gateway = await this.gateways.show(environment, gatewayToken);
     const type = TRANSACTION_TYPE[operation];
     const base = this.baseDetails(gateway, input);
@@ -75,6 +78,7 @@ export class GatewayTransactionService {
       });
     }
     const paymentMethod = resolved.paymentMethod;
+    common.details = { ...common.details, payment_method_storage_state: paymentMethod.storage_state };
     if (gateway.row.state === 'redacted') return this.refuse({ ...common, paymentMethod }, REDACTED_GATEWAY);
     if (gateway.definition.test !== (paymentMethod.test === 1)) {
       const message =
@@ -136,7 +140,7 @@ export class GatewayTransactionService {
       gateway,
       type,
       paymentMethod,
-      details: { ...this.baseDetails(gateway, input), payment_method_added: false },
+      details: { ...this.baseDetails(gateway, input), payment_method_added: false, payment_method_storage_state: paymentMethod?.storage_state ?? null },
       amount: operation === 'void' ? null : (input.amount ?? null),
       currency: operation === 'void' ? null : reference.currency_code,
     };
@@ -294,15 +298,20 @@ export class GatewayTransactionService {
     return refusedTransaction(this.store, this.processingRow(randomToken(TOKEN_LENGTH.item), args, args.referenceToken ?? null), refusal);
   }
 
+  /** The payment method named in a body; unknown is a 422 (not the path's 404), as Spreedly answers it. */
+  private async findPaymentMethod(environment: EnvironmentRow, token: string): Promise<PaymentMethodRow> {
+    const row = await this.repos.paymentMethods.find(environment.key, token);
+    if (row === undefined) throw new AppError({ key: 'errors.payment_method_not_found', message: MESSAGES.paymentMethodTokenUnknown }, {}, 422);
+    return row;
+  }
+
   /** The payment method named by token, or vaulted from the inline card or bank account. */
   private async resolvePaymentMethod(
     environment: EnvironmentRow,
     input: TransactionInput,
   ): Promise<{ paymentMethod: PaymentMethodRow; added: boolean } | { invalid: Array<{ key: string; message: string; attribute?: string }>; added: boolean }> {
     if (input.paymentMethodToken !== undefined) {
-      const row = await this.repos.paymentMethods.find(environment.key, input.paymentMethodToken);
-      // In a body (not the path) an unknown token is a 422, as Spreedly answers it.
-      if (row === undefined) throw new AppError({ key: 'errors.payment_method_not_found', message: MESSAGES.paymentMethodTokenUnknown }, {}, 422);
+      const row = await this.findPaymentMethod(environment, input.paymentMethodToken);
       return { paymentMethod: await this.paymentMethods.settle(row), added: false };
     }
     if (input.inlinePaymentMethod !== undefined) {

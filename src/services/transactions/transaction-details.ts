@@ -40,6 +40,11 @@ export interface GatewayTransactionDetails {
   response: ResponseRecord | null;
   /** Validation errors of an inline payment method that could not be vaulted. */
   payment_method_errors?: Array<{ key: string; message: string; attribute?: string }>;
+  /**
+   * The payment method's storage_state when the transaction began: the nested payment method
+   * shows it (a retain_on_success purchase on a cached card reads `cached`, issue 14 §1.8).
+   */
+  payment_method_storage_state?: string | null;
   /** Store: the gateway's token and the card it was made from. */
   third_party_token?: string | null;
   basis_payment_method_token?: string | null;
