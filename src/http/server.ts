@@ -29,6 +29,7 @@ import { certificateRoutes } from './routes/certificates.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
+import { openApiRoutes } from './routes/openapi.routes.js';
 import { serverTlsOptions } from './tls/tls-options.js';
 
 /** Everything the HTTP layer calls; built by the composition root. */
@@ -133,6 +134,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     paymentMethodRoutes(routes, deps.paymentMethods, deps.transactionQuery);
     transactionRoutes(routes, deps.transactions, deps.transactionQuery);
     receiverRoutes(routes, deps);
+    openApiRoutes(routes);
   });
   return app;
 }

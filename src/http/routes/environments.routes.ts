@@ -11,9 +11,9 @@ import { sendWire } from '../reply.js';
 import { parseInput, text } from '../validation.js';
 import { accessSecretView, environmentView } from '../views/tenancy.view.js';
 
-const environmentSchema = z.object({ name: text(255) });
-const createEnvironmentSchema = z.object({ name: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(255)) });
-const accessSecretSchema = z.object({
+export const environmentSchema = z.object({ name: text(255) });
+export const createEnvironmentSchema = z.object({ name: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(255)) });
+export const accessSecretSchema = z.object({
   name: text(255),
   role: z.preprocess((v) => (v === '' ? undefined : v), z.enum(ROLES as [string, ...string[]]).optional()),
 });

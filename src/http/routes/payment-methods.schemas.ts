@@ -33,7 +33,7 @@ const allowances = {
   allow_blank_date: flag(),
 };
 
-const createSchema = z.object({
+export const createSchema = z.object({
   payment_method_type: text(64),
   credit_card: creditCardSchema.optional(),
   bank_account: bankAccountSchema.optional(),
@@ -82,7 +82,7 @@ const UPDATABLE_TEXT = [...CARD_TEXT_FIELDS, 'full_name', 'bank_name', 'bank_acc
 
 const NAME_FIELDS = ['first_name', 'last_name', 'full_name'] as const;
 
-const updateSchema = z.object({
+export const updateSchema = z.object({
   ...Object.fromEntries(UPDATABLE_TEXT.map((field) => [field, text(255)])),
   month: integer(),
   year: integer(),
@@ -123,7 +123,7 @@ export function parseUpdate(fields: Record<string, unknown>, emptyElements: read
   };
 }
 
-const recacheSchema = z.object({ credit_card: z.object({ verification_value: text(16) }).optional(), verification_value: text(16) });
+export const recacheSchema = z.object({ credit_card: z.object({ verification_value: text(16) }).optional(), verification_value: text(16) });
 
 /** `recache`: the new CVV, under credit_card (or flat). */
 export function parseRecache(fields: Record<string, unknown>): string | undefined {
@@ -131,7 +131,7 @@ export function parseRecache(fields: Record<string, unknown>): string | undefine
   return parsed.credit_card?.verification_value ?? parsed.verification_value;
 }
 
-const redactSchema = z.object({ remove_from_gateway: text(100), remove_personal_data: flag() });
+export const redactSchema = z.object({ remove_from_gateway: text(100), remove_personal_data: flag() });
 
 /** `redact`: optional `transaction{remove_from_gateway, remove_personal_data}`. */
 export function parseRedact(fields: Record<string, unknown>): { removeFromGateway: string | undefined; removePersonalData: boolean } {

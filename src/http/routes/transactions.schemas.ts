@@ -5,7 +5,7 @@ import { parseCreate } from './payment-methods.schemas.js';
 
 const freeForm = z.unknown().optional();
 
-const transactionSchema = z.object({
+export const transactionSchema = z.object({
   amount: z.unknown().optional(),
   currency_code: text(3),
   payment_method_token: text(100),
