@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Insertable } from 'kysely';
 import type { StoreConfig } from '../src/config/config.js';
 import type { PaymentMethodCreateInput } from '../src/domain/payment-method.js';
-import { blankResponse } from '../src/gateways/adapter.js';
+import { blankResponse } from '../src/gateways/kit/index.js';
 import { PaymentMethodSealer, type SealedFields } from '../src/services/payment-method-sealer.js';
 import { newTransactionRow } from '../src/services/transaction-records.js';
 import { EMPTY_SHIPPING_ADDRESS, responseRecord, type GatewayTransactionDetails } from '../src/services/transactions/transaction-details.js';

@@ -16,7 +16,7 @@ import { GatewayCaller } from './services/transactions/gateway-caller.js';
 import { GatewayTransactionService } from './services/transactions/gateway-transaction.service.js';
 import { TransactionQueryService } from './services/transactions/transaction-query.service.js';
 import { IdempotencyService } from './services/idempotency.service.js';
-import { GatewayHttpClient } from './gateways/http-client.js';
+import { GatewayHttpClient } from './gateways/kit/http-client.js';
 import { BREAKER_POLICY, FallbackBreakerStore, InFlightLimiter, MemoryBreakerStore, type BreakerStore } from './limits/circuit-breaker.js';
 import { RedisBreakerStore } from './limits/redis-breaker-store.js';
 import { FallbackRateLimiter } from './limits/fallback-rate-limiter.js';

@@ -1,7 +1,7 @@
 import tls from 'node:tls';
 import { buildConnector, Client } from 'undici';
-import { readCappedBody } from '../gateways/read-capped-body.js';
-import { scrubTranscript } from '../gateways/scrub.js';
+import { readCappedBody } from '../gateways/kit/read-capped-body.js';
+import { scrubTranscript } from '../gateways/kit/scrub.js';
 import { DeliveryFaultError, DeliveryInputError, DeliveryResultUnknownError } from './delivery-errors.js';
 import { escapeHtml } from './delivery-template.js';
 import { EgressLookupError, EgressRefusedError, pinnedLookup, type EgressGuard, type PinnedTarget } from './egress.js';

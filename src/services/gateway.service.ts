@@ -2,7 +2,7 @@ import { AppError, MESSAGES, fieldError, type ErrorEntry } from '../domain/error
 import type { Clock } from '../domain/clock.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import { credentialFields, findGatewayDefinition } from '../gateways/registry.js';
-import type { GatewayDefinition } from '../gateways/types.js';
+import type { GatewayDefinition } from '../gateways/kit/index.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
 import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
@@ -70,7 +70,7 @@ export class GatewayService {
     if (!definition.test && environment.production !== 1) {
       throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.notActivated(environment.key) });
     }
-    const missing = missingCredentials(definition, input.credentials);
+    const missing = [...unknownCredentials(definition, input.credentials), ...missingCredentials(definition, input.credentials)];
     if (missing.length > 0) throw new AppError(missing);
     const token = randomToken(TOKEN_LENGTH.item);
     const now = this.clock.now().toISOString();
@@ -116,6 +116,8 @@ export class GatewayService {
     if (input.sandbox !== undefined) patch.sandbox = input.sandbox ? 1 : 0;
     if (input.settings !== undefined) patch.settings = JSON.stringify({ ...gatewaySettings(current.row), ...input.settings });
     if (Object.keys(input.credentials).length > 0) {
+      const unknown = unknownCredentials(current.definition, input.credentials);
+      if (unknown.length > 0) throw new AppError(unknown);
       const merged = { ...(await this.openCredentials(current.row)), ...input.credentials };
       Object.assign(patch, await this.splitCredentials(environment.key, token, current.definition, merged));
     }
@@ -173,7 +175,7 @@ export class GatewayService {
     const secret: Record<string, string> = {};
     for (const [name, value] of Object.entries(credentials)) {
       const field = fields.get(name);
-      // Names the type does not declare (e.g. `login` on the test gateway) are ignored.
+      // Names the type does not declare are refused on input, except on the test gateway: ignored.
       if (field === undefined) continue;
       (field.safe ? safe : secret)[name] = value;
     }
@@ -196,6 +198,19 @@ function withDefinition(row: GatewayRow): GatewayRecord {
 /** Associated data binding a gateway's sealed credentials to that gateway. */
 export function credentialsAad(gatewayToken: string): string {
   return `gateway:${gatewayToken}:credentials`;
+}
+
+/**
+ * Credential fields a real gateway type does not declare: refused (422 naming each) so a typo never
+ * creates a gateway that fails on its first call. The test gateway takes none and ignores any, as
+ * Spreedly's does (clients send a `login` to it).
+ */
+function unknownCredentials(definition: GatewayDefinition, supplied: Record<string, string>): ErrorEntry[] {
+  if (definition.test) return [];
+  const fields = credentialFields(definition);
+  return Object.keys(supplied)
+    .filter((name) => !fields.has(name))
+    .map((name) => ({ key: 'errors.invalid', attribute: name, message: `${name} is not a credential of the ${definition.name} gateway` }));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { AppError, MESSAGES, fieldError, type ErrorEntry } from '../domain/errors.js';
 import type { PaymentMethodCreateInput, PaymentMethodType } from '../domain/payment-method.js';
 import { Secret } from '../domain/secret.js';
-import type { AdapterPaymentMethod } from '../gateways/adapter.js';
+import type { AdapterPaymentMethod } from '../gateways/kit/index.js';
 import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
 import type { PaymentMethodRow } from '../store/repositories/payment-methods.repo.js';
 import { normalizePan } from '../vault/card-rules.js';

@@ -168,6 +168,25 @@ describe.each(storeKinds)('gateways over HTTPS (%s)', (store) => {
     expect(await server.core.gateways.openCredentials(after)).toEqual({ login: 'sk_live_ROTATED' });
   });
 
+  it('refuses a credential field the gateway type does not declare, naming it, in JSON and XML (nothing created)', async () => {
+    const prod = server.client.withAuth(productionAuth);
+    const before = (await prod.get('/v1/gateways.json')).json().gateways.length;
+    const json = await prod.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'stripe', login: 'sk_live_x', pasword: 'typo' } });
+    expect(json.status).toBe(422);
+    expect(json.json().errors).toEqual([{ key: 'errors.invalid', attribute: 'pasword', message: 'pasword is not a credential of the Stripe gateway' }]);
+    const xml = await prod.sendXml('POST', '/v1/gateways.xml', '<gateway><gateway_type>stripe</gateway_type><api_key>k</api_key></gateway>');
+    expect(xml.status).toBe(422);
+    const errors = xml.xml().errors.error;
+    const entries = Array.isArray(errors) ? errors : [errors];
+    expect(entries.map((entry: any) => [entry['@_key'], entry['@_attribute']])).toEqual([['errors.invalid', 'api_key'], ['errors.blank', 'login']]);
+    expect((await prod.get('/v1/gateways.json')).json().gateways.length).toBe(before);
+
+    const created = await prod.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'stripe', login: 'sk_live_x' } });
+    const update = await prod.sendJson('PUT', `/v1/gateways/${created.json().gateway.token}.json`, { gateway: { secret: 'x' } });
+    expect(update.status).toBe(422);
+    expect(update.json().errors[0]).toMatchObject({ key: 'errors.invalid', attribute: 'secret' });
+  });
+
   it('updates a gateway and refuses a gateway_type change with 422', async () => {
     const token = (await server.client.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } })).json().gateway.token;
     const updated = await server.client.sendJson('PUT', `/v1/gateways/${token}.json`, { gateway: { description: 'renamed', gateway_type: 'test' } });

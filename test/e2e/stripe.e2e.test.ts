@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ApiClient, ApiResponse } from '../helpers/client.js';
+import type { ApiClient } from '../helpers/client.js';
+import { errorKeys, FORMATS, transact, type Format } from '../helpers/gateway-e2e.js';
 import { findCardData } from '../helpers/leak-scan.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -15,63 +16,6 @@ const LIVE_KEY = 'sk_live_CofferE2eFakeKey0000000001';
 const REVOKED_KEY = 'sk_live_CofferE2eRevokedKey00000002';
 const PAN = '4242424242424242';
 const CVV = '739';
-const FORMATS = ['json', 'xml'] as const;
-type Format = (typeof FORMATS)[number];
-
-interface Result {
-  status: number;
-  /** The `transaction` of the answer, XML decoded to what the JSON would hold. */
-  t: any;
-  res: ApiResponse;
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/** `{ a: 1, b: { c: 'x' } }` as `<root><a>1</a><b><c>x</c></b></root>`, untyped as clients send it. */
-function toXml(root: string, fields: Record<string, unknown>): string {
-  const inner = Object.entries(fields)
-    .map(([name, value]) => (value !== null && typeof value === 'object' ? toXml(name, value as Record<string, unknown>) : `<${name}>${escapeXml(String(value))}</${name}>`))
-    .join('');
-  return `<${root}>${inner}</${root}>`;
-}
-
-/** A Rails-typed XML element as parsed by the test client, turned into the JSON value it stands for. */
-function plain(node: any): any {
-  if (node === null || typeof node !== 'object') return node;
-  if (node['@_nil'] === 'true') return null;
-  if ('#text' in node || '@_type' in node) {
-    const text = node['#text'] ?? '';
-    if (node['@_type'] === 'boolean') return text === 'true';
-    if (node['@_type'] === 'integer') return Number(text);
-    return text;
-  }
-  const out: Record<string, any> = {};
-  for (const [name, value] of Object.entries(node)) if (!name.startsWith('@_')) out[name] = plain(value);
-  return out;
-}
-
-/** POSTs a transaction in `format`; `fields` null sends an empty body. */
-async function transact(client: ApiClient, format: Format, path: string, fields: Record<string, unknown> | null): Promise<Result> {
-  const url = `/v1/${path}.${format}`;
-  const res =
-    fields === null
-      ? await client.request('POST', url)
-      : format === 'json'
-        ? await client.sendJson('POST', url, { transaction: fields })
-        : await client.sendXml('POST', url, toXml('transaction', fields));
-  const t = res.status >= 500 ? null : format === 'json' ? res.json().transaction : plain(res.xml().transaction);
-  return { status: res.status, t, res };
-}
-
-/** Error keys of an errors body in either format. */
-function errorKeys(format: Format, res: ApiResponse): string[] {
-  if (format === 'json') return res.json().errors.map((error: { key: string }) => error.key);
-  const errors = res.xml().errors.error;
-  return (Array.isArray(errors) ? errors : [errors]).map((error: any) => error['@_key']);
-}
-
 /** The only request Stripe received with this Idempotency-Key. */
 function sentWith(fake: FakeStripe, key: string): RecordedRequest {
   const sent = fake.requestsWithKey(key);

@@ -1,6 +1,5 @@
-import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo, Socket } from 'node:net';
+import { FakeGatewayServer, type FakeAnswer, type FakeRequest } from './fake-gateway-server.js';
 
 /**
  * A fake Stripe API on 127.0.0.1 for Coffer's tests: a real HTTP server speaking the subset of
@@ -15,7 +14,7 @@ import type { AddressInfo, Socket } from 'node:net';
  */
 
 /** How the server answers every request from now on. */
-export type FakeStripeMode = 'normal' | 'error500' | 'garbage' | 'hang' | 'reset';
+export type { FakeMode as FakeStripeMode } from './fake-gateway-server.js';
 
 export interface RecordedRequest {
   method: string;
@@ -149,7 +148,6 @@ interface Intent {
 
 /** A running fake Stripe. `url` is its base URL (`http://127.0.0.1:<port>`). */
 export class FakeStripe {
-  readonly requests: RecordedRequest[] = [];
   /** Secret keys the fake accepts; any other Bearer key is answered 401. */
   readonly apiKeys: Set<string>;
   readonly intents = new Map<string, Intent>();
@@ -158,11 +156,8 @@ export class FakeStripe {
   readonly setupIntents = new Map<string, Json>();
   readonly paymentMethods = new Map<string, PaymentMethod>();
   readonly customers = new Map<string, Json>();
-  private mode: FakeStripeMode = 'normal';
-  private garbageBody = '<html><body><h1>502 Bad Gateway</h1></body></html>';
   private readonly idempotent = new Map<string, { fingerprint: string; status: number; body: string }>();
-  private readonly sockets = new Set<Socket>();
-  private server: http.Server | null = null;
+  private server: FakeGatewayServer | null = null;
   url = '';
 
   constructor(apiKeys: string[] = ['sk_test_fake_coffer_0000']) {
@@ -170,14 +165,9 @@ export class FakeStripe {
   }
 
   async start(): Promise<this> {
-    const server = http.createServer((req, res) => void this.handle(req, res));
-    server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    this.server = server;
-    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // One catch-all route: Stripe's own dispatch (auth, idempotency, resources) is below.
+    this.server = await FakeGatewayServer.start([{ method: '*', path: /^/, handle: (request) => this.answer(request) }]);
+    this.url = this.server.url;
     return this;
   }
 
@@ -185,15 +175,17 @@ export class FakeStripe {
     const server = this.server;
     if (server === null) return;
     this.server = null;
-    for (const socket of this.sockets) socket.destroy();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await server.close();
+  }
+
+  /** Every request received, oldest first, with its form body decoded. */
+  get requests(): RecordedRequest[] {
+    return (this.server?.requests ?? []).map(recorded);
   }
 
   /** From now on: answer normally, 500, `body` with status 200 (garbage), never (hang), or reset the connection. */
-  setMode(mode: FakeStripeMode, options: { body?: string } = {}): void {
-    this.mode = mode;
-    if (options.body !== undefined) this.garbageBody = options.body;
+  setMode(mode: 'normal' | 'error500' | 'garbage' | 'hang' | 'reset', options: { body?: string } = {}): void {
+    this.server?.setMode(mode, options);
   }
 
   /** Requests sent with this Idempotency-Key. */
@@ -224,41 +216,26 @@ export class FakeStripe {
     }
   }
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const rawBody = Buffer.concat(chunks).toString('utf8');
-    const target = new URL(req.url ?? '/', 'http://fake');
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', path: target.pathname, query: parseForm(target.search.slice(1)), headers, rawBody, form: parseForm(rawBody) };
-    this.requests.push(recorded);
-
-    if (this.mode === 'hang') return; // never answered; close() destroys the socket
-    if (this.mode === 'reset') {
-      req.socket.resetAndDestroy();
-      return;
-    }
-    if (this.mode === 'error500') return this.send(res, 500, JSON.stringify({ error: { type: 'api_error', message: 'An unknown error occurred on our end.' } }));
-    if (this.mode === 'garbage') return this.send(res, 200, this.garbageBody, 'text/html');
-
+  private answer(request: FakeRequest): FakeAnswer {
+    const recordedRequest = recorded(request);
+    const { headers, rawBody } = recordedRequest;
     const key = /^Bearer (\S+)$/.exec(headers.authorization ?? '')?.[1];
-    if (key === undefined) return this.sendError(res, invalid('You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth.', {}, 401));
-    if (!this.apiKeys.has(key)) return this.sendError(res, invalid(`Invalid API Key provided: ${key.slice(0, 8)}****${key.slice(-4)}`, {}, 401));
+    if (key === undefined) return this.errorAnswer(invalid('You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth.', {}, 401));
+    if (!this.apiKeys.has(key)) return this.errorAnswer(invalid(`Invalid API Key provided: ${key.slice(0, 8)}****${key.slice(-4)}`, {}, 401));
 
-    const idempotencyKey = recorded.method === 'POST' ? headers['idempotency-key'] : undefined;
+    const idempotencyKey = recordedRequest.method === 'POST' ? headers['idempotency-key'] : undefined;
     const scope = `${key}\u0000${idempotencyKey ?? ''}`;
-    const fingerprint = `${recorded.method} ${recorded.path} ${rawBody}`;
+    const fingerprint = `${recordedRequest.method} ${recordedRequest.path} ${rawBody}`;
     if (idempotencyKey !== undefined) {
       const saved = this.idempotent.get(scope);
       if (saved !== undefined) {
         if (saved.fingerprint !== fingerprint) {
-          return this.sendError(res, new StripeHttpError(400, {
+          return this.errorAnswer(new StripeHttpError(400, {
             type: 'idempotency_error',
             message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
           }));
         }
-        return this.send(res, saved.status, saved.body, 'application/json', { 'idempotent-replayed': 'true' });
+        return this.reply(saved.status, saved.body, { 'idempotent-replayed': 'true' });
       }
     }
 
@@ -267,10 +244,10 @@ export class FakeStripe {
     try {
       const version = headers['stripe-version'];
       if (version !== undefined && !/^\d{4}-\d{2}-\d{2}(\.\w+)?$/.test(version)) throw invalid(`Invalid Stripe API version: ${version}`);
-      if (recorded.method === 'POST' && rawBody !== '' && !(headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+      if (recordedRequest.method === 'POST' && rawBody !== '' && !(headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
         throw invalid('Invalid request: request bodies must be application/x-www-form-urlencoded.');
       }
-      body = JSON.stringify(this.route(recorded, key.startsWith('sk_live_')));
+      body = JSON.stringify(this.route(recordedRequest, key.startsWith('sk_live_')));
     } catch (error) {
       if (!(error instanceof StripeHttpError)) throw error;
       status = error.status;
@@ -278,16 +255,15 @@ export class FakeStripe {
     }
     // Stripe saves the result of a request that ran (success or card error), not of one refused up front.
     if (idempotencyKey !== undefined && (status === 200 || status === 402)) this.idempotent.set(scope, { fingerprint, status, body });
-    this.send(res, status, body);
+    return this.reply(status, body);
   }
 
-  private send(res: http.ServerResponse, status: number, body: string, type = 'application/json', extra: Record<string, string> = {}): void {
-    res.writeHead(status, { 'content-type': type, 'request-id': `req_${this.id()}`, 'stripe-version': '2024-06-20', ...extra });
-    res.end(body);
+  private reply(status: number, body: string, extra: Record<string, string> = {}): FakeAnswer {
+    return { status, body, contentType: 'application/json', headers: { 'request-id': `req_${this.id()}`, 'stripe-version': '2024-06-20', ...extra } };
   }
 
-  private sendError(res: http.ServerResponse, error: StripeHttpError): void {
-    this.send(res, error.status, JSON.stringify({ error: error.error }));
+  private errorAnswer(error: StripeHttpError): FakeAnswer {
+    return this.reply(error.status, JSON.stringify({ error: error.error }));
   }
 
   private id(): string {
@@ -655,6 +631,10 @@ export class FakeStripe {
     this.customers.set(id, customer);
     return customer;
   }
+}
+
+function recorded(request: FakeRequest): RecordedRequest {
+  return { method: request.method, path: request.path, query: parseForm(request.query.toString()), headers: request.headers, rawBody: request.rawBody, form: parseForm(request.rawBody) };
 }
 
 /** Starts a fake Stripe accepting `apiKeys`. */

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { scrubTranscript } from '../../src/gateways/scrub.js';
-import { scrubStripe } from '../../src/gateways/stripe/stripe.adapter.js';
-import { formEncode } from '../../src/gateways/stripe/form.js';
+import { formEncode, scrubTranscript } from '../../src/gateways/kit/index.js';
+import { scrubStripe } from '../../src/gateways/stripe/stripe-api.js';
 import { findCardData } from '../helpers/leak-scan.js';
 
 /**

@@ -1,7 +1,7 @@
 import type dns from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayFaultError, type TranscriptEntry } from '../../src/gateways/adapter.js';
-import { GatewayHttpClient } from '../../src/gateways/http-client.js';
+import { GatewayFaultError, type TranscriptEntry } from '../../src/gateways/kit/index.js';
+import { GatewayHttpClient } from '../../src/gateways/kit/http-client.js';
 import { EgressGuard, EgressLookupError, EgressRefusedError, forbiddenCategory, type LookupFunction } from '../../src/receivers/egress.js';
 import { HttpDeliveryClient } from '../../src/receivers/http-delivery.js';
 import { RecordingReceiver } from '../fakes/recording-receiver.js';

@@ -1,4 +1,4 @@
-import { blankResponse, type GatewayResponse, type StandardErrorCode } from '../adapter.js';
+import { blankResponse, type GatewayResponse, type StandardErrorCode } from '../kit/index.js';
 
 /** Stripe's error object (https://docs.stripe.com/api/errors). */
 export interface StripeError {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { GATEWAY_REGISTRY } from '../../gateways/registry.js';
+import { gatewayDefinitions } from '../../gateways/registry.js';
 import type { GatewayInput, GatewayService } from '../../services/gateway.service.js';
 import { parseListQuery } from '../../services/list-query.js';
 import { callerOf } from '../auth.js';
@@ -54,7 +54,7 @@ type TokenParams = { Params: { token: string } };
 /** API.md §4 Gateways. */
 export function gatewayRoutes(app: FastifyInstance, gateways: GatewayService): void {
   const options = async (request: FastifyRequest, reply: import('fastify').FastifyReply) =>
-    sendWire(request, reply, 200, 'gateways', new WireList('gateway', Object.values(GATEWAY_REGISTRY).map(gatewayOptionView)));
+    sendWire(request, reply, 200, 'gateways', new WireList('gateway', gatewayDefinitions().map(gatewayOptionView)));
   app.get('/v1/gateways_options', { config: { access: 'none' } }, options);
   // The 2012 API listed gateway classes with OPTIONS /gateways; old clients still may.
   app.options('/v1/gateways', { config: { access: 'none' } }, options);

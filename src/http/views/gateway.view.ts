@@ -1,5 +1,5 @@
-import { CHARACTERISTICS } from '../../gateways/types.js';
-import type { GatewayDefinition } from '../../gateways/types.js';
+import { CHARACTERISTICS } from '../../gateways/kit/index.js';
+import type { GatewayDefinition } from '../../gateways/kit/index.js';
 import { gatewaySettings, type GatewayRecord } from '../../services/gateway.service.js';
 import { WireList, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
@@ -35,8 +35,8 @@ export function gatewayView({ row, definition }: GatewayRecord): WireObject {
       Object.entries(safe).map(([name, value]) => ({ name, value })),
     ),
     gateway_settings: { ...gatewaySettings(row) },
-    gateway_specific_fields: new WireList('gateway_specific_field', definition.gatewaySpecificFields),
-    payment_methods: new WireList('payment_method', definition.paymentMethods),
+    gateway_specific_fields: new WireList('gateway_specific_field', [...definition.gatewaySpecificFields]),
+    payment_methods: new WireList('payment_method', [...definition.paymentMethods]),
     state: row.state,
     redacted: row.state === 'redacted',
     sandbox: row.sandbox === 1,
@@ -67,8 +67,8 @@ export function gatewayOptionView(definition: GatewayDefinition): WireObject {
       })),
     ),
     characteristics: characteristicsView(definition),
-    payment_methods: new WireList('payment_method', definition.paymentMethods),
-    gateway_specific_fields: new WireList('gateway_specific_field', definition.gatewaySpecificFields),
+    payment_methods: new WireList('payment_method', [...definition.paymentMethods]),
+    gateway_specific_fields: new WireList('gateway_specific_field', [...definition.gatewaySpecificFields]),
     // The gem reads these two as comma-separated text and fails when they are missing.
     supported_countries: definition.supportedCountries.join(', '),
     supported_cardtypes: definition.supportedCardtypes.join(', '),

@@ -1,5 +1,5 @@
 import type { Updateable } from 'kysely';
-import { blankResponse } from '../../gateways/adapter.js';
+import { blankResponse } from '../../gateways/kit/index.js';
 import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import type { TransactionsTable } from '../../store/schema.js';
 import { detailsOf, GATEWAY_TRANSACTION_TYPES, responseRecord, type GatewayTransactionDetails } from './transaction-details.js';

@@ -1,12 +1,19 @@
 import { AppError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { GatewayCallConfig } from '../../config/config.js';
-import { GatewayFaultError, GatewayResultUnknownError, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from '../../gateways/adapter.js';
-import { ADAPTER_FACTORIES, type AdapterContext } from '../../gateways/adapters.js';
-import type { GatewayDefinition } from '../../gateways/types.js';
+import { executeOperation, GatewayFaultError, GatewayResultUnknownError, type GatewayDefinition, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from '../../gateways/kit/index.js';
+import type { GatewayHttpClient } from '../../gateways/kit/http-client.js';
+import { findGatewayModule } from '../../gateways/registry.js';
 import type { BreakerStore, InFlightLimiter } from '../../limits/circuit-breaker.js';
 import type { GatewayRow } from '../../store/repositories/gateways.repo.js';
 import { gatewaySettings } from '../gateway.service.js';
+
+/** What gateway calls are made with: the shared client and the deployment's endpoint overrides. */
+export interface AdapterContext {
+  http: GatewayHttpClient;
+  /** Origin override per gateway type (COFFER_GATEWAY_ENDPOINTS), e.g. a local fake in tests. */
+  endpoints: Record<string, string>;
+}
 
 /** The result of one call: an answer (success, decline or pending), a fault, or an unknown outcome. */
 export type CallOutcome =
@@ -85,16 +92,16 @@ export class GatewayCaller {
     return ownSeconds !== undefined ? ownSeconds * 1000 : (this.config.timeoutMsByType[gateway.gateway_type] ?? this.config.timeoutMs);
   }
 
-  /** Calls the adapter of the gateway's type and records the outcome with the breaker. */
+  /** Runs the operation on the gateway type's module and records the outcome with the breaker. */
   async call(permit: CallPermit, gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<CallOutcome> {
     permit.reported = true;
-    const factory = ADAPTER_FACTORIES[gateway.gateway_type];
-    if (factory === undefined) return { kind: 'fault', message: 'This gateway type cannot transact yet.', detail: gateway.gateway_type, latencyMs: 0 };
-    const adapter = factory(this.context, this.timeoutMs(gateway));
+    const module = findGatewayModule(gateway.gateway_type);
+    if (module === undefined) return { kind: 'fault', message: 'This gateway type cannot transact yet.', detail: gateway.gateway_type, latencyMs: 0 };
+    const settings = { http: this.context.http, override: this.context.endpoints[gateway.gateway_type], timeoutMs: this.timeoutMs(gateway) };
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
-      const response = await adapter.execute(request, transcript);
+      const response = await executeOperation(module, request, transcript, settings);
       await this.breaker.recordSuccess(gateway.token);
       return { kind: 'answered', response, latencyMs: elapsed() };
     } catch (error) {

@@ -2,7 +2,7 @@ import { AppError, MESSAGES } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import { Secret } from '../../domain/secret.js';
 import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
-import type { GatewayOperation, GatewayRequest, TranscriptEntry } from '../../gateways/adapter.js';
+import type { GatewayOperation, GatewayRequest, TranscriptEntry } from '../../gateways/kit/index.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
@@ -234,6 +234,7 @@ export class GatewayTransactionService {
     return {
       operation,
       transactionToken: token,
+      testMode: gateway.row.sandbox === 1,
       credentials: {},
       amount: input.amount ?? null,
       currencyCode: input.currencyCode ?? null,

@@ -1,4 +1,4 @@
-import type { GatewayResponse, ShippingAddress } from '../../gateways/adapter.js';
+import type { GatewayResponse, ShippingAddress } from '../../gateways/kit/index.js';
 import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 
 /** The gateway's raw result as the `response` sub-object shows it (wire-reference §3.1). */

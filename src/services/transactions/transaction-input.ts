@@ -1,4 +1,4 @@
-import type { ShippingAddress } from '../../gateways/adapter.js';
+import type { ShippingAddress } from '../../gateways/kit/index.js';
 import type { PaymentMethodCreateInput } from '../../domain/payment-method.js';
 
 /** The common body of every gateway and reference transaction, coerced but not yet validated. */

@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { Clock } from '../../domain/clock.js';
 import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
-import { blankResponse, type TranscriptEntry } from '../../gateways/adapter.js';
+import { blankResponse, type TranscriptEntry } from '../../gateways/kit/index.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories } from '../../store/repositories.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';

@@ -1,7 +1,7 @@
 import { AppError, MESSAGES } from '../../domain/errors.js';
 import { currencyExponent, MAX_AMOUNT } from '../../domain/money.js';
-import type { GatewayOperation } from '../../gateways/adapter.js';
-import type { GatewayDefinition } from '../../gateways/types.js';
+import type { GatewayOperation } from '../../gateways/kit/index.js';
+import type { GatewayDefinition } from '../../gateways/kit/index.js';
 import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 
 /** Transaction type recorded for each operation. */

@@ -1,3 +1,5 @@
+import type { AdapterPaymentMethod } from './contract.js';
+
 /** Every capability flag a gateway declares (`characteristics` in views), in wire order. */
 export const CHARACTERISTICS = [
   'supports_purchase',
@@ -41,19 +43,28 @@ export interface AuthMode {
   credentials: CredentialField[];
 }
 
-/** What Coffer knows about one gateway type: everything views and validation need. */
-export interface GatewayDefinition {
-  gatewayType: string;
+/**
+ * A kind of payment method a gateway can be sent: only kinds `POST /v1/payment_methods` accepts and
+ * adapters receive, so a gateway cannot advertise one (apple_pay, sprel…) a client could never use.
+ */
+export type PaymentMethodKind = AdapterPaymentMethod['type'];
+
+/**
+ * What Coffer knows about one gateway type: everything views and validation need. Built by
+ * `defineGateway` from a gateway module; `characteristics` is derived, never written by hand.
+ */
+export interface GatewayDefinition<Type extends string = string> {
+  gatewayType: Type;
   name: string;
   /** True only for the built-in test gateway: usable in test environments, test cards only. */
   test: boolean;
-  authModes: AuthMode[];
+  authModes: readonly AuthMode[];
   characteristics: ReadonlySet<Characteristic>;
-  paymentMethods: string[];
-  gatewaySpecificFields: string[];
-  supportedCountries: string[];
-  supportedCardtypes: string[];
-  regions: string[];
+  paymentMethods: readonly PaymentMethodKind[];
+  gatewaySpecificFields: readonly string[];
+  supportedCountries: readonly string[];
+  supportedCardtypes: readonly string[];
+  regions: readonly string[];
   homepage: string;
   displayApiUrl: string;
   companyName: string;

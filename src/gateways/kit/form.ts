@@ -1,4 +1,4 @@
-/** Stripe's request encoding: application/x-www-form-urlencoded with bracketed nesting (`card[number]=…`, `expand[]=…`). */
+/** A form body (application/x-www-form-urlencoded) with bracketed nesting, as Stripe and many older gateways read it (`card[number]=…`, `expand[]=…`). */
 export type FormValue = string | number | boolean | null | undefined | FormValue[] | { [key: string]: FormValue };
 
 export function formEncode(fields: Record<string, FormValue>): string {

@@ -9,9 +9,11 @@ import {
   type GatewayRequest,
   type GatewayResponse,
   type TranscriptEntry,
-} from '../../src/gateways/adapter.js';
-import { GatewayHttpClient } from '../../src/gateways/http-client.js';
-import { STRIPE_API_VERSION, StripeAdapter } from '../../src/gateways/stripe/stripe.adapter.js';
+} from '../../src/gateways/kit/index.js';
+import { GatewayHttpClient } from '../../src/gateways/kit/http-client.js';
+import { executeOperation } from '../../src/gateways/kit/index.js';
+import { stripeGateway } from '../../src/gateways/stripe.gateway.js';
+import { STRIPE_API_VERSION } from '../../src/gateways/stripe/stripe-api.js';
 import { FakeStripe, startFakeStripe, type RecordedRequest } from '../fakes/fake-stripe.js';
 
 /**
@@ -54,6 +56,7 @@ function gatewayRequest(operation: GatewayRequest['operation'], overrides: Parti
   return {
     operation,
     transactionToken: randomToken(TOKEN_LENGTH.item),
+    testMode: false,
     credentials: { login: new Secret(KEY) },
     amount: ['purchase', 'authorize', 'capture', 'credit'].includes(operation) ? 1000 : null,
     currencyCode: 'USD',
@@ -93,6 +96,18 @@ function cardFields(prefix: string, number = PAN, cvc: string | null = '123'): R
 let fake: FakeStripe;
 let http: GatewayHttpClient;
 let adapter: StripeAdapter;
+
+/** The Stripe module as the gateway caller runs it, against `baseUrl` (an origin override). */
+class StripeAdapter {
+  constructor(
+    private readonly client: GatewayHttpClient,
+    private readonly options: { baseUrl: string; timeoutMs: number },
+  ) {}
+
+  execute(request: GatewayRequest, transcript: TranscriptEntry[]): Promise<GatewayResponse> {
+    return executeOperation(stripeGateway, request, transcript, { http: this.client, override: this.options.baseUrl, timeoutMs: this.options.timeoutMs });
+  }
+}
 
 async function run(request: GatewayRequest, using: StripeAdapter = adapter): Promise<{ response: GatewayResponse; transcript: TranscriptEntry[]; sent: RecordedRequest[] }> {
   const before = fake.requests.length;

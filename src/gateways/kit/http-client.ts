@@ -1,6 +1,6 @@
 import { Agent, errors as undiciErrors, request } from 'undici';
-import { EgressLookupError, EgressRefusedError, pinnedLookup, type EgressGuard } from '../receivers/egress.js';
-import { GatewayFaultError, GatewayResultUnknownError, type TranscriptEntry } from './adapter.js';
+import { EgressLookupError, EgressRefusedError, pinnedLookup, type EgressGuard } from '../../receivers/egress.js';
+import { GatewayFaultError, GatewayResultUnknownError, type TranscriptEntry } from './contract.js';
 import { readCappedBody } from './read-capped-body.js';
 import { scrubTranscript } from './scrub.js';
 
@@ -12,7 +12,7 @@ export interface GatewayEgress {
 }
 
 export interface OutboundRequest {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   headers: Record<string, string>;
   body?: string;

@@ -1,33 +1,9 @@
-import type { Secret } from '../domain/secret.js';
+import type { Secret } from '../../domain/secret.js';
+import type { StandardErrorCode } from './error-codes.js';
 
 /** Operations a gateway may support; each maps to one `supports_*` characteristic. */
 export type GatewayOperation = 'purchase' | 'authorize' | 'capture' | 'void' | 'credit' | 'verify' | 'store' | 'general_credit' | 'complete';
 
-/**
- * The closed list of standard error codes a decline is mapped onto (ActiveMerchant's
- * STANDARD_ERROR_CODE vocabulary); each adapter maps its gateway's own codes onto it.
- */
-export const STANDARD_ERROR_CODES = [
-  'incorrect_number',
-  'invalid_number',
-  'invalid_expiry_date',
-  'invalid_cvc',
-  'expired_card',
-  'incorrect_cvc',
-  'incorrect_zip',
-  'incorrect_address',
-  'card_declined',
-  'insufficient_funds',
-  'processing_error',
-  'call_issuer',
-  'pickup_card',
-  'config_error',
-  'test_mode_live_card',
-  'unsupported_feature',
-  'invalid_amount',
-  'account_closed',
-] as const;
-export type StandardErrorCode = (typeof STANDARD_ERROR_CODES)[number];
 
 /** A payment method as an adapter sees it: opened by the service, sensitive parts in `Secret`s. */
 export type AdapterPaymentMethod =
@@ -62,6 +38,8 @@ export interface GatewayRequest {
   operation: GatewayOperation;
   /** Coffer's transaction token: sent as the gateway's idempotency key where it has one. */
   transactionToken: string;
+  /** The gateway was created with `sandbox: true`: use the gateway's test endpoint and test credentials. */
+  testMode: boolean;
   credentials: Record<string, Secret>;
   /** Minor units; null for verify/void. */
   amount: number | null;
@@ -134,10 +112,18 @@ export interface TranscriptEntry {
   text: string;
 }
 
-/** What every gateway adapter implements. Adapters never touch the store or the vault. */
-export interface GatewayAdapter {
-  /** Performs one operation; declines are returned, faults thrown. */
-  execute(request: GatewayRequest, transcript: TranscriptEntry[]): Promise<GatewayResponse>;
+/**
+ * The request cannot be put into the gateway's terms (an amount its currency unit cannot hold, a
+ * payment method it does not take): nothing is sent, and the transaction fails with `code`.
+ */
+export class GatewayInputError extends Error {
+  constructor(
+    message: string,
+    readonly code: StandardErrorCode,
+  ) {
+    super(message);
+    this.name = 'GatewayInputError';
+  }
 }
 
 /** A response with every optional field empty, for adapters to spread and fill in. */

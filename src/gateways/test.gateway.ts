@@ -1,0 +1,122 @@
+import { randomInt } from 'node:crypto';
+import { CLOSED_ACCOUNT_CARD, GATEWAY_ERROR_CARD, STORE_FAILS_CARD, TEST_CARD_OUTCOMES, THREE_DS_CARDS, TIMEOUT_CARD } from '../vault/test-cards.js';
+import { blankResponse, defineGateway, GatewayFaultError, GatewayResultUnknownError, type GatewayCall, type GatewayOperation, type GatewayResponse } from './kit/index.js';
+
+/** Amounts that trigger Coffer's failure paths on the test gateway (API.md §6). */
+export const TEST_AMOUNTS = { referenceFails: 44, timeout: 4080, gatewayError: 5070, threeDsPending: 3003 } as const;
+
+const VERB: Record<GatewayOperation, string> = {
+  purchase: 'purchase',
+  authorize: 'authorize',
+  capture: 'capture',
+  void: 'void',
+  credit: 'credit',
+  verify: 'verify',
+  store: 'store',
+  general_credit: 'general credit',
+  complete: 'complete',
+};
+
+const ALL_CARD_TYPES = ['visa', 'master', 'american_express', 'discover', 'diners_club', 'jcb', 'maestro', 'unionpay'];
+
+function succeeded(operation: GatewayOperation): GatewayResponse {
+  return { ...blankResponse(true, `Successful ${VERB[operation]}`), gatewayTransactionId: String(randomInt(1, 100_000)) };
+}
+
+function declined(operation: GatewayOperation, message = `Unable to process the ${VERB[operation]} transaction.`): GatewayResponse {
+  return { ...blankResponse(false, message), errorCode: 'card_declined' };
+}
+
+/** Writes what happened to the transcript on the way out (the test gateway has no wire to record). */
+function answered(call: GatewayCall, decide: () => GatewayResponse): Promise<GatewayResponse> {
+  const { request, http } = call;
+  http.note(`[test gateway] ${request.operation} of ${request.amount ?? '-'} ${request.currencyCode ?? ''}`.trimEnd());
+  const response = decide();
+  http.note(`[test gateway] ${request.operation} → ${response.success ? 'success' : 'failure'}: ${response.message}`);
+  return Promise.resolve(response);
+}
+
+function cardNumber(call: GatewayCall): string | null {
+  const method = call.request.paymentMethod;
+  return method?.type === 'credit_card' ? method.number.reveal() : null;
+}
+
+/** Timeouts and gateway errors on demand (API.md §6), for every operation. */
+function simulatedFailure(call: GatewayCall): void {
+  const number = cardNumber(call);
+  if (number === TIMEOUT_CARD || call.request.amount === TEST_AMOUNTS.timeout) throw new GatewayResultUnknownError('The test gateway timed out.', 'simulated timeout');
+  if (number === GATEWAY_ERROR_CARD || call.request.amount === TEST_AMOUNTS.gatewayError) throw new GatewayFaultError('The test gateway returned an error.', 'simulated gateway error');
+}
+
+/** Purchase, authorize, verify and general credit: the card decides (wire-reference §5, API.md §6). */
+function cardOperation(call: GatewayCall): Promise<GatewayResponse> {
+  return answered(call, () => {
+    simulatedFailure(call);
+    const { operation, amount, attempt3dsecure } = call.request;
+    const number = cardNumber(call);
+    if (number === CLOSED_ACCOUNT_CARD) return { ...declined(operation, 'Account closed'), errorCode: 'account_closed', accountClosed: true };
+    if (number !== null && TEST_CARD_OUTCOMES.get(number) === 'decline') return declined(operation);
+    if (number !== null && THREE_DS_CARDS.has(number) && attempt3dsecure && amount === TEST_AMOUNTS.threeDsPending) {
+      return { ...succeeded(operation), success: false, pending: true, message: 'Pending' };
+    }
+    return succeeded(operation);
+  });
+}
+
+/** Capture and credit: an amount of 44 fails (wire-reference §5). */
+function referenceOperation(call: GatewayCall): Promise<GatewayResponse> {
+  return answered(call, () => {
+    simulatedFailure(call);
+    return call.request.amount === TEST_AMOUNTS.referenceFails ? declined(call.request.operation) : succeeded(call.request.operation);
+  });
+}
+
+/**
+ * The built-in `test` gateway: answers in process, no network, following the test data of
+ * wire-reference §5 and Coffer's additions in API.md §6 (closed account, timeout, gateway error).
+ * It advertises what it implements: not `remove`, `adjust`, offsite or 3-D Secure 2 flows, and only
+ * the payment method kinds `POST /v1/payment_methods` accepts.
+ */
+export const testGateway = defineGateway({
+  gatewayType: 'test',
+  name: 'Spreedly Test',
+  test: true,
+  authModes: [{ authModeType: 'default', name: 'Default', credentials: [] }],
+  paymentMethods: ['credit_card', 'third_party_token', 'bank_account'],
+  gatewaySpecificFields: [],
+  supportedCountries: [],
+  supportedCardtypes: ALL_CARD_TYPES,
+  regions: [],
+  homepage: '',
+  displayApiUrl: '',
+  companyName: 'Coffer',
+  capturesAreFinal: false,
+  endpoint: null,
+  features: ['supports_3dsecure_purchase', 'supports_3dsecure_authorize', 'supports_purchase_via_preauthorization'],
+  operations: {
+    purchase: cardOperation,
+    authorize: cardOperation,
+    verify: cardOperation,
+    general_credit: cardOperation,
+    capture: referenceOperation,
+    credit: referenceOperation,
+    void: (call) =>
+      answered(call, () => {
+        simulatedFailure(call);
+        return succeeded('void');
+      }),
+    store: (call) =>
+      answered(call, () => {
+        simulatedFailure(call);
+        if (cardNumber(call) === STORE_FAILS_CARD) return declined('store', 'Unable to store card');
+        // Spreedly's test vault echoes the PAN in the token; Coffer never puts a PAN in a response.
+        return { ...succeeded('store'), thirdPartyToken: `test_vault:${randomInt(1, 2 ** 47).toString(36)}` };
+      }),
+    // The cardholder finished the 3-D Secure challenge: the pending transaction succeeds.
+    complete: (call) =>
+      answered(call, () => {
+        simulatedFailure(call);
+        return { ...succeeded('complete'), gatewayTransactionId: call.request.reference?.gatewayTransactionId ?? null };
+      }),
+  },
+});
