@@ -53,7 +53,8 @@ const OPERATIONS = [
 const GATEWAY_TRANSACTION_KEYS = [
   'on_test_gateway', 'created_at', 'updated_at', 'succeeded', 'state', 'token', 'transaction_type', 'order_id', 'ip', 'description',
   'email', 'merchant_name_descriptor', 'merchant_location_descriptor', 'gateway_specific_fields', 'gateway_specific_response_fields',
-  'gateway_transaction_id', 'gateway_latency_ms', 'amount', 'currency_code', 'retain_on_success', 'payment_method_added', 'message_key',
+  'gateway_transaction_id', 'gateway_latency_ms', 'amount', 'currency_code', 'retain_on_success', 'payment_method_added',
+  'stored_credential_initiator', 'stored_credential_reason_type', 'network_transaction_id', 'message_key',
   'message', 'gateway_token', 'gateway_type', 'shipping_address', 'response', 'api_urls', 'payment_method',
 ];
 

@@ -88,6 +88,8 @@ export function paymentMethodView(row: PaymentMethodRow): WireObject {
       ? creditCard(row, details)
       : row.payment_method_type === 'bank_account'
         ? bankAccount(row, details)
-        : thirdPartyToken(details);
+        : row.payment_method_type === 'sprel'
+          ? { payment_method_type: 'sprel', errors: new WireErrors([]) }
+          : thirdPartyToken(details);
   return { ...common(row), ...specific };
 }

@@ -2,7 +2,7 @@ import { AppError, MESSAGES } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import { Secret } from '../../domain/secret.js';
 import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
-import type { GatewayOperation, GatewayRequest, TranscriptEntry } from '../../gateways/kit/index.js';
+import type { GatewayOperation, GatewayRequest, StoredCredential, TranscriptEntry } from '../../gateways/kit/index.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
@@ -13,7 +13,8 @@ import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import type { PaymentMethodService } from '../payment-method.service.js';
 import type { CallPermit, GatewayCaller } from './gateway-caller.js';
 import { newTransactionRow } from '../transaction-records.js';
-import { finishTransaction, refusedTransaction, type Refusal } from './transaction-outcome.js';
+import { finishTransaction, refusedTransaction, type Refusal, type TransactionEffects } from './transaction-outcome.js';
+import { parseDetails } from '../payment-method-records.js';
 import { callDeadline } from './abandoned-calls.js';
 import { EMPTY_SHIPPING_ADDRESS, detailsOf, type GatewayTransactionDetails } from './transaction-details.js';
 import type { TransactionInput } from './transaction-input.js';
@@ -35,6 +36,22 @@ export const STATE_REFUSALS: Record<string, Refusal> = {
   used: { messageKey: 'messages.payment_method_used', message: 'The payment method was single-use and has been used.' },
   closed: { messageKey: 'messages.payment_method_closed', message: 'The account of this payment method has been closed.' },
 };
+
+const OFFSITE_TYPE = { purchase: 'OffsitePurchase', authorize: 'OffsiteAuthorization' } as const;
+
+/**
+ * The stored-credential data a gateway is sent: only on purchase, authorize and verify, only when
+ * both fields came (Spreedly proceeds without them otherwise). A merchant-initiated charge carries
+ * the network transaction id Coffer kept from the cardholder-initiated one, whatever gateway gave it.
+ */
+function storedCredentialFor(operation: DirectOperation, input: TransactionInput, paymentMethod: PaymentMethodRow): StoredCredential | null {
+  if (operation !== 'purchase' && operation !== 'authorize' && operation !== 'verify') return null;
+  const initiator = input.storedCredentialInitiator;
+  const reasonType = input.storedCredentialReasonType;
+  if (initiator === undefined || reasonType === undefined) return null;
+  const kept = parseDetails(paymentMethod).network_transaction_id;
+  return { initiator, reasonType, networkTransactionId: initiator === 'merchant' && typeof kept === 'string' ? kept : null };
+}
 
 const REDACTED_GATEWAY: Refusal = { messageKey: 'messages.cannot_use_redacted_gateway', message: MESSAGES.gatewayRedacted };
 
@@ -79,6 +96,8 @@ export class GatewayTransactionService {
     }
     const paymentMethod = resolved.paymentMethod;
     common.details = { ...common.details, payment_method_storage_state: paymentMethod.storage_state };
+    // A test offsite method (sprel) makes the purchase or authorization an offsite one.
+    if (paymentMethod.payment_method_type === 'sprel' && (operation === 'purchase' || operation === 'authorize')) common.type = OFFSITE_TYPE[operation];
     if (gateway.row.state === 'redacted') return this.refuse({ ...common, paymentMethod }, REDACTED_GATEWAY);
     if (gateway.definition.test !== (paymentMethod.test === 1)) {
       const message =
@@ -112,8 +131,13 @@ export class GatewayTransactionService {
         return { processing: await repos.transactions.insertReturning(this.processingRow(token, { ...common, paymentMethod }, null, deadline)) };
       });
       if ('refusal' in started) return await this.refuse({ ...common, paymentMethod }, started.refusal);
-      const request = this.request(operation, token, gateway, input, opened, null);
-      return await this.callAndFinish(permit, environment, gateway, started.processing, request, { retainOnSuccess: input.retainOnSuccess, paymentMethod });
+      const storedCredential = storedCredentialFor(operation, input, paymentMethod);
+      const request = { ...this.request(operation, token, gateway, input, opened, null), storedCredential };
+      return await this.callAndFinish(permit, environment, gateway, started.processing, request, {
+        retainOnSuccess: input.retainOnSuccess,
+        paymentMethod,
+        keepNetworkTransactionId: storedCredential?.initiator === 'cardholder',
+      });
     } finally {
       permit.release();
     }
@@ -170,7 +194,7 @@ export class GatewayTransactionService {
         transactionType: reference.transaction_type,
         amount: reference.amount,
       });
-      return await this.callAndFinish(permit, environment, gateway, processing, request, { retainOnSuccess: false, paymentMethod });
+      return await this.callAndFinish(permit, environment, gateway, processing, request, { retainOnSuccess: false, paymentMethod, keepNetworkTransactionId: false });
     } finally {
       permit.release();
     }
@@ -197,12 +221,19 @@ export class GatewayTransactionService {
         });
       });
       if (claimed === undefined) throw new AppError({ key: 'errors.transaction_not_pending', message: 'Only pending transactions can be completed.' });
-      const request = this.request('complete', token, gateway, { retainOnSuccess: false, attempt3dsecure: false, amount: row.amount ?? undefined, currencyCode: row.currency_code ?? undefined }, null, {
-        gatewayTransactionId: details?.gateway_transaction_id ?? null,
-        transactionType: row.transaction_type,
-        amount: row.amount,
+      const request = this.request(
+        'complete',
+        token,
+        gateway,
+        { retainOnSuccess: false, attempt3dsecure: false, amount: row.amount ?? undefined, currencyCode: row.currency_code ?? undefined, redirectUrl: details?.redirect_url ?? undefined, callbackUrl: details?.callback_url ?? undefined },
+        null,
+        { gatewayTransactionId: details?.gateway_transaction_id ?? null, transactionType: row.transaction_type, amount: row.amount, context: details?.three_ds_context ?? null },
+      );
+      return await this.callAndFinish(permit, environment, gateway, claimed, request, {
+        retainOnSuccess: details?.retain_on_success === true,
+        paymentMethod,
+        keepNetworkTransactionId: details?.stored_credential_initiator === 'cardholder' && details.stored_credential_reason_type !== null && details.stored_credential_reason_type !== undefined,
       });
-      return await this.callAndFinish(permit, environment, gateway, claimed, request, { retainOnSuccess: details?.retain_on_success === true, paymentMethod });
     } finally {
       permit.release();
     }
@@ -214,7 +245,7 @@ export class GatewayTransactionService {
     gateway: GatewayRecord,
     processing: TransactionRow,
     request: GatewayRequest,
-    effects: { retainOnSuccess: boolean; paymentMethod: PaymentMethodRow | null },
+    effects: TransactionEffects,
   ): Promise<TransactionResult> {
     const transcript: TranscriptEntry[] = [];
     const credentials = await this.gateways.openCredentials(gateway.row);
@@ -247,6 +278,11 @@ export class GatewayTransactionService {
       shippingAddress: { ...EMPTY_SHIPPING_ADDRESS, ...input.shippingAddress },
       gatewaySpecificFields: (input.gatewaySpecificFields?.[gateway.row.gateway_type] as Record<string, unknown> | undefined) ?? {},
       attempt3dsecure: input.attempt3dsecure,
+      threeDsVersion: input.threeDsVersion ?? null,
+      browserInfo: input.browserInfo ?? null,
+      redirectUrl: input.redirectUrl ?? null,
+      callbackUrl: input.callbackUrl ?? null,
+      storedCredential: null,
     };
   }
 
@@ -266,6 +302,13 @@ export class GatewayTransactionService {
       gateway_latency_ms: null,
       retain_on_success: input.retainOnSuccess,
       attempt_3dsecure: input.attempt3dsecure,
+      stored_credential_initiator: input.storedCredentialInitiator ?? null,
+      stored_credential_reason_type: input.storedCredentialReasonType ?? null,
+      network_transaction_id: null,
+      three_ds_version: input.threeDsVersion ?? null,
+      redirect_url: input.redirectUrl ?? null,
+      callback_url: input.callbackUrl ?? null,
+      callback_format: input.callbackFormat ?? null,
       shipping_address: { ...EMPTY_SHIPPING_ADDRESS, ...input.shippingAddress },
       response: null,
     };
