@@ -70,7 +70,7 @@ export class GatewayService {
     if (!definition.test && environment.production !== 1) {
       throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.notActivated(environment.key) });
     }
-    const missing = [...unknownCredentials(definition, input.credentials), ...missingCredentials(definition, input.credentials)];
+    const missing = [...unknownCredentials(definition, input.credentials), ...missingCredentials(definition, input.credentials, input.sandbox === true)];
     if (missing.length > 0) throw new AppError(missing);
     const token = randomToken(TOKEN_LENGTH.item);
     const now = this.clock.now().toISOString();
@@ -217,10 +217,10 @@ function unknownCredentials(definition: GatewayDefinition, supplied: Record<stri
  * The credentials of the auth mode the client came closest to completing that are still
  * missing (a type with no credentials never misses any).
  */
-function missingCredentials(definition: GatewayDefinition, supplied: Record<string, string>): ErrorEntry[] {
+function missingCredentials(definition: GatewayDefinition, supplied: Record<string, string>, sandbox: boolean): ErrorEntry[] {
   let best: ErrorEntry[] | null = null;
   for (const mode of definition.authModes) {
-    const missing = mode.credentials.filter((c) => supplied[c.name] === undefined).map((c) => fieldError.blank(c.name));
+    const missing = mode.credentials.filter((c) => c.optional !== true && !(c.liveOnly === true && sandbox) && supplied[c.name] === undefined).map((c) => fieldError.blank(c.name));
     if (best === null || missing.length < best.length) best = missing;
   }
   return best ?? [];

@@ -248,9 +248,18 @@ describe.each(storeKinds)('gateways over HTTPS (%s)', (store) => {
     const json = await server.client.get('/v1/gateways_options.json', { auth: null });
     expect(json.status).toBe(200);
     const types = json.json().gateways.map((g: { gateway_type: string }) => g.gateway_type);
-    expect(types).toEqual(['test', 'stripe']);
+    expect(types).toEqual(['test', 'stripe', 'adyen']);
     const stripe = json.json().gateways[1];
     expect(stripe.auth_modes[0].credentials).toEqual([{ name: 'login', label: 'Secret Key', safe: false }]);
+    expect(stripe.characteristics).toMatchObject({ supports_purchase: true, supports_store: true, supports_remove: false });
+    expect(stripe.payment_methods).toEqual(['credit_card', 'third_party_token']);
+    // The test gateway advertises what it does, and only payment methods POST payment_methods takes.
+    const test = json.json().gateways[0];
+    expect(test.payment_methods).toEqual(['credit_card', 'third_party_token', 'bank_account']);
+    expect(test.characteristics).toMatchObject({ supports_purchase: true, supports_general_credit: true, supports_3dsecure_purchase: true, supports_remove: false, supports_adjust: false, supports_offsite_purchase: false });
+    const adyen = json.json().gateways[2];
+    expect(adyen.auth_modes.map((mode: { auth_mode_type: string }) => mode.auth_mode_type)).toEqual(['default', 'api_key']);
+    expect(adyen.characteristics).toMatchObject({ supports_purchase: true, supports_void: true, supports_store: true, supports_general_credit: false, supports_remove: false });
     const xml = await server.client.get('/v1/gateways_options.xml', { auth: null });
     expect(xml.status).toBe(200);
     expect(xml.text).toContain('<supported_countries>');

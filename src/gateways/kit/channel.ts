@@ -64,9 +64,10 @@ export class GatewayChannel {
 
   /** One exchange. Transport failures are thrown as GatewayFaultError or GatewayResultUnknownError. */
   async send(outbound: ChannelRequest): Promise<OutboundResponse> {
+    const url = this.url(outbound.path);
     this.sent += 1;
     return this.settings.http.send(
-      { method: outbound.method, url: this.url(outbound.path), headers: outbound.headers ?? {}, ...(outbound.body === undefined ? {} : { body: outbound.body }), timeoutMs: this.settings.timeoutMs },
+      { method: outbound.method, url, headers: outbound.headers ?? {}, ...(outbound.body === undefined ? {} : { body: outbound.body }), timeoutMs: this.settings.timeoutMs },
       this.transcript,
       this.scrub,
     );

@@ -35,6 +35,10 @@ export interface CredentialField {
   safe: boolean;
   /** A multi-line value such as a PEM. */
   large?: boolean;
+  /** May be left out when creating the gateway. */
+  optional?: boolean;
+  /** Required unless the gateway is created with `sandbox: true` (e.g. a live URL prefix only live calls use). */
+  liveOnly?: boolean;
 }
 
 export interface AuthMode {
