@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeStripe, type FakeStripe } from '../fakes/fake-stripe.js';
+import { FakeAdyen } from '../fakes/fake-adyen.js';
+import { jsonOf, type FakeRequest } from '../fakes/fake-gateway-server.js';
 import { addPaymentMethod, createTestGateway } from '../helpers/fixtures.js';
 import { errorKeys, FORMATS, startGatewayE2e, transact, type Format, type GatewayE2e } from '../helpers/gateway-e2e.js';
 import { storeKinds } from '../helpers/postgres.js';
@@ -15,6 +17,8 @@ import { startServer, type TestServer } from '../helpers/server.js';
 
 const VISA = '4111111111111111';
 const LIVE_KEY = 'sk_live_CofferStoredCredKey000000001';
+const ADYEN_MERCHANT = 'CofferECOM';
+const ADYEN_KEY = 'AQEyhmfxStoredCredentialsE2eKey==-tail';
 
 describe.each(storeKinds)('stored credentials on the test gateway (%s)', (store) => {
   let server: TestServer;
@@ -88,22 +92,56 @@ describe.each(storeKinds)('stored credentials on the test gateway (%s)', (store)
   });
 });
 
-describe.each(storeKinds)('stored credentials through Stripe (%s)', (store) => {
+describe.each(storeKinds)('stored credentials through Stripe and Adyen (%s)', (store) => {
   let fake: FakeStripe;
+  let adyen: FakeAdyen;
   let e2e: GatewayE2e;
   let first: string;
   let second: string;
+  let adyenGateway: string;
 
   beforeAll(async () => {
     fake = await startFakeStripe([LIVE_KEY]);
-    e2e = await startGatewayE2e('stripe', fake.url, store);
+    adyen = await FakeAdyen.start({ merchantAccount: ADYEN_MERCHANT, apiKeys: [ADYEN_KEY] });
+    e2e = await startGatewayE2e('stripe', fake.url, store, {
+      COFFER_GATEWAY_ENDPOINTS: JSON.stringify({ stripe: fake.url, adyen: adyen.url }),
+      COFFER_GATEWAY_TIMEOUTS: JSON.stringify({ stripe: 2, adyen: 2 }),
+    });
     first = await e2e.createGateway({ login: LIVE_KEY });
     second = await e2e.createGateway({ login: LIVE_KEY });
+    const created = await e2e.live.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'adyen', merchant_account: ADYEN_MERCHANT, api_key: ADYEN_KEY, sandbox: true } });
+    expect(created.status, created.text).toBe(201);
+    adyenGateway = created.json().gateway.token;
   });
 
   afterAll(async () => {
     await e2e?.close();
     await fake?.close();
+    await adyen?.close();
+  });
+
+  it.each(FORMATS)('%s: the network transaction id of a Stripe CIT goes to Adyen on the MIT (ContAuth, networkTxReference); an Adyen CIT returns its own', async (format) => {
+    const pm = await e2e.vault('4242424242424242');
+    const cit = await transact(e2e.live, format, `gateways/${first}/purchase`, {
+      payment_method_token: pm, amount: 1000, currency_code: 'EUR', stored_credential_initiator: 'cardholder', stored_credential_reason_type: 'unscheduled',
+    });
+    expect(cit.status, cit.res.text).toBe(200);
+    const mit = await transact(e2e.live, format, `gateways/${adyenGateway}/purchase`, {
+      payment_method_token: pm, amount: 700, currency_code: 'EUR', stored_credential_initiator: 'merchant', stored_credential_reason_type: 'unscheduled',
+    });
+    expect(mit.status, mit.res.text).toBe(200);
+    const sent = adyen.server.requestsWith('idempotency-key', mit.t.token);
+    expect(sent).toHaveLength(1);
+    expect(jsonOf(sent[0] as FakeRequest)).toMatchObject({
+      shopperInteraction: 'ContAuth', recurringProcessingModel: 'UnscheduledCardOnFile', additionalData: { networkTxReference: cit.t.network_transaction_id },
+    });
+
+    const adyenCit = await transact(e2e.live, format, `gateways/${adyenGateway}/purchase`, {
+      payment_method_token: await e2e.vault('4242424242424242'), amount: 900, currency_code: 'EUR', stored_credential_initiator: 'cardholder', stored_credential_reason_type: 'recurring',
+    });
+    expect(adyenCit.t.network_transaction_id).toBe(`nti_${adyenCit.t.gateway_transaction_id}`);
+    const citSent = jsonOf(adyen.server.requestsWith('idempotency-key', adyenCit.t.token)[0] as FakeRequest);
+    expect(citSent).toMatchObject({ shopperInteraction: 'Ecommerce', recurringProcessingModel: 'Subscription' });
   });
 
   it.each(FORMATS)('%s: a CIT keeps the charge network transaction id; the MIT on another Stripe gateway sends it off_session', async (format) => {
