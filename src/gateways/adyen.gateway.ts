@@ -98,7 +98,12 @@ async function payment(call: GatewayCall, kind: 'purchase' | 'authorize' | 'veri
   if (!reply.ok) return reply.response;
   const answer = readAnswer('Adyen', paymentAnswer, reply.json) as AdyenPaymentAnswer;
   if (ACTION_RESULTS.has(answer.resultCode)) {
-    return { ...paymentResponse({ ...answer, resultCode: 'Refused', refusalReason: `Adyen asked for ${answer.resultCode}; Coffer does not run Adyen's 3-D Secure or redirect flows.` }, ''), errorCode: 'processing_error' };
+    return {
+      ...blankResponse(false, `Adyen asked for ${answer.resultCode}; Coffer does not run Adyen's 3-D Secure or redirect flows.`),
+      gatewayTransactionId: answer.pspReference ?? null,
+      errorCode: 'processing_error',
+      specificResponseFields: { adyen: { result_code: answer.resultCode } },
+    };
   }
   if (!FINAL_RESULTS.has(answer.resultCode)) {
     // Pending, PartiallyAuthorised or a code this adapter does not know: the money may move later.

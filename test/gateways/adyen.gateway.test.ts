@@ -1,3 +1,4 @@
+import https from 'node:https';
 import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { adyenGateway } from '../../src/gateways/adyen.gateway.js';
@@ -7,6 +8,7 @@ import { GatewayHttpClient } from '../../src/gateways/kit/http-client.js';
 import { FakeGatewayServer, jsonOf, type FakeAnswer, type FakeRequest } from '../fakes/fake-gateway-server.js';
 import { gatewayRequest, testCard } from '../helpers/gateway-requests.js';
 import { findCardData } from '../helpers/leak-scan.js';
+import { TestCa } from '../fakes/mtls-receiver.js';
 
 /**
  * Canned-response tests of the Adyen module (Checkout API v71). The answers are the examples of
@@ -193,7 +195,7 @@ describe('Adyen: purchase and authorize', () => {
 
   it('treats a redirect it did not ask for as a failure (no 3-D Secure flow), and Pending as an unknown outcome', async () => {
     next = { json: { pspReference: 'P1', resultCode: 'RedirectShopper', action: { type: 'redirect', url: 'https://checkoutshopper-test.adyen.com/x' } } };
-    expect((await run(purchase())).response).toMatchObject({ success: false, errorCode: 'processing_error', pending: false });
+    expect((await run(purchase())).response).toMatchObject({ success: false, errorCode: 'processing_error', pending: false, gatewayTransactionId: 'P1', specificResponseFields: { adyen: { result_code: 'RedirectShopper' } } });
     next = { json: { pspReference: 'P2', resultCode: 'Pending' } };
     expect((await fault(purchase())).error).toBeInstanceOf(GatewayResultUnknownError);
   });
@@ -363,6 +365,27 @@ describe('Adyen: scrubbing', () => {
       expect(text).toContain(`POST ${fake.url}/v71/payments`);
       expect(text).toContain('"resultCode":"Authorised"');
       expect(text).toContain('"merchantAccount":"CofferECOM"');
+    }
+  });
+});
+
+describe('Adyen: TLS', () => {
+  it('a gateway whose certificate does not verify is a GatewayFaultError: nothing was sent', async () => {
+    const ca = await TestCa.create('Untrusted Gateway CA');
+    const pem = await ca.issueServer(['localhost'], ['127.0.0.1']);
+    let requests = 0;
+    const server = https.createServer({ cert: pem.cert, key: pem.key }, (_request, response) => {
+      requests += 1;
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { error } = await fault(purchase(), `https://127.0.0.1:${(server.address() as net.AddressInfo).port}`);
+      expect(error).toBeInstanceOf(GatewayFaultError);
+      expect(requests).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });
