@@ -84,6 +84,7 @@ const SCENARIOS: Record<string, (build: LoadedBuild, turn: number) => Request> =
   purchase_xml: (build, turn) => ({ method: 'POST', url: `/v1/gateways/${build.gateway}/purchase.xml`, headers: { authorization: build.auth, 'content-type': 'application/xml' }, payload: purchaseXml(build.cards[turn % build.cards.length] as string) }),
   show_transaction: (build, turn) => ({ method: 'GET', url: `/v1/transactions/${build.transactions[turn % build.transactions.length]}.json`, headers: { authorization: build.auth } }),
   list_transactions: (build) => ({ method: 'GET', url: '/v1/transactions.json', headers: { authorization: build.auth } }),
+  list_transactions_gzip: (build) => ({ method: 'GET', url: '/v1/transactions.json', headers: { authorization: build.auth, 'accept-encoding': 'gzip' } }),
 };
 
 async function round(build: LoadedBuild, scenario: string, requests: number): Promise<number> {

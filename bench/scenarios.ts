@@ -17,7 +17,7 @@ export interface Scenario {
   job: LoadJob;
 }
 
-export type ScenarioId = 'tokenize' | 'purchase_json' | 'purchase_xml' | 'show_transaction' | 'list_transactions' | 'purchase_gateway_50ms';
+export type ScenarioId = 'tokenize' | 'purchase_json' | 'purchase_xml' | 'show_transaction' | 'list_transactions' | 'list_transactions_gzip' | 'purchase_gateway_50ms';
 
 /** Issue 7's scenarios, in the order they run. The gateway scenario needs the live tenant. */
 export const SCENARIO_TITLES: Record<ScenarioId, string> = {
@@ -26,6 +26,7 @@ export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   purchase_xml: 'purchase, retained token, XML',
   show_transaction: 'show a transaction',
   list_transactions: 'list transactions (first page of 20)',
+  list_transactions_gzip: 'list transactions, gzip (Accept-Encoding: gzip)',
   purchase_gateway_50ms: 'purchase through a 50 ms gateway',
 };
 
@@ -92,6 +93,12 @@ export function cofferScenarios(url: string, tenant: BenchTenant, shape: LoadSha
       id: 'list_transactions',
       title: SCENARIO_TITLES.list_transactions,
       job: { url, method: 'GET', paths: ['/v1/transactions.json'], headers: { accept: 'application/json', authorization: auth }, ...shape },
+    },
+    {
+      // The price of response compression (issue 14 §1.9), against list_transactions without it.
+      id: 'list_transactions_gzip',
+      title: SCENARIO_TITLES.list_transactions_gzip,
+      job: { url, method: 'GET', paths: ['/v1/transactions.json'], headers: { accept: 'application/json', 'accept-encoding': 'gzip', authorization: auth }, ...shape },
     },
   ];
   if (tenant.live !== null) {

@@ -35,11 +35,28 @@ function merchantReference(call: GatewayCall): string {
   return (call.request.orderId ?? call.request.transactionToken).slice(0, 80);
 }
 
+/** Spreedly's stored-credential reason types as Adyen's recurringProcessingModel. */
+const RECURRING_MODEL_OF = { recurring: 'Subscription', installment: 'Subscription', unscheduled: 'UnscheduledCardOnFile' } as const;
+
+/**
+ * Stored credentials on a raw card (issue 14 §2): the model on the cardholder's first payment, and
+ * on a merchant-initiated one `ContAuth` with the network transaction id of that first payment as
+ * `additionalData.networkTxReference` (Adyen, "Authorise using details stored with a third party").
+ */
+function storedCredentialFields(call: GatewayCall): { fields: Record<string, unknown>; additionalData: Record<string, string> } {
+  const stored = call.request.storedCredential;
+  if (stored === null || stored === undefined) return { fields: {}, additionalData: {} };
+  const fields: Record<string, unknown> = { recurringProcessingModel: RECURRING_MODEL_OF[stored.reasonType] };
+  if (stored.initiator === 'merchant') fields.shopperInteraction = 'ContAuth';
+  const additionalData: Record<string, string> = stored.initiator === 'merchant' && stored.networkTransactionId !== null ? { networkTxReference: stored.networkTransactionId } : {};
+  return { fields, additionalData };
+}
+
 /** The card or the stored card of a /payments request, with what goes with each. */
 function paymentMethodFields(call: GatewayCall): Record<string, unknown> {
   const method = call.request.paymentMethod;
   if (method?.type === 'credit_card') {
-    return { paymentMethod: schemeCard(method), billingAddress: billingAddress(method), shopperInteraction: 'Ecommerce' };
+    return { paymentMethod: schemeCard(method), billingAddress: billingAddress(method), shopperInteraction: 'Ecommerce', ...storedCredentialFields(call).fields };
   }
   if (method?.type === 'third_party_token') {
     const stored = storedCard(method.token);
@@ -51,6 +68,11 @@ function paymentMethodFields(call: GatewayCall): Record<string, unknown> {
     };
   }
   throw new GatewayInputError('Adyen takes credit cards and cards it stored (third_party_token).', 'unsupported_feature');
+}
+
+function additionalDataOf(call: GatewayCall, kind: 'purchase' | 'authorize' | 'verify'): Record<string, string> | undefined {
+  const data = { ...(kind === 'authorize' ? { manualCapture: 'true' } : {}), ...(call.request.paymentMethod?.type === 'credit_card' ? storedCredentialFields(call).additionalData : {}) };
+  return Object.keys(data).length === 0 ? undefined : data;
 }
 
 /**
@@ -71,7 +93,7 @@ async function payment(call: GatewayCall, kind: 'purchase' | 'authorize' | 'veri
     shopperIP: request.ip ?? undefined,
     shopperStatement: specificText(request, 'shopper_statement'),
     captureDelayHours: kind === 'purchase' ? 0 : undefined,
-    additionalData: kind === 'authorize' ? { manualCapture: 'true' } : undefined,
+    additionalData: additionalDataOf(call, kind),
   });
   if (!reply.ok) return reply.response;
   const answer = readAnswer('Adyen', paymentAnswer, reply.json) as AdyenPaymentAnswer;
@@ -186,6 +208,7 @@ export const adyenGateway = defineGateway({
   capturesAreFinal: true,
   endpoint: adyenEndpoint,
   scrub: scrubAdyen,
+  features: ['supports_populate_mit_fields'],
   operations: {
     purchase: (call) => payment(call, 'purchase'),
     authorize: (call) => payment(call, 'authorize'),

@@ -19,6 +19,23 @@ function intentOutcome(reply: StripeReply, successMessage: string, successStatus
   return paymentIntentResponse(reply.json as unknown as IntentLike, successMessage, successStatuses);
 }
 
+/**
+ * Stored credentials (issue 14 §2): a merchant-initiated charge is `off_session`, and carries the
+ * network transaction id of the cardholder-initiated one as `mit_exemption[network_transaction_id]`
+ * (https://docs.stripe.com/api/payment_intents/create, payment_method_options.card.mit_exemption).
+ */
+function storedCredentialFields(request: GatewayCall['request']): Record<string, FormValue> {
+  return request.storedCredential?.initiator === 'merchant' ? { off_session: true } : {};
+}
+
+function cardOptions(request: GatewayCall['request']): Record<string, FormValue> | undefined {
+  const card: Record<string, FormValue> = {};
+  if (request.attempt3dsecure) card.request_three_d_secure = 'any';
+  const networkTransactionId = request.storedCredential?.initiator === 'merchant' ? request.storedCredential.networkTransactionId : null;
+  if (networkTransactionId !== null && networkTransactionId !== undefined) card.mit_exemption = { network_transaction_id: networkTransactionId };
+  return Object.keys(card).length === 0 ? undefined : { card };
+}
+
 /** Purchase and authorize: one confirmed PaymentIntent, captured automatically or manually. */
 async function chargeCard(call: GatewayCall): Promise<GatewayResponse> {
   const { request } = call;
@@ -35,7 +52,8 @@ async function chargeCard(call: GatewayCall): Promise<GatewayResponse> {
     receipt_email: request.email,
     metadata: request.orderId === null ? undefined : { order_id: request.orderId },
     shipping: shipping(request),
-    payment_method_options: request.attempt3dsecure ? { card: { request_three_d_secure: 'any' } } : undefined,
+    ...storedCredentialFields(request),
+    payment_method_options: cardOptions(request),
     expand: ['latest_charge'],
     ...(request.gatewaySpecificFields as Record<string, FormValue>),
   });
@@ -67,7 +85,7 @@ export const stripeGateway = defineGateway({
   // One host for test and live: the key (sk_test_… or sk_live_…) picks the mode.
   endpoint: () => 'https://api.stripe.com',
   scrub: scrubStripe,
-  features: ['supports_purchase_via_preauthorization'],
+  features: ['supports_purchase_via_preauthorization', 'supports_populate_mit_fields'],
   operations: {
     purchase: chargeCard,
     authorize: chargeCard,

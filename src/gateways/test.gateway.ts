@@ -1,9 +1,10 @@
 import { randomInt } from 'node:crypto';
 import { CLOSED_ACCOUNT_CARD, GATEWAY_ERROR_CARD, STORE_FAILS_CARD, TEST_CARD_OUTCOMES, THREE_DS_CARDS, TIMEOUT_CARD } from '../vault/test-cards.js';
+import { continueFlow, startOffsite, startThreeDs } from './test/secure-flows.js';
 import { blankResponse, defineGateway, GatewayFaultError, GatewayResultUnknownError, type GatewayCall, type GatewayOperation, type GatewayResponse } from './kit/index.js';
 
 /** Amounts that trigger Coffer's failure paths on the test gateway (API.md §6). */
-export const TEST_AMOUNTS = { referenceFails: 44, timeout: 4080, gatewayError: 5070, threeDsPending: 3003 } as const;
+export const TEST_AMOUNTS = { referenceFails: 44, timeout: 4080, gatewayError: 5070 } as const;
 
 const VERB: Record<GatewayOperation, string> = {
   purchase: 'purchase',
@@ -48,18 +49,40 @@ function simulatedFailure(call: GatewayCall): void {
   if (number === GATEWAY_ERROR_CARD || call.request.amount === TEST_AMOUNTS.gatewayError) throw new GatewayFaultError('The test gateway returned an error.', 'simulated gateway error');
 }
 
+/**
+ * The network transaction id the test gateway returns on a successful card operation:
+ * deterministic, `test_nti_` and the transaction's token, so a test can predict it.
+ */
+export function testNetworkTransactionId(transactionToken: string): string {
+  return `test_nti_${transactionToken}`;
+}
+
+/** Notes the stored-credential data the gateway was sent (the transcript is how a test sees it). */
+function noteStoredCredential(call: GatewayCall): void {
+  const stored = call.request.storedCredential;
+  if (stored === null || stored === undefined) return;
+  call.http.note(`[test gateway] stored credential: ${stored.initiator} ${stored.reasonType}, network transaction id ${stored.networkTransactionId ?? 'none'}`);
+}
+
 /** Purchase, authorize, verify and general credit: the card decides (wire-reference §5, API.md §6). */
 function cardOperation(call: GatewayCall): Promise<GatewayResponse> {
   return answered(call, () => {
     simulatedFailure(call);
-    const { operation, amount, attempt3dsecure } = call.request;
+    noteStoredCredential(call);
+    const { operation, attempt3dsecure } = call.request;
+    const secureStep = operation === 'purchase' || operation === 'authorize';
+    if (call.request.paymentMethod?.type === 'sprel' && secureStep) {
+      if ((call.request.redirectUrl ?? null) === null) return declined(operation, 'Offsite payments need a redirect_url.');
+      return startOffsite(call.request, String(randomInt(1, 100_000)));
+    }
     const number = cardNumber(call);
     if (number === CLOSED_ACCOUNT_CARD) return { ...declined(operation, 'Account closed'), errorCode: 'account_closed', accountClosed: true };
     if (number !== null && TEST_CARD_OUTCOMES.get(number) === 'decline') return declined(operation);
-    if (number !== null && THREE_DS_CARDS.has(number) && attempt3dsecure && amount === TEST_AMOUNTS.threeDsPending) {
-      return { ...succeeded(operation), success: false, pending: true, message: 'Pending' };
+    if (number !== null && THREE_DS_CARDS.has(number) && attempt3dsecure && secureStep) {
+      const started = startThreeDs(call.request, String(randomInt(1, 100_000)));
+      if (started !== null) return { ...started, networkTransactionId: started.success ? testNetworkTransactionId(call.request.transactionToken) : null };
     }
-    return succeeded(operation);
+    return { ...succeeded(operation), networkTransactionId: testNetworkTransactionId(call.request.transactionToken) };
   });
 }
 
@@ -74,8 +97,9 @@ function referenceOperation(call: GatewayCall): Promise<GatewayResponse> {
 /**
  * The built-in `test` gateway: answers in process, no network, following the test data of
  * wire-reference §5 and Coffer's additions in API.md §6 (closed account, timeout, gateway error).
- * It advertises what it implements: not `remove`, `adjust`, offsite or 3-D Secure 2 flows, and only
- * the payment method kinds `POST /v1/payment_methods` accepts.
+ * It advertises what it implements: 3-D Secure 2 (test/secure-flows.ts) and stored credentials; not
+ * `remove` or `adjust`; offsite (sprel) works but is not advertised until `sprel` methods can be
+ * created through the API; only the payment method kinds `POST /v1/payment_methods` accepts.
  */
 export const testGateway = defineGateway({
   gatewayType: 'test',
@@ -92,7 +116,14 @@ export const testGateway = defineGateway({
   companyName: 'Coffer',
   capturesAreFinal: false,
   endpoint: null,
-  features: ['supports_3dsecure_purchase', 'supports_3dsecure_authorize', 'supports_purchase_via_preauthorization'],
+  features: [
+    'supports_3dsecure_purchase',
+    'supports_3dsecure_authorize',
+    'supports_3dsecure_2_purchase',
+    'supports_3dsecure_2_authorize',
+    'supports_purchase_via_preauthorization',
+    'supports_populate_mit_fields',
+  ],
   operations: {
     purchase: cardOperation,
     authorize: cardOperation,
@@ -116,7 +147,8 @@ export const testGateway = defineGateway({
     complete: (call) =>
       answered(call, () => {
         simulatedFailure(call);
-        return { ...succeeded('complete'), gatewayTransactionId: call.request.reference?.gatewayTransactionId ?? null };
+        const completed = () => ({ ...succeeded('complete'), networkTransactionId: testNetworkTransactionId(call.request.transactionToken) });
+        return continueFlow(call.request, completed) ?? { ...completed(), gatewayTransactionId: call.request.reference?.gatewayTransactionId ?? null };
       }),
   },
 });

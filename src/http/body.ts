@@ -45,3 +45,10 @@ export function fieldsOf(request: FastifyRequest, root: string): Record<string, 
   }
   return body.fields;
 }
+
+/** Names of the fields under `root` sent as empty XML elements (JSON keeps "" and null in the fields). */
+export function emptyFieldsOf(request: FastifyRequest, root: string): string[] {
+  const body = request.body as DecodedBody | undefined;
+  if (body === undefined || body === null || body.root !== root) return [];
+  return body.emptyElements ?? [];
+}

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, type ErrorEntry } from '../domain/errors.js';
-import { formatOf } from './format/negotiation.js';
+import { errorFormatOf } from './format/negotiation.js';
 import { renderErrors } from './reply.js';
 
 function fromFramework(error: FastifyError): AppError | null {
@@ -37,7 +37,7 @@ export function errorHandler(logger: Logger) {
       status = 500;
       entries = [{ key: 'errors.internal', message: `An internal error occurred. Request id: ${request.id}` }];
     }
-    const { contentType, payload } = renderErrors(formatOf(request.raw), entries);
+    const { contentType, payload } = renderErrors(errorFormatOf(request.raw), entries);
     return reply.code(status).type(contentType).send(payload);
   };
 }

@@ -22,6 +22,8 @@ import type { StoreHandle } from '../store/database.js';
 import { authenticateHook } from './auth.js';
 import { BODY_LIMIT, registerBodyDecoder } from './body.js';
 import { errorHandler } from './errors.js';
+import fastifyCompress from '@fastify/compress';
+import { COMPRESSION_OPTIONS } from './compression.js';
 import { acceptAllows, formatOf, rememberFormat, splitFormat } from './format/negotiation.js';
 import { environmentRoutes } from './routes/environments.routes.js';
 import { gatewayRoutes } from './routes/gateways.routes.js';
@@ -30,6 +32,7 @@ import { certificateRoutes } from './routes/certificates.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
+import { openApiRoutes } from './routes/openapi.routes.js';
 import { serverTlsOptions } from './tls/tls-options.js';
 import type { BrowserTokenizationService } from '../card-capture/browser-tokenization.service.js';
 import { cardCaptureRoutes } from '../card-capture/card-capture.routes.js';
@@ -91,8 +94,8 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     genReqId: requestId,
     // The suffix picks the format; routes are declared once, without it.
     rewriteUrl: (req) => {
-      const { url, format } = splitFormat(req.url ?? '/');
-      rememberFormat(req, format);
+      const { url, format, suffixed } = splitFormat(req.url ?? '/');
+      rememberFormat(req, format, suffixed);
       return url;
     },
     routerOptions: { ignoreTrailingSlash: true },
@@ -135,14 +138,20 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     );
   });
 
-  healthRoutes(app, deps.store, deps.sharedState);
-  gatewayRoutes(app, deps.gateways);
-  certificateRoutes(app, deps.certificates);
-  environmentRoutes(app, deps.tenancy, deps.audit);
-  auditRoutes(app, deps.audit);
-  paymentMethodRoutes(app, deps.paymentMethods, transparentRedirect(deps.browserTokenization, handleError));
-  cardCaptureRoutes(app, deps.browserTokenization);
-  transactionRoutes(app, deps.transactions, deps.transactionQuery);
-  receiverRoutes(app, deps);
+  // Compression attaches itself to each route as it is added: the routes are added after it,
+  // in a child context that inherits every hook above.
+  void app.register(fastifyCompress, COMPRESSION_OPTIONS);
+  void app.register(async (routes) => {
+    healthRoutes(routes, deps.store, deps.sharedState);
+    gatewayRoutes(routes, deps.gateways);
+    certificateRoutes(routes, deps.certificates);
+    environmentRoutes(routes, deps.tenancy, deps.audit);
+    auditRoutes(routes, deps.audit);
+    paymentMethodRoutes(routes, deps.paymentMethods, deps.transactionQuery, transparentRedirect(deps.browserTokenization, handleError));
+    cardCaptureRoutes(routes, deps.browserTokenization);
+    transactionRoutes(routes, deps.transactions, deps.transactionQuery);
+    receiverRoutes(routes, deps);
+    openApiRoutes(routes);
+  });
   return app;
 }

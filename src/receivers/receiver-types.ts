@@ -16,6 +16,14 @@ export interface ReceiverTypeDefinition {
   test: boolean;
 }
 
+/**
+ * What a type can do, derived from its protocol, for `receivers_options` and for the services
+ * that refuse the rest: the catalog advertises exactly what works (issue 14 §1.10).
+ */
+export function receiverOperations(definition: Pick<ReceiverTypeDefinition, 'protocol'>): { deliver: boolean; export: boolean } {
+  return { deliver: definition.protocol === 'http', export: definition.protocol === 'sftp' };
+}
+
 /** The types every deployment has. Production types need an activated (production) environment. */
 const BUILT_IN: readonly ReceiverTypeDefinition[] = [
   { receiverType: 'test', name: 'Test Receiver', companyName: null, hostnames: null, protocol: 'http', test: true },

@@ -154,7 +154,7 @@ export class PaymentMethodSealer {
       if (routingNumber === null || accountNumber === null) return null;
       return { type: 'bank_account', routingNumber, accountNumber, accountType: text('account_type'), holderType: text('account_holder_type'), firstName: text('first_name'), lastName: text('last_name') };
     }
-    // A Sprel has nothing an adapter could send: offsite transactions with it are not built yet.
+    if (row.payment_method_type === 'sprel') return row.storage_state === 'redacted' ? null : { type: 'sprel' };
     const token = text('third_party_token');
     return token === null ? null : { type: 'third_party_token', token };
   }

@@ -10,7 +10,7 @@ import type { TransactionRow } from '../store/repositories/transactions.repo.js'
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
 import { parseDetails, redactedDetails, resolveNames, withoutPersonalData, type Details } from './payment-method-records.js';
-import { checkMetadata, emailErrors, expiryErrors } from './payment-method-validation.js';
+import { checkMetadata, emailErrors, expiryErrors, nameErrors } from './payment-method-validation.js';
 import { PaymentMethodSealer, type SealedFields } from './payment-method-sealer.js';
 import { newTransactionRow } from './transaction-records.js';
 
@@ -112,15 +112,25 @@ export class PaymentMethodService {
     const current = await this.show(environment, token);
     const details = parseDetails(current);
     const next: Details = { ...details };
-    const names = resolveNames(input.fields);
-    if (input.fields.first_name !== undefined || input.fields.full_name !== undefined) next.first_name = names.first;
-    if (input.fields.last_name !== undefined || input.fields.full_name !== undefined) next.last_name = names.last;
+    const names = input.fields.full_name === '' && input.fields.first_name === undefined && input.fields.last_name === undefined ? { first: '', last: '' } : resolveNames(input.fields);
+    const namesChanged = input.fields.first_name !== undefined || input.fields.last_name !== undefined || input.fields.full_name !== undefined;
+    if (input.fields.first_name !== undefined || input.fields.full_name !== undefined) next.first_name = names.first === '' ? null : names.first;
+    if (input.fields.last_name !== undefined || input.fields.full_name !== undefined) next.last_name = names.last === '' ? null : names.last;
     for (const [field, value] of Object.entries(input.fields)) {
       if (field === 'first_name' || field === 'last_name' || field === 'full_name') continue;
       const target = field === 'bank_account_type' ? 'account_type' : field === 'bank_account_holder_type' ? 'account_holder_type' : field;
       if (target in details) next[target] = value;
     }
     const errors: ErrorEntry[] = [...emailErrors(input.email)];
+    // Names changed to blank are refused as on create (first_name, then last_name); a name
+    // left alone is not judged again (it may have been stored blank under allow_blank_name).
+    if (namesChanged && current.payment_method_type !== 'third_party_token') {
+      const touched = new Set([
+        ...(input.fields.first_name !== undefined || input.fields.full_name !== undefined ? ['first_name'] : []),
+        ...(input.fields.last_name !== undefined || input.fields.full_name !== undefined ? ['last_name'] : []),
+      ]);
+      errors.push(...nameErrors(next.first_name as string | null, next.last_name as string | null, input).filter((error) => touched.has(error.attribute ?? '')));
+    }
     if (current.payment_method_type === 'credit_card') {
       if (input.month !== undefined) next.month = input.month;
       if (input.year !== undefined) next.year = input.year;

@@ -51,10 +51,21 @@ describe.each(storeKinds)('receivers over HTTPS (%s)', (store) => {
     expect(res.status).toBe(200);
     const types = res.json().receivers;
     expect(types.map((t: any) => t.receiver_type)).toEqual(['test', 'http', 'sftp', 'ace_rent_a_car']);
-    expect(types[3]).toEqual({ name: 'Acerentacar Receiver', receiver_type: 'ace_rent_a_car', hostnames: 'https://ota.acerentacar.com', company_name: 'Ace Rent a Car', protocol: 'http' });
+    expect(types[3]).toEqual({
+      name: 'Acerentacar Receiver', receiver_type: 'ace_rent_a_car', hostnames: 'https://ota.acerentacar.com', company_name: 'Ace Rent a Car', protocol: 'http',
+      supports_deliver: true, supports_export: false, test: false,
+    });
+    // Issue 14 §1.10: each type advertises only the operation its protocol serves.
+    expect(types.map((t: any) => [t.receiver_type, t.supports_deliver, t.supports_export, t.test])).toEqual([
+      ['test', true, false, true], ['http', true, false, false], ['sftp', false, true, false], ['ace_rent_a_car', true, false, false],
+    ]);
     const xml = await server.client.withAuth(null).get('/v1/receivers_options.xml');
     expect(xml.status).toBe(200);
-    expect(asList(xml.xml().receivers.receiver).map((r: any) => r.receiver_type)).toContain('ace_rent_a_car');
+    const xmlTypes = asList(xml.xml().receivers.receiver);
+    expect(xmlTypes.map((r: any) => r.receiver_type)).toContain('ace_rent_a_car');
+    expect(xmlTypes.map((r: any) => [r.receiver_type, r.supports_deliver['#text'], r.supports_export['#text']])).toEqual([
+      ['test', 'true', 'false'], ['http', 'true', 'false'], ['sftp', 'false', 'true'], ['ace_rent_a_car', 'true', 'false'],
+    ]);
   });
 
   it('creates a test receiver in JSON (201): safe credentials echoed, unsafe ones by name only', async () => {
@@ -86,7 +97,7 @@ describe.each(storeKinds)('receivers over HTTPS (%s)', (store) => {
     expect(credentials[1].value).toBeUndefined();
   });
 
-  it('refuses blank and malformed hostnames, unknown types and bad credentials with 422', async () => {
+  it('refuses blank and malformed hostnames and bad credentials with 422, unknown types with 403', async () => {
     const blank = await server.client.sendJson('POST', '/v1/receivers.json', { receiver: { receiver_type: 'test' } });
     expect(blank.status).toBe(422);
     expect(blank.json().errors).toEqual([{ key: 'errors.blank', attribute: 'hostnames', message: "Hostnames can't be blank" }]);
@@ -96,7 +107,7 @@ describe.each(storeKinds)('receivers over HTTPS (%s)', (store) => {
     expect(withPath.json().errors[0]).toMatchObject({ key: 'errors.invalid', attribute: 'hostnames' });
 
     const unknown = await server.client.sendXml('POST', '/v1/receivers.xml', '<receiver><receiver_type>nope</receiver_type><hostnames>https://a.example</hostnames></receiver>');
-    expect(unknown.status).toBe(422);
+    expect(unknown.status).toBe(403);
     expect(xmlErrorEntries(unknown.xml().errors)).toEqual([{ key: 'errors.invalid_receiver_type', attribute: 'receiver_type', message: 'The receiver_type parameter is invalid.' }]);
 
     const duplicate = await server.client.sendJson('POST', '/v1/receivers.json', {

@@ -3,7 +3,7 @@ import type { ApiClient, ApiResponse } from '../helpers/client.js';
 import { addPaymentMethod, createTestGateway, transactionXml } from '../helpers/fixtures.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { asList, childOrder } from '../helpers/xml.js';
+import { asList, childOrder, xmlErrorEntries } from '../helpers/xml.js';
 
 /*
  * Reading transactions over real HTTPS, JSON and XML (wire-reference §2.5, §4): the
@@ -282,9 +282,12 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
       });
 
       it("404 for an unknown transaction or another environment's", async () => {
+        // Errors of the bare transcript path are XML unless Accept asks for JSON (issue 14 §1.2).
         const unknown = await api.get('/v1/transactions/nonesuch/transcript');
         expect(unknown.status).toBe(404);
-        expect(unknown.json().errors[0]).toMatchObject({ key: 'errors.transaction_not_found', message: 'Unable to find the transaction nonesuch.' });
+        expect(xmlErrorEntries(unknown.xml().errors)[0]).toMatchObject({ key: 'errors.transaction_not_found', message: 'Unable to find the transaction nonesuch.' });
+        const asJson = await api.get('/v1/transactions/nonesuch/transcript', { accept: 'application/json' });
+        expect(asJson.json().errors[0]).toMatchObject({ key: 'errors.transaction_not_found', message: 'Unable to find the transaction nonesuch.' });
         expect((await api.get('/v1/transactions/nonesuch/transcript', { accept: 'text/plain' })).status).toBe(404);
         expect((await api.get(`/v1/transactions/${foreignTransaction}/transcript`)).status).toBe(404);
       });

@@ -130,6 +130,8 @@ export class FakeAdyen {
           avsResult: billing === undefined ? '5 No AVS data provided' : '7 Both postal code and address match',
           cvcResult: card.cvc === undefined ? '6 No CVC/CVV provided' : '1 Matches',
           refusalReasonRaw: 'AUTHORISED',
+          // Adyen returns the scheme's transaction id under the MIT framework (a recurring model was sent).
+          ...(body.recurringProcessingModel === undefined ? {} : { networkTxReference: `nti_${reference}` }),
         },
         pspReference: reference,
         resultCode: 'Authorised',

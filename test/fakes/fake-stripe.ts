@@ -484,7 +484,11 @@ export class FakeStripe {
       paid: status === 'succeeded',
       payment_intent: intent.json.id,
       payment_method: method.json.id,
-      payment_method_details: { type: 'card', card: { brand: card.brand, last4: card.last4, exp_month: card.exp_month, exp_year: card.exp_year, funding: 'credit', country: 'US', checks } },
+      payment_method_details: {
+        type: 'card',
+        // Stripe returns the card network's transaction id on the charge; deterministic here (from the charge id).
+        card: { brand: card.brand, last4: card.last4, exp_month: card.exp_month, exp_year: card.exp_year, funding: 'credit', country: 'US', checks, network_transaction_id: `nti_${id}` },
+      },
       refunded: false,
       status,
     };

@@ -339,7 +339,10 @@ describe('Adyen: endpoints and credentials', () => {
   it('advertises what it implements, under the Spreedly gateway_type and credential names', () => {
     const { definition } = adyenGateway;
     expect(definition.gatewayType).toBe('adyen');
-    expect([...definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_purchase', 'supports_store', 'supports_verify', 'supports_void']);
+    // supports_populate_mit_fields: stored credentials (ContAuth, networkTxReference), issue 14 §2.
+    expect([...definition.characteristics].sort()).toEqual([
+      'supports_authorize', 'supports_capture', 'supports_credit', 'supports_populate_mit_fields', 'supports_purchase', 'supports_store', 'supports_verify', 'supports_void',
+    ]);
     expect(definition.authModes[0]?.credentials.map((field) => field.name)).toEqual(['merchant_account', 'username', 'password', 'subdomain']);
   });
 });

@@ -65,8 +65,15 @@ describe('gateway registry', () => {
     const test = findGatewayDefinition('test');
     expect(test?.paymentMethods).toEqual(['credit_card', 'third_party_token', 'bank_account']);
     expect(test?.characteristics.has('supports_offsite_purchase')).toBe(false);
-    expect(test?.characteristics.has('supports_3dsecure_2_purchase')).toBe(false);
+    // Issue 14 §2/§3: 3-D Secure 2 flows and stored credentials now work on the test gateway.
+    expect(test?.characteristics.has('supports_3dsecure_2_purchase')).toBe(true);
+    expect(test?.characteristics.has('supports_populate_mit_fields')).toBe(true);
     expect(test?.characteristics.has('supports_3dsecure_purchase')).toBe(true);
+  });
+
+  it('supports_populate_mit_fields only where the adapter sends stored-credential data (test, Stripe, Adyen)', () => {
+    const claiming = GATEWAYS.filter((module) => module.definition.characteristics.has('supports_populate_mit_fields')).map((module) => module.definition.gatewayType);
+    expect(claiming.sort()).toEqual(['adyen', 'stripe', 'test']);
   });
 
   it('Stripe does not advertise remove (detach is not implemented)', () => {

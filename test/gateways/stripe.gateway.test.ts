@@ -224,6 +224,9 @@ describe('StripeAdapter: purchase', () => {
       accountClosed: false,
       thirdPartyToken: null,
       specificResponseFields: { stripe: { status: 'succeeded' } },
+      // The charge's payment_method_details.card.network_transaction_id (issue 14 §2).
+      networkTransactionId: `nti_${String(intent?.json.latest_charge)}`,
+      pendingAction: null,
     });
     expect(response.gatewayTransactionId).toMatch(/^pi_/);
     expect(transcript).toHaveLength(2);

@@ -71,6 +71,8 @@ export function paymentResponse(answer: AdyenPaymentAnswer, approvedMessage: str
   const base: GatewayResponse = {
     ...blankResponse(approved, approved ? approvedMessage : refusalMessage(answer)),
     gatewayTransactionId: answer.pspReference ?? null,
+    // Returned under the card schemes' MIT framework; Coffer keeps it after a cardholder-initiated payment.
+    networkTransactionId: text('networkTxReference') ?? null,
     ...avsResult(avs),
     ...cvvResult(cvc),
     specificResponseFields: {

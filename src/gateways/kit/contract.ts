@@ -20,7 +20,9 @@ export type AdapterPaymentMethod =
       email: string | null;
     }
   | { type: 'bank_account'; routingNumber: Secret; accountNumber: Secret; accountType: string | null; holderType: string | null; firstName: string | null; lastName: string | null }
-  | { type: 'third_party_token'; token: string };
+  | { type: 'third_party_token'; token: string }
+  /** Spreedly's test offsite method: nothing to send, the test gateway redirects. */
+  | { type: 'sprel' };
 
 export interface ShippingAddress {
   name: string | null;
@@ -31,6 +33,30 @@ export interface ShippingAddress {
   zip: string | null;
   country: string | null;
   phone_number: string | null;
+}
+
+/**
+ * Stored-credential data of a purchase, authorize or verify (Spreedly's `stored_credential_initiator`
+ * and `stored_credential_reason_type`, both sent). On a merchant-initiated one, the network
+ * transaction id of the cardholder-initiated transaction that stored the credential, when Coffer
+ * kept one for this payment method (from whichever gateway returned it).
+ */
+export interface StoredCredential {
+  initiator: 'merchant' | 'cardholder';
+  reasonType: 'recurring' | 'unscheduled' | 'installment';
+  networkTransactionId: string | null;
+}
+
+/** What the cardholder's browser must do before a pending transaction can be completed (3-D Secure, offsite). */
+export interface PendingAction {
+  requiredAction: 'device_fingerprint' | 'challenge' | 'none';
+  /** Opaque to the client; handed back to the gateway on `complete` (GatewayRequest.reference.context). */
+  threeDsContext: string | null;
+  deviceFingerprintForm: string | null;
+  challengeForm: string | null;
+  challengeUrl: string | null;
+  /** Offsite (and 3DS1): where to send the cardholder. */
+  checkoutUrl: string | null;
 }
 
 /** Everything an adapter needs for one call; built by the transaction service. */
@@ -46,7 +72,13 @@ export interface GatewayRequest {
   currencyCode: string | null;
   paymentMethod: AdapterPaymentMethod | null;
   /** For capture, void and credit: the gateway's id of the reference transaction. */
-  reference: { gatewayTransactionId: string | null; transactionType: string; amount: number | null } | null;
+  reference: {
+    gatewayTransactionId: string | null;
+    transactionType: string;
+    amount: number | null;
+    /** On `complete`: the three_ds_context the gateway gave when it left the transaction pending. */
+    context?: string | null;
+  } | null;
   orderId: string | null;
   description: string | null;
   ip: string | null;
@@ -56,6 +88,14 @@ export interface GatewayRequest {
   gatewaySpecificFields: Record<string, unknown>;
   /** 3-D Secure was asked for (`attempt_3dsecure`). */
   attempt3dsecure: boolean;
+  /** `three_ds_version` and `browser_info` (base64) as sent, for 3-D Secure 2. */
+  threeDsVersion?: string | null;
+  browserInfo?: string | null;
+  /** Where the cardholder's browser returns, and where the result is posted (3-D Secure, offsite). */
+  redirectUrl?: string | null;
+  callbackUrl?: string | null;
+  /** Present only when both stored-credential fields were sent (Spreedly's rule). */
+  storedCredential?: StoredCredential | null;
 }
 
 /** The gateway's answer. A decline is a normal answer (`success: false`), never an exception. */
@@ -77,6 +117,10 @@ export interface GatewayResponse {
   /** For `store`: the gateway's own token for the card. */
   thirdPartyToken: string | null;
   specificResponseFields: Record<string, unknown>;
+  /** The card network's id of this transaction (kept from a cardholder-initiated one for later MITs). */
+  networkTransactionId: string | null;
+  /** With `pending` (or a frictionless 3-D Secure answer): what the cardholder must do next. */
+  pendingAction: PendingAction | null;
 }
 
 /**
@@ -143,5 +187,7 @@ export function blankResponse(success: boolean, message: string): GatewayRespons
     accountClosed: false,
     thirdPartyToken: null,
     specificResponseFields: {},
+    networkTransactionId: null,
+    pendingAction: null,
   };
 }

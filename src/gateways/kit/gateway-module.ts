@@ -33,6 +33,11 @@ export const FEATURE_NEEDS = {
   supports_3dsecure_purchase: ['purchase', 'complete'],
   supports_3dsecure_authorize: ['authorize', 'complete'],
   supports_purchase_via_preauthorization: ['authorize', 'capture'],
+  supports_3dsecure_2_purchase: ['purchase', 'complete'],
+  supports_3dsecure_2_authorize: ['authorize', 'complete'],
+  // Stored credentials: the adapter sends GatewayRequest.storedCredential (the network transaction
+  // id on merchant-initiated charges) and returns GatewayResponse.networkTransactionId.
+  supports_populate_mit_fields: ['purchase', 'authorize'],
 } as const satisfies Partial<Record<Characteristic, readonly GatewayOperation[]>>;
 
 export type Feature = keyof typeof FEATURE_NEEDS;

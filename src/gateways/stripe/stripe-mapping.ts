@@ -63,7 +63,9 @@ function avsCode(line1: string | null | undefined, zip: string | null | undefine
 }
 
 interface ChargeLike {
-  payment_method_details?: { card?: { checks?: { address_line1_check?: string | null; address_postal_code_check?: string | null; cvc_check?: string | null } } };
+  payment_method_details?: {
+    card?: { checks?: { address_line1_check?: string | null; address_postal_code_check?: string | null; cvc_check?: string | null }; network_transaction_id?: string | null };
+  };
   outcome?: { type?: string };
 }
 
@@ -108,6 +110,8 @@ export function paymentIntentResponse(intent: IntentLike, successMessage: string
     avsCode: avsCode(checks?.address_line1_check, checks?.address_postal_code_check),
     cvvCode: cvvCode(checks?.cvc_check),
     fraudReview: charge?.outcome?.type === 'manual_review' ? true : null,
+    // Kept with the payment method after a cardholder-initiated charge, for later MITs.
+    networkTransactionId: charge?.payment_method_details?.card?.network_transaction_id ?? null,
     specificResponseFields: { stripe: { status: intent.status } },
   };
 }

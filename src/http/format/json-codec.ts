@@ -42,6 +42,12 @@ export function encodeJsonValue(value: unknown): string {
 export interface DecodedBody {
   root: string | null;
   fields: Record<string, unknown>;
+  /**
+   * XML only: names of the root's child elements (and of its children's children, as
+   * `credit_card.first_name`) that were sent empty. `fields` leaves them out (an empty element
+   * is "absent" for almost every field); the few fields where empty means "blank it" read this.
+   */
+  emptyElements?: string[];
 }
 
 function malformed(detail: string): AppError {

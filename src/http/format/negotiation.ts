@@ -19,9 +19,30 @@ export function splitFormat(url: string): { url: string; format: Format; suffixe
 
 // The router sees the rewritten URL; the format chosen from the original one is kept here.
 const formats = new WeakMap<IncomingMessage, Format>();
+const suffixless = new WeakSet<IncomingMessage>();
 
-export function rememberFormat(req: IncomingMessage, format: Format): void {
+export function rememberFormat(req: IncomingMessage, format: Format, suffixed = true): void {
   formats.set(req, format);
+  if (!suffixed) suffixless.add(req);
+}
+
+/** True when Accept names JSON (with a non-zero q) explicitly. */
+function acceptAsksJson(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  return accept.split(',').some((range) => {
+    const [type = '', ...params] = range.split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.toLowerCase().startsWith('q='));
+    return type.trim().toLowerCase() === 'application/json' && (q === undefined || Number(q.slice(2)) > 0);
+  });
+}
+
+/**
+ * The format of an error body. A suffix decides; without one (the plain-text transcript, any
+ * path called bare) errors are XML unless Accept asks for JSON, as Spreedly answers them.
+ */
+export function errorFormatOf(req: IncomingMessage): Format {
+  if (!suffixless.has(req) && formats.has(req)) return formatOf(req);
+  return acceptAsksJson(req.headers.accept) ? 'json' : 'xml';
 }
 
 export function formatOf(req: IncomingMessage): Format {

@@ -159,7 +159,31 @@ export function decodeXml(text: string): DecodedBody {
   if (roots.length !== 1) throw malformed('expected exactly one root element');
   const root = roots[0] as string;
   const inner = normalize(parsed[root]);
-  if (inner === undefined) return { root, fields: {} };
+  const emptyElements = emptyElementsOf(parsed[root]);
+  if (inner === undefined) return { root, fields: {}, emptyElements };
   if (typeof inner !== 'object' || Array.isArray(inner)) throw malformed(`<${root}> must contain elements`);
-  return { root, fields: inner as Record<string, unknown> };
+  return { root, fields: inner as Record<string, unknown>, emptyElements };
+}
+
+function isEmptyElement(value: unknown): boolean {
+  if (value === '') return true;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const node = value as Record<string, unknown>;
+  return node['@_nil'] === 'true' || ('#text' in node ? node['#text'] === '' : Object.keys(node).every((k) => k.startsWith('@_')));
+}
+
+/** Names of empty children of `node`, two levels deep (`first_name`, `credit_card.first_name`). */
+function emptyElementsOf(node: unknown): string[] {
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return [];
+  const names: string[] = [];
+  for (const [name, child] of Object.entries(node as Record<string, unknown>)) {
+    if (name.startsWith('@_') || name === '#text') continue;
+    if (isEmptyElement(child)) names.push(name);
+    else if (child !== null && typeof child === 'object' && !Array.isArray(child)) {
+      for (const [inner, grandchild] of Object.entries(child as Record<string, unknown>)) {
+        if (!inner.startsWith('@_') && inner !== '#text' && isEmptyElement(grandchild)) names.push(`${name}.${inner}`);
+      }
+    }
+  }
+  return names;
 }

@@ -13,9 +13,9 @@ import { flag, parseInput, text } from '../validation.js';
 import { parseAllowedOriginsInput } from './allowed-origins.input.js';
 import { accessSecretView, environmentView } from '../views/tenancy.view.js';
 
-const environmentSchema = z.object({ name: text(255), enhanced_iframe_security: flag() });
-const createEnvironmentSchema = z.object({ name: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(255)) });
-const accessSecretSchema = z.object({
+export const environmentSchema = z.object({ name: text(255), enhanced_iframe_security: flag() });
+export const createEnvironmentSchema = z.object({ name: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(255)) });
+export const accessSecretSchema = z.object({
   name: text(255),
   role: z.preprocess((v) => (v === '' ? undefined : v), z.enum(ROLES as [string, ...string[]]).optional()),
 });

@@ -11,7 +11,7 @@ import { flag, integer, parseInput, text } from '../validation.js';
 import { gatewayOptionView, gatewayView } from '../views/gateway.view.js';
 import { redactGatewayView } from '../views/redact-gateway.view.js';
 
-const gatewaySchema = z.object({
+export const gatewaySchema = z.object({
   gateway_type: text(100),
   description: text(1000),
   merchant_profile_key: text(100),

@@ -3,11 +3,13 @@ import { TOKENIZATION_LIMITS } from '../../limits/rate-limit-policy.js';
 import { parseListQuery } from '../../services/list-query.js';
 import type { PaymentMethodListFilter, PaymentMethodService, VaultOutcome } from '../../services/payment-method.service.js';
 import { callerOf } from '../auth.js';
-import { fieldsOf } from '../body.js';
+import { emptyFieldsOf, fieldsOf } from '../body.js';
 import { WireList } from '../format/wire.js';
 import { sendWire } from '../reply.js';
 import { paymentMethodView } from '../views/payment-method.view.js';
 import { vaultTransactionView } from '../views/vault-transaction.view.js';
+import { transactionView } from '../views/transaction.view.js';
+import type { TransactionQueryService } from '../../services/transactions/transaction-query.service.js';
 import { parseCreate, parseRecache, parseRedact, parseUpdate } from './payment-methods.schemas.js';
 
 type TokenParams = { Params: { token: string } };
@@ -36,7 +38,7 @@ export interface FormPostHandling {
 }
 
 /** API.md §4 Payment methods. Retain, redact and recache take PUT or POST (clients differ). */
-export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: PaymentMethodService, formPost?: FormPostHandling): void {
+export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: PaymentMethodService, transactionQuery: TransactionQueryService, formPost?: FormPostHandling): void {
   // Card testing: per BIN + last four (keyed by a hash of those digits) and per client IP.
   const tokenizationLimits = { rateLimits: TOKENIZATION_LIMITS };
   const formOptions = formPost === undefined ? {} : { preValidation: formPost.preValidation, errorHandler: formPost.errorHandler };
@@ -58,7 +60,7 @@ export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: Paymen
   });
 
   app.put<TokenParams>('/v1/payment_methods/:token', async (request, reply) => {
-    const input = parseUpdate(fieldsOf(request, 'payment_method'));
+    const input = parseUpdate(fieldsOf(request, 'payment_method'), emptyFieldsOf(request, 'payment_method'));
     const row = await paymentMethods.update(callerOf(request).environment, request.params.token, input);
     return sendWire(request, reply, 200, 'payment_method', paymentMethodView(row));
   });
@@ -93,8 +95,13 @@ export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: Paymen
 
   app.get<TokenParams>('/v1/payment_methods/:token/transactions', async (request, reply) => {
     const query = parseListQuery(request.query as Record<string, unknown>);
-    const { paymentMethod, transactions } = await paymentMethods.transactions(callerOf(request).environment, request.params.token, query);
-    const views = transactions.map((transaction) => vaultTransactionView(transaction, paymentMethod));
+    const environment = callerOf(request).environment;
+    const { transactions } = await paymentMethods.transactions(environment, request.params.token, query);
+    // The same full shape as GET /v1/transactions (issue 14 §1.5): gateway transactions with
+    // amount and gateway fields, the vault's own lean, each with the methods it nests.
+    const page = await transactionQuery.withPaymentMethods(environment, transactions);
+    const lookup = (token: string | null) => (token === null ? null : (page.paymentMethods.get(token) ?? null));
+    const views = page.transactions.map((transaction) => transactionView(transaction, lookup));
     return sendWire(request, reply, 200, 'transactions', new WireList('transaction', views));
   });
 }

@@ -33,7 +33,7 @@ const allowances = {
   allow_blank_date: flag(),
 };
 
-const createSchema = z.object({
+export const createSchema = z.object({
   payment_method_type: text(64),
   credit_card: creditCardSchema.optional(),
   bank_account: bankAccountSchema.optional(),
@@ -80,7 +80,9 @@ export function parseCreate(fields: Record<string, unknown>): PaymentMethodCreat
 
 const UPDATABLE_TEXT = [...CARD_TEXT_FIELDS, 'full_name', 'bank_name', 'bank_account_type', 'bank_account_holder_type'] as const;
 
-const updateSchema = z.object({
+const NAME_FIELDS = ['first_name', 'last_name', 'full_name'] as const;
+
+export const updateSchema = z.object({
   ...Object.fromEntries(UPDATABLE_TEXT.map((field) => [field, text(255)])),
   month: integer(),
   year: integer(),
@@ -93,7 +95,7 @@ const updateSchema = z.object({
 });
 
 /** `PUT payment_methods/<t>`: fields flat under payment_method (the gem) or inside credit_card (others). */
-export function parseUpdate(fields: Record<string, unknown>): PaymentMethodUpdateInput {
+export function parseUpdate(fields: Record<string, unknown>, emptyElements: readonly string[] = []): PaymentMethodUpdateInput {
   const nested = fields.credit_card ?? fields.bank_account;
   const merged = nested !== null && typeof nested === 'object' && !Array.isArray(nested) ? { ...fields, ...(nested as Record<string, unknown>) } : fields;
   const parsed = parseInput(updateSchema, merged) as Record<string, unknown> & z.output<typeof updateSchema>;
@@ -101,6 +103,12 @@ export function parseUpdate(fields: Record<string, unknown>): PaymentMethodUpdat
   for (const field of UPDATABLE_TEXT) {
     const value = parsed[field];
     if (typeof value === 'string') textFields[field] = value;
+  }
+  // A name sent empty is a change (to blank, then validated), unlike an absent one (issue 14 §1.7).
+  for (const field of NAME_FIELDS) {
+    const raw = merged[field];
+    const sentEmpty = [field, `credit_card.${field}`, `bank_account.${field}`].some((name) => emptyElements.includes(name));
+    if (sentEmpty || (field in merged && (raw === null || (typeof raw === 'string' && raw.trim() === '')))) textFields[field] = '';
   }
   return {
     fields: textFields,
@@ -115,7 +123,7 @@ export function parseUpdate(fields: Record<string, unknown>): PaymentMethodUpdat
   };
 }
 
-const recacheSchema = z.object({ credit_card: z.object({ verification_value: text(16) }).optional(), verification_value: text(16) });
+export const recacheSchema = z.object({ credit_card: z.object({ verification_value: text(16) }).optional(), verification_value: text(16) });
 
 /** `recache`: the new CVV, under credit_card (or flat). */
 export function parseRecache(fields: Record<string, unknown>): string | undefined {
@@ -123,7 +131,7 @@ export function parseRecache(fields: Record<string, unknown>): string | undefine
   return parsed.credit_card?.verification_value ?? parsed.verification_value;
 }
 
-const redactSchema = z.object({ remove_from_gateway: text(100), remove_personal_data: flag() });
+export const redactSchema = z.object({ remove_from_gateway: text(100), remove_personal_data: flag() });
 
 /** `redact`: optional `transaction{remove_from_gateway, remove_personal_data}`. */
 export function parseRedact(fields: Record<string, unknown>): { removeFromGateway: string | undefined; removePersonalData: boolean } {

@@ -26,7 +26,7 @@ const credentialSchema = z.object({
   safe: flag().transform((v) => v === true),
 });
 
-const receiverSchema = z.object({
+export const receiverSchema = z.object({
   receiver_type: text(100),
   hostnames: text(2000),
   credentials: listOf('credential').pipe(z.array(credentialSchema).max(50).optional()),
@@ -58,7 +58,7 @@ export function receiverInput(fields: Record<string, unknown>): { receiverType: 
 /** Templates may be as long as a request body allows. */
 const TEMPLATE_MAX = 512 * 1024;
 
-const deliverySchema = z.object({
+export const deliverySchema = z.object({
   payment_method_token: text(100),
   url: text(2000),
   body: text(TEMPLATE_MAX),
@@ -82,7 +82,7 @@ export function deliveryInput(fields: Record<string, unknown>): DeliveryInput {
   };
 }
 
-const exportSchema = z.object({
+export const exportSchema = z.object({
   payment_method_tokens: listOf('payment_method_token').pipe(z.array(z.string().min(1).max(100)).optional()),
   url: text(2000),
   body: text(TEMPLATE_MAX),

@@ -5,7 +5,7 @@ import { parseCreate } from './payment-methods.schemas.js';
 
 const freeForm = z.unknown().optional();
 
-const transactionSchema = z.object({
+export const transactionSchema = z.object({
   amount: z.unknown().optional(),
   currency_code: text(3),
   payment_method_token: text(100),
@@ -21,6 +21,13 @@ const transactionSchema = z.object({
   gateway_specific_fields: freeForm,
   shipping_address: freeForm,
   attempt_3dsecure: flag(),
+  three_ds_version: text(16),
+  browser_info: text(8000),
+  redirect_url: text(2000),
+  callback_url: text(2000),
+  callback_format: text(10).pipe(z.enum(['xml', 'json']).optional()),
+  stored_credential_initiator: text(20).pipe(z.enum(['merchant', 'cardholder']).optional()),
+  stored_credential_reason_type: text(20).pipe(z.enum(['recurring', 'unscheduled', 'installment']).optional()),
 });
 
 const SHIPPING_FIELDS = ['name', 'address1', 'address2', 'city', 'state', 'zip', 'country', 'phone_number'] as const;
@@ -65,5 +72,12 @@ export function parseTransaction(fields: Record<string, unknown>): TransactionIn
         ? undefined
         : Object.fromEntries(SHIPPING_FIELDS.map((field) => [field, typeof shipping[field] === 'string' || typeof shipping[field] === 'number' ? String(shipping[field]) : null])),
     attempt3dsecure: parsed.attempt_3dsecure === true,
+    threeDsVersion: parsed.three_ds_version,
+    browserInfo: parsed.browser_info,
+    redirectUrl: parsed.redirect_url,
+    callbackUrl: parsed.callback_url,
+    callbackFormat: parsed.callback_format,
+    storedCredentialInitiator: parsed.stored_credential_initiator,
+    storedCredentialReasonType: parsed.stored_credential_reason_type,
   };
 }

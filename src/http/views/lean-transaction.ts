@@ -3,6 +3,16 @@ import { WireMessage, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
 
 /**
+ * Redacting a gateway or receiver reads `redacted` in the first `<state>` of the document (the gem's
+ * `.//state`, asserted by its remote tests): a succeeded redact shows that state, in both formats.
+ */
+const REDACT_SUBJECT_TYPES = new Set(['RedactGateway', 'RedactReceiver']);
+
+function wireState(transaction: TransactionRow): string {
+  return REDACT_SUBJECT_TYPES.has(transaction.transaction_type) && transaction.state === 'succeeded' ? 'redacted' : transaction.state;
+}
+
+/**
  * The scalars every lean (non-gateway) transaction starts with, in wire order. The subject
  * (payment method, gateway) follows them: the Ruby gem reads the first element of each name.
  * `retained` sits between `transaction_type` and `state` on AddPaymentMethod only.
@@ -15,7 +25,7 @@ export function leanTransactionHead(transaction: TransactionRow, extra: WireObje
     succeeded: transaction.succeeded === 1,
     transaction_type: transaction.transaction_type,
     ...extra,
-    state: transaction.state,
+    state: wireState(transaction),
     message: new WireMessage(transaction.message_key, transaction.message),
   };
 }

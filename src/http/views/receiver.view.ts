@@ -1,4 +1,4 @@
-import type { ReceiverTypeDefinition } from '../../receivers/receiver-types.js';
+import { receiverOperations, type ReceiverTypeDefinition } from '../../receivers/receiver-types.js';
 import { storedCredentials } from '../../services/receiver.service.js';
 import type { ReceiverSnapshot } from '../../services/receivers/receiver-transaction-details.js';
 import { WireList, type WireObject } from '../format/wire.js';
@@ -39,5 +39,9 @@ export function receiverOptionView(definition: ReceiverTypeDefinition): WireObje
     hostnames: definition.hostnames,
     company_name: definition.companyName,
     protocol: definition.protocol,
+    // Coffer's addition: which of deliver and export this type supports (only what works).
+    supports_deliver: receiverOperations(definition).deliver,
+    supports_export: receiverOperations(definition).export,
+    test: definition.test,
   };
 }

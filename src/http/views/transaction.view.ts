@@ -39,6 +39,38 @@ function invalidPaymentMethodView(details: GatewayTransactionDetails): WireObjec
 }
 
 /**
+ * 3-D Secure and offsite fields (wire-reference §3.1, §9), after `api_urls` and before the payment
+ * method; present only on transactions that asked for 3-D Secure, gave a redirect or callback URL,
+ * or were left pending by the gateway.
+ */
+function secureAndOffsiteFields(details: GatewayTransactionDetails): WireObject {
+  const relevant = details.attempt_3dsecure || (details.redirect_url ?? null) !== null || (details.callback_url ?? null) !== null || (details.required_action ?? null) !== null || (details.checkout_url ?? null) !== null;
+  if (!relevant) return {};
+  return {
+    attempt_3dsecure: details.attempt_3dsecure,
+    three_ds_version: details.three_ds_version ?? null,
+    three_ds_context: details.three_ds_context ?? null,
+    required_action: details.required_action ?? null,
+    challenge_url: details.challenge_url ?? null,
+    challenge_form: details.challenge_form ?? null,
+    device_fingerprint_form: details.device_fingerprint_form ?? null,
+    redirect_url: details.redirect_url ?? null,
+    callback_url: details.callback_url ?? null,
+    callback_format: details.callback_format ?? null,
+    checkout_url: details.checkout_url ?? null,
+  };
+}
+
+/** The nested payment method with the storage_state it had when the transaction began. */
+function paymentMethodAtStart(paymentMethod: PaymentMethodRow, details: GatewayTransactionDetails): WireObject {
+  const view = paymentMethodView(paymentMethod);
+  const atStart = details.payment_method_storage_state;
+  // A successful Store nests the new third-party method instead; it has no earlier state.
+  if (typeof atStart === 'string' && (details.basis_payment_method_token ?? null) === null) view.storage_state = atStart;
+  return view;
+}
+
+/**
  * A gateway transaction, fields in wire-reference §3.1 order: the transaction's own scalars
  * (token, state, message, amounts) come before `shipping_address`, `response` and
  * `payment_method`, because the Ruby gem reads the first element of each name; and
@@ -67,6 +99,9 @@ export function gatewayTransactionView(row: TransactionRow, details: GatewayTran
     currency_code: row.currency_code,
     retain_on_success: details.retain_on_success,
     payment_method_added: details.payment_method_added,
+    stored_credential_initiator: details.stored_credential_initiator ?? null,
+    stored_credential_reason_type: details.stored_credential_reason_type ?? null,
+    network_transaction_id: details.network_transaction_id ?? null,
     message: new WireMessage(row.message_key, row.message),
     gateway_token: row.gateway_token,
     gateway_type: details.gateway_type,
@@ -76,11 +111,14 @@ export function gatewayTransactionView(row: TransactionRow, details: GatewayTran
   view.shipping_address = { ...details.shipping_address };
   view.response = responseView(details);
   view.api_urls = new WireList('api_url', []);
+  Object.assign(view, secureAndOffsiteFields(details));
   const paymentMethod = lookup(row.payment_method_token);
   if (details.payment_method_errors !== undefined) view.payment_method = invalidPaymentMethodView(details);
-  else if (paymentMethod !== null) view.payment_method = paymentMethodView(paymentMethod);
+  else if (paymentMethod !== null) view.payment_method = paymentMethodAtStart(paymentMethod, details);
   if (row.transaction_type === 'Store') {
-    const basis = lookup(details.basis_payment_method_token ?? null);
+    // A failed or refused Store has no third-party method: its basis is the card it was given,
+    // shown all the same (the gem parses `.//basis_payment_method` on every Store).
+    const basis = lookup(details.basis_payment_method_token ?? row.payment_method_token);
     if (basis !== null) view.basis_payment_method = paymentMethodView(basis);
   }
   return view;

@@ -9,7 +9,8 @@ import { parseDetails } from '../payment-method-records.js';
  */
 export async function openDeliverySubject(sealer: PaymentMethodSealer, row: PaymentMethodRow): Promise<DeliverySubject | null> {
   const opened = await sealer.open(row);
-  if (opened === null) return null;
+  // An offsite (sprel) method holds nothing a receiver could be sent.
+  if (opened === null || opened.type === 'sprel') return null;
   const subject: DeliverySubject = {
     token: row.token,
     paymentMethodType: opened.type,

@@ -1,3 +1,4 @@
+import { receiverOperations } from '../../receivers/receiver-types.js';
 import { AppError, fieldError, MESSAGES, type ErrorEntry } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
@@ -69,7 +70,7 @@ export class ReceiverDeliveryService {
   async deliver(environment: EnvironmentRow, receiverToken: string, input: DeliveryInput): Promise<DeliveryOutcome> {
     const receiver = await this.receivers.show(environment, receiverToken);
     const method = checkInput(input);
-    if (receiver.definition.protocol !== 'http') {
+    if (!receiverOperations(receiver.definition).deliver) {
       throw new AppError({ key: 'errors.invalid', attribute: 'receiver_type', message: 'Deliver sends to HTTP receivers; use export for SFTP receivers' });
     }
     if (receiver.row.state === 'redacted') throw receiverRedacted();

@@ -1,3 +1,4 @@
+import { receiverOperations } from '../../receivers/receiver-types.js';
 import { AppError, fieldError, type ErrorEntry } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
@@ -62,7 +63,7 @@ export class ReceiverExportService {
   async start(environment: EnvironmentRow, receiverToken: string, input: ExportInput): Promise<TransactionRow> {
     const receiver = await this.receivers.show(environment, receiverToken);
     checkInput(input);
-    if (receiver.definition.protocol !== 'sftp') {
+    if (!receiverOperations(receiver.definition).export) {
       throw new AppError({ key: 'errors.invalid', attribute: 'receiver_type', message: 'Export sends to SFTP receivers; use deliver for HTTP receivers' });
     }
     if (receiver.row.state === 'redacted') throw receiverRedacted();

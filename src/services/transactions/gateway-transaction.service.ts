@@ -2,7 +2,7 @@ import { AppError, MESSAGES } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import { Secret } from '../../domain/secret.js';
 import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
-import type { GatewayOperation, GatewayRequest, TranscriptEntry } from '../../gateways/kit/index.js';
+import type { GatewayOperation, GatewayRequest, StoredCredential, TranscriptEntry } from '../../gateways/kit/index.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
@@ -13,7 +13,8 @@ import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import type { PaymentMethodService } from '../payment-method.service.js';
 import type { CallPermit, GatewayCaller } from './gateway-caller.js';
 import { newTransactionRow } from '../transaction-records.js';
-import { finishTransaction, refusedTransaction, type Refusal } from './transaction-outcome.js';
+import { finishTransaction, refusedTransaction, type Refusal, type TransactionEffects } from './transaction-outcome.js';
+import { parseDetails } from '../payment-method-records.js';
 import { callDeadline } from './abandoned-calls.js';
 import { EMPTY_SHIPPING_ADDRESS, detailsOf, type GatewayTransactionDetails } from './transaction-details.js';
 import type { TransactionInput } from './transaction-input.js';
@@ -35,6 +36,22 @@ export const STATE_REFUSALS: Record<string, Refusal> = {
   used: { messageKey: 'messages.payment_method_used', message: 'The payment method was single-use and has been used.' },
   closed: { messageKey: 'messages.payment_method_closed', message: 'The account of this payment method has been closed.' },
 };
+
+const OFFSITE_TYPE = { purchase: 'OffsitePurchase', authorize: 'OffsiteAuthorization' } as const;
+
+/**
+ * The stored-credential data a gateway is sent: only on purchase, authorize and verify, only when
+ * both fields came (Spreedly proceeds without them otherwise). A merchant-initiated charge carries
+ * the network transaction id Coffer kept from the cardholder-initiated one, whatever gateway gave it.
+ */
+function storedCredentialFor(operation: DirectOperation, input: TransactionInput, paymentMethod: PaymentMethodRow): StoredCredential | null {
+  if (operation !== 'purchase' && operation !== 'authorize' && operation !== 'verify') return null;
+  const initiator = input.storedCredentialInitiator;
+  const reasonType = input.storedCredentialReasonType;
+  if (initiator === undefined || reasonType === undefined) return null;
+  const kept = parseDetails(paymentMethod).network_transaction_id;
+  return { initiator, reasonType, networkTransactionId: initiator === 'merchant' && typeof kept === 'string' ? kept : null };
+}
 
 const REDACTED_GATEWAY: Refusal = { messageKey: 'messages.cannot_use_redacted_gateway', message: MESSAGES.gatewayRedacted };
 
@@ -60,6 +77,9 @@ export class GatewayTransactionService {
 
   /** purchase, authorize, verify, store, general_credit on `gatewayToken`. */
   async direct(environment: EnvironmentRow, gatewayToken: string, operation: DirectOperation, input: TransactionInput): Promise<TransactionResult> {
+    // Spreedly resolves the payment method before the gateway: an unknown token is a 422 even
+    // when the gateway is unknown too (issue 14 §1.1). Inline cards are vaulted only after the checks.
+    if (input.paymentMethodToken !== undefined) await this.findPaymentMethod(environment, input.paymentMethodToken);
     const gateway = await this.gateways.show(environment, gatewayToken);
     const type = TRANSACTION_TYPE[operation];
     const base = this.baseDetails(gateway, input);
@@ -75,6 +95,9 @@ export class GatewayTransactionService {
       });
     }
     const paymentMethod = resolved.paymentMethod;
+    common.details = { ...common.details, payment_method_storage_state: paymentMethod.storage_state };
+    // A test offsite method (sprel) makes the purchase or authorization an offsite one.
+    if (paymentMethod.payment_method_type === 'sprel' && (operation === 'purchase' || operation === 'authorize')) common.type = OFFSITE_TYPE[operation];
     if (gateway.row.state === 'redacted') return this.refuse({ ...common, paymentMethod }, REDACTED_GATEWAY);
     if (gateway.definition.test !== (paymentMethod.test === 1)) {
       const message =
@@ -108,8 +131,13 @@ export class GatewayTransactionService {
         return { processing: await repos.transactions.insertReturning(this.processingRow(token, { ...common, paymentMethod }, null, deadline)) };
       });
       if ('refusal' in started) return await this.refuse({ ...common, paymentMethod }, started.refusal);
-      const request = this.request(operation, token, gateway, input, opened, null);
-      return await this.callAndFinish(permit, environment, gateway, started.processing, request, { retainOnSuccess: input.retainOnSuccess, paymentMethod });
+      const storedCredential = storedCredentialFor(operation, input, paymentMethod);
+      const request = { ...this.request(operation, token, gateway, input, opened, null), storedCredential };
+      return await this.callAndFinish(permit, environment, gateway, started.processing, request, {
+        retainOnSuccess: input.retainOnSuccess,
+        paymentMethod,
+        keepNetworkTransactionId: storedCredential?.initiator === 'cardholder',
+      });
     } finally {
       permit.release();
     }
@@ -136,7 +164,7 @@ export class GatewayTransactionService {
       gateway,
       type,
       paymentMethod,
-      details: { ...this.baseDetails(gateway, input), payment_method_added: false },
+      details: { ...this.baseDetails(gateway, input), payment_method_added: false, payment_method_storage_state: paymentMethod?.storage_state ?? null },
       amount: operation === 'void' ? null : (input.amount ?? null),
       currency: operation === 'void' ? null : reference.currency_code,
     };
@@ -166,7 +194,7 @@ export class GatewayTransactionService {
         transactionType: reference.transaction_type,
         amount: reference.amount,
       });
-      return await this.callAndFinish(permit, environment, gateway, processing, request, { retainOnSuccess: false, paymentMethod });
+      return await this.callAndFinish(permit, environment, gateway, processing, request, { retainOnSuccess: false, paymentMethod, keepNetworkTransactionId: false });
     } finally {
       permit.release();
     }
@@ -193,12 +221,19 @@ export class GatewayTransactionService {
         });
       });
       if (claimed === undefined) throw new AppError({ key: 'errors.transaction_not_pending', message: 'Only pending transactions can be completed.' });
-      const request = this.request('complete', token, gateway, { retainOnSuccess: false, attempt3dsecure: false, amount: row.amount ?? undefined, currencyCode: row.currency_code ?? undefined }, null, {
-        gatewayTransactionId: details?.gateway_transaction_id ?? null,
-        transactionType: row.transaction_type,
-        amount: row.amount,
+      const request = this.request(
+        'complete',
+        token,
+        gateway,
+        { retainOnSuccess: false, attempt3dsecure: false, amount: row.amount ?? undefined, currencyCode: row.currency_code ?? undefined, redirectUrl: details?.redirect_url ?? undefined, callbackUrl: details?.callback_url ?? undefined },
+        null,
+        { gatewayTransactionId: details?.gateway_transaction_id ?? null, transactionType: row.transaction_type, amount: row.amount, context: details?.three_ds_context ?? null },
+      );
+      return await this.callAndFinish(permit, environment, gateway, claimed, request, {
+        retainOnSuccess: details?.retain_on_success === true,
+        paymentMethod,
+        keepNetworkTransactionId: details?.stored_credential_initiator === 'cardholder' && details.stored_credential_reason_type !== null && details.stored_credential_reason_type !== undefined,
       });
-      return await this.callAndFinish(permit, environment, gateway, claimed, request, { retainOnSuccess: details?.retain_on_success === true, paymentMethod });
     } finally {
       permit.release();
     }
@@ -210,7 +245,7 @@ export class GatewayTransactionService {
     gateway: GatewayRecord,
     processing: TransactionRow,
     request: GatewayRequest,
-    effects: { retainOnSuccess: boolean; paymentMethod: PaymentMethodRow | null },
+    effects: TransactionEffects,
   ): Promise<TransactionResult> {
     const transcript: TranscriptEntry[] = [];
     const credentials = await this.gateways.openCredentials(gateway.row);
@@ -246,6 +281,11 @@ export class GatewayTransactionService {
       shippingAddress: { ...EMPTY_SHIPPING_ADDRESS, ...input.shippingAddress },
       gatewaySpecificFields: (input.gatewaySpecificFields?.[gateway.row.gateway_type] as Record<string, unknown> | undefined) ?? {},
       attempt3dsecure: input.attempt3dsecure,
+      threeDsVersion: input.threeDsVersion ?? null,
+      browserInfo: input.browserInfo ?? null,
+      redirectUrl: input.redirectUrl ?? null,
+      callbackUrl: input.callbackUrl ?? null,
+      storedCredential: null,
     };
   }
 
@@ -265,6 +305,13 @@ export class GatewayTransactionService {
       gateway_latency_ms: null,
       retain_on_success: input.retainOnSuccess,
       attempt_3dsecure: input.attempt3dsecure,
+      stored_credential_initiator: input.storedCredentialInitiator ?? null,
+      stored_credential_reason_type: input.storedCredentialReasonType ?? null,
+      network_transaction_id: null,
+      three_ds_version: input.threeDsVersion ?? null,
+      redirect_url: input.redirectUrl ?? null,
+      callback_url: input.callbackUrl ?? null,
+      callback_format: input.callbackFormat ?? null,
       shipping_address: { ...EMPTY_SHIPPING_ADDRESS, ...input.shippingAddress },
       response: null,
     };
@@ -298,15 +345,20 @@ export class GatewayTransactionService {
     return refusedTransaction(this.store, this.processingRow(randomToken(TOKEN_LENGTH.item), args, args.referenceToken ?? null), refusal);
   }
 
+  /** The payment method named in a body; unknown is a 422 (not the path's 404), as Spreedly answers it. */
+  private async findPaymentMethod(environment: EnvironmentRow, token: string): Promise<PaymentMethodRow> {
+    const row = await this.repos.paymentMethods.find(environment.key, token);
+    if (row === undefined) throw new AppError({ key: 'errors.payment_method_not_found', message: MESSAGES.paymentMethodTokenUnknown }, {}, 422);
+    return row;
+  }
+
   /** The payment method named by token, or vaulted from the inline card or bank account. */
   private async resolvePaymentMethod(
     environment: EnvironmentRow,
     input: TransactionInput,
   ): Promise<{ paymentMethod: PaymentMethodRow; added: boolean } | { invalid: Array<{ key: string; message: string; attribute?: string }>; added: boolean }> {
     if (input.paymentMethodToken !== undefined) {
-      const row = await this.repos.paymentMethods.find(environment.key, input.paymentMethodToken);
-      // In a body (not the path) an unknown token is a 422, as Spreedly answers it.
-      if (row === undefined) throw new AppError({ key: 'errors.payment_method_not_found', message: MESSAGES.paymentMethodTokenUnknown }, {}, 422);
+      const row = await this.findPaymentMethod(environment, input.paymentMethodToken);
       return { paymentMethod: await this.paymentMethods.settle(row), added: false };
     }
     if (input.inlinePaymentMethod !== undefined) {

@@ -40,6 +40,27 @@ export interface GatewayTransactionDetails {
   response: ResponseRecord | null;
   /** Validation errors of an inline payment method that could not be vaulted. */
   payment_method_errors?: Array<{ key: string; message: string; attribute?: string }>;
+  /**
+   * The payment method's storage_state when the transaction began: the nested payment method
+   * shows it (a retain_on_success purchase on a cached card reads `cached`, issue 14 §1.8).
+   */
+  payment_method_storage_state?: string | null;
+  /** Stored credentials as sent (echoed); the gateway saw them only when both were. */
+  stored_credential_initiator?: string | null;
+  stored_credential_reason_type?: string | null;
+  /** The card network's id of this transaction, when the gateway returned one. */
+  network_transaction_id?: string | null;
+  /** 3-D Secure 2 / offsite: what was asked and what the gateway said the cardholder must do. */
+  three_ds_version?: string | null;
+  redirect_url?: string | null;
+  callback_url?: string | null;
+  callback_format?: string | null;
+  three_ds_context?: string | null;
+  required_action?: string | null;
+  device_fingerprint_form?: string | null;
+  challenge_form?: string | null;
+  challenge_url?: string | null;
+  checkout_url?: string | null;
   /** Store: the gateway's token and the card it was made from. */
   third_party_token?: string | null;
   basis_payment_method_token?: string | null;
@@ -82,4 +103,4 @@ export function detailsOf(row: TransactionRow): GatewayTransactionDetails | null
 }
 
 /** Transaction types that talk to a gateway (and so have the full view). */
-export const GATEWAY_TRANSACTION_TYPES = new Set(['Purchase', 'Authorization', 'Capture', 'Void', 'Credit', 'GeneralCredit', 'Verification', 'Store']);
+export const GATEWAY_TRANSACTION_TYPES = new Set(['Purchase', 'Authorization', 'Capture', 'Void', 'Credit', 'GeneralCredit', 'Verification', 'Store', 'OffsitePurchase', 'OffsiteAuthorization']);

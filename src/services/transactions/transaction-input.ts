@@ -20,4 +20,12 @@ export interface TransactionInput {
   gatewaySpecificFields?: Record<string, unknown> | undefined;
   shippingAddress?: Partial<ShippingAddress> | undefined;
   attempt3dsecure: boolean;
+  threeDsVersion?: string | undefined;
+  browserInfo?: string | undefined;
+  redirectUrl?: string | undefined;
+  callbackUrl?: string | undefined;
+  callbackFormat?: 'xml' | 'json' | undefined;
+  /** Spreedly's stored-credential pair; used only when both are sent. */
+  storedCredentialInitiator?: 'merchant' | 'cardholder' | undefined;
+  storedCredentialReasonType?: 'recurring' | 'unscheduled' | 'installment' | undefined;
 }

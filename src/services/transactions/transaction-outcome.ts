@@ -1,7 +1,8 @@
 import type { Insertable } from 'kysely';
 import type { Clock } from '../../domain/clock.js';
 import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
-import { blankResponse, type TranscriptEntry } from '../../gateways/kit/index.js';
+import { blankResponse, type PendingAction, type TranscriptEntry } from '../../gateways/kit/index.js';
+import { parseDetails } from '../payment-method-records.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories } from '../../store/repositories.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
@@ -21,11 +22,31 @@ export interface Refusal {
 
 const PENDING_MESSAGE = { key: 'messages.transaction_pending', text: 'Pending' } as const;
 
+/** What a finished call changes besides the transaction itself. */
+export interface TransactionEffects {
+  retainOnSuccess: boolean;
+  paymentMethod: PaymentMethodRow | null;
+  /** A cardholder-initiated stored-credential transaction: keep the network transaction id with the method. */
+  keepNetworkTransactionId: boolean;
+}
+
 /** HTTP status per final state: declines and refusals 422, unknown outcomes 408 (API.md §3). */
 export function statusFor(state: string): number {
   if (state === 'succeeded' || state === 'pending') return 200;
   if (state === 'gateway_processing_result_unknown') return 408;
   return 422;
+}
+
+/** The gateway's pending action as the transaction records it; all null once nothing is pending. */
+function pendingActionDetails(action: PendingAction | null): Partial<GatewayTransactionDetails> {
+  return {
+    three_ds_context: action?.threeDsContext ?? null,
+    required_action: action?.requiredAction ?? null,
+    device_fingerprint_form: action?.deviceFingerprintForm ?? null,
+    challenge_form: action?.challengeForm ?? null,
+    challenge_url: action?.challengeUrl ?? null,
+    checkout_url: action?.checkoutUrl ?? null,
+  };
 }
 
 /** Records a transaction Coffer refused (state `failed`, nothing sent), in one write. */
@@ -48,7 +69,7 @@ export async function finishTransaction(
   processing: TransactionRow,
   outcome: CallOutcome,
   transcript: TranscriptEntry[],
-  effects: { retainOnSuccess: boolean; paymentMethod: PaymentMethodRow | null },
+  effects: TransactionEffects,
 ): Promise<TransactionResult> {
   const at = clock.now().toISOString();
   const response =
@@ -69,6 +90,8 @@ export async function finishTransaction(
       gateway_latency_ms: outcome.latencyMs,
       gateway_specific_response_fields: response.specificResponseFields,
       response: responseRecord(response, at, { resultUnknown: outcome.kind === 'unknown', cancelled: row.transaction_type === 'Void' && response.success }),
+      network_transaction_id: response.networkTransactionId,
+      ...pendingActionDetails(response.pendingAction),
     };
     // The call's deadline mattered only while it could still be running (abandoned-calls.ts).
     delete updated.call_deadline;
@@ -79,6 +102,14 @@ export async function finishTransaction(
     }
     if (method !== null && state === 'succeeded' && effects.retainOnSuccess) {
       await repos.paymentMethods.updateIfState(environment.key, method.token, ['cached'], { storage_state: 'retained', cache_expires_at: null, updated_at: at });
+    }
+    if (method !== null && state === 'succeeded' && effects.keepNetworkTransactionId && response.networkTransactionId !== null) {
+      // Read again under this database transaction: an update since the call began is kept.
+      const current = await repos.paymentMethods.find(environment.key, method.token);
+      if (current !== undefined) {
+        const kept = { ...parseDetails(current), network_transaction_id: response.networkTransactionId };
+        await repos.paymentMethods.updateIfState(environment.key, method.token, ['cached', 'retained'], { details: JSON.stringify(kept), updated_at: at });
+      }
     }
     if (method !== null && row.transaction_type === 'Store' && state === 'succeeded' && response.thirdPartyToken !== null) {
       paymentMethodToken = randomToken(TOKEN_LENGTH.item);

@@ -1,0 +1,151 @@
+import type { z } from 'zod';
+import { accessSecretSchema as accessSecretRequest, createEnvironmentSchema, environmentSchema as environmentRequest } from '../routes/environments.routes.js';
+import { gatewaySchema as gatewayRequest } from '../routes/gateways.routes.js';
+import { generateSchema, updateSchema as certificateUpdate, uploadSchema } from '../routes/certificates.schemas.js';
+import { createSchema as paymentMethodCreate, recacheSchema, redactSchema, updateSchema as paymentMethodUpdate } from '../routes/payment-methods.schemas.js';
+import { deliverySchema, exportSchema, receiverSchema as receiverRequest } from '../routes/receivers.schemas.js';
+import { transactionSchema as transactionRequest } from '../routes/transactions.schemas.js';
+import {
+  accessSecretSchema,
+  certificateSchema,
+  environmentSchema,
+  gatewayOptionSchema,
+  gatewaySchema,
+  healthSchema,
+  paymentMethodSchema,
+  receiverOptionSchema,
+  receiverSchema,
+  transactionSchema,
+} from './response-schemas.js';
+
+/*
+ * Every route of the API, as the OpenAPI document lists it. Request bodies are the zod schemas
+ * the routes validate with; responses are those of response-schemas.ts. The e2e test checks this
+ * list against the routes Fastify has registered, both ways.
+ */
+
+export type Method = 'get' | 'post' | 'put' | 'delete' | 'options';
+
+/** A body under its root element (`{"transaction": {…}}`, `<transaction>…</transaction>`). */
+export interface Body {
+  root: string;
+  schema: z.ZodType;
+  /** A list: the root holds repeated `item` elements (`<transactions><transaction>…`). */
+  item?: string;
+}
+
+export interface Operation {
+  method: Method;
+  /** Fastify's form, `/v1/gateways/:token/purchase`. */
+  path: string;
+  summary: string;
+  tag: string;
+  /** Who may call it: `none` for public routes. */
+  access: 'none' | 'read' | 'transact' | 'admin';
+  /** The other verb clients use for the same operation (PUT/POST). */
+  alsoAs?: Method;
+  request?: Body;
+  /** `list` adds the since_token/order/count query parameters. */
+  list?: boolean;
+  success: { status: number; description: string; body?: Body; plainText?: boolean };
+  /** Error statuses besides 401, 406 and 429 (every authenticated route has those). */
+  errors: number[];
+  /** Extra query parameters. */
+  query?: Record<string, string>;
+}
+
+const transaction = (): Body => ({ root: 'transaction', schema: transactionSchema });
+const transactions = (): Body => ({ root: 'transactions', item: 'transaction', schema: transactionSchema });
+const paymentMethod = (): Body => ({ root: 'payment_method', schema: paymentMethodSchema });
+const gateway = (): Body => ({ root: 'gateway', schema: gatewaySchema });
+const receiver = (): Body => ({ root: 'receiver', schema: receiverSchema });
+const certificate = (): Body => ({ root: 'certificate', schema: certificateSchema });
+const environment = (): Body => ({ root: 'environment', schema: environmentSchema });
+
+const GATEWAY_ERRORS = [402, 404, 408, 422, 503];
+const TRANSACTION_STATES = 'Comma-separated states: succeeded, failed, gateway_processing_failed, gateway_processing_result_unknown, pending, processing';
+
+const direct = (operation: string, summary: string): Operation => ({
+  method: 'post',
+  path: `/v1/gateways/:token/${operation}`,
+  summary,
+  tag: 'Gateway transactions',
+  access: 'transact',
+  request: { root: 'transaction', schema: transactionRequest },
+  success: { status: 200, description: 'The transaction (422 with the same body when the gateway declines)', body: transaction() },
+  errors: GATEWAY_ERRORS,
+});
+
+const reference = (operation: string, summary: string, alsoAs?: Method): Operation => ({
+  method: 'post',
+  path: `/v1/transactions/:token/${operation}`,
+  summary,
+  tag: 'Reference transactions',
+  access: 'transact',
+  ...(alsoAs === undefined ? {} : { alsoAs }),
+  request: { root: 'transaction', schema: transactionRequest },
+  success: { status: 200, description: 'The new transaction, reference_token naming the one it refers to', body: transaction() },
+  errors: GATEWAY_ERRORS,
+});
+
+export const OPERATIONS: Operation[] = [
+  { method: 'get', path: '/healthz', summary: 'Liveness', tag: 'Operations', access: 'none', success: { status: 200, description: 'Alive (JSON only)', body: { root: 'health', schema: healthSchema } }, errors: [] },
+  { method: 'get', path: '/readyz', summary: 'Readiness (the store answers)', tag: 'Operations', access: 'none', success: { status: 200, description: 'Ready (503 when the store does not answer; JSON only)', body: { root: 'health', schema: healthSchema } }, errors: [503] },
+  { method: 'get', path: '/v1/openapi.json', summary: 'This document', tag: 'Operations', access: 'none', success: { status: 200, description: 'The OpenAPI 3.1 document of the v1 API (JSON only)' }, errors: [] },
+
+  { method: 'post', path: '/v1/payment_methods', summary: 'Vault a payment method (AddPaymentMethod)', tag: 'Payment methods', access: 'transact', request: { root: 'payment_method', schema: paymentMethodCreate }, success: { status: 201, description: 'The AddPaymentMethod transaction wrapping the new payment method', body: transaction() }, errors: [402, 422] },
+  { method: 'get', path: '/v1/payment_methods', summary: 'List payment methods', tag: 'Payment methods', access: 'read', list: true, query: { state: 'Comma-separated storage states (default retained)', 'metadata[key]': 'Only methods whose metadata key has this value' }, success: { status: 200, description: 'A page of payment methods', body: { root: 'payment_methods', item: 'payment_method', schema: paymentMethodSchema } }, errors: [422] },
+  { method: 'get', path: '/v1/payment_methods/:token', summary: 'Show a payment method', tag: 'Payment methods', access: 'read', success: { status: 200, description: 'The payment method', body: paymentMethod() }, errors: [404] },
+  { method: 'put', path: '/v1/payment_methods/:token', summary: 'Update non-sensitive fields', tag: 'Payment methods', access: 'transact', request: { root: 'payment_method', schema: paymentMethodUpdate }, success: { status: 200, description: 'The payment method', body: paymentMethod() }, errors: [404, 422] },
+  { method: 'put', alsoAs: 'post', path: '/v1/payment_methods/:token/retain', summary: 'Retain (RetainPaymentMethod)', tag: 'Payment methods', access: 'transact', success: { status: 200, description: 'The RetainPaymentMethod transaction (422, same shape, on a redacted method)', body: transaction() }, errors: [404, 422] },
+  { method: 'put', alsoAs: 'post', path: '/v1/payment_methods/:token/redact', summary: 'Redact (RedactPaymentMethod)', tag: 'Payment methods', access: 'transact', request: { root: 'transaction', schema: redactSchema }, success: { status: 200, description: 'The RedactPaymentMethod transaction', body: transaction() }, errors: [404, 422] },
+  { method: 'put', alsoAs: 'post', path: '/v1/payment_methods/:token/recache', summary: 'Cache a CVV again (RecacheSensitiveData)', tag: 'Payment methods', access: 'transact', request: { root: 'payment_method', schema: recacheSchema }, success: { status: 200, description: 'The RecacheSensitiveData transaction', body: transaction() }, errors: [404, 422] },
+  { method: 'get', path: '/v1/payment_methods/:token/transactions', summary: "A payment method's transactions", tag: 'Payment methods', access: 'read', list: true, success: { status: 200, description: 'A page of transactions, in the shape of GET /v1/transactions', body: transactions() }, errors: [404, 422] },
+
+  { method: 'get', path: '/v1/gateways_options', summary: 'Gateway types and what they support', tag: 'Gateways', access: 'none', success: { status: 200, description: 'Every gateway type', body: { root: 'gateways', item: 'gateway', schema: gatewayOptionSchema } }, errors: [] },
+  { method: 'options', path: '/v1/gateways', summary: 'Gateway types (the 2012 form of gateways_options)', tag: 'Gateways', access: 'none', success: { status: 200, description: 'Every gateway type', body: { root: 'gateways', item: 'gateway', schema: gatewayOptionSchema } }, errors: [] },
+  { method: 'post', path: '/v1/gateways', summary: 'Add a gateway', tag: 'Gateways', access: 'transact', request: { root: 'gateway', schema: gatewayRequest }, success: { status: 201, description: 'The gateway; credentials go as flat fields beside gateway_type', body: gateway() }, errors: [402, 422] },
+  { method: 'get', path: '/v1/gateways', summary: 'List gateways', tag: 'Gateways', access: 'read', list: true, success: { status: 200, description: 'A page of gateways', body: { root: 'gateways', item: 'gateway', schema: gatewaySchema } }, errors: [422] },
+  { method: 'get', path: '/v1/gateways/:token', summary: 'Show a gateway', tag: 'Gateways', access: 'read', success: { status: 200, description: 'The gateway', body: gateway() }, errors: [404] },
+  { method: 'put', path: '/v1/gateways/:token', summary: 'Update a gateway', tag: 'Gateways', access: 'transact', request: { root: 'gateway', schema: gatewayRequest }, success: { status: 200, description: 'The gateway', body: gateway() }, errors: [404, 422] },
+  { method: 'put', alsoAs: 'post', path: '/v1/gateways/:token/redact', summary: 'Redact a gateway (RedactGateway)', tag: 'Gateways', access: 'transact', success: { status: 200, description: 'The RedactGateway transaction wrapping the gateway; its state reads redacted', body: transaction() }, errors: [404] },
+  { method: 'put', alsoAs: 'post', path: '/v1/gateways/:token/retain', summary: 'Retain a gateway', tag: 'Gateways', access: 'transact', success: { status: 200, description: 'The gateway', body: gateway() }, errors: [404, 422] },
+  { method: 'get', path: '/v1/gateways/:token/transactions', summary: "A gateway's transactions", tag: 'Gateways', access: 'read', list: true, query: { state: TRANSACTION_STATES }, success: { status: 200, description: 'A page of transactions', body: transactions() }, errors: [404, 422] },
+
+  direct('purchase', 'Purchase'),
+  direct('authorize', 'Authorize'),
+  direct('verify', 'Verify'),
+  direct('store', 'Store at the gateway (third-party vaulting)'),
+  direct('general_credit', 'Credit without a reference'),
+  reference('capture', 'Capture an authorization'),
+  reference('credit', 'Refund'),
+  reference('void', 'Void', 'put'),
+  { method: 'post', path: '/v1/transactions/:token/complete', summary: 'Complete a pending (3-D Secure or offsite) transaction', tag: 'Reference transactions', access: 'transact', success: { status: 200, description: 'The same transaction, finished', body: transaction() }, errors: [404, 422, 503] },
+
+  { method: 'get', path: '/v1/transactions', summary: 'List transactions', tag: 'Transactions', access: 'read', list: true, query: { state: TRANSACTION_STATES }, success: { status: 200, description: 'A page of transactions', body: transactions() }, errors: [422] },
+  { method: 'get', path: '/v1/transactions/:token', summary: 'Show a transaction', tag: 'Transactions', access: 'read', success: { status: 200, description: 'The transaction', body: transaction() }, errors: [404] },
+  { method: 'get', path: '/v1/transactions/:token/transcript', summary: 'The scrubbed exchange with the gateway', tag: 'Transactions', access: 'read', success: { status: 200, description: 'Plain text whatever the suffix; errors are XML unless Accept asks for JSON', plainText: true }, errors: [404] },
+
+  { method: 'get', path: '/v1/receivers_options', summary: 'Receiver types', tag: 'Receivers', access: 'none', success: { status: 200, description: 'Every receiver type', body: { root: 'receivers', item: 'receiver', schema: receiverOptionSchema } }, errors: [] },
+  { method: 'post', path: '/v1/receivers', summary: 'Add a receiver', tag: 'Receivers', access: 'transact', request: { root: 'receiver', schema: receiverRequest }, success: { status: 201, description: 'The receiver', body: receiver() }, errors: [402, 403, 422] },
+  { method: 'get', path: '/v1/receivers', summary: 'List receivers', tag: 'Receivers', access: 'read', list: true, success: { status: 200, description: 'A page of receivers', body: { root: 'receivers', item: 'receiver', schema: receiverSchema } }, errors: [422] },
+  { method: 'get', path: '/v1/receivers/:token', summary: 'Show a receiver', tag: 'Receivers', access: 'read', success: { status: 200, description: 'The receiver', body: receiver() }, errors: [404] },
+  { method: 'put', path: '/v1/receivers/:token', summary: 'Update a receiver', tag: 'Receivers', access: 'transact', request: { root: 'receiver', schema: receiverRequest }, success: { status: 200, description: 'The receiver', body: receiver() }, errors: [404, 422] },
+  { method: 'put', alsoAs: 'post', path: '/v1/receivers/:token/redact', summary: 'Redact a receiver (RedactReceiver)', tag: 'Receivers', access: 'transact', success: { status: 200, description: 'The RedactReceiver transaction wrapping the receiver; its state reads redacted', body: transaction() }, errors: [404] },
+  { method: 'post', path: '/v1/receivers/:token/deliver', summary: 'Deliver a payment method (DeliverPaymentMethod)', tag: 'Receivers', access: 'transact', request: { root: 'delivery', schema: deliverySchema }, success: { status: 200, description: 'The DeliverPaymentMethod transaction (422, same shape, when the receiver fails)', body: transaction() }, errors: [402, 404, 422] },
+  { method: 'post', path: '/v1/receivers/:token/export', summary: 'Export payment methods over SFTP (ExportPaymentMethods)', tag: 'Receivers', access: 'transact', request: { root: 'export', schema: exportSchema }, success: { status: 202, description: 'The pending ExportPaymentMethods transaction', body: transaction() }, errors: [404, 422] },
+
+  { method: 'get', path: '/v1/certificates', summary: 'List certificates', tag: 'Certificates', access: 'read', list: true, success: { status: 200, description: 'A page of certificates', body: { root: 'certificates', item: 'certificate', schema: certificateSchema } }, errors: [422] },
+  { method: 'post', path: '/v1/certificates', summary: 'Upload a certificate and its private key', tag: 'Certificates', access: 'transact', request: { root: 'certificate', schema: uploadSchema }, success: { status: 201, description: 'The certificate (never the key)', body: certificate() }, errors: [422] },
+  { method: 'post', path: '/v1/certificates/generate', summary: 'Generate a key and a CSR', tag: 'Certificates', access: 'transact', request: { root: 'certificate', schema: generateSchema }, success: { status: 201, description: 'The certificate with its csr', body: certificate() }, errors: [422] },
+  { method: 'get', path: '/v1/certificates/:token', summary: 'Show a certificate', tag: 'Certificates', access: 'read', success: { status: 200, description: 'The certificate', body: certificate() }, errors: [404] },
+  { method: 'put', path: '/v1/certificates/:token', summary: 'Attach the signed certificate', tag: 'Certificates', access: 'transact', request: { root: 'certificate', schema: certificateUpdate }, success: { status: 200, description: 'The certificate', body: certificate() }, errors: [404, 422] },
+
+  { method: 'get', path: '/v1/environments', summary: 'List environments', tag: 'Administration', access: 'admin', list: true, success: { status: 200, description: 'A page of environments', body: { root: 'environments', item: 'environment', schema: environmentSchema } }, errors: [422] },
+  { method: 'post', path: '/v1/environments', summary: 'Create an environment', tag: 'Administration', access: 'admin', request: { root: 'environment', schema: createEnvironmentSchema }, success: { status: 201, description: 'The environment', body: environment() }, errors: [422] },
+  { method: 'get', path: '/v1/environments/:key', summary: 'Show an environment', tag: 'Administration', access: 'admin', success: { status: 200, description: 'The environment', body: environment() }, errors: [404] },
+  { method: 'put', path: '/v1/environments/:key', summary: 'Rename an environment', tag: 'Administration', access: 'admin', request: { root: 'environment', schema: environmentRequest }, success: { status: 200, description: 'The environment', body: environment() }, errors: [404, 422] },
+  { method: 'get', path: '/v1/environments/:key/access_secrets', summary: "An environment's access secrets", tag: 'Administration', access: 'admin', success: { status: 200, description: 'The access secrets (never the secrets themselves)', body: { root: 'access_secrets', item: 'access_secret', schema: accessSecretSchema } }, errors: [404] },
+  { method: 'post', path: '/v1/environments/:key/access_secrets', summary: 'Create an access secret', tag: 'Administration', access: 'admin', request: { root: 'access_secret', schema: accessSecretRequest }, success: { status: 201, description: 'The access secret, with the secret (shown once)', body: { root: 'access_secret', schema: accessSecretSchema } }, errors: [404, 422] },
+  { method: 'delete', path: '/v1/environments/:key/access_secrets/:secretKey', summary: 'Revoke an access secret', tag: 'Administration', access: 'admin', success: { status: 204, description: 'Revoked' }, errors: [404] },
+];

@@ -1,0 +1,228 @@
+import { z } from 'zod';
+
+/*
+ * The bodies the API answers, as zod schemas the OpenAPI document is generated from. They
+ * describe the views in src/http/views (field names, types, nullability); the views stay the
+ * code that writes them. Fields are listed in wire order (wire-reference §3), which the XML
+ * form keeps and the Ruby gem depends on.
+ */
+
+const nullableText = z.string().nullable();
+const timestamp = z.string().describe('ISO 8601 UTC, e.g. 2026-01-01T00:00:00Z');
+const freeForm = z.unknown().describe('Free-form: a hash of values, or text, as it was sent');
+
+export const errorEntrySchema = z.object({
+  key: z.string().describe('Stable error key, e.g. errors.payment_method_not_found'),
+  message: z.string(),
+  attribute: z.string().optional().describe('The request field at fault, for field errors'),
+});
+
+export const errorsSchema = z
+  .object({ errors: z.array(errorEntrySchema) })
+  .describe('XML: <errors><error key="…" attribute="…">message</error></errors>');
+
+export const paymentMethodSchema = z
+  .object({
+    token: z.string(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    email: nullableText,
+    data: freeForm.nullable(),
+    storage_state: z.enum(['cached', 'retained', 'redacted', 'used', 'closed']),
+    test: z.boolean(),
+    metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).nullable(),
+    callback_url: nullableText,
+    last_four_digits: nullableText.optional(),
+    first_six_digits: nullableText.optional(),
+    card_type: nullableText.optional(),
+    first_name: nullableText.optional(),
+    last_name: nullableText.optional(),
+    month: z.number().int().nullable().optional(),
+    year: z.number().int().nullable().optional(),
+    full_name: nullableText.optional(),
+    eligible_for_card_updater: z.boolean().nullable().optional(),
+    issuer_identification_number: nullableText.optional(),
+    bank_name: nullableText.optional(),
+    account_type: nullableText.optional(),
+    account_holder_type: nullableText.optional(),
+    routing_number_display_digits: nullableText.optional(),
+    account_number_display_digits: nullableText.optional(),
+    gateway_type: nullableText.optional(),
+    third_party_token: nullableText.optional(),
+    payment_method_type: z.enum(['credit_card', 'bank_account', 'third_party_token', 'sprel']),
+    errors: z.array(errorEntrySchema),
+    fingerprint: nullableText.optional(),
+    verification_value: z.string().optional().describe('XXX while a CVV is held, empty otherwise'),
+    number: z.string().optional().describe('Masked: XXXX-XXXX-XXXX-1111'),
+    routing_number: nullableText.optional(),
+    account_number: nullableText.optional(),
+  })
+  .describe('A payment method (wire-reference §3.2); card, bank account or third-party fields by payment_method_type. Also shows the address fields (address1 … shipping_phone_number).');
+
+const gatewayResponseSchema = z.object({
+  success: z.boolean(),
+  message: z.string(),
+  avs_code: nullableText,
+  avs_message: nullableText,
+  cvv_code: nullableText,
+  cvv_message: nullableText,
+  pending: z.boolean(),
+  result_unknown: z.boolean(),
+  error_code: nullableText,
+  error_detail: nullableText,
+  cancelled: z.boolean(),
+  fraud_review: z.boolean().nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+const receiverCredentialSchema = z.object({ name: z.string(), value: z.string().optional(), safe: z.boolean().optional() });
+
+export const receiverSchema = z
+  .object({
+    receiver_type: z.string(),
+    token: z.string(),
+    hostnames: z.string().describe('Comma-separated scheme://host[:port]'),
+    state: z.enum(['retained', 'redacted']),
+    created_at: timestamp,
+    updated_at: timestamp,
+    company_name: nullableText,
+    sub_merchant_key: nullableText,
+    credentials: z.array(receiverCredentialSchema).describe('Safe credentials echo their value; others only their name'),
+  })
+  .describe('A receiver (wire-reference §3.4)');
+
+export const gatewaySchema = z
+  .object({
+    token: z.string(),
+    gateway_type: z.string(),
+    name: z.string(),
+    description: nullableText,
+    merchant_profile_key: nullableText,
+    sub_merchant_key: nullableText,
+    characteristics: z.record(z.string(), z.boolean()).describe('supports_* flags, each a boolean'),
+    credentials: z.array(z.object({ name: z.string(), value: z.string().nullable().optional() })).describe('Only safe credentials carry a value'),
+    gateway_settings: z.record(z.string(), z.unknown()),
+    gateway_specific_fields: z.array(z.string()),
+    payment_methods: z.array(z.string()),
+    state: z.enum(['retained', 'redacted', 'cached']),
+    redacted: z.boolean(),
+    sandbox: z.boolean(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .describe('A gateway (wire-reference §3.3)');
+
+export const transactionSchema = z
+  .object({
+    on_test_gateway: z.boolean().optional(),
+    token: z.string(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    succeeded: z.boolean(),
+    state: z.enum(['succeeded', 'failed', 'gateway_processing_failed', 'gateway_processing_result_unknown', 'pending', 'processing', 'redacted']),
+    transaction_type: z.string().describe('Purchase, Authorization, Capture, Credit, Void, Verification, Store, GeneralCredit, AddPaymentMethod, …'),
+    retained: z.boolean().optional().describe('AddPaymentMethod only'),
+    order_id: nullableText.optional(),
+    ip: nullableText.optional(),
+    description: nullableText.optional(),
+    email: nullableText.optional(),
+    merchant_name_descriptor: nullableText.optional(),
+    merchant_location_descriptor: nullableText.optional(),
+    gateway_specific_fields: z.record(z.string(), z.unknown()).nullable().optional(),
+    gateway_specific_response_fields: z.record(z.string(), z.unknown()).nullable().optional(),
+    gateway_transaction_id: nullableText.optional(),
+    gateway_latency_ms: z.number().int().nullable().optional(),
+    amount: z.number().int().nullable().optional().describe('Minor units'),
+    currency_code: nullableText.optional(),
+    retain_on_success: z.boolean().optional(),
+    payment_method_added: z.boolean().optional(),
+    stored_credential_initiator: z.enum(['merchant', 'cardholder']).nullable().optional(),
+    stored_credential_reason_type: z.enum(['recurring', 'unscheduled', 'installment']).nullable().optional(),
+    network_transaction_id: nullableText.optional().describe('The card network id the gateway returned (kept from a CIT for later MITs)'),
+    message_key: nullableText.optional().describe('JSON only; XML carries it as <message key="…">'),
+    message: nullableText,
+    gateway_token: nullableText.optional(),
+    gateway_type: nullableText.optional(),
+    reference_token: nullableText.optional(),
+    third_party_token: nullableText.optional(),
+    url: z.string().optional(),
+    deliver_time_ms: z.number().int().nullable().optional(),
+    shipping_address: z.record(z.string(), nullableText).optional(),
+    response: z.union([gatewayResponseSchema, z.object({ status: z.number().int(), headers: z.string(), body: z.string() })]).nullable().optional(),
+    api_urls: z.array(z.unknown()).optional(),
+    attempt_3dsecure: z.boolean().optional().describe('This block only on 3-D Secure / offsite transactions'),
+    three_ds_version: nullableText.optional(),
+    three_ds_context: nullableText.optional(),
+    required_action: z.enum(['device_fingerprint', 'challenge', 'none']).nullable().optional(),
+    challenge_url: nullableText.optional(),
+    challenge_form: nullableText.optional(),
+    device_fingerprint_form: nullableText.optional(),
+    redirect_url: nullableText.optional(),
+    callback_url: nullableText.optional(),
+    callback_format: nullableText.optional(),
+    checkout_url: nullableText.optional(),
+    payment_method: paymentMethodSchema.optional(),
+    basis_payment_method: paymentMethodSchema.optional(),
+    receiver: receiverSchema.optional(),
+    gateway: gatewaySchema.optional(),
+  })
+  .describe('A transaction (wire-reference §3.1). Scalars come first, nested objects after: the Ruby gem reads the first element of each name.');
+
+export const gatewayOptionSchema = z.object({
+  gateway_type: z.string(),
+  name: z.string(),
+  auth_modes: z.array(z.unknown()),
+  characteristics: z.record(z.string(), z.boolean()),
+  payment_methods: z.array(z.string()),
+  gateway_specific_fields: z.array(z.string()),
+  supported_countries: z.string(),
+  supported_cardtypes: z.string().optional(),
+  regions: z.string(),
+  homepage: nullableText.optional(),
+  company_name: nullableText.optional(),
+});
+
+export const receiverOptionSchema = z.object({
+  name: z.string(),
+  receiver_type: z.string(),
+  hostnames: nullableText,
+  company_name: nullableText,
+  protocol: z.enum(['http', 'sftp']),
+  supports_deliver: z.boolean(),
+  supports_export: z.boolean(),
+  test: z.boolean().describe('Accepts only test payment methods, in any environment'),
+});
+
+export const certificateSchema = z.object({
+  token: z.string(),
+  level: z.string().optional(),
+  algorithm: nullableText,
+  cn: nullableText,
+  o: nullableText,
+  ou: nullableText,
+  c: nullableText,
+  st: nullableText,
+  l: nullableText,
+  email_address: nullableText,
+  public_key: z.string(),
+  public_key_hash: z.string(),
+  csr: nullableText,
+  pem: nullableText,
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const environmentSchema = z.object({ key: z.string(), name: nullableText, production: z.boolean().optional(), created_at: timestamp, updated_at: timestamp });
+
+export const accessSecretSchema = z.object({
+  key: z.string(),
+  name: nullableText,
+  role: z.string(),
+  environment_keys: z.array(z.string()).nullable().describe('null: every environment of the organization'),
+  secret: z.string().optional().describe('Only in the response that created it'),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const healthSchema = z.object({ status: z.string(), store: z.string().optional(), redis: z.string().optional() });

@@ -1,0 +1,98 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import type { RouteOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, buildCore, type Core } from '../../src/app.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp.js';
+
+/*
+ * Issue 14 §4: GET /v1/openapi.json serves an OpenAPI 3.1 document of the whole API, without
+ * authentication. It must be valid (checked by a maintained validator, not by hand), list every
+ * route Fastify has registered, and list no route that does not exist.
+ */
+
+type Document = { openapi: string; paths: Record<string, Record<string, any>> };
+
+/** `METHOD /path` in Fastify's form (`:token`); the document's `/v1/openapi.json` is routed without its suffix. */
+function documentedRoutes(document: Document): Set<string> {
+  const routes = new Set<string>();
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of Object.keys(item)) {
+      routes.add(`${method.toUpperCase()} ${path.replace(/\{([A-Za-z]+)\}/g, ':$1').replace(/\.json$/, '')}`);
+    }
+  }
+  return routes;
+}
+
+describe('the OpenAPI document', () => {
+  let server: TestServer;
+  let document: Document;
+
+  beforeAll(async () => {
+    server = await startServer();
+    const res = await server.client.get('/v1/openapi.json', { auth: null });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    document = res.json();
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('is served without authentication and is a valid OpenAPI 3.1 document', async () => {
+    expect(document.openapi).toBe('3.1.0');
+    const validator = new Validator();
+    const result = await validator.validate(document as unknown as Record<string, unknown>);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('lists every registered route, and only those', async () => {
+    // A second app, built but not started, to see each route as Fastify registers it.
+    const temp = tempDir();
+    let core: Core | null = null;
+    try {
+      core = await buildCore(loadConfig({ COFFER_DATA_DIR: temp.dir, COFFER_PORT: '0', COFFER_TLS: 'off' }));
+      const app = buildApp(core, createLogger('silent'), null);
+      const registered = new Set<string>();
+      app.addHook('onRoute', (route: RouteOptions) => {
+        for (const method of [route.method].flat()) if (method !== 'HEAD') registered.add(`${method} ${route.url}`);
+      });
+      await app.ready();
+      await app.close();
+      expect(registered.size).toBeGreaterThan(40);
+      const documented = documentedRoutes(document);
+      expect([...registered].filter((route) => !documented.has(route)), 'registered but not documented').toEqual([]);
+      expect([...documented].filter((route) => !registered.has(route)), 'documented but not registered').toEqual([]);
+    } finally {
+      await core?.close();
+      temp.cleanup();
+    }
+  });
+
+  it('documents request bodies from the validating schemas, both formats, and the error statuses', () => {
+    const purchase = document.paths['/v1/gateways/{token}/purchase']?.post;
+    const json = purchase.requestBody.content['application/json'].schema;
+    expect(json.properties.transaction.properties).toMatchObject({ currency_code: { type: 'string', maxLength: 3 }, retain_on_success: { type: 'boolean' } });
+    expect(purchase.requestBody.content['application/xml'].schema.xml).toEqual({ name: 'transaction' });
+    expect(Object.keys(purchase.responses)).toEqual(expect.arrayContaining(['200', '401', '402', '404', '422', '503']));
+    expect(purchase.responses['404'].content['application/xml'].schema.xml).toEqual({ name: 'errors' });
+
+    const list = document.paths['/v1/transactions']?.get;
+    expect(list.responses['200'].content['application/xml'].schema).toMatchObject({ type: 'array', xml: { name: 'transactions', wrapped: true }, items: { xml: { name: 'transaction' } } });
+    expect(list.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['since_token', 'order', 'count', 'state']));
+
+    expect(document.paths['/v1/receivers']?.post.responses).toHaveProperty('403');
+    expect(document.paths['/v1/gateways_options']?.get.security).toEqual([]);
+    expect(document.paths['/v1/transactions/{token}/transcript']?.get.responses['200'].content).toHaveProperty('text/plain');
+  });
+
+  it('is JSON only: the .xml form does not exist', async () => {
+    const res = await server.client.get('/v1/openapi.xml', { auth: null });
+    expect(res.status).toBe(404);
+  });
+});
