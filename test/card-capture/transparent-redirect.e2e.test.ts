@@ -82,7 +82,8 @@ describe.each(storeKinds)('transparent redirect (%s)', (store) => {
       ['/relative', { key: 'errors.invalid', attribute: 'redirect_url', message: 'Redirect url is invalid' }],
       ['ftp://shop.example/x', { key: 'errors.invalid', attribute: 'redirect_url', message: 'Redirect url is invalid' }],
     ] as const) {
-      const res = await post(card({ redirect_url: url }));
+      // A suffix-less path's errors are XML unless Accept asks for JSON (issue 14 §1.2).
+      const res = await post(card({ redirect_url: url }), { Accept: 'application/json' });
       expect(res.status, url).toBe(422);
       expect(res.headers.location).toBeUndefined();
       expect(res.json().errors).toEqual([error]);
@@ -92,8 +93,12 @@ describe.each(storeKinds)('transparent redirect (%s)', (store) => {
   it('with allowed origins, redirect_url and the posting page must be on one of them', async () => {
     await setCardCapture(server.client, key, { allowed_origins: ['https://shop.example'] });
     try {
-      const offsite = await post(card({ redirect_url: 'https://evil.example/x' }));
+      const offsite = await post(card({ redirect_url: 'https://evil.example/x' }), { Accept: 'application/json' });
       expect(offsite.status).toBe(422);
+      const offsiteXml = await post(card({ redirect_url: 'https://evil.example/x' }), { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' });
+      expect(offsiteXml.status).toBe(422);
+      expect(offsiteXml.text).toContain('Redirect url is not on an allowed origin');
+      expect(offsiteXml.headers['content-type']).toMatch(/xml/);
       expect(offsite.json().errors).toEqual([{ key: 'errors.invalid', attribute: 'redirect_url', message: 'Redirect url is not on an allowed origin' }]);
       const foreignPage = await post(card(), { Origin: 'https://evil.example' });
       expect(foreignPage.status).toBe(302);

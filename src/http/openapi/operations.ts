@@ -7,6 +7,7 @@ import { deliverySchema, exportSchema, receiverSchema as receiverRequest } from 
 import { transactionSchema as transactionRequest } from '../routes/transactions.schemas.js';
 import {
   accessSecretSchema,
+  auditEventSchema,
   certificateSchema,
   environmentSchema,
   gatewayOptionSchema,
@@ -94,6 +95,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/v1/openapi.json', summary: 'This document', tag: 'Operations', access: 'none', success: { status: 200, description: 'The OpenAPI 3.1 document of the v1 API (JSON only)' }, errors: [] },
 
   { method: 'post', path: '/v1/payment_methods', summary: 'Vault a payment method (AddPaymentMethod)', tag: 'Payment methods', access: 'transact', request: { root: 'payment_method', schema: paymentMethodCreate }, success: { status: 201, description: 'The AddPaymentMethod transaction wrapping the new payment method', body: transaction() }, errors: [402, 422] },
+  { method: 'options', path: '/v1/payment_methods/restricted', summary: 'CORS preflight of browser tokenization', tag: 'Card capture', access: 'none', success: { status: 204, description: 'Allowed for the origin (Access-Control-* headers)' }, errors: [403] },
+  { method: 'post', path: '/v1/payment_methods/restricted', summary: 'Tokenize from the browser with the environment key alone (card form)', tag: 'Card capture', access: 'none', request: { root: 'payment_method', schema: paymentMethodCreate }, success: { status: 201, description: 'The AddPaymentMethod transaction wrapping the new cached payment method', body: transaction() }, errors: [402, 403, 422] },
   { method: 'get', path: '/v1/payment_methods', summary: 'List payment methods', tag: 'Payment methods', access: 'read', list: true, query: { state: 'Comma-separated storage states (default retained)', 'metadata[key]': 'Only methods whose metadata key has this value' }, success: { status: 200, description: 'A page of payment methods', body: { root: 'payment_methods', item: 'payment_method', schema: paymentMethodSchema } }, errors: [422] },
   { method: 'get', path: '/v1/payment_methods/:token', summary: 'Show a payment method', tag: 'Payment methods', access: 'read', success: { status: 200, description: 'The payment method', body: paymentMethod() }, errors: [404] },
   { method: 'put', path: '/v1/payment_methods/:token', summary: 'Update non-sensitive fields', tag: 'Payment methods', access: 'transact', request: { root: 'payment_method', schema: paymentMethodUpdate }, success: { status: 200, description: 'The payment method', body: paymentMethod() }, errors: [404, 422] },
@@ -141,6 +144,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/v1/certificates/:token', summary: 'Show a certificate', tag: 'Certificates', access: 'read', success: { status: 200, description: 'The certificate', body: certificate() }, errors: [404] },
   { method: 'put', path: '/v1/certificates/:token', summary: 'Attach the signed certificate', tag: 'Certificates', access: 'transact', request: { root: 'certificate', schema: certificateUpdate }, success: { status: 200, description: 'The certificate', body: certificate() }, errors: [404, 422] },
 
+  { method: 'get', path: '/v1/audit_events', summary: 'The audit log of the organization (portal actions, secret management)', tag: 'Administration', access: 'admin', query: { user: 'Only events of this actor', action: 'Only this action', from: 'From this date (inclusive)', to: 'Up to this date (inclusive)', before: 'Cursor of the last event of the previous page', count: 'Up to 100 (default 20)' }, success: { status: 200, description: 'A page of audit events, newest first', body: { root: 'audit_events', item: 'audit_event', schema: auditEventSchema } }, errors: [422] },
   { method: 'get', path: '/v1/environments', summary: 'List environments', tag: 'Administration', access: 'admin', list: true, success: { status: 200, description: 'A page of environments', body: { root: 'environments', item: 'environment', schema: environmentSchema } }, errors: [422] },
   { method: 'post', path: '/v1/environments', summary: 'Create an environment', tag: 'Administration', access: 'admin', request: { root: 'environment', schema: createEnvironmentSchema }, success: { status: 201, description: 'The environment', body: environment() }, errors: [422] },
   { method: 'get', path: '/v1/environments/:key', summary: 'Show an environment', tag: 'Administration', access: 'admin', success: { status: 200, description: 'The environment', body: environment() }, errors: [404] },

@@ -213,7 +213,29 @@ export const certificateSchema = z.object({
   updated_at: timestamp,
 });
 
-export const environmentSchema = z.object({ key: z.string(), name: nullableText, production: z.boolean().optional(), created_at: timestamp, updated_at: timestamp });
+export const environmentSchema = z.object({
+  key: z.string(),
+  name: nullableText,
+  production: z.boolean().optional(),
+  allowed_origins: z.array(z.string()).describe('Origins the card form may be embedded in and tokenize from; empty: any').optional(),
+  enhanced_iframe_security: z.boolean().describe('The card form must be signed (nonce, timestamp, certificate token)').optional(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const auditEventSchema = z.object({
+  token: z.string(),
+  actor_type: z.enum(['user', 'access_secret', 'operator']),
+  actor: z.string(),
+  action: z.string(),
+  object_type: z.string(),
+  object_id: z.string().nullable(),
+  environment_key: z.string().nullable(),
+  address: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()).nullable(),
+  created_at: timestamp,
+  cursor: z.string().describe('Pass as `before` for the next page'),
+});
 
 export const accessSecretSchema = z.object({
   key: z.string(),
