@@ -21,6 +21,7 @@ export const MAX_FREE_FORM_KEYS = 1000;
 export const MAX_FREE_FORM_BYTES = 64 * 1024;
 
 /** C0 controls but tab (0x09), line feed (0x0A) and carriage return (0x0D). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const FORBIDDEN_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
 
 function invalid(attribute: string, detail: string): AppError {
