@@ -18,6 +18,7 @@ import type { TenancyService } from '../services/tenancy.service.js';
 import type { StoreHandle } from '../store/database.js';
 import { authenticateHook } from './auth.js';
 import { BODY_LIMIT, registerBodyDecoder } from './body.js';
+import { clientErrorHandler } from './client-errors.js';
 import { errorHandler } from './errors.js';
 import { acceptAllows, formatOf, rememberFormat, splitFormat } from './format/negotiation.js';
 import { environmentRoutes } from './routes/environments.routes.js';
@@ -73,6 +74,8 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     // parameter) get the same envelope as every other error, never Fastify's own body (which
     // would echo the path, card digits included).
     frameworkErrors: (error, request, reply) => void handleError(error, request, reply),
+    // …and so do requests Node's parser refuses (400, 431, 408), which never reach a route.
+    clientErrorHandler,
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,
     // The suffix picks the format; routes are declared once, without it.
