@@ -28,7 +28,7 @@ import { certificateRoutes } from './routes/certificates.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
-import { serverTlsOptions } from './tls/tls-options.js';
+import { refuseRenegotiation, serverTlsOptions, STRICT_TRANSPORT_SECURITY } from './tls/tls-options.js';
 
 /** Everything the HTTP layer calls; built by the composition root. */
 export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transactionQuery'> {
@@ -66,7 +66,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   const serverFactory =
     tls === null
       ? undefined
-      : (handler: (req: IncomingMessage, res: ServerResponse) => void) => https.createServer(serverTlsOptions(tls), handler);
+      : (handler: (req: IncomingMessage, res: ServerResponse) => void) => refuseRenegotiation(https.createServer(serverTlsOptions(tls), handler));
   const handleError = errorHandler(deps.logger);
   const app = Fastify({
     logger: false,
@@ -99,6 +99,8 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    // Only over TLS: behind a TLS-terminating proxy (COFFER_TLS=off) the proxy sets it.
+    if (tls !== null) reply.header('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
     if (request.routeOptions.config.plainText !== true && !acceptAllows(formatOf(request.raw), request.headers.accept)) {
       throw new AppError({ key: 'errors.not_acceptable', message: 'The Accept header does not allow the requested format.' });
     }
