@@ -131,7 +131,9 @@ type Frame = { tokens: readonly Token[]; index: number; context: Context } | { i
 /** One render in progress: an explicit stack instead of recursion, so it can stop and resume. */
 class BoundedRender {
   private readonly stack: Frame[];
-  private readonly output: string[] = [];
+  /** Pieces written in the current slice; joined into `chunks` at its end, so no single join at the end copies millions of pieces. */
+  private output: string[] = [];
+  private readonly chunks: string[] = [];
   private bytes = 0;
   private steps = 0;
 
@@ -144,11 +146,20 @@ class BoundedRender {
   }
 
   get text(): string {
-    return this.output.join('');
+    return this.chunks.join('');
   }
 
   /** Renders until done (true) or until `deadline` (performance.now()) has passed (false). */
   advance(deadline: number): boolean {
+    try {
+      return this.run(deadline);
+    } finally {
+      this.chunks.push(this.output.join(''));
+      this.output = [];
+    }
+  }
+
+  private run(deadline: number): boolean {
     for (let count = 1; this.stack.length > 0; count += 1) {
       if (count % 256 === 0 && performance.now() > deadline) return false;
       const top = this.stack[this.stack.length - 1] as Frame;
