@@ -17,6 +17,10 @@ export default async function setup(): Promise<() => Promise<void>> {
     await Promise.allSettled(started.map((server) => server.stop()));
   };
   if (env.CI === 'true') return stopAll;
+  // The sbin directories hold what the servers need (sshd, useradd, runuser) but are often not on a
+  // user's PATH; the helpers and the suites run these tools by name.
+  const path = (env.PATH ?? '').split(':').filter((dir) => dir !== '');
+  env.PATH = [...path, ...['/usr/local/sbin', '/usr/sbin', '/sbin'].filter((dir) => !path.includes(dir))].join(':');
   const notRun: string[] = [];
   const local: string[] = [];
   const off = env.COFFER_TEST_LOCAL === 'off';

@@ -71,7 +71,8 @@ export function detectSshd(machine: Machine): Availability<string> {
 /** How to run the PostgreSQL server binaries: their directory, and the user to run them as when we are root. */
 export interface PostgresBinaries {
   bin: string;
-  runAs: string | null;
+  /** The user to run them as, through `runuser` (its absolute path), when we are root. */
+  runAs: { user: string; runuser: string } | null;
 }
 
 /** initdb + postgres from /usr/lib/postgresql/<version>/bin (newest first) or PATH. */
@@ -87,10 +88,11 @@ export function detectPostgres(machine: Machine): Availability<PostgresBinaries>
   if (bin === undefined) return { ok: false, why: 'no initdb/postgres binaries (apt-get install postgresql)' };
   if (machine.uid !== 0) return { ok: true, value: { bin, runAs: null }, how: `temporary cluster from ${bin}` };
   // initdb and postgres refuse to run as root: run them as an unprivileged user through runuser.
-  if (onPath(machine, 'runuser') === null) return { ok: false, why: 'running as root and runuser is missing (PostgreSQL refuses root)' };
-  const runAs = ['postgres', 'nobody'].find((name) => machine.userExists(name));
-  if (runAs === undefined) return { ok: false, why: 'running as root and no postgres/nobody user to run PostgreSQL as' };
-  return { ok: true, value: { bin, runAs }, how: `temporary cluster from ${bin} as ${runAs}` };
+  const runuser = onPath(machine, 'runuser');
+  if (runuser === null) return { ok: false, why: 'running as root and runuser is missing (PostgreSQL refuses root)' };
+  const user = ['postgres', 'nobody'].find((name) => machine.userExists(name));
+  if (user === undefined) return { ok: false, why: 'running as root and no postgres/nobody user to run PostgreSQL as' };
+  return { ok: true, value: { bin, runAs: { user, runuser } }, how: `temporary cluster from ${bin} as ${user}` };
 }
 
 export function detectRedis(machine: Machine): Availability<string> {
@@ -113,11 +115,13 @@ const run = promisify(execFile);
  */
 const WATCHDOG = 'exec 3<&0 0</dev/null; "$0" "$@" 3<&- & server=$!; { while read -r _ <&3; do :; done; kill -"$SIGNAL" "$server" 2>/dev/null; } & wait "$server"';
 
-function asUser(runAs: string | null, command: string, args: string[]): [string, string[]] {
-  return runAs === null ? [command, args] : ['runuser', ['-u', runAs, '--', command, ...args]];
+type RunAs = PostgresBinaries['runAs'];
+
+function asUser(runAs: RunAs, command: string, args: string[]): [string, string[]] {
+  return runAs === null ? [command, args] : [runAs.runuser, ['-u', runAs.user, '--', command, ...args]];
 }
 
-function watched(runAs: string | null, signal: string, command: string, args: string[]): { child: ChildProcess; log: string[] } {
+function watched(runAs: RunAs, signal: string, command: string, args: string[]): { child: ChildProcess; log: string[] } {
   const [file, argv] = asUser(runAs, '/bin/sh', ['-c', WATCHDOG, command, ...args]);
   const child = spawn(file, argv, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, SIGNAL: signal } });
   const log: string[] = [];
@@ -170,11 +174,11 @@ async function waitUntil(child: ChildProcess, ready: () => Promise<boolean>, tim
 }
 
 /** A temp dir owned by `runAs` (when set) so the server may write there. */
-async function serverDir(prefix: string, runAs: string | null): Promise<string> {
+async function serverDir(prefix: string, runAs: RunAs): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   if (runAs !== null) {
-    const uid = Number((await run('id', ['-u', runAs])).stdout.trim());
-    const gid = Number((await run('id', ['-g', runAs])).stdout.trim());
+    const uid = Number((await run('id', ['-u', runAs.user])).stdout.trim());
+    const gid = Number((await run('id', ['-g', runAs.user])).stdout.trim());
     fs.chownSync(dir, uid, gid);
   }
   return dir;

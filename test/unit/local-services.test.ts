@@ -29,8 +29,8 @@ describe('local test servers: detection', () => {
 
   it('runs PostgreSQL from the newest version directory, as the postgres user when we are root', () => {
     const files = ['/usr/lib/postgresql/9/bin/initdb', '/usr/lib/postgresql/9/bin/postgres', '/usr/lib/postgresql/15/bin/initdb', '/usr/lib/postgresql/15/bin/postgres', '/usr/sbin/runuser'];
-    expect(detectPostgres(machine(files, { users: ['postgres', 'nobody'] }))).toMatchObject({ ok: true, value: { bin: '/usr/lib/postgresql/15/bin', runAs: 'postgres' } });
-    expect(detectPostgres(machine(files, { users: ['nobody'] }))).toMatchObject({ ok: true, value: { runAs: 'nobody' } });
+    expect(detectPostgres(machine(files, { users: ['postgres', 'nobody'] }))).toMatchObject({ ok: true, value: { bin: '/usr/lib/postgresql/15/bin', runAs: { user: 'postgres', runuser: '/usr/sbin/runuser' } } });
+    expect(detectPostgres(machine(files, { users: ['nobody'] }))).toMatchObject({ ok: true, value: { runAs: { user: 'nobody' } } });
     expect(detectPostgres(machine(files, { uid: 1000 }))).toMatchObject({ ok: true, value: { runAs: null } });
   });
 
