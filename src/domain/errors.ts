@@ -48,6 +48,8 @@ export const ERROR_STATUS = {
   'errors.egress_refused': 422,
   'errors.certificate_key_mismatch': 422,
   'errors.rate_limited': 429,
+  'errors.request_header_fields_too_large': 431,
+  'errors.request_timeout': 408,
   'errors.internal': 500,
   'errors.service_unavailable': 503,
   'errors.circuit_breaker_open': 503,

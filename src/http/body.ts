@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { decodeJson, type DecodedBody } from './format/json-codec.js';
 import { contentTypeMatches, formatOf } from './format/negotiation.js';
+import { checkInputBounds } from './format/input-bounds.js';
 import { decodeXml } from './format/xml-codec.js';
 import { decodeForm } from './format/form-codec.js';
 import { isFormEncoded } from './auth.js';
@@ -33,7 +34,10 @@ function decodeBody(request: FastifyRequest, body: Buffer): DecodedBody {
     throw new AppError({ key: 'errors.unsupported_media_type', message: `Content-Type must be ${expected} for this request.` });
   }
   const text = body.toString('utf8');
-  return format === 'xml' ? decodeXml(text) : decodeJson(text);
+  const decoded = format === 'xml' ? decodeXml(text) : decodeJson(text);
+  // Depth and control characters, for every field of every route (issue 11 §3, §8).
+  checkInputBounds(decoded.fields);
+  return decoded;
 }
 
 /** The fields under `root`; {} when there was no body. A different root is a malformed request. */

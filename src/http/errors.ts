@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, type ErrorEntry } from '../domain/errors.js';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../store/unavailable.js';
 import { errorFormatOf } from './format/negotiation.js';
 import { renderErrors } from './reply.js';
 
@@ -18,6 +19,15 @@ function fromFramework(error: FastifyError): AppError | null {
   return null;
 }
 
+/** The database is unreachable: 503 with Retry-After, logged once per request (no stack: not a bug). */
+function storeUnavailable(logger: Logger, request: FastifyRequest, error: Error): AppError {
+  logger.warn({ reqId: request.id, err: { type: error.name, code: (error as { code?: unknown }).code ?? null } }, 'store unavailable');
+  return new AppError(
+    { key: 'errors.service_unavailable', message: 'The service is temporarily unavailable (its database cannot be reached). Try again shortly.' },
+    { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
+  );
+}
+
 /**
  * The one place errors become responses: an `AppError` renders its entries; a framework
  * refusal is mapped onto the closed list; anything else is a bug, answered 500 with the
@@ -25,7 +35,7 @@ function fromFramework(error: FastifyError): AppError | null {
  */
 export function errorHandler(logger: Logger) {
   return (error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const appError = error instanceof AppError ? error : fromFramework(error as FastifyError);
+    const appError = error instanceof AppError ? error : isStoreUnavailable(error) ? storeUnavailable(logger, request, error) : fromFramework(error as FastifyError);
     let status: number;
     let entries: ErrorEntry[];
     if (appError !== null) {

@@ -21,6 +21,7 @@ import { auditRoutes } from './routes/audit.routes.js';
 import type { StoreHandle } from '../store/database.js';
 import { authenticateHook } from './auth.js';
 import { BODY_LIMIT, registerBodyDecoder } from './body.js';
+import { clientErrorHandler } from './client-errors.js';
 import { errorHandler } from './errors.js';
 import fastifyCompress from '@fastify/compress';
 import { COMPRESSION_OPTIONS } from './compression.js';
@@ -33,7 +34,7 @@ import { healthRoutes } from './routes/health.routes.js';
 import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
 import { openApiRoutes } from './routes/openapi.routes.js';
-import { serverTlsOptions } from './tls/tls-options.js';
+import { refuseRenegotiation, serverTlsOptions, STRICT_TRANSPORT_SECURITY } from './tls/tls-options.js';
 import type { BrowserTokenizationService } from '../card-capture/browser-tokenization.service.js';
 import { cardCaptureRoutes } from '../card-capture/card-capture.routes.js';
 import { transparentRedirect } from '../card-capture/transparent-redirect.js';
@@ -82,7 +83,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   const serverFactory =
     tls === null
       ? undefined
-      : (handler: (req: IncomingMessage, res: ServerResponse) => void) => https.createServer(serverTlsOptions(tls), handler);
+      : (handler: (req: IncomingMessage, res: ServerResponse) => void) => refuseRenegotiation(https.createServer(serverTlsOptions(tls), handler));
   const handleError = errorHandler(deps.logger);
   const app = Fastify({
     logger: false,
@@ -90,6 +91,8 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     // parameter) get the same envelope as every other error, never Fastify's own body (which
     // would echo the path, card digits included).
     frameworkErrors: (error, request, reply) => void handleError(error, request, reply),
+    // …and so do requests Node's parser refuses (400, 431, 408), which never reach a route.
+    clientErrorHandler,
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,
     // The suffix picks the format; routes are declared once, without it.
@@ -114,6 +117,8 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    // Only over TLS: behind a TLS-terminating proxy (COFFER_TLS=off) the proxy sets it.
+    if (tls !== null) reply.header('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
     if (request.routeOptions.config.plainText !== true && !acceptAllows(formatOf(request.raw), request.headers.accept)) {
       throw new AppError({ key: 'errors.not_acceptable', message: 'The Accept header does not allow the requested format.' });
     }

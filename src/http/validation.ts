@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AppError, fieldError, type ErrorEntry } from '../domain/errors.js';
+import { AppError, fieldError, humanize, type ErrorEntry } from '../domain/errors.js';
+import { freeFormError } from './format/input-bounds.js';
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let current = input;
@@ -18,6 +19,8 @@ function toFieldErrors(error: z.ZodError, input: unknown): ErrorEntry[] {
     if (issue.code === 'invalid_type' && absent(valueAt(input, issue.path))) return fieldError.blank(attribute);
     if (issue.code === 'too_big' && issue.origin === 'string') return fieldError.tooLong(attribute, Number(issue.maximum));
     if (issue.code === 'invalid_value') return fieldError.inclusion(attribute);
+    // Our own refinements carry the rest of the sentence ("cannot have more than 1000 keys").
+    if (issue.code === 'custom') return { key: 'errors.invalid', attribute, message: `${humanize(attribute)} ${issue.message}` };
     return fieldError.invalid(attribute);
   });
 }
@@ -57,4 +60,15 @@ export function flag() {
 /** An optional integer given as a number or as decimal text. */
 export function integer() {
   return z.preprocess((v) => (absent(v) ? undefined : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), z.number().int().optional());
+}
+
+/**
+ * An optional free-form value (`data`, `metadata`, `gateway_specific_fields`): anything JSON can
+ * hold, within the size caps of issue 11 §3 (its depth and characters are checked for every body).
+ */
+export function freeForm() {
+  return z.unknown().superRefine((value, context) => {
+    const problem = freeFormError(value);
+    if (problem !== null) context.addIssue({ code: 'custom', message: problem });
+  });
 }

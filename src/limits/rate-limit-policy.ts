@@ -21,6 +21,8 @@ export const RATE_LIMIT_DEFAULTS = {
   receivers_show: { limit: 30, windowSeconds: 60 },
   receivers_update: { limit: 30, windowSeconds: 60 },
   receivers_redact: { limit: 30, windowSeconds: 60 },
+  receivers_deliver: { limit: 30, windowSeconds: 60 },
+  receivers_export: { limit: 30, windowSeconds: 60 },
   certificates_list: { limit: 30, windowSeconds: 60 },
   certificates_create: { limit: 30, windowSeconds: 60 },
   certificates_generate: { limit: 30, windowSeconds: 60 },

@@ -25,6 +25,17 @@ export class TemplateError extends Error {
   }
 }
 
+/**
+ * A template over the limits of issue 11 §2 (section nesting, steps, rendered size). Its reason
+ * is the answer's message, so the client learns which limit: it names numbers, never content.
+ */
+export class TemplateLimitError extends TemplateError {
+  override toAppError(attribute: DeliveryAttribute): AppError {
+    const field = attribute.charAt(0).toUpperCase() + attribute.slice(1);
+    return new AppError({ key: 'errors.invalid', attribute, message: `${field} is over a template limit: ${this.reason}` });
+  }
+}
+
 /** The rendered request cannot be sent as HTTP: a malformed header line, an unusable URL. */
 export class DeliveryInputError extends Error {
   constructor(

@@ -92,6 +92,7 @@ const FORBIDDEN: ReadonlyArray<[AddressCategory, string[]]> = [
  */
 const EMBEDDING: ReadonlyArray<{ prefix: string; bits: number; v4Offset: number }> = [
   { prefix: '::ffff:0:0', bits: 96, v4Offset: 12 }, // IPv4-mapped
+  { prefix: '::ffff:0:0:0', bits: 96, v4Offset: 12 }, // IPv4-translated (SIIT, ::ffff:0:a.b.c.d)
   { prefix: '::', bits: 96, v4Offset: 12 }, // IPv4-compatible (deprecated)
   { prefix: '64:ff9b::', bits: 96, v4Offset: 12 }, // NAT64 well-known prefix
   { prefix: '64:ff9b:1::', bits: 48, v4Offset: 12 }, // NAT64 local-use prefix
@@ -129,14 +130,36 @@ function ipv6Bytes(address: string): Buffer {
   return bytes;
 }
 
-/** The IPv4 address an IPv6 address stands for, when it is one of the embedding forms. */
-function embeddedIpv4(address: string): string | null {
+/** Teredo (2001::/32, RFC 4380): the server's IPv4 in bits 32-63, the client's, inverted, in the last 32. */
+const TEREDO = blockListOf(['2001::/32']);
+
+function dotted(bytes: Uint8Array): string {
+  return [...bytes].join('.');
+}
+
+/**
+ * The IPv4 addresses an IPv6 address stands for, when it is one of the embedding forms: prefixes
+ * (mapped, translated, compatible, NAT64, 6to4), Teredo (both ends) and ISATAP interface
+ * identifiers (`…:0:5efe:a.b.c.d` or `…:200:5efe:a.b.c.d` under any /64).
+ */
+function embeddedIpv4s(address: string): string[] {
   // '::' and '::1' sit in the IPv4-compatible prefix but are the IPv6 unspecified and loopback addresses.
-  if (address === '::' || address === '::1') return null;
+  if (address === '::' || address === '::1') return [];
+  const bytes = ipv6Bytes(address);
+  const found: string[] = [];
   for (const embedding of EMBEDDING_LISTS) {
-    if (embedding.list.check(address, 'ipv6')) return [...ipv6Bytes(address).subarray(embedding.v4Offset, embedding.v4Offset + 4)].join('.');
+    if (embedding.list.check(address, 'ipv6')) found.push(dotted(bytes.subarray(embedding.v4Offset, embedding.v4Offset + 4)));
   }
-  return null;
+  if (TEREDO.check(address, 'ipv6')) found.push(dotted(bytes.subarray(4, 8)), dotted(bytes.subarray(12, 16).map((byte) => byte ^ 0xff)));
+  if ((bytes[8] === 0x00 || bytes[8] === 0x02) && bytes[9] === 0x00 && bytes[10] === 0x5e && bytes[11] === 0xfe) found.push(dotted(bytes.subarray(12, 16)));
+  return found;
+}
+
+const MAPPED = blockListOf(['::ffff:0:0/96']);
+
+/** The IPv4 address of an IPv4-mapped address (what a dual-stack socket connects to), for allowances. */
+function mappedIpv4(address: string): string | null {
+  return MAPPED.check(address, 'ipv6') ? dotted(ipv6Bytes(address).subarray(12, 16)) : null;
 }
 
 /** The forbidden category of an address, or null when it is an ordinary public address. */
@@ -144,11 +167,12 @@ export function forbiddenCategory(address: string): AddressCategory | null {
   const family = net.isIP(address);
   if (family === 0) return 'reserved address';
   const candidates: Array<[string, 'ipv4' | 'ipv6']> = [[address, family === 4 ? 'ipv4' : 'ipv6']];
-  const v4 = family === 6 ? embeddedIpv4(address) : null;
-  if (v4 !== null) candidates.push([v4, 'ipv4']);
+  if (family === 6) for (const v4 of embeddedIpv4s(address)) candidates.push([v4, 'ipv4']);
   for (const [candidate, type] of candidates) {
     for (const { category, list } of FORBIDDEN_LISTS) if (list.check(candidate, type)) return category;
   }
+  // Teredo tunnels through a relay to wherever its client says: never a receiver, whatever it embeds.
+  if (family === 6 && TEREDO.check(address, 'ipv6')) return 'reserved address';
   return null;
 }
 
@@ -218,7 +242,7 @@ export class EgressGuard {
     const family = net.isIP(address);
     if (this.allowedRanges.check(address, family === 6 ? 'ipv6' : 'ipv4')) return true;
     // ::ffff:127.0.0.1 is 127.0.0.1 on a dual-stack socket: an allowance for one covers the other.
-    const v4 = family === 6 && address.toLowerCase().startsWith('::ffff:') ? embeddedIpv4(address) : null;
+    const v4 = family === 6 ? mappedIpv4(address) : null;
     return v4 !== null && this.allowedRanges.check(v4, 'ipv4');
   }
 

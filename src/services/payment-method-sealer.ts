@@ -4,7 +4,7 @@ import { Secret } from '../domain/secret.js';
 import type { AdapterPaymentMethod } from '../gateways/kit/index.js';
 import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
 import type { PaymentMethodRow } from '../store/repositories/payment-methods.repo.js';
-import { normalizePan } from '../vault/card-rules.js';
+import { checkCardNumber, normalizePan } from '../vault/card-rules.js';
 import type { Keyring } from '../vault/keyring.js';
 import { isTestBankAccount, isTestCard } from '../vault/test-cards.js';
 import { bankAccountDetails, cardDetails, parseDetails, type Details } from './payment-method-records.js';
@@ -39,7 +39,9 @@ export class PaymentMethodSealer {
 
   /**
    * In a test environment a real card (or bank account, or third-party vault) is refused with
-   * 402 before anything else, as Spreedly does (even an invalid number is "real").
+   * 402 before the other checks, as Spreedly does. A number that is not a card number at all
+   * (wrong check digit, wrong length) is not a "real card": it gets 422 errors.invalid on
+   * `number` like any invalid field (issue 11 §8), so a typo in a test number says what is wrong.
    */
   async prepare(
     environment: EnvironmentRow,
@@ -53,7 +55,7 @@ export class PaymentMethodSealer {
       const card = input.card ?? {};
       const digits = card.number === undefined ? '' : normalizePan(card.number);
       const test = digits !== '' && isTestCard(digits);
-      if (digits !== '' && !test && !production) throw notActivated();
+      if (digits !== '' && !test && !production && checkCardNumber(card.number as string).valid) throw notActivated();
       const errors = cardErrors({ ...card, number: digits === '' ? undefined : digits }, input, now);
       if (errors.length > 0) return { errors, sealed: null };
       const cvv = card.verification_value ?? null;

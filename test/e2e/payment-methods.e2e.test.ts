@@ -807,9 +807,11 @@ describe.each(storeKinds)('payment methods over HTTPS (%s)', (store) => {
     it('402 errors.account_inactive for a real card in a test environment, before any other check, nothing written', async () => {
       const before = await snapshot(api);
       const expected = [{ key: 'errors.account_inactive', message: notActivated(server.init.environment_key) }];
+      const invalidNumber = [{ key: 'errors.invalid', attribute: 'number', message: 'Number is invalid' }];
       for (const format of ['json', 'xml'] as const) {
-        expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: REAL_INVALID, verification_value: REAL_CVV }) }), format, 402, expected);
-        expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: REAL_CVV }) }), format, 402, expected);
+        // Not a card number at all (check digit, length): 422 on number, not a "real card" (issue 11 §8).
+        expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: REAL_INVALID, verification_value: REAL_CVV }) }), format, 422, invalidNumber);
+        expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: REAL_CVV }) }), format, 422, invalidNumber);
         expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: REAL_VALID }) }), format, 402, expected);
         // Refused as real before the names are checked.
         expectErrors(await postMethod(api, format, { credit_card: { number: REAL_VALID } }), format, 402, expected);

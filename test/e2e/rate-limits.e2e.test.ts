@@ -115,6 +115,8 @@ describe('rate limits with the default rules over HTTPS', () => {
     ['receivers_show', 'GET', '/v1/receivers/unknownReceiverToken.json'],
     ['receivers_update', 'PUT', '/v1/receivers/unknownReceiverToken.json'],
     ['receivers_redact', 'PUT', '/v1/receivers/unknownReceiverToken/redact.json'],
+    ['receivers_deliver', 'POST', '/v1/receivers/unknownReceiverToken/deliver.json'],
+    ['receivers_export', 'POST', '/v1/receivers/unknownReceiverToken/export.json'],
     ['certificates_list', 'GET', '/v1/certificates.json'],
     ['certificates_create', 'POST', '/v1/certificates.json'],
     ['certificates_generate', 'POST', '/v1/certificates/generate.json'],

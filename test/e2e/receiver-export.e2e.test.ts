@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RecordingReceiver } from '../fakes/recording-receiver.js';
 import { addPaymentMethod, paymentMethodRow } from '../helpers/fixtures.js';
 import { storeKinds } from '../helpers/postgres.js';
@@ -143,3 +143,33 @@ for (const store of storeKinds) {
     });
   });
 }
+
+/**
+ * What an export checks before anything is recorded or any server is contacted. Runs on every
+ * machine, sshd or not (a fresh clone's `npm test`, issue 11 §1): the receiver names a loopback
+ * port nothing listens on.
+ */
+describe.each(storeKinds)('export requests refused before any work (%s)', (store) => {
+  let server: TestServer;
+  let live: ApiClient;
+  let receiver: string;
+
+  beforeAll(async () => {
+    server = await startServer({ store, env: { COFFER_EGRESS_ALLOW: '127.0.0.1' } });
+    const production = await server.core.tenancy.createEnvironment(server.init.organization_token, 'live', true);
+    live = server.client.withAuth({ user: production.key, password: server.init.access_secret });
+    const res = await live.sendJson('POST', '/v1/receivers.json', { receiver: { receiver_type: 'sftp', hostnames: 'sftp://127.0.0.1:9', protocol: { user: 'u', password: 'p' } } });
+    expect(res.status, res.text).toBe(201);
+    receiver = res.json().receiver.token;
+  });
+  afterAll(() => server?.close());
+
+  it('answers 422 for missing fields, a url outside the hostnames and a template that cannot render, and records nothing', async () => {
+    const send = (fields: Record<string, unknown>) => live.sendJson('POST', `/v1/receivers/${receiver}/export.json`, { export: fields });
+    expect((await send({})).json().errors.map((e: any) => e.attribute)).toEqual(['payment_method_tokens', 'url', 'body']);
+    expect((await send({ payment_method_tokens: ['x'], url: 'sftp://other.example.com/x', body: 'x' })).json().errors[0]).toMatchObject({ key: 'errors.url_not_allowed', attribute: 'url' });
+    expect((await send({ payment_method_tokens: ['x'], url: 'sftp://127.0.0.1:9/x', body: '{{#open}}' })).json().errors[0]).toMatchObject({ key: 'errors.invalid', attribute: 'body' });
+    const list = await live.get('/v1/transactions.json');
+    expect(list.json().transactions).toEqual([]);
+  });
+});

@@ -71,3 +71,47 @@ describe('the running Coffer server and TLS versions', () => {
 function tlsFile(server: TestServer, name: string): string {
   return fs.readFileSync(path.join(server.dataDir, 'tls', name), 'utf8');
 }
+
+/** Issue 11 §8: TLS 1.2 suites, renegotiation and HSTS. */
+describe('TLS hardening of the running server', () => {
+  let server: TestServer;
+  let port: number;
+  beforeAll(async () => {
+    server = await startServer();
+    port = Number(new URL(server.client.baseUrl).port);
+  });
+  afterAll(() => server.close());
+
+  const tls12 = (ciphers: string) => handshake({ host: '127.0.0.1', port, servername: 'localhost', ca: server.ca ?? undefined, maxVersion: 'TLSv1.2', ciphers: `${ciphers}@SECLEVEL=0` });
+
+  it('TLS 1.2 offers only forward-secret AEAD suites: CBC, SHA-1, static RSA, ARIA and CCM8 are refused', async () => {
+    for (const refused of ['ECDHE-RSA-AES128-SHA', 'ECDHE-RSA-AES256-SHA384', 'ECDHE-ECDSA-AES128-SHA256', 'AES128-GCM-SHA256', 'AES256-SHA', 'ECDHE-ARIA128-GCM-SHA256', 'ECDHE-ECDSA-AES128-CCM8', 'DHE-RSA-AES128-SHA']) {
+      const result = await tls12(refused);
+      expect('error' in result, refused).toBe(true);
+    }
+    for (const accepted of ['ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-RSA-CHACHA20-POLY1305', 'ECDHE-ECDSA-CHACHA20-POLY1305']) {
+      const result = await tls12(`${accepted}:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES256-GCM-SHA384`);
+      expect(result, accepted).toEqual({ protocol: 'TLSv1.2' });
+    }
+  });
+
+  it('refuses a renegotiation the client starts', async () => {
+    const socket = tls.connect({ host: '127.0.0.1', port, servername: 'localhost', ca: server.ca ?? undefined, maxVersion: 'TLSv1.2' });
+    socket.on('error', () => undefined);
+    // Read what the server sends, so its answer to the second handshake is seen.
+    socket.resume();
+    await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+    const outcome = await new Promise<string>((resolve) => {
+      const asked = socket.renegotiate({ rejectUnauthorized: false }, (error) => resolve(error === null ? 'renegotiated' : 'refused'));
+      if (asked === false) resolve('refused');
+      socket.once('close', () => resolve('refused'));
+    });
+    socket.destroy();
+    expect(outcome).toBe('refused');
+  });
+
+  it('sends Strict-Transport-Security on every HTTPS response, errors included', async () => {
+    expect((await server.client.get('/healthz', { auth: null })).headers['strict-transport-security']).toBe('max-age=31536000');
+    expect((await server.client.get('/v1/nothing-here.json')).headers['strict-transport-security']).toBe('max-age=31536000');
+  });
+});

@@ -12,8 +12,9 @@ import { describe } from 'vitest';
  * A real OpenSSH server (sshd + internal-sftp) on 127.0.0.1 for the SFTP receiver tests.
  *
  * COFFER_TEST_SSHD turns the suites on: `1` (or `true`) uses /usr/sbin/sshd, an absolute path names
- * another binary. Unset, the suites are not defined, so `npm test` passes on a machine with nothing
- * but Node; in CI (CI=true) unset is a failure, never a silent skip. Configured but unusable (not
+ * another binary. Outside CI the test run's global setup sets it when the machine has a usable sshd
+ * (test/global-setup.ts). Unset, the suites are not defined, so `npm test` passes on a machine with
+ * nothing but Node; in CI (CI=true) unset is a failure, never a silent skip. Configured but unusable (not
  * root, sshd missing or refusing to start) is a failure too.
  *
  * Password login is real: sshd (UsePAM no) checks the system password database, so each server

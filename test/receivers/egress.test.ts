@@ -68,6 +68,18 @@ describe('EgressGuard: IP literals (no DNS)', () => {
     ['64:ff9b::7f00:1', 'loopback address'],
     ['64:ff9b::a00:1', 'private address'],
     ['2002:a9fe:a9fe::1', 'metadata address'],
+    // Issue 11 §8: every IPv6 form that embeds an IPv4 address is judged by that address.
+    ['::ffff:0:127.0.0.1', 'loopback address'], // SIIT (IPv4-translated)
+    ['::ffff:0:a9fe:a9fe', 'metadata address'],
+    ['::7f00:1', 'loopback address'], // IPv4-compatible
+    ['::10.0.0.1', 'private address'],
+    ['64:ff9b:1::a00:1', 'private address'], // NAT64 local-use prefix
+    ['2002:7f00:1::', 'loopback address'], // 6to4
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback address'], // Teredo, client 127.0.0.1 (inverted)
+    ['2001:0:a00:1::', 'private address'], // Teredo, server 10.0.0.1
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', 'reserved address'], // Teredo with public ends: still a tunnel
+    ['2606:4700::5efe:a00:1', 'private address'], // ISATAP
+    ['2606:4700::200:5efe:7f00:1', 'loopback address'], // ISATAP, universal/local bit set
   ])('refuses %s (%s), naming the host and the category', async (address, category) => {
     const error = await refusal(guard.resolve(address));
     expect(error.reason).toBe(category);

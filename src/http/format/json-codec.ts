@@ -6,15 +6,28 @@ export function wireTime(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`;
 }
 
-function toPlain(value: Wire): unknown {
+/**
+ * Past this depth V8's JSON.stringify and a recursive copy get dearer per byte the deeper they go
+ * (every collection scans the deep stack) and near 3,000 levels overflow it; values stored before
+ * input was bounded (issue 11 §3) can be that deep. Shallower trees (every response since) keep the
+ * native writer; deeper ones are written by `writeDeep`, with an explicit stack.
+ */
+const NATIVE_MAX_DEPTH = 64;
+
+class TooDeep extends Error {}
+
+function plainErrors(errors: WireErrors): unknown[] {
+  return errors.entries.map((entry) => (entry.attribute === undefined ? { key: entry.key, message: entry.message } : { attribute: entry.attribute, key: entry.key, message: entry.message }));
+}
+
+function toPlain(value: Wire, depth = 0): unknown {
+  if (depth > NATIVE_MAX_DEPTH) throw new TooDeep();
   if (value === null || typeof value !== 'object') return value;
   if (value instanceof Date) return wireTime(value);
-  if (value instanceof WireList) return value.items.map(toPlain);
-  if (Array.isArray(value)) return value.map(toPlain);
+  if (value instanceof WireList) return value.items.map((item) => toPlain(item, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => toPlain(item, depth + 1));
   if (value instanceof WireMessage) return value.text;
-  if (value instanceof WireErrors) {
-    return value.entries.map((entry) => (entry.attribute === undefined ? { key: entry.key, message: entry.message } : { attribute: entry.attribute, key: entry.key, message: entry.message }));
-  }
+  if (value instanceof WireErrors) return plainErrors(value);
   const out: Record<string, unknown> = {};
   for (const [field, child] of Object.entries(value)) {
     if (child instanceof WireMessage) {
@@ -22,7 +35,7 @@ function toPlain(value: Wire): unknown {
       out[`${field}_key`] = child.key;
       out[field] = child.text;
     } else {
-      out[field] = toPlain(child);
+      out[field] = toPlain(child, depth + 1);
     }
   }
   return out;
@@ -30,7 +43,66 @@ function toPlain(value: Wire): unknown {
 
 /** Renders `{ root: tree }` as JSON. */
 export function encodeJson(root: string, body: Wire): string {
-  return JSON.stringify({ [root]: toPlain(body) });
+  try {
+    return JSON.stringify({ [root]: toPlain(body) });
+  } catch (error) {
+    if (error instanceof TooDeep) return writeDeep({ [root]: body });
+    throw error;
+  }
+}
+
+type JsonFrame = { items: readonly unknown[]; index: number } | { entries: ReadonlyArray<[string, unknown]>; index: number };
+
+/** An object's members as JSON writes them: undefined and functions dropped, a WireMessage as `<field>_key` and `<field>`. */
+function members(value: object): Array<[string, unknown]> {
+  const out: Array<[string, unknown]> = [];
+  for (const [field, child] of Object.entries(value)) {
+    if (child instanceof WireMessage) out.push([`${field}_key`, child.key], [field, child.text]);
+    else if (child !== undefined && typeof child !== 'function') out.push([field, child]);
+  }
+  return out;
+}
+
+/**
+ * What encodeJson's native path prints, for a tree of any depth: an explicit stack, no recursion,
+ * work linear in the output.
+ */
+function writeDeep(value: unknown): string {
+  const out: string[] = [];
+  const stack: JsonFrame[] = [];
+  const write = (item: unknown): void => {
+    if (typeof item === 'string') out.push(JSON.stringify(item));
+    else if (typeof item === 'number') out.push(Number.isFinite(item) ? String(item) : 'null');
+    else if (typeof item === 'boolean') out.push(item ? 'true' : 'false');
+    else if (item instanceof Date) out.push(JSON.stringify(wireTime(item)));
+    else if (item instanceof WireMessage) write(item.text);
+    else if (item instanceof WireErrors) write(plainErrors(item));
+    else if (item instanceof WireList || Array.isArray(item)) {
+      out.push('[');
+      stack.push({ items: item instanceof WireList ? item.items : item, index: 0 });
+    } else if (item !== null && typeof item === 'object') {
+      out.push('{');
+      stack.push({ entries: members(item), index: 0 });
+    } else out.push('null');
+  };
+  write(value);
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1] as JsonFrame;
+    const items = 'items' in top ? top.items : top.entries;
+    if (top.index >= items.length) {
+      out.push('items' in top ? ']' : '}');
+      stack.pop();
+      continue;
+    }
+    if (top.index > 0) out.push(',');
+    if ('items' in top) write(top.items[top.index++]);
+    else {
+      const [key, child] = top.entries[top.index++] as [string, unknown];
+      out.push(JSON.stringify(key), ':');
+      write(child);
+    }
+  }
+  return out.join('');
 }
 
 /** Renders a plain JSON document (error envelopes). */

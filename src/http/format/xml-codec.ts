@@ -23,9 +23,46 @@ const parser = new XMLParser({
   trimValues: true,
   ignoreDeclaration: true,
   ignorePiTags: true,
-  processEntities: true,
+  // References are decoded by `decodeReferences` (the parser kept `&#xE9;` literally and let
+  // `&unknown;` through); CDATA apart, so its text is never decoded.
+  processEntities: false,
   htmlEntities: false,
+  cdataPropName: '#cdata',
 });
+
+const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+/** XML 1.0 `Char`: what a character reference may name. */
+function xmlAllows(code: number): boolean {
+  return code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
+}
+
+/**
+ * Decodes the five predefined entities and numeric character references of a text node (issue
+ * 11 §8). An undefined entity (there is no DTD to define one) or a reference to a character XML
+ * forbids (`&#0;`) makes the document not well-formed: 422 errors.malformed_request. The messages
+ * never quote the reference.
+ */
+function decodeReferences(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(/&(#x[0-9A-Fa-f]+|#[0-9]+|[^;&\s]*);/g, (_match, reference: string) => {
+    if (reference.startsWith('#')) {
+      const code = reference.startsWith('#x') ? Number.parseInt(reference.slice(2), 16) : Number.parseInt(reference.slice(1), 10);
+      if (!xmlAllows(code)) throw malformed('a character reference names a character XML does not allow');
+      return String.fromCodePoint(code);
+    }
+    const predefined = PREDEFINED[reference];
+    if (predefined === undefined) throw malformed('it refers to an undefined entity');
+    return predefined;
+  });
+}
+
+/** A text node's value: its decoded text, then its CDATA sections as written. */
+function textOf(node: Record<string, unknown>): string {
+  const cdata = node['#cdata'];
+  const raw = Array.isArray(cdata) ? cdata.join('') : typeof cdata === 'string' ? cdata : '';
+  return decodeReferences(String(node['#text'] ?? '')) + raw;
+}
 
 const PROLOG = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
@@ -71,31 +108,49 @@ const INDENT = '  ';
  * attributes, `#text` is text, an array repeats the element. Written by hand because the
  * generic builder this replaced (fast-xml-parser's, same output byte for byte, see
  * test/unit/xml-writer.test.ts) cost four times as much as the JSON encoder on every response.
+ *
+ * Pieces are appended to one array and joined once: an element never copies its children's
+ * text, so the work is linear in the output's size however deep the tree (issue 11 §3: the
+ * version that returned each element's text to its parent copied it once per level).
  */
-function writeElement(name: string, node: Node, level: number): string {
-  if (Array.isArray(node)) return node.map((item) => writeElement(name, item, level)).join('');
-  const indent = INDENT.repeat(level);
-  let attributes = '';
-  let content = '';
-  if (typeof node === 'string') content = escapeText(node);
-  else {
-    for (const key of Object.keys(node)) {
-      const value = node[key];
-      if (value === undefined) continue;
-      if (key.startsWith('@_')) attributes += ` ${key.slice(2)}="${escapeAttribute(String(value))}"`;
-      else if (key === '#text') content += escapeText(String(value));
-      else content += writeElement(key, value as Node, level + 1);
-    }
+function writeElement(out: string[], name: string, node: Node, level: number): void {
+  if (Array.isArray(node)) {
+    for (const item of node) writeElement(out, name, item, level);
+    return;
   }
-  if (content === '') return `${indent}<${name}${attributes}/>\n`;
-  // Text never holds a raw '<' (it is escaped): a '<' means child elements.
-  if (!content.includes('<')) return `${indent}<${name}${attributes}>${content}</${name}>\n`;
-  return `${indent}<${name}${attributes}>\n${content}${indent}</${name}>\n`;
+  const indent = INDENT.repeat(level);
+  if (typeof node === 'string') {
+    out.push(node === '' ? `${indent}<${name}/>\n` : `${indent}<${name}>${escapeText(node)}</${name}>\n`);
+    return;
+  }
+  const opening = out.length;
+  out.push(''); // the opening tag, once its attributes and whether it has children are known
+  let attributes = '';
+  let text = '';
+  for (const key of Object.keys(node)) {
+    const value = node[key];
+    if (value === undefined) continue;
+    if (key.startsWith('@_')) attributes += ` ${key.slice(2)}="${escapeAttribute(String(value))}"`;
+    else if (key === '#text') text += escapeText(String(value));
+    else writeElement(out, key, value as Node, level + 1);
+  }
+  if (out.length === opening + 1) {
+    out[opening] = text === '' ? `${indent}<${name}${attributes}/>\n` : `${indent}<${name}${attributes}>${text}</${name}>\n`;
+    return;
+  }
+  out[opening] = `${indent}<${name}${attributes}>\n${text}`;
+  out.push(`${indent}</${name}>\n`);
+}
+
+function writeDocument(root: string, node: Node): string {
+  const out: string[] = [PROLOG];
+  writeElement(out, root, node, 0);
+  return out.join('');
 }
 
 /** Renders `<root>tree</root>` with the XML prolog. */
 export function encodeXml(root: string, body: Wire): string {
-  return PROLOG + writeElement(root, toNode(body), 0);
+  return writeDocument(root, toNode(body));
 }
 
 function errorNode(entry: { key: string; message: string; attribute?: string | undefined; extra?: Record<string, string> | undefined }): Record<string, unknown> {
@@ -108,7 +163,7 @@ function errorNode(entry: { key: string; message: string; attribute?: string | u
 
 /** `<errors><error key="…" attribute="…">message</error></errors>` */
 export function encodeXmlErrors(entries: ErrorEntry[]): string {
-  return PROLOG + writeElement('errors', { error: entries.map(errorNode) }, 0);
+  return writeDocument('errors', { error: entries.map(errorNode) });
 }
 
 function malformed(detail: string): AppError {
@@ -125,12 +180,18 @@ function typedValue(text: string, type: unknown): unknown {
 // Most clients send untyped text; an empty element (or nil="true") means "absent".
 function normalize(value: unknown): unknown {
   if (value === '') return undefined;
+  if (typeof value === 'string') {
+    const text = decodeReferences(value);
+    return text === '' ? undefined : text;
+  }
   if (Array.isArray(value)) return value.map(normalize).filter((v) => v !== undefined);
   if (value !== null && typeof value === 'object') {
     const node = value as Record<string, unknown>;
     if (node['@_nil'] === 'true') return undefined;
-    if ('#text' in node && Object.keys(node).every((k) => k === '#text' || k.startsWith('@_'))) {
-      return normalize(typedValue(String(node['#text']), node['@_type']));
+    const isText = (k: string) => k === '#text' || k === '#cdata' || k.startsWith('@_');
+    if (('#text' in node || '#cdata' in node) && Object.keys(node).every(isText)) {
+      const text = textOf(node);
+      return text === '' ? undefined : typedValue(text, node['@_type']);
     }
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(node)) {

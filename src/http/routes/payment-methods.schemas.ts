@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CARD_TEXT_FIELDS, PAYMENT_METHOD_TYPES, type PaymentMethodCreateInput, type PaymentMethodUpdateInput } from '../../domain/payment-method.js';
-import { flag, integer, parseInput, text } from '../validation.js';
+import { flag, freeForm, integer, parseInput, text } from '../validation.js';
 
 const cardText = Object.fromEntries(CARD_TEXT_FIELDS.map((field) => [field, text(255)])) as Record<(typeof CARD_TEXT_FIELDS)[number], ReturnType<typeof text>>;
 
@@ -40,8 +40,8 @@ export const createSchema = z.object({
   reference: text(1000),
   gateway_type: text(100),
   email: text(255),
-  data: z.unknown().optional(),
-  metadata: z.unknown().optional(),
+  data: freeForm().optional(),
+  metadata: freeForm().optional(),
   callback_url: text(2000),
   retained: flag(),
   single_use: flag(),
@@ -88,8 +88,8 @@ export const updateSchema = z.object({
   year: integer(),
   eligible_for_card_updater: flag(),
   email: text(255),
-  data: z.unknown().optional(),
-  metadata: z.unknown().optional(),
+  data: freeForm().optional(),
+  metadata: freeForm().optional(),
   callback_url: text(2000),
   ...allowances,
 });

@@ -22,7 +22,7 @@ export interface ReceiverRouteServices {
   transactionQuery: TransactionQueryService;
 }
 
-/** API.md §4 Receivers; limits of API.md §7 on each route but deliver and export. */
+/** API.md §4 Receivers; limits of API.md §7 on each route (deliver and export too: issue 11 §2). */
 export function receiverRoutes(app: FastifyInstance, services: ReceiverRouteServices): void {
   const { receivers, deliveries, exports } = services;
   const options = async (request: FastifyRequest, reply: FastifyReply) =>
@@ -61,7 +61,7 @@ export function receiverRoutes(app: FastifyInstance, services: ReceiverRouteServ
     },
   });
 
-  app.post<TokenParams>('/v1/receivers/:token/deliver', async (request, reply) => {
+  app.post<TokenParams>('/v1/receivers/:token/deliver', { config: { rateLimits: ['receivers_deliver'] } }, async (request, reply) => {
     const environment = callerOf(request).environment;
     const outcome = await deliveries.deliver(environment, request.params.token, deliveryInput(fieldsOf(request, 'delivery')));
     const page = await services.transactionQuery.withPaymentMethods(environment, [outcome.transaction]);
@@ -69,7 +69,7 @@ export function receiverRoutes(app: FastifyInstance, services: ReceiverRouteServ
     return sendWire(request, reply, outcome.status, 'transaction', receiverTransactionView(outcome.transaction, paymentMethod));
   });
 
-  app.post<TokenParams>('/v1/receivers/:token/export', async (request, reply) => {
+  app.post<TokenParams>('/v1/receivers/:token/export', { config: { rateLimits: ['receivers_export'] } }, async (request, reply) => {
     const transaction = await exports.start(callerOf(request).environment, request.params.token, exportInput(fieldsOf(request, 'export')));
     return sendWire(request, reply, 202, 'transaction', receiverTransactionView(transaction, null));
   });

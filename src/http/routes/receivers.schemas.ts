@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { DeliveryInput } from '../../services/receivers/receiver-delivery.service.js';
 import type { ExportInput } from '../../services/receivers/receiver-export.service.js';
 import type { ReceiverInput } from '../../services/receiver.service.js';
+import { MAX_TEMPLATE_CHARS } from '../../receivers/template-limits.js';
 import { flag, parseInput, text } from '../validation.js';
 
 /**
@@ -55,8 +56,8 @@ export function receiverInput(fields: Record<string, unknown>): { receiverType: 
   };
 }
 
-/** Templates may be as long as a request body allows. */
-const TEMPLATE_MAX = 512 * 1024;
+/** A template body's longest (issue 11 §2); a longer one is 422 errors.too_long. */
+const TEMPLATE_MAX = MAX_TEMPLATE_CHARS;
 
 export const deliverySchema = z.object({
   payment_method_token: text(100),

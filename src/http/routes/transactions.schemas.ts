@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TransactionInput } from '../../services/transactions/transaction-input.js';
-import { flag, parseInput, text } from '../validation.js';
+import { flag, freeForm as boundedFreeForm, parseInput, text } from '../validation.js';
 import { parseCreate } from './payment-methods.schemas.js';
 
 const freeForm = z.unknown().optional();
@@ -18,7 +18,7 @@ export const transactionSchema = z.object({
   email: text(255),
   merchant_name_descriptor: text(255),
   merchant_location_descriptor: text(255),
-  gateway_specific_fields: freeForm,
+  gateway_specific_fields: boundedFreeForm().optional(),
   shipping_address: freeForm,
   attempt_3dsecure: flag(),
   three_ds_version: text(16),

@@ -3,7 +3,8 @@ import { AppError, fieldError, MESSAGES, type ErrorEntry } from '../../domain/er
 import type { Clock } from '../../domain/clock.js';
 import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
 import { Scrubber } from '../../domain/scrubbing/scrubber.js';
-import { renderTemplate, TemplateError } from '../../receivers/delivery-template.js';
+import { checkTemplate, renderTemplate, TemplateError } from '../../receivers/delivery-template.js';
+import { DELIVER_BUDGET } from '../../receivers/template-limits.js';
 import { EgressRefusedError } from '../../receivers/egress.js';
 import { urlMatchesHostnames } from '../../receivers/hostnames.js';
 import { DeliveryFaultError, DeliveryInputError, DeliveryResultUnknownError, parseHeaderLines, type HttpDeliveryClient } from '../../receivers/http-delivery.js';
@@ -70,6 +71,7 @@ export class ReceiverDeliveryService {
   async deliver(environment: EnvironmentRow, receiverToken: string, input: DeliveryInput): Promise<DeliveryOutcome> {
     const receiver = await this.receivers.show(environment, receiverToken);
     const method = checkInput(input);
+    checkTemplates(input);
     if (!receiverOperations(receiver.definition).deliver) {
       throw new AppError({ key: 'errors.invalid', attribute: 'receiver_type', message: 'Deliver sends to HTTP receivers; use export for SFTP receivers' });
     }
@@ -88,7 +90,7 @@ export class ReceiverDeliveryService {
     const secrets = await this.receivers.openSecrets(receiver.row);
     const sensitive = [...sensitiveValuesOf(subject), ...secrets.sensitive];
     const variables = deliveryVariables(subject, secrets.credentials);
-    const rendered = renderAll(input, variables);
+    const rendered = await renderAll(input, variables);
     const shownUrl = Scrubber.of(sensitive).text(rendered.url);
     const url = parseUrl(rendered.url);
     checkHeaders(rendered.headers);
@@ -200,16 +202,29 @@ function checkInput(input: DeliveryInput): (typeof METHODS)[number] {
   return method as (typeof METHODS)[number];
 }
 
-function renderAll(input: DeliveryInput, variables: object): { url: string; headers: string; body: string } {
-  const render = (attribute: 'url' | 'headers' | 'body', template: string) => {
+/** Syntax, nesting and the worst case of each template, before anything is looked up (issue 11 §2). */
+function checkTemplates(input: DeliveryInput): void {
+  const templates = { url: input.url as string, headers: input.headers ?? '', body: input.body as string };
+  for (const [attribute, template] of Object.entries(templates) as Array<['url' | 'headers' | 'body', string]>) {
     try {
-      return renderTemplate(template, variables);
+      checkTemplate(template, DELIVER_BUDGET);
+    } catch (error) {
+      if (error instanceof TemplateError) throw error.toAppError(attribute);
+      throw error;
+    }
+  }
+}
+
+async function renderAll(input: DeliveryInput, variables: object): Promise<{ url: string; headers: string; body: string }> {
+  const render = async (attribute: 'url' | 'headers' | 'body', template: string) => {
+    try {
+      return await renderTemplate(template, variables, DELIVER_BUDGET);
     } catch (error) {
       if (error instanceof TemplateError) throw error.toAppError(attribute);
       throw error;
     }
   };
-  return { url: render('url', input.url as string).trim(), headers: render('headers', input.headers ?? ''), body: render('body', input.body as string) };
+  return { url: (await render('url', input.url as string)).trim(), headers: await render('headers', input.headers ?? ''), body: await render('body', input.body as string) };
 }
 
 /** The rendered url; never echoed in the error (it may hold card data). */

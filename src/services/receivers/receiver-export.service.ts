@@ -3,7 +3,8 @@ import { AppError, fieldError, type ErrorEntry } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
 import { Scrubber } from '../../domain/scrubbing/scrubber.js';
-import { renderTemplate, TemplateError } from '../../receivers/delivery-template.js';
+import { checkTemplate, renderTemplate, TemplateError, TemplateLimitError } from '../../receivers/delivery-template.js';
+import { EXPORT_BUDGET, MAX_EXPORT_TOKENS } from '../../receivers/template-limits.js';
 import type { EgressGuard } from '../../receivers/egress.js';
 import { urlMatchesHostnames } from '../../receivers/hostnames.js';
 import type { HttpDeliveryClient } from '../../receivers/http-delivery.js';
@@ -33,9 +34,6 @@ export interface ExportSettings {
   /** The body POSTed to `callback_url` once the export is finished (the transaction in JSON). */
   callbackBody: (transaction: TransactionRow) => string;
 }
-
-/** At most this many payment methods in one file: the request body limit keeps lists shorter anyway. */
-const MAX_TOKENS = 10_000;
 
 /**
  * Batch exports to SFTP receivers. The request records a `pending` ExportPaymentMethods
@@ -78,9 +76,10 @@ export class ReceiverExportService {
       throw new AppError({ key: 'errors.url_not_allowed', attribute: 'url', message: "The url must match one of the receiver's hostnames (scheme, host and port)." });
     }
     if (input.callbackUrl !== undefined) parseUrl(input.callbackUrl, 'callback_url', ['https:', 'http:']);
-    // A template that cannot render is the client's mistake: say so now, not in the async result.
+    // A template that cannot render, or whose sections over these payment methods would cost more
+    // than an export may, is the client's mistake: say so now, before any work, not in the async result.
     try {
-      renderTemplate(input.body as string, {});
+      checkTemplate(input.body as string, EXPORT_BUDGET, { payment_methods: new Set(input.paymentMethodTokens).size });
     } catch (error) {
       if (error instanceof TemplateError) throw error.toAppError('body');
       throw error;
@@ -137,7 +136,7 @@ export class ReceiverExportService {
     try {
       if (subjects.length === 0) throw new ExportRefusal('None of the payment methods can be exported.');
       const secrets = await this.receivers.openSecrets(receiver.row);
-      const content = renderBody(input.body as string, exportVariables(subjects, secrets.credentials));
+      const content = await renderBody(input.body as string, exportVariables(subjects, secrets.credentials));
       await uploadFile(
         {
           url: input.url as string,
@@ -215,7 +214,9 @@ function checkInput(input: ExportInput): void {
   const errors: ErrorEntry[] = [];
   const tokens = input.paymentMethodTokens ?? [];
   if (tokens.length === 0) errors.push(fieldError.blank('payment_method_tokens'));
-  else if (tokens.length > MAX_TOKENS) errors.push(fieldError.invalid('payment_method_tokens'));
+  else if (tokens.length > MAX_EXPORT_TOKENS) {
+    errors.push({ key: 'errors.invalid', attribute: 'payment_method_tokens', message: `Payment method tokens cannot hold more than ${MAX_EXPORT_TOKENS} tokens in one export` });
+  }
   if (input.url === undefined) errors.push(fieldError.blank('url'));
   if (input.body === undefined) errors.push(fieldError.blank('body'));
   if (errors.length > 0) throw new AppError(errors);
@@ -234,10 +235,12 @@ function parseUrl(text: string, attribute: string, protocols: string[]): URL {
   return url;
 }
 
-function renderBody(template: string, variables: object): string {
+async function renderBody(template: string, variables: object): Promise<string> {
   try {
-    return renderTemplate(template, variables);
+    return await renderTemplate(template, variables, EXPORT_BUDGET);
   } catch (error) {
+    // Variables longer than the checks before the 202 could know (credentials, names) can still overflow.
+    if (error instanceof TemplateLimitError) throw new ExportRefusal(`The body is over a template limit: ${error.reason}.`);
     if (error instanceof TemplateError) throw new ExportRefusal('The body is not a valid template.');
     throw error;
   }
