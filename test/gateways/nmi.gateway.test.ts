@@ -129,6 +129,22 @@ describe('NMI: sale, auth, validate', () => {
     expect(sentFields(mit.sent)).not.toHaveProperty('other');
   });
 
+  it('sends the shipping address as shipping_* variables, the name split into first and last', async () => {
+    const shippingAddress = { name: 'Charles Babbage', address1: '1 Dorset St', address2: 'Flat 2', city: 'London', state: 'LND', zip: 'W1U 4EG', country: 'GB', phone_number: '+44 20 7946 0000' };
+    const { sent } = await run(purchase({ shippingAddress }));
+    expect(sentFields(sent)).toMatchObject({
+      shipping_firstname: 'Charles',
+      shipping_lastname: 'Babbage',
+      shipping_address1: '1 Dorset St',
+      shipping_address2: 'Flat 2',
+      shipping_city: 'London',
+      shipping_state: 'LND',
+      shipping_zip: 'W1U 4EG',
+      shipping_country: 'GB',
+      shipping_phone: '+44 20 7946 0000',
+    });
+  });
+
   it('maps response=2 / response_code 200 to card_declined with NMI’s text', async () => {
     next = form(DECLINED);
     const { response } = await run(purchase());
