@@ -160,6 +160,8 @@ describe('purchase and authorize', () => {
       cvvCode: 'M',
       cvvMessage: 'Match',
       pending: false,
+      pendingAction: null,
+      networkTransactionId: null,
       fraudReview: null,
       accountClosed: false,
       thirdPartyToken: null,
