@@ -36,6 +36,45 @@ function specificText(call: GatewayCall, name: string): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** `payment_source.card`: the card itself, or a card stored in PayPal's vault by its payment token (`vault_id`). */
+function paymentCard(method: GatewayCall['request']['paymentMethod']): Record<string, unknown> {
+  if (method?.type === 'credit_card') return cardSource(method);
+  if (method?.type === 'third_party_token') return { vault_id: method.token };
+  throw new GatewayInputError('PayPal takes credit cards and cards stored in its vault (third_party_token).', 'unsupported_feature');
+}
+
+const setupTokenAnswer = z.object({ id: z.string().min(1), status: z.string() });
+const paymentTokenAnswer = z.object({ id: z.string().min(1), customer: z.object({ id: z.string() }).optional() });
+
+/**
+ * Vault v3: POST /v3/vault/setup-tokens with the card (checked for format only, no transaction),
+ * then POST /v3/vault/payment-tokens from the APPROVED setup token. The payment token's id is the
+ * `third_party_token`; purchases and authorizations send it as `payment_source.card.vault_id`.
+ */
+async function store(call: GatewayCall): Promise<GatewayResponse> {
+  const method = call.request.paymentMethod;
+  if (method?.type !== 'credit_card') throw new GatewayInputError('PayPal stores credit cards only.', 'unsupported_feature');
+  const setup = await paypalPost(call, '/v3/vault/setup-tokens', { payment_source: { card: cardSource(method) } });
+  if (!setup.ok) return setup.response;
+  const setupToken = readAnswer('PayPal', setupTokenAnswer, setup.json);
+  if (setupToken.status !== 'APPROVED') {
+    return {
+      ...blankResponse(false, `PayPal answered ${setupToken.status} for the setup token; Coffer does not run PayPal's payer-action flows.`),
+      errorCode: 'processing_error',
+      errorDetail: `setup token ${setupToken.id}: ${setupToken.status}`,
+    };
+  }
+  const created = await paypalPost(call, '/v3/vault/payment-tokens', { payment_source: { token: { id: setupToken.id, type: 'SETUP_TOKEN' } } }, '-payment-token');
+  if (!created.ok) return created.response;
+  const token = readAnswer('PayPal', paymentTokenAnswer, created.json);
+  return {
+    ...blankResponse(true, 'Card stored'),
+    gatewayTransactionId: token.id,
+    thirdPartyToken: token.id,
+    specificResponseFields: { paypal_commerce_platform: { setup_token_id: setupToken.id, customer_id: token.customer?.id ?? null } },
+  };
+}
+
 /** The capture or authorization an order holds once it is COMPLETED. */
 function orderPayment(order: OrderAnswer, intent: Intent): PayPalPaymentAnswer | undefined {
   const payments = order.purchase_units?.[0]?.payments;
@@ -69,9 +108,8 @@ function orderResponse(order: OrderAnswer, intent: Intent): GatewayResponse {
 async function order(call: GatewayCall, intent: Intent): Promise<GatewayResponse> {
   const { request } = call;
   const method = request.paymentMethod;
-  if (method?.type !== 'credit_card') throw new GatewayInputError('PayPal takes credit cards.', 'unsupported_feature');
   const amount = paypalAmount(request.amount, request.currencyCode);
-  const card = cardSource(method);
+  const card = paymentCard(method);
   const reply = await paypalPost(call, '/v2/checkout/orders', {
     intent,
     purchase_units: [
@@ -128,8 +166,8 @@ async function voidAuthorization(call: GatewayCall): Promise<GatewayResponse> {
 /**
  * PayPal through its REST Orders v2 and Payments v2 APIs with card data (advanced card processing),
  * OAuth2 client credentials. Every call carries Coffer's transaction token as PayPal-Request-Id.
- * Not implemented: verify (Orders v2 has no card-only verification outside 3-D Secure or the
- * vault), store (Vault v3), PayPal wallet payments, 3-D Secure. See docs/gateways/paypal_commerce_platform.md.
+ * Not implemented: verify (Orders v2 has no card-only verification outside 3-D Secure contingencies),
+ * PayPal wallet payments, 3-D Secure, removing vaulted cards. See docs/gateways/paypal_commerce_platform.md.
  */
 export const paypalCommercePlatformGateway = defineGateway({
   gatewayType: 'paypal_commerce_platform',
@@ -145,7 +183,7 @@ export const paypalCommercePlatformGateway = defineGateway({
       ],
     },
   ],
-  paymentMethods: ['credit_card'],
+  paymentMethods: ['credit_card', 'third_party_token'],
   gatewaySpecificFields: ['invoice_id', 'soft_descriptor'],
   supportedCountries: ['AU', 'AT', 'BE', 'BG', 'CA', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'GR', 'HU', 'IT', 'LV', 'LI', 'LT', 'LU', 'MT', 'NL', 'NO', 'PL', 'PT', 'RO', 'SK', 'SI', 'ES', 'SE', 'US', 'GB'],
   supportedCardtypes: ['visa', 'master', 'american_express', 'discover', 'jcb', 'maestro', 'diners_club'],
@@ -163,5 +201,6 @@ export const paypalCommercePlatformGateway = defineGateway({
     capture,
     credit,
     void: voidAuthorization,
+    store,
   },
 });

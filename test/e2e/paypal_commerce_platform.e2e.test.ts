@@ -148,6 +148,19 @@ describe.each(storeKinds)('PayPal gateway end to end (%s)', (store) => {
     expect(fake.payments.get(auth.t.gateway_transaction_id)?.status).toBe('VOIDED');
   });
 
+  it('stores the card in PayPal’s vault and purchases with the payment token, sending no card number', async () => {
+    const stored = await transact(e2e.live, 'json', `gateways/${gateway}/store`, { payment_method_token: await e2e.vault(PAN) });
+    expect(stored.status).toBe(200);
+    const token = stored.t.third_party_token as string;
+    expect(fake.vault.get(token)).toMatchObject({ number: PAN });
+    expect(fake.server.requestsWith('paypal-request-id', stored.t.token).map((request) => request.path)).toEqual(['/v3/vault/setup-tokens']);
+    const bought = await purchase('xml', stored.t.payment_method.token as string);
+    expect(bought.status).toBe(200);
+    const sent = sentWith(bought.t.token);
+    expect(jsonOf(sent).payment_source).toEqual({ card: { vault_id: token } });
+    expect(sent.rawBody).not.toContain(PAN);
+  });
+
   it('records 408 result unknown when PayPal hangs, 422 on a 500 or garbage, and a config_error for a wrong secret', async () => {
     fake.server.setMode('hang');
     const hung = await purchase('json', card);

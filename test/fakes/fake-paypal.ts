@@ -4,7 +4,7 @@ import { FakeGatewayServer, jsonOf, type FakeAnswer, type FakeRequest } from './
 /**
  * A fake PayPal REST API on 127.0.0.1 for e2e tests, on the shared FakeGatewayServer: the OAuth2
  * token endpoint (Basic client id and secret), Bearer checks on every API call, Orders v2 with a
- * card payment source (processed at once, as PayPal does for cards), authorization capture and
+ * card payment source (or a vaulted card's `vault_id`), Vault v3 setup and payment tokens (processed at once, as PayPal does for cards), authorization capture and
  * void, capture refunds, PayPal-Request-Id replay of authenticated calls, and PayPal's sandbox card-name triggers
  * ("CCREJECT-IF", "CCREJECT-EC", … from its "Card testing" page) that decline with their
  * processor response code. State lives in memory for assertions.
@@ -49,6 +49,9 @@ function cents(value: unknown): number {
 
 export class FakePayPal {
   readonly payments = new Map<string, FakePayPalPayment>();
+  /** Vaulted cards by payment token id (setup tokens until they are turned into payment tokens). */
+  readonly vault = new Map<string, Record<string, unknown>>();
+  private readonly setupTokens = new Map<string, Record<string, unknown>>();
   private readonly tokens = new Set<string>();
   private readonly replies = new Map<string, FakeAnswer>();
   tokensIssued = 0;
@@ -68,6 +71,8 @@ export class FakePayPal {
         { method: 'POST', path: '/v2/checkout/orders', handle: (request) => self().api(request, () => self().order(jsonOf(request))) },
         { method: 'POST', path: /^\/v2\/payments\/authorizations\/([^/]+)\/capture$/, handle: (request, [id]) => self().api(request, () => self().capture(id as string, jsonOf(request))) },
         { method: 'POST', path: /^\/v2\/payments\/authorizations\/([^/]+)\/void$/, handle: (request, [id]) => self().api(request, () => self().void(id as string)) },
+        { method: 'POST', path: '/v3/vault/setup-tokens', handle: (request) => self().api(request, () => self().setupToken(jsonOf(request))) },
+        { method: 'POST', path: '/v3/vault/payment-tokens', handle: (request) => self().api(request, () => self().paymentToken(jsonOf(request))) },
         { method: 'POST', path: /^\/v2\/payments\/captures\/([^/]+)\/refund$/, handle: (request, [id]) => self().api(request, () => self().refund(id as string, jsonOf(request))) },
       ],
     );
@@ -120,10 +125,31 @@ export class FakePayPal {
     return { status: 401, json: { error: 'invalid_token', error_description: 'The token passed in was not found in the system' } };
   }
 
+  private setupToken(body: Record<string, unknown>): FakeAnswer {
+    const card = (body.payment_source as { card?: Record<string, unknown> } | undefined)?.card;
+    if (typeof card?.number !== 'string' || !/^\d{13,19}$/.test(card.number)) return unprocessable('INVALID_PARAMETER_VALUE', 'The card details are not valid.');
+    const id = paypalId();
+    this.setupTokens.set(id, card);
+    return { status: 201, json: { id, customer: { id: `customer_${paypalId().slice(0, 10)}` }, status: 'APPROVED', payment_source: { card: { last_digits: card.number.slice(-4), expiry: card.expiry } } } };
+  }
+
+  private paymentToken(body: Record<string, unknown>): FakeAnswer {
+    const token = (body.payment_source as { token?: { id?: string; type?: string } } | undefined)?.token;
+    const card = token?.type === 'SETUP_TOKEN' && token.id !== undefined ? this.setupTokens.get(token.id) : undefined;
+    if (card === undefined) return unprocessable('SETUP_TOKEN_NOT_FOUND', 'The setup token is not valid.');
+    this.setupTokens.delete(token?.id as string);
+    const id = paypalId().slice(0, 8).toLowerCase();
+    this.vault.set(id, card);
+    return { status: 201, json: { id, customer: { id: 'customer_1' }, payment_source: { card: { brand: 'VISA', last_digits: String(card.number).slice(-4) } } } };
+  }
+
   private order(body: Record<string, unknown>): FakeAnswer {
     const unit = (body.purchase_units as Array<Record<string, unknown>> | undefined)?.[0];
     const amount = unit?.amount as { currency_code?: string; value?: string } | undefined;
-    const card = (body.payment_source as { card?: Record<string, unknown> } | undefined)?.card;
+    const source = (body.payment_source as { card?: Record<string, unknown> } | undefined)?.card;
+    const vaulted = typeof source?.vault_id === 'string' ? this.vault.get(source.vault_id) : undefined;
+    if (typeof source?.vault_id === 'string' && vaulted === undefined) return unprocessable('INVALID_PAYMENT_SOURCE', 'The vault_id is not valid.');
+    const card = vaulted ?? source;
     if (body.intent !== 'CAPTURE' && body.intent !== 'AUTHORIZE') return { status: 400, json: { name: 'INVALID_REQUEST', message: 'Request is not well-formed.', details: [{ field: '/intent', issue: 'MISSING_REQUIRED_PARAMETER' }] } };
     if (amount?.currency_code === undefined || amount.value === undefined) return { status: 400, json: { name: 'INVALID_REQUEST', message: 'Request is not well-formed.', details: [{ field: '/purchase_units/0/amount', issue: 'MISSING_REQUIRED_PARAMETER' }] } };
     if (typeof card?.number !== 'string' || !/^\d{13,19}$/.test(card.number) || !/^\d{4}-\d{2}$/.test(String(card.expiry))) return unprocessable('INVALID_PARAMETER_VALUE', 'The card details are not valid.');

@@ -103,6 +103,7 @@ beforeAll(async () => {
     { method: 'POST', path: '/v1/oauth2/token', handle: () => tokenAnswer },
     { method: 'POST', path: /^\/v2\/checkout\/orders(?:\/[^/]+\/(?:capture|authorize))?$/, handle: next },
     { method: 'POST', path: /^\/v2\/payments\/(?:authorizations|captures)\/[^/]+\/(?:capture|void|refund)$/, handle: next },
+    { method: 'POST', path: /^\/v3\/vault\/(?:setup-tokens|payment-tokens)$/, handle: next },
   ]);
   http = new GatewayHttpClient();
 });
@@ -334,6 +335,38 @@ describe('PayPal: capture, credit, void', () => {
   });
 });
 
+describe('PayPal: store (Vault v3) and stored cards', () => {
+  const SETUP_TOKEN = { id: '5C991763VB2781612', customer: { id: 'customer_4029352050' }, status: 'APPROVED', payment_source: { card: { last_digits: '4658', expiry: '2030-03', name: 'Ada Lovelace' } }, links: [] };
+  const PAYMENT_TOKEN = { id: '8kk8451t', customer: { id: 'customer_4029352050' }, payment_source: { card: { brand: 'VISA', last_digits: '4658', expiry: '2030-03' } }, links: [] };
+
+  it('creates a setup token with the card, then a payment token from it; the payment token is the third_party_token', async () => {
+    answers = [{ status: 201, json: SETUP_TOKEN }, { status: 201, json: PAYMENT_TOKEN }];
+    const request = gatewayRequest('store', SHARED, { paymentMethod: testCard(PAN) });
+    const { response, sent } = await run(request);
+    expect(sent.map((r) => r.path)).toEqual(['/v3/vault/setup-tokens', '/v3/vault/payment-tokens']);
+    expect(jsonOf(sent[0] as FakeRequest)).toEqual({
+      payment_source: { card: { name: 'Ada Lovelace', number: PAN, expiry: '2030-03', security_code: '737', billing_address: { address_line_1: '12 St James Sq', admin_area_2: 'London', postal_code: 'SW1Y 4JH', country_code: 'GB' } } },
+    });
+    expect(sent[0]?.headers['paypal-request-id']).toBe(request.transactionToken);
+    expect(jsonOf(sent[1] as FakeRequest)).toEqual({ payment_source: { token: { id: '5C991763VB2781612', type: 'SETUP_TOKEN' } } });
+    expect(sent[1]?.headers['paypal-request-id']).toBe(`${request.transactionToken}-payment-token`);
+    expect(response).toMatchObject({ success: true, thirdPartyToken: '8kk8451t', gatewayTransactionId: '8kk8451t', specificResponseFields: { paypal_commerce_platform: { customer_id: 'customer_4029352050' } } });
+  });
+
+  it('a setup token that needs payer action is a processing_error, and no payment token is created', async () => {
+    answers = [{ status: 201, json: { ...SETUP_TOKEN, status: 'PAYER_ACTION_REQUIRED' } }];
+    const { response, sent } = await run(gatewayRequest('store', SHARED, { paymentMethod: testCard(PAN) }));
+    expect(sent).toHaveLength(1);
+    expect(response).toMatchObject({ success: false, errorCode: 'processing_error' });
+  });
+
+  it('purchases with a stored card as payment_source.card.vault_id, sending no card number', async () => {
+    const { response, sent } = await run(gatewayRequest('purchase', SHARED, { paymentMethod: { type: 'third_party_token', token: '8kk8451t' } }));
+    expect(jsonOf(sent[0] as FakeRequest).payment_source).toEqual({ card: { vault_id: '8kk8451t' } });
+    expect(response.success).toBe(true);
+  });
+});
+
 describe('PayPal: answers that are not answers', () => {
   it('a 5xx, garbage, a reset and a missing field are faults; a timeout an unknown outcome', async () => {
     fake.setMode('error500');
@@ -370,7 +403,7 @@ describe('PayPal: endpoints, definition and scrubbing', () => {
   it('advertises what it implements under the Spreedly gateway_type and credential names', () => {
     const { definition } = paypal;
     expect(definition.gatewayType).toBe('paypal_commerce_platform');
-    expect([...definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_purchase', 'supports_void']);
+    expect([...definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_purchase', 'supports_store', 'supports_void']);
     expect(definition.authModes[0]?.credentials.map((field) => [field.name, field.safe])).toEqual([['login', true], ['password', false]]);
   });
 
