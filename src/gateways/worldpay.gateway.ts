@@ -1,6 +1,6 @@
 import { defineGateway, GatewayFaultError, GatewayInputError, GatewayResultUnknownError, type GatewayCall, type GatewayResponse, type XmlValue } from './kit/index.js';
 import { cardSsl, orderCode, paymentService, scrubWorldpay, worldpayAmount, worldpayEndpoint, worldpayPost } from './worldpay/worldpay-api.js';
-import { modificationResponse, orderResponse, unauthorizedResponse } from './worldpay/worldpay-mapping.js';
+import { modificationResponse, orderResponse, tokenResponse, unauthorizedResponse } from './worldpay/worldpay-mapping.js';
 
 /** A gateway-specific field given as text, if it was. */
 function specificText(call: GatewayCall, name: string): string | undefined {
@@ -22,7 +22,18 @@ function referenceOrder(call: GatewayCall): string {
 async function submitOrder(call: GatewayCall, amount: Record<string, XmlValue>, code: string, message: string): Promise<GatewayResponse> {
   const { request } = call;
   const method = request.paymentMethod;
-  if (method?.type !== 'credit_card') throw new GatewayInputError('Worldpay takes credit cards.', 'unsupported_feature');
+  let instrument: Record<string, XmlValue>;
+  let shopperId: string | undefined;
+  if (method?.type === 'credit_card') {
+    instrument = { 'CARD-SSL': cardSsl(method) };
+  } else if (method?.type === 'third_party_token') {
+    const stored = storedToken(method.token);
+    instrument = { 'TOKEN-SSL': { '@_tokenScope': 'shopper', paymentTokenID: stored.tokenId } };
+    shopperId = stored.shopperId;
+  } else {
+    throw new GatewayInputError('Worldpay takes credit cards and cards it stored (third_party_token).', 'unsupported_feature');
+  }
+  const shopper = request.email === null && shopperId === undefined ? undefined : { shopperEmailAddress: request.email ?? undefined, authenticatedShopperID: shopperId };
   const document = paymentService(request, {
     submit: {
       order: {
@@ -31,10 +42,10 @@ async function submitOrder(call: GatewayCall, amount: Record<string, XmlValue>, 
         amount,
         orderContent: specificText(call, 'order_content'),
         paymentDetails: {
-          'CARD-SSL': cardSsl(method),
+          ...instrument,
           session: request.ip === null ? undefined : { '@_shopperIPAddress': request.ip, '@_id': request.transactionToken },
         },
-        shopper: request.email === null ? undefined : { shopperEmailAddress: request.email },
+        shopper,
         statementNarrative: specificText(call, 'statement_narrative')?.slice(0, 50),
       },
     },
@@ -42,6 +53,37 @@ async function submitOrder(call: GatewayCall, amount: Record<string, XmlValue>, 
   const answer = await worldpayPost(call, document, request.transactionToken);
   if ('unauthorized' in answer) return unauthorizedResponse();
   return orderResponse(answer.reply, code, message);
+}
+
+/** A card stored by `store` is `authenticatedShopperID|paymentTokenID` (a shopper-scoped token). */
+function storedToken(token: string): { shopperId: string; tokenId: string } {
+  const separator = token.lastIndexOf('|');
+  if (separator <= 0 || separator === token.length - 1) throw new GatewayInputError('The third_party_token is not a Worldpay stored card (authenticatedShopperID|paymentTokenID).', 'invalid_number');
+  return { shopperId: token.slice(0, separator), tokenId: token.slice(separator + 1) };
+}
+
+/**
+ * `submit/paymentTokenCreate`: a shopper-scoped token for the card under `authenticatedShopperID`
+ * (the gateway-specific `authenticated_shopper_id`, else Coffer's transaction token).
+ */
+async function store(call: GatewayCall): Promise<GatewayResponse> {
+  const { request } = call;
+  const method = request.paymentMethod;
+  if (method?.type !== 'credit_card') throw new GatewayInputError('Worldpay stores credit cards only.', 'unsupported_feature');
+  const shopperId = (specificText(call, 'authenticated_shopper_id') ?? request.transactionToken).slice(0, 64);
+  const card = cardSsl(method);
+  const document = paymentService(request, {
+    submit: {
+      paymentTokenCreate: {
+        authenticatedShopperID: shopperId,
+        createToken: { tokenEventReference: request.transactionToken.slice(0, 64), tokenReason: specificText(call, 'token_reason') },
+        paymentInstrument: { cardDetails: card },
+      },
+    },
+  });
+  const answer = await worldpayPost(call, document, request.transactionToken);
+  if ('unauthorized' in answer) return unauthorizedResponse();
+  return tokenResponse(answer.reply, shopperId);
 }
 
 /** One `modify/orderModification` of `code`: capture, refund or cancel. */
@@ -121,7 +163,7 @@ async function voidOrder(call: GatewayCall): Promise<GatewayResponse> {
 
 /**
  * Worldpay (Corporate/Business gateway) through its XML Direct order API, paymentService version
- * 1.4. Not implemented: store (paymentTokenCreate), 3-D Secure, general credit (CFT payouts),
+ * 1.4. Not implemented: 3-D Secure, token deletion, general credit (CFT payouts),
  * non-card payment methods. See docs/gateways/worldpay.md.
  */
 export const worldpayGateway = defineGateway({
@@ -138,8 +180,8 @@ export const worldpayGateway = defineGateway({
       ],
     },
   ],
-  paymentMethods: ['credit_card'],
-  gatewaySpecificFields: ['order_content', 'statement_narrative', 'cancel_or_refund'],
+  paymentMethods: ['credit_card', 'third_party_token'],
+  gatewaySpecificFields: ['order_content', 'statement_narrative', 'cancel_or_refund', 'authenticated_shopper_id', 'token_reason'],
   supportedCountries: ['AD', 'AE', 'AR', 'AT', 'AU', 'BE', 'BG', 'BR', 'CA', 'CH', 'CL', 'CO', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GB', 'GR', 'HK', 'HR', 'HU', 'IE', 'IN', 'IS', 'IT', 'JP', 'LI', 'LT', 'LU', 'LV', 'MT', 'MX', 'MY', 'NL', 'NO', 'NZ', 'PL', 'PT', 'RO', 'SE', 'SG', 'SI', 'SK', 'TR', 'US', 'ZA'],
   supportedCardtypes: ['visa', 'master', 'american_express', 'discover', 'jcb', 'maestro', 'diners_club', 'elo', 'unionpay'],
   regions: ['asia_pacific', 'europe', 'middle_east', 'north_america'],
@@ -150,5 +192,5 @@ export const worldpayGateway = defineGateway({
   capturesAreFinal: true,
   endpoint: worldpayEndpoint,
   scrub: scrubWorldpay,
-  operations: { purchase, authorize, capture, credit, void: voidOrder, verify },
+  operations: { purchase, authorize, capture, credit, void: voidOrder, verify, store },
 });

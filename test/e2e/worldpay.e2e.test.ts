@@ -127,6 +127,20 @@ describe.each(storeKinds)('Worldpay gateway end to end (%s)', (store) => {
     expect(sentFor(yen.t.gateway_transaction_id)[0]?.rawBody).toContain('<amount value="1500" currencyCode="JPY" exponent="0"/>');
   });
 
+  it('stores the card as a shopper token and purchases with it, sending no card number', async () => {
+    const stored = await transact(e2e.live, 'json', `gateways/${gateway}/store`, { payment_method_token: await e2e.vault(PAN) });
+    expect(stored.status).toBe(200);
+    const [shopper, tokenId] = (stored.t.third_party_token as string).split('|');
+    expect(shopper).toBe(stored.t.token);
+    expect(fake.tokens.get(tokenId as string)).toMatchObject({ shopper, card: { cardNumber: PAN } });
+    const bought = await purchase('xml', stored.t.payment_method.token as string);
+    expect(bought.status).toBe(200);
+    const [order] = sentFor(bought.t.gateway_transaction_id);
+    expect(order?.rawBody).toContain(`<TOKEN-SSL tokenScope="shopper"><paymentTokenID>${tokenId}</paymentTokenID></TOKEN-SSL>`);
+    expect(order?.rawBody).toContain(`<authenticatedShopperID>${shopper}</authenticatedShopperID>`);
+    expect(order?.rawBody).not.toContain(PAN);
+  });
+
   it('records 408 result unknown when Worldpay hangs, 422 on a 500 or garbage, and a config_error for a wrong password', async () => {
     const card = await e2e.vault(PAN);
     fake.server.setMode('hang');

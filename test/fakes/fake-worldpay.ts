@@ -5,6 +5,7 @@ import { FakeGatewayServer, type FakeAnswer, type FakeRequest } from './fake-gat
  * A fake Worldpay XML Direct API on 127.0.0.1 for e2e tests, on the shared FakeGatewayServer: one
  * path (/jsp/merchant/xml/paymentService.jsp), Basic auth with the merchant code and XML password,
  * the paymentService root with the merchant code, `submit/order` with CARD-SSL, and
+ * `submit/paymentTokenCreate` with shopper-scoped `TOKEN-SSL` payments, and
  * `modify/orderModification` capture, refund and cancel with Worldpay's state rules. The card
  * holder name picks the outcome as Worldpay's test "magic values" do (REFUSED, REFERRED, FRAUD,
  * ERROR; the fake reads the name's first word). State lives in memory for assertions.
@@ -38,6 +39,8 @@ function escape(text: string): string {
 
 export class FakeWorldpay {
   readonly orders = new Map<string, FakeWorldpayOrder>();
+  /** paymentTokenID → shopper and card (shopper-scoped tokens). */
+  readonly tokens = new Map<string, { shopper: string; card: Record<string, any> }>();
 
   private constructor(
     readonly server: FakeGatewayServer,
@@ -75,15 +78,33 @@ export class FakeWorldpay {
     const root = (parser.parse(request.rawBody) as Record<string, any>).paymentService;
     if (root?.['@_version'] !== '1.4' || root['@_merchantCode'] !== this.merchantCode) return this.error('4', 'Security violation');
     if (root.submit?.order !== undefined) return this.order(root.submit.order);
+    if (root.submit?.paymentTokenCreate !== undefined) return this.createToken(root.submit.paymentTokenCreate);
     const modification = root.modify?.orderModification;
     if (modification !== undefined) return this.modify(modification);
     return this.error('5', 'Invalid request');
   }
 
+  private createToken(create: Record<string, any>): FakeAnswer {
+    const shopper = create.authenticatedShopperID as string | undefined;
+    const card = create.paymentInstrument?.cardDetails as Record<string, any> | undefined;
+    if (shopper === undefined || create.createToken === undefined || card === undefined || !/^\d{12,19}$/.test(String(card.cardNumber))) return this.error('5', 'Invalid content');
+    // 20 digits, as Worldpay's payment token ids are.
+    const id = `99${String(Date.now()).slice(-10)}${String(this.tokens.size).padStart(8, '0')}`;
+    this.tokens.set(id, { shopper, card });
+    return this.reply(
+      `<token><authenticatedShopperID>${escape(shopper)}</authenticatedShopperID><tokenDetails tokenEvent="NEW"><paymentTokenID>${id}</paymentTokenID><paymentTokenExpiry><date dayOfMonth="1" month="1" year="2031"/></paymentTokenExpiry></tokenDetails><paymentInstrument><cardDetails><derived><cardBrand>VISA</cardBrand><obfuscatedPAN>${String(card.cardNumber).slice(0, 4)}********${String(card.cardNumber).slice(-4)}</obfuscatedPAN></derived></cardDetails></paymentInstrument></token>`,
+    );
+  }
+
   private order(order: Record<string, any>): FakeAnswer {
     const code = order['@_orderCode'] as string | undefined;
     const amount = order.amount as Record<string, string> | undefined;
-    const card = order.paymentDetails?.['CARD-SSL'] as Record<string, any> | undefined;
+    const tokenSsl = order.paymentDetails?.['TOKEN-SSL'] as Record<string, any> | undefined;
+    const stored = tokenSsl === undefined ? undefined : this.tokens.get(String(tokenSsl.paymentTokenID));
+    if (tokenSsl !== undefined && (stored === undefined || tokenSsl['@_tokenScope'] !== 'shopper' || order.shopper?.authenticatedShopperID !== stored.shopper)) {
+      return this.error('5', 'Token not found');
+    }
+    const card = stored?.card ?? (order.paymentDetails?.['CARD-SSL'] as Record<string, any> | undefined);
     if (code === undefined || order.description === undefined || amount?.['@_value'] === undefined) return this.error('5', 'Invalid content: orderCode, description and amount are required');
     if (this.orders.has(code)) return this.error('5', 'Duplicate Order');
     if (card === undefined || !/^\d{12,19}$/.test(String(card.cardNumber)) || card.expiryDate?.date?.['@_year'] === undefined) {

@@ -269,6 +269,43 @@ describe('Worldpay: capture, credit, void, verify', () => {
   });
 });
 
+describe('Worldpay: store (paymentTokenCreate) and stored cards', () => {
+  const TOKEN_REPLY = (shopper: string) =>
+    service(
+      `<token><authenticatedShopperID>${shopper}</authenticatedShopperID><tokenEventReference>TOK7854321</tokenEventReference><tokenDetails tokenEvent="NEW"><paymentTokenID>99411111780163871111</paymentTokenID><paymentTokenExpiry><date dayOfMonth="13" month="06" year="2031"/></paymentTokenExpiry></tokenDetails><paymentInstrument><cardDetails><expiryDate><date month="03" year="2030"/></expiryDate><cardHolderName><![CDATA[Ada Lovelace]]></cardHolderName><derived><cardBrand>VISA</cardBrand><obfuscatedPAN>4444********1111</obfuscatedPAN></derived></cardDetails></paymentInstrument></token>`,
+    );
+
+  it('creates a shopper-scoped token: authenticatedShopperID, createToken, paymentInstrument/cardDetails', async () => {
+    answers = [() => xml(TOKEN_REPLY('shopper-1'))];
+    const request = gatewayRequest('store', CREDS, { paymentMethod: testCard(PAN), gatewaySpecificFields: { authenticated_shopper_id: 'shopper-1' } });
+    const { response, sent } = await run(request);
+    const create = xmlOf(sent[0] as FakeRequest).paymentService.submit.paymentTokenCreate;
+    expect(create.authenticatedShopperID).toBe('shopper-1');
+    expect(create.createToken).toEqual({ tokenEventReference: request.transactionToken });
+    expect(create.paymentInstrument.cardDetails).toMatchObject({ cardNumber: PAN, expiryDate: { date: { '@_month': '03', '@_year': '2030' } }, cardHolderName: 'Ada Lovelace', cvc: '737' });
+    expect((sent[0] as FakeRequest).rawBody).toMatch(/<authenticatedShopperID>.*<createToken>.*<paymentInstrument>/);
+    expect(response).toMatchObject({ success: true, thirdPartyToken: 'shopper-1|99411111780163871111', gatewayTransactionId: '99411111780163871111' });
+  });
+
+  it('a token reply without paymentTokenID is a fault; an error reply a failure', async () => {
+    answers = [() => xml(service('<token><authenticatedShopperID>s</authenticatedShopperID></token>'))];
+    expect(await fault(gatewayRequest('store', CREDS, { paymentMethod: testCard(PAN) }))).toMatchObject({ name: 'GatewayFaultError', detail: 'reply/token/tokenDetails/paymentTokenID: missing' });
+    answers = [() => xml(ERROR_REPLY('5', 'Invalid content'))];
+    expect((await run(gatewayRequest('store', CREDS, { paymentMethod: testCard(PAN) }))).response).toMatchObject({ success: false, errorCode: 'processing_error' });
+  });
+
+  it('authorizes with a stored card: TOKEN-SSL tokenScope shopper and the shopper id, no card number', async () => {
+    const { response, sent } = await run(authorizeRequest({ paymentMethod: { type: 'third_party_token', token: 'shopper-1|99411111780163871111' } }));
+    const order = xmlOf(sent[0] as FakeRequest).paymentService.submit.order;
+    expect(order.paymentDetails).toEqual({ 'TOKEN-SSL': { '@_tokenScope': 'shopper', paymentTokenID: '99411111780163871111' } });
+    expect(order.shopper).toEqual({ authenticatedShopperID: 'shopper-1' });
+    expect((sent[0] as FakeRequest).rawBody).not.toContain('cardNumber');
+    expect(response.success).toBe(true);
+    const bad = await run(authorizeRequest({ paymentMethod: { type: 'third_party_token', token: 'no-separator' } }));
+    expect(bad.response).toMatchObject({ success: false, errorCode: 'invalid_number' });
+  });
+});
+
 describe('Worldpay: answers that are not answers', () => {
   it('5xx, garbage, no reply, no lastEvent, external entities and a reset are faults; a timeout an unknown outcome', async () => {
     fake.setMode('error500');
@@ -304,7 +341,7 @@ describe('Worldpay: endpoints, definition and scrubbing', () => {
 
   it('advertises what it implements under the Spreedly gateway_type and credential names', () => {
     expect(worldpay.definition.gatewayType).toBe('worldpay');
-    expect([...worldpay.definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_purchase', 'supports_verify', 'supports_void']);
+    expect([...worldpay.definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_purchase', 'supports_store', 'supports_verify', 'supports_void']);
     expect(worldpay.definition.authModes[0]?.credentials.map((field) => [field.name, field.safe])).toEqual([['login', true], ['password', false]]);
   });
 

@@ -148,3 +148,19 @@ export function modificationResponse(reply: Node, orderCodeSent: string, expecte
     specificResponseFields: { worldpay: { received: expected } },
   };
 }
+
+/** The reply to `paymentTokenCreate`: `token/tokenDetails/paymentTokenID`; the third-party token is `shopper|tokenId`. */
+export function tokenResponse(reply: Node, shopperId: string): GatewayResponse {
+  if (reply.error !== undefined) return errorResponse(reply.error, shopperId);
+  const token = node(reply.token);
+  if (token?.error !== undefined) return errorResponse(token.error, shopperId);
+  const tokenId = text(node(token?.tokenDetails)?.paymentTokenID)?.trim();
+  if (token === undefined || tokenId === undefined || tokenId === '') throw new GatewayFaultError('Worldpay returned an unexpected response.', 'reply/token/tokenDetails/paymentTokenID: missing');
+  const shopper = text(token.authenticatedShopperID)?.trim() || shopperId;
+  return {
+    ...blankResponse(true, 'Card stored'),
+    gatewayTransactionId: tokenId,
+    thirdPartyToken: `${shopper}|${tokenId}`,
+    specificResponseFields: { worldpay: { authenticated_shopper_id: shopper, payment_token_id: tokenId, token_event: attribute(token.tokenDetails, 'tokenEvent') ?? null } },
+  };
+}
