@@ -71,6 +71,9 @@ async function fetchToken(call: GatewayCall, key: string): Promise<string | Gate
   }
   if (response.status !== 200) throw new GatewayFaultError('PayPal returned an unexpected response.', `HTTP ${response.status} from the token endpoint`);
   const answer = readAnswer('PayPal', tokenAnswer, json);
+  // Expired tokens of other credentials (a gateway redacted or re-keyed) are dropped on the way.
+  const now = Date.now();
+  for (const [other, cached] of tokens) if (cached.expiresAt <= now) tokens.delete(other);
   tokens.set(key, { value: answer.access_token, expiresAt: Date.now() + answer.expires_in * 1000 - EXPIRY_MARGIN_MS });
   return answer.access_token;
 }
