@@ -31,6 +31,7 @@ const PAYMENT_METHOD_IDS: Readonly<Record<string, string>> = {
   cabal: 'cabal',
   naranja: 'naranja',
   hipercard: 'hipercard',
+  maestro: 'maestro',
 };
 
 const paymentSchema = z.object({
