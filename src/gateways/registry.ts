@@ -1,6 +1,7 @@
 import type { GatewayDefinition, GatewayModule } from './kit/index.js';
 import { adyenGateway } from './adyen.gateway.js';
 import { mercadoPagoGateway } from './mercado_pago.gateway.js';
+import { dLocalGateway } from './d_local.gateway.js';
 import { stripeGateway } from './stripe.gateway.js';
 import { testGateway } from './test.gateway.js';
 
@@ -8,7 +9,7 @@ import { testGateway } from './test.gateway.js';
  * Every gateway type Coffer can create and call, in `gateways_options` order. Explicit on purpose:
  * no scanning or decorators, so what exists is what is written here. Adding a gateway is one line.
  */
-export const GATEWAYS = [testGateway, stripeGateway, adyenGateway, mercadoPagoGateway] as const satisfies readonly GatewayModule[];
+export const GATEWAYS = [testGateway, stripeGateway, adyenGateway, mercadoPagoGateway, dLocalGateway] as const satisfies readonly GatewayModule[];
 
 /** The `gateway_type` of a registered gateway. */
 export type GatewayType = (typeof GATEWAYS)[number]['definition']['gatewayType'];

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mercadoPagoGateway, MERCADO_PAGO_BASE } from '../../src/gateways/mercado_pago.gateway.js';
-import { executeOperation, GatewayFaultError, GatewayResultUnknownError, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from '../../src/gateways/kit/index.js';
+import { executeOperation, GatewayFaultError, GatewayResultUnknownError, type AdapterPaymentMethod, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from '../../src/gateways/kit/index.js';
 import { GatewayHttpClient } from '../../src/gateways/kit/http-client.js';
 import { FakeGatewayServer, jsonOf, type FakeAnswer, type FakeRequest } from '../fakes/fake-gateway-server.js';
 import { gatewayRequest, testCard } from '../helpers/gateway-requests.js';
@@ -75,7 +75,9 @@ async function fault(request: GatewayRequest, override = fake.url, timeoutMs = 3
   throw new Error('expected the module to throw');
 }
 
-const purchase = (overrides: Partial<GatewayRequest> = {}) => gatewayRequest('purchase', CREDENTIALS, { paymentMethod: { ...testCard(PAN), cardType: 'master' }, currencyCode: 'BRL', email: 'ada@example.com', ...overrides });
+type CreditCard = Extract<AdapterPaymentMethod, { type: 'credit_card' }>;
+const card = (overrides: Partial<CreditCard> = {}): CreditCard => ({ ...(testCard(PAN) as CreditCard), ...overrides });
+const purchase = (overrides: Partial<GatewayRequest> = {}) => gatewayRequest('purchase', CREDENTIALS, { paymentMethod: card({ cardType: 'master' }), currencyCode: 'BRL', email: 'ada@example.com', ...overrides });
 const reference = (id: string) => ({ gatewayTransactionId: id, transactionType: 'Authorization', amount: 1999 });
 
 beforeAll(async () => {
@@ -191,8 +193,7 @@ describe('Mercado Pago: purchase and authorize', () => {
 
   it('refuses a card without an expiry or a non-card payment method, sending nothing', async () => {
     const before = fake.requests.length;
-    const card = testCard(PAN);
-    expect((await run(purchase({ paymentMethod: { ...card, month: null } }))).response).toMatchObject({ success: false, errorCode: 'invalid_expiry_date' });
+    expect((await run(purchase({ paymentMethod: card({ month: null }) }))).response).toMatchObject({ success: false, errorCode: 'invalid_expiry_date' });
     expect((await run(purchase({ paymentMethod: { type: 'third_party_token', token: 'x' } }))).response).toMatchObject({ success: false, errorCode: 'unsupported_feature' });
     expect(fake.requests.length).toBe(before);
   });
