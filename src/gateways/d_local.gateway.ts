@@ -44,7 +44,7 @@ function specificText(request: GatewayRequest, name: string): string | undefined
 
 /**
  * One signed POST: X-Date, X-Login, X-Trans-Key, X-Version, and Authorization with the HMAC of
- * X-Login + X-Date + the exact body sent; Coffer's transaction token as X-Idempotency-Key. An answer
+ * X-Login + X-Date + the exact body sent; Coffer's transaction token as X-Idempotency-Key. A 2xx answer
  * that carries dLocal's signature (Authorization and X-Date headers) must verify under the secret key,
  * else it is a fault. 5xx and unreadable answers are faults; a 4xx must be dLocal's error body.
  */
@@ -71,8 +71,10 @@ async function dLocalPost(call: GatewayCall, path: string, payload: Record<strin
     body,
   });
   faultOnServerError('dLocal', response);
+  // Only answers Coffer acts on (2xx) are checked: a refusal moved no money, and with a wrong secret
+  // key every check fails, where dLocal's own 401/403 says what is wrong.
   const signature = response.headers.authorization;
-  if (signature !== undefined) {
+  if (signature !== undefined && response.status >= 200 && response.status < 300) {
     const answerDate = response.headers['x-date'];
     if (answerDate === undefined || !signatureMatches(secretKey, login, answerDate, response.body, signature)) {
       throw new GatewayFaultError('dLocal returned a response whose signature does not verify.', `HTTP ${response.status}, bad response signature`);

@@ -252,6 +252,9 @@ describe('dLocal: response signatures and faults', () => {
     expect(await fault(purchase())).toBeInstanceOf(GatewayFaultError);
     next = { ...signed({ json: PAID }), headers: { authorization: 'V2-HMAC-SHA256, Signature: 00' } };
     expect(await fault(purchase())).toBeInstanceOf(GatewayFaultError);
+    // A refusal is read whatever its signature: with a wrong secret key dLocal's 401 must still say so.
+    next = signed({ status: 401, json: INVALID_CREDENTIALS }, 'another-secret');
+    expect((await run(purchase())).response).toMatchObject({ success: false, errorCode: 'config_error' });
   });
 
   it('a 5xx, garbage, a 4xx without an error body and an answer without status_code are faults', async () => {
