@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  blankResponse,
   decimalAmount,
   defineGateway,
   faultOnServerError,
@@ -12,6 +13,7 @@ import {
   scrubHeaders,
   scrubJsonKeys,
   scrubWith,
+  type AdapterPaymentMethod,
   type GatewayCall,
   type GatewayRequest,
   type GatewayResponse,
@@ -35,7 +37,9 @@ const answerSchema = z.object({
 });
 const errorSchema = z.object({ code: id, message: z.string(), param: z.string().optional() });
 
-type Reply = { ok: true; answer: DLocalAnswer } | { ok: false; response: GatewayResponse };
+type Reply<Answer> = { ok: true; answer: Answer } | { ok: false; response: GatewayResponse };
+
+const storedCardSchema = z.object({ card_id: z.string().min(1), last4: z.string().optional(), brand: z.string().optional() });
 
 function specificText(request: GatewayRequest, name: string): string | undefined {
   const value = request.gatewaySpecificFields[name];
@@ -48,7 +52,9 @@ function specificText(request: GatewayRequest, name: string): string | undefined
  * that carries dLocal's signature (Authorization and X-Date headers) must verify under the secret key,
  * else it is a fault. 5xx and unreadable answers are faults; a 4xx must be dLocal's error body.
  */
-async function dLocalPost(call: GatewayCall, path: string, payload: Record<string, unknown>): Promise<Reply> {
+async function dLocalPost(call: GatewayCall, path: string, payload: Record<string, unknown>): Promise<Reply<DLocalAnswer>>;
+async function dLocalPost<Answer>(call: GatewayCall, path: string, payload: Record<string, unknown>, schema: z.ZodType<Answer>): Promise<Reply<Answer>>;
+async function dLocalPost(call: GatewayCall, path: string, payload: Record<string, unknown>, schema?: z.ZodType): Promise<Reply<unknown>> {
   const { request } = call;
   const login = requireCredential(request, 'login');
   const transKey = requireCredential(request, 'trans_key');
@@ -83,6 +89,7 @@ async function dLocalPost(call: GatewayCall, path: string, payload: Record<strin
   const json = parseJsonAnswer('dLocal', response);
   if (response.status >= 400) return { ok: false, response: errorResponse(response.status, readAnswer('dLocal', errorSchema, json) as DLocalError) };
   if (response.status < 200 || response.status > 299) throw new GatewayFaultError('dLocal returned an unexpected response.', `HTTP ${response.status}`);
+  if (schema !== undefined) return { ok: true, answer: readAnswer('dLocal', schema, json) };
   const parsed = readAnswer('dLocal', answerSchema, json);
   return { ok: true, answer: { ...parsed, network_tx_reference: parsed.card?.network_tx_reference } };
 }
@@ -94,39 +101,57 @@ function amountFields(request: GatewayRequest, zero = false): { amount: number; 
   return { amount: Number(decimalAmount(request.amount, currency)), currency };
 }
 
-/** POST /secure_payments: a raw card (PCI merchants), captured at once or held; a verification is a zero-amount one with `verify`. */
-async function payment(call: GatewayCall, kind: 'purchase' | 'authorize' | 'verify'): Promise<GatewayResponse> {
+/** The country dLocal needs on every payment: the gateway-specific field, else the card's billing country. */
+function paymentCountry(request: GatewayRequest, cardCountry: string | null | undefined): string {
+  const country = specificText(request, 'country') ?? cardCountry ?? undefined;
+  if (country === undefined || country === '') throw new GatewayInputError("dLocal needs the payer's country: a billing country on the card or gateway_specific_fields[d_local][country].", 'processing_error');
+  return country;
+}
+
+/**
+ * Where a payment goes and what it pays with: a raw card to /secure_payments (PCI merchants), a card
+ * dLocal stored (`third_party_token` = its card_id) to /payments.
+ */
+function paymentSource(call: GatewayCall, kind: 'purchase' | 'authorize' | 'verify'): { path: string; country: string; payer: Record<string, unknown>; card: Record<string, unknown> } {
   const { request } = call;
-  const card = request.paymentMethod;
-  if (card?.type !== 'credit_card') throw new GatewayInputError('dLocal takes credit cards.', 'unsupported_feature');
-  if (card.month === null || card.year === null) throw new GatewayInputError('The card has no expiration date.', 'invalid_expiry_date');
-  const country = specificText(request, 'country') ?? card.address.country ?? undefined;
-  if (country === undefined || country === null || country === '') throw new GatewayInputError("dLocal needs the payer's country: a billing country on the card or gateway_specific_fields[d_local][country].", 'processing_error');
-  const name = [card.firstName, card.lastName].filter((part) => part !== null && part !== '').join(' ');
-  const { address } = card;
-  const reply = await dLocalPost(call, '/secure_payments', {
-    ...amountFields(request, kind === 'verify'),
-    country,
-    payment_method_id: 'CARD',
-    payment_method_flow: 'DIRECT',
+  const method = request.paymentMethod;
+  const common = { capture: kind === 'purchase', verify: kind === 'verify' ? true : undefined, installments: specificText(request, 'installments'), descriptor: specificText(request, 'dynamic_descriptor') };
+  const payerBase = { email: request.email ?? undefined, document: specificText(request, 'document'), ip: request.ip ?? undefined };
+  if (method?.type === 'third_party_token') {
+    return { path: '/payments', country: paymentCountry(request, undefined), payer: { name: specificText(request, 'payer_name'), ...payerBase }, card: { card_id: method.token, ...common } };
+  }
+  if (method?.type !== 'credit_card') throw new GatewayInputError('dLocal takes credit cards and cards it stored (third_party_token).', 'unsupported_feature');
+  if (method.month === null || method.year === null) throw new GatewayInputError('The card has no expiration date.', 'invalid_expiry_date');
+  const name = holderName(method);
+  const { address } = method;
+  return {
+    path: '/secure_payments',
+    country: paymentCountry(request, method.address.country),
     payer: {
       name,
-      email: request.email ?? card.email ?? undefined,
-      document: specificText(request, 'document'),
-      ip: request.ip ?? undefined,
+      ...payerBase,
+      email: payerBase.email ?? method.email ?? undefined,
       address: address.zip || address.city ? { state: address.state || undefined, city: address.city || undefined, zip_code: address.zip || undefined, street: address.address1 || undefined } : undefined,
     },
-    card: {
-      holder_name: name,
-      number: card.number.reveal(),
-      cvv: card.verificationValue?.reveal(),
-      expiration_month: card.month,
-      expiration_year: card.year,
-      capture: kind === 'purchase',
-      verify: kind === 'verify' ? true : undefined,
-      installments: specificText(request, 'installments'),
-      descriptor: specificText(request, 'dynamic_descriptor'),
-    },
+    card: { holder_name: name, number: method.number.reveal(), cvv: method.verificationValue?.reveal(), expiration_month: method.month, expiration_year: method.year, ...common },
+  };
+}
+
+function holderName(card: Extract<AdapterPaymentMethod, { type: 'credit_card' }>): string {
+  return [card.firstName, card.lastName].filter((part) => part !== null && part !== '').join(' ');
+}
+
+/** A card payment, captured at once or held; a verification is a zero-amount one with `verify`. */
+async function payment(call: GatewayCall, kind: 'purchase' | 'authorize' | 'verify'): Promise<GatewayResponse> {
+  const { request } = call;
+  const source = paymentSource(call, kind);
+  const reply = await dLocalPost(call, source.path, {
+    ...amountFields(request, kind === 'verify'),
+    country: source.country,
+    payment_method_id: 'CARD',
+    payment_method_flow: 'DIRECT',
+    payer: source.payer,
+    card: source.card,
     order_id: request.orderId ?? request.transactionToken,
     description: request.description ?? undefined,
     notification_url: specificText(request, 'notification_url'),
@@ -136,6 +161,23 @@ async function payment(call: GatewayCall, kind: 'purchase' | 'authorize' | 'veri
   if (kind === 'purchase') return answerResponse(reply.answer, ['200'], 'Transaction approved');
   if (kind === 'authorize') return answerResponse(reply.answer, ['600'], 'Transaction authorized');
   return answerResponse(reply.answer, ['700', '600'], 'Card verified');
+}
+
+/** POST /secure_cards: dLocal stores the card and answers its card_id, the third-party token later payments send. */
+async function store(call: GatewayCall): Promise<GatewayResponse> {
+  const { request } = call;
+  const method = request.paymentMethod;
+  if (method?.type !== 'credit_card') throw new GatewayInputError('dLocal stores credit cards only.', 'unsupported_feature');
+  if (method.month === null || method.year === null) throw new GatewayInputError('The card has no expiration date.', 'invalid_expiry_date');
+  const name = holderName(method);
+  const reply = await dLocalPost(call, '/secure_cards', {
+    country: paymentCountry(request, method.address.country),
+    card: { holder_name: name, expiration_month: method.month, expiration_year: method.year, number: method.number.reveal(), cvv: method.verificationValue?.reveal() },
+    payer: { name, document: specificText(request, 'document'), email: request.email ?? method.email ?? undefined },
+  }, storedCardSchema);
+  if (!reply.ok) return reply.response;
+  const cardId = reply.answer.card_id;
+  return { ...blankResponse(true, 'Card stored'), gatewayTransactionId: cardId, thirdPartyToken: cardId, specificResponseFields: { d_local: { card_id: cardId, last4: reply.answer.last4 ?? null, brand: reply.answer.brand ?? null } } };
 }
 
 function referenceId(request: GatewayRequest): string {
@@ -170,7 +212,7 @@ async function refund(call: GatewayCall): Promise<GatewayResponse> {
 
 /**
  * dLocal through its Payins API (X-Version 2.1), raw card data to /secure_payments, every request
- * HMAC-SHA256 signed. Not implemented: store (card_id), 3-D Secure, non-card methods, payouts.
+ * HMAC-SHA256 signed; store through /secure_cards. Not implemented: 3-D Secure, non-card methods, payouts.
  * See docs/gateways/d_local.md.
  */
 export const dLocalGateway = defineGateway({
@@ -188,8 +230,8 @@ export const dLocalGateway = defineGateway({
       ],
     },
   ],
-  paymentMethods: ['credit_card'],
-  gatewaySpecificFields: ['country', 'document', 'installments', 'dynamic_descriptor', 'notification_url'],
+  paymentMethods: ['credit_card', 'third_party_token'],
+  gatewaySpecificFields: ['country', 'document', 'installments', 'dynamic_descriptor', 'notification_url', 'payer_name'],
   supportedCountries: ['AR', 'BD', 'BO', 'BR', 'CL', 'CM', 'CN', 'CO', 'CR', 'DO', 'EC', 'EG', 'GH', 'GT', 'IN', 'ID', 'JP', 'KE', 'MY', 'MX', 'MA', 'NG', 'PA', 'PY', 'PE', 'PH', 'SN', 'SV', 'TH', 'TR', 'TZ', 'UG', 'UY', 'VN', 'ZA'],
   supportedCardtypes: ['visa', 'master', 'american_express', 'discover', 'jcb', 'diners_club', 'maestro', 'naranja', 'cabal', 'elo'],
   regions: ['europe', 'latin_america'],
@@ -206,5 +248,6 @@ export const dLocalGateway = defineGateway({
     capture,
     void: cancel,
     credit: refund,
+    store,
   },
 });

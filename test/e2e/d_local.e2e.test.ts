@@ -125,6 +125,20 @@ describe.each(storeKinds)('dLocal gateway end to end (%s)', (store) => {
     expect(jsonOf(sentWith(verified.t.token))).toMatchObject({ amount: 0, card: { verify: true } });
   });
 
+  it('stores the card at dLocal and purchases with its card_id, sending no card number', async () => {
+    const stored = await transact(e2e.live, 'json', `gateways/${gateway}/store`, { payment_method_token: card });
+    expect(stored.status).toBe(200);
+    const cardId = stored.t.third_party_token as string;
+    expect(cardId).toMatch(/^CV-/);
+    expect(sentWith(stored.t.token).path).toBe('/secure_cards');
+    const bought = await purchase('xml', stored.t.payment_method.token as string, { gateway_specific_fields: { d_local: { country: 'BR', payer_name: 'Ada Lovelace' } } });
+    expect(bought.status).toBe(200);
+    const sent = sentWith(bought.t.token);
+    expect(sent.path).toBe('/payments');
+    expect(jsonOf(sent)).toMatchObject({ country: 'BR', card: { card_id: cardId, capture: true } });
+    expect(sent.rawBody).not.toContain(PAN);
+  });
+
   it('a forged answer signature, a 500 or garbage is 422 processing_error; a hang is 408; a wrong secret key a config_error', async () => {
     fake.forgeSignatures = true;
     const forged = await purchase('json', card);

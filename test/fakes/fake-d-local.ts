@@ -2,8 +2,8 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { FakeGatewayServer, jsonOf, type FakeAnswer, type FakeRequest } from './fake-gateway-server.js';
 
 /**
- * A fake dLocal Payins API on 127.0.0.1 for e2e tests: POST /secure_payments, /payments (capture),
- * /payments/{id}/cancel, /refunds. It checks X-Login, X-Trans-Key, X-Version and the request
+ * A fake dLocal Payins API on 127.0.0.1 for e2e tests: POST /secure_payments, /payments (capture, or a
+ * payment with a stored card_id), /payments/{id}/cancel, /refunds, /secure_cards. It checks X-Login, X-Trans-Key, X-Version and the request
  * signature (HMAC-SHA256 of X-Login + X-Date + body under the secret key), replays answers by
  * X-Idempotency-Key, and signs its answers the same way (Authorization and X-Date headers) unless
  * told to sign them wrongly. The fake's own convention (not dLocal's): a card holder named
@@ -33,6 +33,8 @@ function sign(secret: string, login: string, date: string, body: string): string
 
 export class FakeDLocal {
   readonly payments = new Map<string, FakeDLocalPayment>();
+  /** card_id → what the fake kept of a stored card. */
+  readonly cards = new Map<string, { holderName: string; last4: string }>();
   /** Sign answers with a wrong key from now on (a forged or corrupted answer). */
   forgeSignatures = false;
 
@@ -50,7 +52,9 @@ export class FakeDLocal {
     const server = await FakeGatewayServer.start(
       [
         { method: 'POST', path: '/secure_payments', handle: route((self, body) => self.pay(body)) },
-        { method: 'POST', path: '/payments', handle: route((self, body) => self.capture(body)) },
+        // POST /payments captures an authorization (authorization_id) or pays with a stored card (card.card_id).
+        { method: 'POST', path: '/payments', handle: route((self, body) => (body.authorization_id === undefined ? self.pay(body) : self.capture(body))) },
+        { method: 'POST', path: '/secure_cards', handle: route((self, body) => self.storeCard(body)) },
         { method: 'POST', path: /^\/payments\/([^/]+)\/cancel$/, handle: route((self, _body, [id]) => self.cancel(decodeURIComponent(id as string))) },
         { method: 'POST', path: '/refunds', handle: route((self, body) => self.refund(body)) },
       ],
@@ -89,12 +93,15 @@ export class FakeDLocal {
     for (const field of ['amount', 'currency', 'country', 'payment_method_id', 'payer', 'card', 'order_id']) {
       if (body[field] === undefined) return { status: 400, json: { code: 5001, message: 'Invalid parameter', param: field } };
     }
-    if (!/^\d{12,19}$/.test(String(card?.number ?? ''))) return { status: 400, json: { code: 5001, message: 'Invalid parameter', param: 'card.number' } };
+    const stored = typeof card?.card_id === 'string' ? this.cards.get(card.card_id) : undefined;
+    if (typeof card?.card_id === 'string' && stored === undefined) return { status: 404, json: { code: 5008, message: 'Token not found or inactive' } };
+    if (stored === undefined && !/^\d{12,19}$/.test(String(card?.number ?? ''))) return { status: 400, json: { code: 5001, message: 'Invalid parameter', param: 'card.number' } };
+    if (stored !== undefined && card !== undefined) card.holder_name = stored.holderName;
     const id = `D-4-${randomUUID()}`;
     const holder = /^Reject (\d{3})$/i.exec(String(card?.holder_name ?? ''));
     const amount = Number(body.amount);
     const currency = String(body.currency);
-    const base = { id, amount, currency, country: body.country, payment_method_id: 'CARD', payment_method_flow: 'DIRECT', order_id: body.order_id, card: { holder_name: card?.holder_name, last4: String(card?.number).slice(-4), brand: 'VI' } };
+    const base = { id, amount, currency, country: body.country, payment_method_id: 'CARD', payment_method_flow: 'DIRECT', order_id: body.order_id, card: { holder_name: card?.holder_name, last4: stored?.last4 ?? String(card?.number).slice(-4), brand: 'VI' } };
     if (holder !== null) {
       const code = holder[1] as string;
       this.payments.set(id, { id, status: 'REJECTED', amount, currency, captured: 0, refunded: 0 });
@@ -109,6 +116,17 @@ export class FakeDLocal {
     return capture
       ? { json: { ...base, status: 'PAID', status_code: '200', status_detail: 'The payment was paid.' } }
       : { json: { ...base, status: 'AUTHORIZED', status_code: '600', status_detail: 'The payment was authorized.' } };
+  }
+
+  private storeCard(body: Record<string, unknown>): FakeAnswer {
+    const card = body.card as Record<string, unknown> | undefined;
+    const payer = body.payer as Record<string, unknown> | undefined;
+    if (body.country === undefined || payer?.name === undefined) return { status: 400, json: { code: 5001, message: 'Invalid parameter', param: body.country === undefined ? 'country' : 'payer.name' } };
+    if (!/^\d{12,19}$/.test(String(card?.number ?? ''))) return { status: 400, json: { code: 5001, message: 'Invalid parameter', param: 'card.number' } };
+    const cardId = `CV-${randomUUID()}`;
+    const last4 = String(card?.number).slice(-4);
+    this.cards.set(cardId, { holderName: String(card?.holder_name ?? ''), last4 });
+    return { json: { card_id: cardId, holder_name: card?.holder_name, expiration_month: card?.expiration_month, expiration_year: card?.expiration_year, last4, brand: 'VI' } };
   }
 
   private capture(body: Record<string, unknown>): FakeAnswer {

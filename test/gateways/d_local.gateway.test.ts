@@ -89,6 +89,7 @@ beforeAll(async () => {
     { method: 'POST', path: '/payments', handle: () => next },
     { method: 'POST', path: /^\/payments\/([^/]+)\/cancel$/, handle: () => next },
     { method: 'POST', path: '/refunds', handle: () => next },
+    { method: 'POST', path: '/secure_cards', handle: () => next },
   ]);
   http = new GatewayHttpClient();
 });
@@ -231,10 +232,37 @@ describe('dLocal: capture, void, credit', () => {
     expect(response).toMatchObject({ success: true, message: 'Refund accepted', gatewayTransactionId: REFUND.id, specificResponseFields: { d_local: { payment_id: PAID.id, status: 'SUCCESS' } } });
   });
 
+  it('stores a card at POST /secure_cards and answers its card_id as the third-party token', async () => {
+    next = { json: { card_id: 'CV-af85ddba-f5f4-4644-b3fa-3c922e0687e9', holder_name: 'Ada Lovelace', expiration_month: 3, expiration_year: 2030, last4: '1111', brand: 'VI' } };
+    const { response, sent } = await run(gatewayRequest('store', CREDENTIALS, { paymentMethod: card(), gatewaySpecificFields: { document: '53033315550' } }));
+    expect(sent.path).toBe('/secure_cards');
+    expect(jsonOf(sent)).toEqual({
+      country: 'GB',
+      card: { holder_name: 'Ada Lovelace', expiration_month: 3, expiration_year: 2030, number: PAN, cvv: '737' },
+      payer: { name: 'Ada Lovelace', document: '53033315550', email: 'ada@example.com' },
+    });
+    expect(sent.headers.authorization).toBe(expectedSignature(SECRET_KEY, sent.headers['x-date'] as string, sent.rawBody));
+    expect(response).toMatchObject({ success: true, message: 'Card stored', thirdPartyToken: 'CV-af85ddba-f5f4-4644-b3fa-3c922e0687e9', specificResponseFields: { d_local: { last4: '1111', brand: 'VI' } } });
+    next = { json: { holder_name: 'x' } };
+    expect(await fault(gatewayRequest('store', CREDENTIALS, { paymentMethod: card() }))).toMatchObject({ name: 'GatewayFaultError', detail: expect.stringContaining('card_id') });
+  });
+
+  it('pays with a stored card at POST /payments with card.card_id and the gateway-specific country', async () => {
+    const request = purchase({ paymentMethod: { type: 'third_party_token', token: 'CV-af85ddba' }, gatewaySpecificFields: { country: 'BR', payer_name: 'Ada Lovelace', document: '53033315550' }, email: 'ada@example.com' });
+    const { response, sent } = await run(request);
+    expect(sent.path).toBe('/payments');
+    expect(jsonOf(sent)).toMatchObject({ country: 'BR', payer: { name: 'Ada Lovelace', document: '53033315550', email: 'ada@example.com' }, card: { card_id: 'CV-af85ddba', capture: true } });
+    expect(jsonOf(sent).card).not.toHaveProperty('number');
+    expect(response).toMatchObject({ success: true, gatewayTransactionId: PAID.id });
+    const before = fake.requests.length;
+    expect((await run(purchase({ paymentMethod: { type: 'third_party_token', token: 'CV-1' } }))).response).toMatchObject({ success: false, errorCode: 'processing_error' });
+    expect(fake.requests.length).toBe(before);
+  });
+
   it('advertises what it implements under Spreedly’s gateway_type and credential names; sandbox and live endpoints', () => {
     const { definition } = dLocalGateway;
     expect(definition.gatewayType).toBe('d_local');
-    expect([...definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_purchase', 'supports_verify', 'supports_void']);
+    expect([...definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_purchase', 'supports_store', 'supports_verify', 'supports_void']);
     expect(definition.authModes[0]?.credentials.map((field) => [field.name, field.safe])).toEqual([['login', true], ['trans_key', false], ['secret_key', false]]);
     expect(dLocalGateway.endpoint?.(purchase())).toBe(D_LOCAL_TEST_BASE);
     expect(dLocalGateway.endpoint?.(purchase({ testMode: false }))).toBe(D_LOCAL_LIVE_BASE);
