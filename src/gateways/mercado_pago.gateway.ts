@@ -1,14 +1,12 @@
 import { z } from 'zod';
 import {
+  blankResponse,
   decimalAmount,
   defineGateway,
-  faultOnServerError,
   GatewayFaultError,
   GatewayInputError,
   GatewayResultUnknownError,
-  parseJsonAnswer,
   readAnswer,
-  requireCredential,
   scrubJsonKeys,
   scrubWith,
   type AdapterPaymentMethod,
@@ -16,7 +14,8 @@ import {
   type GatewayRequest,
   type GatewayResponse,
 } from './kit/index.js';
-import { errorResponse, paymentResponse, UNDECIDED_STATUSES, type MercadoPagoError, type MercadoPagoPayment } from './mercado_pago/mercado-pago-mapping.js';
+import { paymentResponse, UNDECIDED_STATUSES, type MercadoPagoPayment } from './mercado_pago/mercado-pago-mapping.js';
+import { mpSend, specificText } from './mercado_pago/mercado-pago-api.js';
 
 /** Test and live calls share one host: test credentials (TEST-…) select the sandbox. */
 export const MERCADO_PAGO_BASE = 'https://api.mercadopago.com';
@@ -42,41 +41,6 @@ const paymentSchema = z.object({
   captured: z.boolean().optional(),
 });
 const refundSchema = z.object({ id: z.union([z.number(), z.string()]).transform(String), payment_id: z.union([z.number(), z.string()]).transform(String).optional(), status: z.string() });
-const errorSchema = z.object({
-  message: z.string(),
-  error: z.string().optional(),
-  status: z.number().optional(),
-  cause: z.array(z.object({ code: z.union([z.string(), z.number()]).optional(), description: z.string().optional() }).passthrough()).optional(),
-});
-
-type Reply = { ok: true; json: Record<string, unknown> } | { ok: false; response: GatewayResponse };
-
-/** A gateway-specific field given as text, if it was. */
-function specificText(request: GatewayRequest, name: string): string | undefined {
-  const value = request.gatewaySpecificFields[name];
-  return typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined;
-}
-
-/**
- * One exchange with the Payments API: Bearer access token, Coffer's transaction token as
- * X-Idempotency-Key where given. 5xx and unreadable answers are faults; a 4xx must be Mercado Pago's
- * error body (else a fault) and becomes a decline.
- */
-async function mpSend(call: GatewayCall, method: 'POST' | 'PUT', path: string, body: Record<string, unknown>, idempotent: boolean): Promise<Reply> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'application/json',
-    authorization: `Bearer ${requireCredential(call.request, 'access_token')}`,
-  };
-  if (idempotent) headers['x-idempotency-key'] = call.request.transactionToken;
-  const response = await call.http.send({ method, path, headers, body: JSON.stringify(body) });
-  faultOnServerError('Mercado Pago', response);
-  const json = parseJsonAnswer('Mercado Pago', response);
-  if (response.status >= 400) return { ok: false, response: errorResponse(response.status, readAnswer('Mercado Pago', errorSchema, json) as MercadoPagoError) };
-  if (response.status < 200 || response.status > 299) throw new GatewayFaultError('Mercado Pago returned an unexpected response.', `HTTP ${response.status}`);
-  return { ok: true, json };
-}
-
 /** The amount as Mercado Pago's decimal `transaction_amount` (a JSON number in major units). */
 function transactionAmount(request: GatewayRequest): number {
   if (request.amount === null || request.currencyCode === null) throw new GatewayInputError('An amount and currency are required.', 'invalid_amount');
@@ -103,16 +67,32 @@ async function cardToken(call: GatewayCall, card: Extract<AdapterPaymentMethod, 
   return { ok: true, token: readAnswer('Mercado Pago', z.object({ id: z.string().min(1) }), reply.json).id };
 }
 
+/** A card Mercado Pago stored: `customer_id|card_id`, with `|payment_method_id` when known. */
+function storedCard(token: string): { customerId: string; cardId: string; paymentMethodId: string | undefined } {
+  const [customerId, cardId, paymentMethodId] = token.split('|');
+  if (customerId === undefined || customerId === '' || cardId === undefined || cardId === '') throw new GatewayInputError('The third_party_token is not a Mercado Pago stored card (customer_id|card_id).', 'invalid_number');
+  return { customerId, cardId, paymentMethodId: paymentMethodId === '' ? undefined : paymentMethodId };
+}
+
+/** POST /v1/card_tokens with a stored card's id: a single-use token for one payment. */
+async function storedCardToken(call: GatewayCall, cardId: string): Promise<{ ok: true; token: string } | { ok: false; response: GatewayResponse }> {
+  const reply = await mpSend(call, 'POST', '/v1/card_tokens', { card_id: cardId }, false);
+  if (!reply.ok) return reply;
+  return { ok: true, token: readAnswer('Mercado Pago', z.object({ id: z.string().min(1) }), reply.json).id };
+}
+
 /**
  * Tokenize, then POST /v1/payments with the token: `capture` false for an authorization,
  * `binary_mode` true so the answer is approved or rejected at once (as ActiveMerchant sends it).
  */
 async function payment(call: GatewayCall, capture: boolean): Promise<GatewayResponse> {
   const { request } = call;
-  const card = request.paymentMethod;
-  if (card?.type !== 'credit_card') throw new GatewayInputError('Mercado Pago takes credit cards.', 'unsupported_feature');
+  const method = request.paymentMethod;
+  const stored = method?.type === 'third_party_token' ? storedCard(method.token) : undefined;
+  if (method?.type !== 'credit_card' && stored === undefined) throw new GatewayInputError('Mercado Pago takes credit cards and cards it stored (third_party_token).', 'unsupported_feature');
+  const card = method?.type === 'credit_card' ? method : undefined;
   const amount = transactionAmount(request);
-  const token = await cardToken(call, card);
+  const token = stored === undefined ? await cardToken(call, card as Extract<AdapterPaymentMethod, { type: 'credit_card' }>) : await storedCardToken(call, stored.cardId);
   if (!token.ok) return token.response;
   const idType = specificText(request, 'cardholder_identification_type');
   const idNumber = specificText(request, 'cardholder_identification_number');
@@ -122,12 +102,14 @@ async function payment(call: GatewayCall, capture: boolean): Promise<GatewayResp
     token: token.token,
     description: request.description ?? undefined,
     installments: Number.isInteger(installments) && installments > 0 ? installments : 1,
-    payment_method_id: specificText(request, 'payment_method_id') ?? PAYMENT_METHOD_IDS[card.cardType ?? ''],
+    payment_method_id: specificText(request, 'payment_method_id') ?? stored?.paymentMethodId ?? PAYMENT_METHOD_IDS[card?.cardType ?? ''],
     issuer_id: specificText(request, 'issuer_id'),
     payer: {
-      email: request.email ?? card.email ?? undefined,
-      first_name: card.firstName ?? undefined,
-      last_name: card.lastName ?? undefined,
+      type: stored === undefined ? undefined : 'customer',
+      id: stored?.customerId,
+      email: request.email ?? card?.email ?? undefined,
+      first_name: card?.firstName ?? undefined,
+      last_name: card?.lastName ?? undefined,
       identification: idType === undefined && idNumber === undefined ? undefined : { type: idType, number: idNumber },
     },
     external_reference: request.orderId ?? request.transactionToken,
@@ -139,6 +121,47 @@ async function payment(call: GatewayCall, capture: boolean): Promise<GatewayResp
   const answer = readAnswer('Mercado Pago', paymentSchema, reply.json) as MercadoPagoPayment;
   if (UNDECIDED_STATUSES.has(answer.status)) throw new GatewayResultUnknownError('Mercado Pago did not give a final result.', `status ${answer.status}`);
   return capture ? paymentResponse(answer, ['approved'], 'Transaction approved') : paymentResponse(answer, ['authorized'], 'Transaction authorized');
+}
+
+/**
+ * Store: tokenize the card, find or create the customer (the gateway-specific `customer_id`, else
+ * POST /v1/customers with the email; an email Mercado Pago already knows is looked up with GET
+ * /v1/customers/search), then POST /v1/customers/{id}/cards with the token. The third-party token is
+ * `customer_id|card_id|payment_method_id`.
+ */
+async function store(call: GatewayCall): Promise<GatewayResponse> {
+  const { request } = call;
+  const card = request.paymentMethod;
+  if (card?.type !== 'credit_card') throw new GatewayInputError('Mercado Pago stores credit cards only.', 'unsupported_feature');
+  const email = request.email ?? card.email;
+  const given = specificText(request, 'customer_id');
+  if (given === undefined && (email === null || email === '')) throw new GatewayInputError('Mercado Pago stores cards under a customer: give an email or gateway_specific_fields[mercado_pago][customer_id].', 'processing_error');
+  const token = await cardToken(call, card);
+  if (!token.ok) return token.response;
+  const customer = given === undefined ? await customerFor(call, email as string) : { ok: true as const, id: given };
+  if (!customer.ok) return customer.response;
+  const reply = await mpSend(call, 'POST', `/v1/customers/${encodeURIComponent(customer.id)}/cards`, { token: token.token }, true);
+  if (!reply.ok) return reply.response;
+  const saved = readAnswer('Mercado Pago', z.object({ id: z.union([z.string(), z.number()]).transform(String), payment_method: z.object({ id: z.string() }).passthrough().optional() }), reply.json);
+  const methodId = saved.payment_method?.id ?? '';
+  return {
+    ...blankResponse(true, 'Card stored'),
+    gatewayTransactionId: saved.id,
+    thirdPartyToken: `${customer.id}|${saved.id}|${methodId}`,
+    specificResponseFields: { mercado_pago: { customer_id: customer.id, card_id: saved.id, payment_method_id: methodId || null } },
+  };
+}
+
+/** The customer with this email: created, or found when Mercado Pago answers that it already exists (cause 101). */
+async function customerFor(call: GatewayCall, email: string): Promise<{ ok: true; id: string } | { ok: false; response: GatewayResponse }> {
+  const idSchema = z.object({ id: z.union([z.string(), z.number()]).transform(String) });
+  const created = await mpSend(call, 'POST', '/v1/customers', { email }, false);
+  if (created.ok) return { ok: true, id: readAnswer('Mercado Pago', idSchema, created.json).id };
+  if (created.response.specificResponseFields.mercado_pago === undefined || (created.response.specificResponseFields.mercado_pago as { cause_code?: unknown }).cause_code !== '101') return created;
+  const found = await mpSend(call, 'GET', `/v1/customers/search?email=${encodeURIComponent(email)}`, undefined, false);
+  if (!found.ok) return found;
+  const first = readAnswer('Mercado Pago', z.object({ results: z.array(idSchema).min(1) }), found.json).results[0];
+  return { ok: true, id: (first as { id: string }).id };
 }
 
 /** The payment id a capture, void or refund refers to. */
@@ -176,7 +199,7 @@ async function refund(call: GatewayCall): Promise<GatewayResponse> {
 
 /**
  * Mercado Pago through its Payments API v1 (PCI merchants tokenizing raw cards through
- * /v1/card_tokens). Not implemented: verify, store (customers and cards API), 3-D Secure,
+ * /v1/card_tokens); store through the customers and cards API. Not implemented: verify, 3-D Secure,
  * non-card methods. See docs/gateways/mercado_pago.md.
  */
 export const mercadoPagoGateway = defineGateway({
@@ -193,8 +216,8 @@ export const mercadoPagoGateway = defineGateway({
       ],
     },
   ],
-  paymentMethods: ['credit_card'],
-  gatewaySpecificFields: ['cardholder_identification_type', 'cardholder_identification_number', 'installments', 'payment_method_id', 'issuer_id', 'statement_descriptor'],
+  paymentMethods: ['credit_card', 'third_party_token'],
+  gatewaySpecificFields: ['cardholder_identification_type', 'cardholder_identification_number', 'installments', 'payment_method_id', 'issuer_id', 'statement_descriptor', 'customer_id'],
   supportedCountries: ['AR', 'BR', 'CL', 'CO', 'MX', 'PE', 'UY'],
   supportedCardtypes: ['visa', 'master', 'american_express', 'elo', 'cabal', 'naranja'],
   regions: ['latin_america'],
@@ -211,5 +234,6 @@ export const mercadoPagoGateway = defineGateway({
     capture,
     void: voidPayment,
     credit: refund,
+    store,
   },
 });

@@ -117,6 +117,23 @@ describe.each(storeKinds)('Mercado Pago gateway end to end (%s)', (store) => {
     expect(fake.payments.get(Number(auth.t.gateway_transaction_id))?.status).toBe('cancelled');
   });
 
+  it('stores the card at Mercado Pago (customer and card) and purchases with the stored card, sending no card number', async () => {
+    const stored = await transact(e2e.live, 'json', `gateways/${gateway}/store`, { payment_method_token: card });
+    expect(stored.status, JSON.stringify(stored.t.response)).toBe(200);
+    const [customerId, cardId, methodId] = (stored.t.third_party_token as string).split('|');
+    expect(fake.customers.get(customerId as string)?.cards.has(cardId as string)).toBe(true);
+    expect(methodId).toBe('visa');
+    const bought = await purchase('xml', stored.t.payment_method.token as string);
+    expect(bought.status).toBe(200);
+    const sent = sentWith(bought.t.token);
+    expect(jsonOf(sent)).toMatchObject({ payer: { type: 'customer', id: customerId }, payment_method_id: 'visa' });
+    expect(sent.rawBody).not.toContain(PAN);
+    // A second store for the same email finds the customer instead of failing.
+    const again = await transact(e2e.live, 'json', `gateways/${gateway}/store`, { payment_method_token: card });
+    expect(again.status).toBe(200);
+    expect((again.t.third_party_token as string).split('|')[0]).toBe(customerId);
+  });
+
   it('records 408 result unknown when Mercado Pago hangs, 422 on a 500 or garbage, and a config_error for a wrong token', async () => {
     fake.server.setMode('hang');
     const hung = await purchase('json', card);

@@ -44,7 +44,9 @@ function luhn(digits: string): boolean {
 
 export class FakeMercadoPago {
   readonly payments = new Map<number, FakeMercadoPagoPayment>();
-  private readonly tokens = new Map<string, { holder: string; used: boolean }>();
+  private readonly tokens = new Map<string, { holder: string; used: boolean; cardId?: string }>();
+  /** customer id → email and saved cards (card id → holder name). */
+  readonly customers = new Map<string, { email: string; cards: Map<string, string> }>();
   private nextId = 20359978;
 
   private constructor(
@@ -65,6 +67,9 @@ export class FakeMercadoPago {
         { method: 'POST', path: '/v1/payments', handle: route((self, body) => self.pay(body)) },
         { method: 'PUT', path: /^\/v1\/payments\/(\d+)$/, handle: route((self, body, [id]) => self.update(Number(id), body)) },
         { method: 'POST', path: /^\/v1\/payments\/(\d+)\/refunds$/, handle: route((self, body, [id]) => self.refund(Number(id), body)) },
+        { method: 'POST', path: '/v1/customers', handle: route((self, body) => self.createCustomer(body)) },
+        { method: 'GET', path: '/v1/customers/search', handle: (request: FakeRequest) => (fake as FakeMercadoPago).searchCustomer(request) },
+        { method: 'POST', path: /^\/v1\/customers\/([^/]+)\/cards$/, handle: route((self, body, [id]) => self.saveCard(decodeURIComponent(id as string), body)) },
       ],
       { idempotencyHeader: 'x-idempotency-key', notFound: () => error(404, 'resource not found') },
     );
@@ -81,6 +86,13 @@ export class FakeMercadoPago {
   }
 
   private cardToken(body: Record<string, unknown>): FakeAnswer {
+    if (typeof body.card_id === 'string') {
+      const owner = [...this.customers.values()].find((customer) => customer.cards.has(body.card_id as string));
+      if (owner === undefined) return error(400, 'invalid parameter card_id', 'E210');
+      const id = randomBytes(16).toString('hex');
+      this.tokens.set(id, { holder: owner.cards.get(body.card_id) as string, used: false, cardId: body.card_id });
+      return { status: 201, json: { id, card_id: body.card_id, status: 'active' } };
+    }
     const number = String(body.card_number ?? '');
     if (!luhn(number)) return error(400, 'invalid parameter cardNumber', 'E301');
     // The security code is required only for cards that have one in use; a vaulted card's is gone after its first use.
@@ -96,8 +108,10 @@ export class FakeMercadoPago {
     const token = this.tokens.get(String(body.token ?? ''));
     if (token === undefined || token.used) return error(400, 'Card Token not found', 2006);
     token.used = true;
+    const payer = body.payer as Record<string, unknown> | undefined;
+    if (token.cardId !== undefined && (payer?.type !== 'customer' || !this.customers.get(String(payer.id))?.cards.has(token.cardId))) return error(400, 'Invalid users involved', 2034);
     if (typeof body.transaction_amount !== 'number' || body.transaction_amount <= 0) return error(400, 'transaction_amount attribute can\'t be null', 4037);
-    if (typeof (body.payer as Record<string, unknown> | undefined)?.email !== 'string') return error(400, 'payer.email must be a valid email', 4050);
+    if (payer?.type !== 'customer' && typeof payer?.email !== 'string') return error(400, 'payer.email must be a valid email', 4050);
     const first = token.holder.split(' ')[0]?.toUpperCase() ?? '';
     const [status, detail] = TEST_OUTCOMES[first] ?? ['approved', 'accredited'];
     const capture = body.capture !== false;
@@ -135,6 +149,33 @@ export class FakeMercadoPago {
     if (payment.refunded + amount > payment.amount + 1e-9) return error(400, 'Amount exceeds refundable amount', 2085);
     payment.refunded = Math.round((payment.refunded + amount) * 1000) / 1000;
     return { status: 201, json: { id: this.nextId++ + 1_000_000_000, payment_id: id, amount, status: 'approved', source: { id: '1', name: 'Coffer', type: 'collector' } } };
+  }
+
+  createCustomer(body: Record<string, unknown>): FakeAnswer {
+    const email = String(body.email ?? '');
+    if (!email.includes('@')) return error(400, 'invalid email', '100');
+    if ([...this.customers.values()].some((customer) => customer.email === email)) return error(400, 'the customer already exist', '101');
+    const id = `${this.nextId++}-${randomBytes(7).toString('base64url')}`;
+    this.customers.set(id, { email, cards: new Map() });
+    return { status: 201, json: { id, email, cards: [] } };
+  }
+
+  searchCustomer(request: FakeRequest): FakeAnswer {
+    if (request.headers.authorization !== `Bearer ${this.accessToken}`) return error(401, 'invalid access token');
+    const email = request.query.get('email');
+    const results = [...this.customers.entries()].filter(([, customer]) => customer.email === email).map(([id, customer]) => ({ id, email: customer.email }));
+    return { json: { paging: { limit: 10, offset: 0, total: results.length }, results } };
+  }
+
+  private saveCard(customerId: string, body: Record<string, unknown>): FakeAnswer {
+    const customer = this.customers.get(customerId);
+    if (customer === undefined) return error(404, 'Customer not found', '100');
+    const token = this.tokens.get(String(body.token ?? ''));
+    if (token === undefined || token.used) return error(400, 'invalid card token', 'E210');
+    token.used = true;
+    const cardId = String(this.nextId++ * 1000);
+    customer.cards.set(cardId, token.holder);
+    return { status: 201, json: { id: cardId, customer_id: customerId, payment_method: { id: 'visa', name: 'Visa', payment_type_id: 'credit_card' } } };
   }
 
   private view(id: number, detail: string): Record<string, unknown> {

@@ -52,12 +52,17 @@ const PAYMENT_201 = {
 };
 const REFUND_201 = { id: 1009042015, payment_id: 20359978, amount: 5, source: { id: '123', name: 'Coffer', type: 'collector' }, date_created: '2026-11-23T10:50:00.000-04:00', status: 'approved' };
 const ERROR_400 = { message: 'invalid parameter cardNumber', error: 'bad_request', status: 400, cause: [{ code: 'E301', description: 'invalid parameter cardNumber' }] };
+const CUSTOMER_201 = { id: '470183340-cuBGiyzbNwhOJr', email: 'ada@example.com', first_name: null, date_created: '2026-11-23T10:55:00.000-04:00', cards: [] };
+const CUSTOMER_CARD_201 = { id: '1562188766852', customer_id: '470183340-cuBGiyzbNwhOJr', expiration_month: 3, expiration_year: 2030, first_six_digits: '503143', last_four_digits: '6351', payment_method: { id: 'master', name: 'Mastercard', payment_type_id: 'credit_card' }, issuer: { id: 24, name: 'Mastercard' } };
 const ERROR_401 = { message: 'invalid access token', error: 'unauthorized', status: 401, cause: [] };
 
 let fake: FakeGatewayServer;
 let http: GatewayHttpClient;
 let tokenAnswer: FakeAnswer;
 let next: FakeAnswer;
+let customerAnswer: FakeAnswer;
+let searchAnswer: FakeAnswer;
+let cardAnswer: FakeAnswer;
 
 async function run(request: GatewayRequest, timeoutMs = 3000): Promise<{ response: GatewayResponse; transcript: TranscriptEntry[]; sent: FakeRequest[] }> {
   const transcript: TranscriptEntry[] = [];
@@ -86,6 +91,9 @@ beforeAll(async () => {
     { method: 'POST', path: '/v1/payments', handle: () => next },
     { method: 'PUT', path: /^\/v1\/payments\/([^/]+)$/, handle: () => next },
     { method: 'POST', path: /^\/v1\/payments\/([^/]+)\/refunds$/, handle: () => next },
+    { method: 'POST', path: '/v1/customers', handle: () => customerAnswer },
+    { method: 'GET', path: '/v1/customers/search', handle: () => searchAnswer },
+    { method: 'POST', path: /^\/v1\/customers\/([^/]+)\/cards$/, handle: () => cardAnswer },
   ]);
   http = new GatewayHttpClient();
 });
@@ -99,6 +107,9 @@ beforeEach(() => {
   fake.setMode('normal');
   tokenAnswer = { status: 201, json: CARD_TOKEN_201 };
   next = { status: 201, json: PAYMENT_201 };
+  customerAnswer = { status: 201, json: CUSTOMER_201 };
+  searchAnswer = { json: { paging: { limit: 10, offset: 0, total: 1 }, results: [CUSTOMER_201] } };
+  cardAnswer = { status: 201, json: CUSTOMER_CARD_201 };
 });
 
 describe('Mercado Pago: purchase and authorize', () => {
@@ -194,7 +205,7 @@ describe('Mercado Pago: purchase and authorize', () => {
   it('refuses a card without an expiry or a non-card payment method, sending nothing', async () => {
     const before = fake.requests.length;
     expect((await run(purchase({ paymentMethod: card({ month: null }) }))).response).toMatchObject({ success: false, errorCode: 'invalid_expiry_date' });
-    expect((await run(purchase({ paymentMethod: { type: 'third_party_token', token: 'x' } }))).response).toMatchObject({ success: false, errorCode: 'unsupported_feature' });
+    expect((await run(purchase({ paymentMethod: { type: 'third_party_token', token: 'x' } }))).response).toMatchObject({ success: false, errorCode: 'invalid_number' });
     expect(fake.requests.length).toBe(before);
   });
 });
@@ -231,10 +242,42 @@ describe('Mercado Pago: capture, void, credit', () => {
     expect(response).toMatchObject({ success: true, message: 'Refund approved', gatewayTransactionId: '1009042015', specificResponseFields: { mercado_pago: { refund_id: '1009042015', payment_id: '20359978' } } });
   });
 
+  it('stores a card: card token, POST /v1/customers with the email, POST /v1/customers/{id}/cards with the token', async () => {
+    const request = gatewayRequest('store', CREDENTIALS, { paymentMethod: card({ cardType: 'master' }), email: 'ada@example.com' });
+    const { response, sent } = await run(request);
+    expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/card_tokens', 'POST /v1/customers', 'POST /v1/customers/470183340-cuBGiyzbNwhOJr/cards']);
+    expect(jsonOf(sent[1] as FakeRequest)).toEqual({ email: 'ada@example.com' });
+    expect(jsonOf(sent[2] as FakeRequest)).toEqual({ token: CARD_TOKEN_201.id });
+    expect(sent[2]?.headers['x-idempotency-key']).toBe(request.transactionToken);
+    expect(response).toMatchObject({ success: true, message: 'Card stored', gatewayTransactionId: '1562188766852', thirdPartyToken: '470183340-cuBGiyzbNwhOJr|1562188766852|master' });
+  });
+
+  it('finds the customer by email when Mercado Pago already has one (cause 101), or uses the given customer_id', async () => {
+    customerAnswer = { status: 400, json: { message: 'the customer already exist', error: 'bad_request', status: 400, cause: [{ code: '101', description: 'the customer already exist' }] } };
+    const found = await run(gatewayRequest('store', CREDENTIALS, { paymentMethod: card(), email: 'ada@example.com' }));
+    expect(found.sent.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/card_tokens', 'POST /v1/customers', 'GET /v1/customers/search', 'POST /v1/customers/470183340-cuBGiyzbNwhOJr/cards']);
+    expect(found.sent[2]?.query.get('email')).toBe('ada@example.com');
+    expect(found.response.success).toBe(true);
+    const given = await run(gatewayRequest('store', CREDENTIALS, { paymentMethod: card(), gatewaySpecificFields: { customer_id: 'cust-9' } }));
+    expect(given.sent.map((r) => r.path)).toEqual(['/v1/card_tokens', '/v1/customers/cust-9/cards']);
+    customerAnswer = { status: 400, json: { message: 'invalid email', error: 'bad_request', status: 400, cause: [{ code: '100', description: 'invalid email' }] } };
+    expect((await run(gatewayRequest('store', CREDENTIALS, { paymentMethod: card(), email: 'x' }))).response).toMatchObject({ success: false, errorCode: 'processing_error', message: 'invalid email' });
+  });
+
+  it('pays with a stored card: a card token from card_id, then the payment with payer type customer', async () => {
+    const request = purchase({ paymentMethod: { type: 'third_party_token', token: '470183340-cuBGiyzbNwhOJr|1562188766852|master' } });
+    const { response, sent } = await run(request);
+    expect(jsonOf(sent[0] as FakeRequest)).toEqual({ card_id: '1562188766852' });
+    expect(jsonOf(sent[1] as FakeRequest)).toMatchObject({ token: CARD_TOKEN_201.id, payment_method_id: 'master', payer: { type: 'customer', id: '470183340-cuBGiyzbNwhOJr', email: 'ada@example.com' } });
+    expect(sent[1]?.rawBody).not.toContain('card_number');
+    expect(response.success).toBe(true);
+    expect((await run(purchase({ paymentMethod: { type: 'third_party_token', token: 'nothing' } }))).response).toMatchObject({ success: false, errorCode: 'invalid_number' });
+  });
+
   it('advertises only what it implements, under Spreedly’s gateway_type and credential names', () => {
     const { definition } = mercadoPagoGateway;
     expect(definition.gatewayType).toBe('mercado_pago');
-    expect([...definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_purchase', 'supports_void']);
+    expect([...definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_purchase', 'supports_store', 'supports_void']);
     expect(definition.authModes[0]?.credentials.map((field) => field.name)).toEqual(['access_token', 'country']);
     expect(mercadoPagoGateway.endpoint?.(purchase())).toBe(MERCADO_PAGO_BASE);
     expect(mercadoPagoGateway.endpoint?.(purchase({ testMode: false }))).toBe(MERCADO_PAGO_BASE);
