@@ -8,6 +8,8 @@ import { elavonGateway } from './elavon.gateway.js';
 import { realexGateway } from './realex.gateway.js';
 import { paypalCommercePlatformGateway } from './paypal_commerce_platform.gateway.js';
 import { worldpayGateway } from './worldpay.gateway.js';
+import { mercadoPagoGateway } from './mercado_pago.gateway.js';
+import { dLocalGateway } from './d_local.gateway.js';
 import { stripeGateway } from './stripe.gateway.js';
 import { testGateway } from './test.gateway.js';
 
@@ -15,7 +17,7 @@ import { testGateway } from './test.gateway.js';
  * Every gateway type Coffer can create and call, in `gateways_options` order. Explicit on purpose:
  * no scanning or decorators, so what exists is what is written here. Adding a gateway is one line.
  */
-export const GATEWAYS = [testGateway, stripeGateway, adyenGateway, cyberSourceRestGateway, braintreeGateway, nmiGateway, monerisGateway, elavonGateway, realexGateway, paypalCommercePlatformGateway, worldpayGateway] as const satisfies readonly GatewayModule[];
+export const GATEWAYS = [testGateway, stripeGateway, adyenGateway, cyberSourceRestGateway, braintreeGateway, nmiGateway, monerisGateway, elavonGateway, realexGateway, paypalCommercePlatformGateway, worldpayGateway, mercadoPagoGateway, dLocalGateway] as const satisfies readonly GatewayModule[];
 
 /** The `gateway_type` of a registered gateway. */
 export type GatewayType = (typeof GATEWAYS)[number]['definition']['gatewayType'];
