@@ -16,7 +16,6 @@ const RESPONSE_CODES: Readonly<Record<string, StandardErrorCode>> = {
   '20014': 'invalid_number', // Invalid account number (no such number)
   '20051': 'insufficient_funds', // Insufficient funds
   '20054': 'expired_card', // Expired card
-  '20055': 'incorrect_cvc', // Incorrect PIN / security code
   '20062': 'card_declined', // Restricted card
   '20082': 'incorrect_cvc', // Negative CAM, dCVV, iCVV or CVV results
   '20087': 'incorrect_cvc', // Bad track data (invalid CVV and/or expiry date)
