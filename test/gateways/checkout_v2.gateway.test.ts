@@ -249,6 +249,23 @@ describe('Checkout.com: answers that are not answers', () => {
     expect(await fault(onPayment('capture', AUTHORIZED.id))).toBeInstanceOf(GatewayFaultError);
   });
 
+  it('another status (409), a store answer without source.id, and a refused connection are faults', async () => {
+    next = { status: 409, json: { error_type: 'conflict' } };
+    expect(await fault(purchase())).toBeInstanceOf(GatewayFaultError);
+    next = { status: 201, json: { ...AUTHORIZED, status: 'Card Verified', source: { type: 'card' } } };
+    const noSource = await fault(gatewayRequest('store', CREDENTIALS, { paymentMethod: testCard(PAN) }));
+    expect((noSource as GatewayFaultError).detail).toContain('source.id');
+    expect(await fault(purchase(), 3000, 'http://127.0.0.1:1')).toBeInstanceOf(GatewayFaultError);
+  });
+
+  it('refuses what it cannot send (no card, a stored card to store, no reference) before sending', async () => {
+    const before = fake.requests.length;
+    expect((await run(purchase({ paymentMethod: null }))).response).toMatchObject({ success: false, errorCode: 'unsupported_feature' });
+    expect((await run(gatewayRequest('store', CREDENTIALS, { paymentMethod: { type: 'third_party_token', token: 'src_x' } }))).response).toMatchObject({ success: false, errorCode: 'unsupported_feature' });
+    expect((await run(gatewayRequest('verify', {}, { paymentMethod: testCard(PAN) }))).response).toMatchObject({ success: false, errorCode: 'config_error' });
+    expect(fake.requests.length).toBe(before);
+  });
+
   it('ignores unknown fields in an answer', async () => {
     next = { status: 201, json: { ...AUTHORIZED, brand_new_field: { nested: [1, 2] } } };
     expect((await run(purchase())).response.success).toBe(true);
@@ -277,6 +294,7 @@ describe('Checkout.com: endpoints, definition and scrubbing', () => {
     const { transcript } = await run(purchase());
     const text = transcript.map((entry) => entry.text).join('\n');
     expect(text).toContain('POST');
+    expect(text).toMatch(/authorization: \[FILTERED\]/i);
     expect(text).not.toContain(PAN);
     expect(text).not.toContain(SECRET);
     expect(text).not.toMatch(/"cvv"\s*:\s*"100"/);
