@@ -26,6 +26,7 @@ import { SharedStateStatus } from './limits/shared-state-status.js';
 import type { RateLimiting } from './http/rate-limit.js';
 import { Redis } from 'ioredis';
 import { TenancyService } from './services/tenancy.service.js';
+import { EventService } from './services/event.service.js';
 import { BrowserTokenizationService } from './card-capture/browser-tokenization.service.js';
 import { migrateStore, openStore, type StoreHandle } from './store/database.js';
 import { Keyring } from './vault/keyring.js';
@@ -52,6 +53,8 @@ export interface Core extends ReceiversCore {
   rateLimiting: RateLimiting;
   /** Reachability of Redis; null without COFFER_REDIS_URL. */
   sharedState: SharedStateStatus | null;
+  /** The events feed (issue 17). */
+  events: EventService;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
   close(): Promise<void>;
@@ -73,7 +76,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const sealer = new PaymentMethodSealer(keyring);
     const receiving = buildReceivers(config, { store, keyring, clock, certificates, sealer });
     const transactionQuery = new TransactionQueryService(store, gateways, clock);
-    const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery });
+    const events = new EventService(store, clock, config.eventRetentionDays);
+    const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events });
     // Overridden gateway endpoints are user-supplied destinations too: the receivers' egress guard checks them.
     const http = new GatewayHttpClient({ guard: receiving.egress, overrides: Object.values(config.gateways.endpoints) });
     const shared = config.redisUrl === null ? null : await connectShared(config.redisUrl);
@@ -113,6 +117,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
         hashCardKey: (environmentKey, material) => keyring.fingerprint(environmentKey, material),
       },
       sharedState: shared?.status ?? null,
+      events,
       generatedMasterKeyFile: master.created ? master.localFile : null,
       close: async () => {
         await sweeper.stop();

@@ -45,6 +45,8 @@ export interface Config {
   receiverTimeoutMs: number;
   /** Extra CAs (PEM file, COFFER_OUTBOUND_CA_FILE) trusted for calls to receivers, besides Node's roots. */
   outboundCaPath: string | null;
+  /** Days events are kept before the sweep deletes them (COFFER_EVENT_RETENTION_DAYS; default 90). */
+  eventRetentionDays: number;
 }
 
 /** How Coffer calls gateways. */
@@ -314,5 +316,6 @@ export function loadConfig(env: Env = process.env): Config {
     receiverCatalogPath: optionalPath(env, 'COFFER_RECEIVER_CATALOG'),
     receiverTimeoutMs: positiveInteger(env, 'COFFER_RECEIVER_TIMEOUT', 30, 600) * 1000,
     outboundCaPath: optionalPath(env, 'COFFER_OUTBOUND_CA_FILE'),
+    eventRetentionDays: positiveInteger(env, 'COFFER_EVENT_RETENTION_DAYS', 90, 3650),
   };
 }

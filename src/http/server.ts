@@ -13,6 +13,7 @@ import type { GatewayTransactionService } from '../services/transactions/gateway
 import type { TransactionQueryService } from '../services/transactions/transaction-query.service.js';
 import type { IdempotencyService } from '../services/idempotency.service.js';
 import { registerIdempotency } from './idempotency.js';
+import { runInRequest } from '../domain/request-context.js';
 import { registerRateLimits, type RateLimiting } from './rate-limit.js';
 import type { SharedStateStatus } from '../limits/shared-state-status.js';
 import type { TenancyService } from '../services/tenancy.service.js';
@@ -28,6 +29,8 @@ import { certificateRoutes } from './routes/certificates.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
+import { eventRoutes } from './routes/events.routes.js';
+import type { EventService } from '../services/event.service.js';
 import { serverTlsOptions } from './tls/tls-options.js';
 import type { BrowserTokenizationService } from '../card-capture/browser-tokenization.service.js';
 import { cardCaptureRoutes } from '../card-capture/card-capture.routes.js';
@@ -51,6 +54,8 @@ export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transacti
   browserTokenization: BrowserTokenizationService;
   /** Reachability of Redis (null without COFFER_REDIS_URL), for /readyz. */
   sharedState: SharedStateStatus | null;
+  /** The events feed (issue 17). */
+  events: EventService;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -106,6 +111,9 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     throw new AppError({ key: 'errors.route_not_found', message: 'The requested resource does not exist.' });
   });
 
+  // Events recorded while serving a request carry its X-Request-Id (issue 17). The callback form
+  // makes the rest of the request's life run inside the context.
+  app.addHook('onRequest', (request, _reply, done) => runInRequest(request.id, done));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     if (request.routeOptions.config.plainText !== true && !acceptAllows(formatOf(request.raw), request.headers.accept)) {
@@ -139,6 +147,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   paymentMethodRoutes(app, deps.paymentMethods, transparentRedirect(deps.browserTokenization, handleError));
   cardCaptureRoutes(app, deps.browserTokenization);
   transactionRoutes(app, deps.transactions, deps.transactionQuery);
+  eventRoutes(app, deps.events);
   receiverRoutes(app, deps);
   return app;
 }

@@ -12,6 +12,7 @@ import { gatewayTransactions } from './migrations/003-gateway-transactions.js';
 import { receiversAndCertificates } from './migrations/004-receivers-certificates.js';
 import { idempotencyKeyHashes } from './migrations/006-idempotency-key-hashes.js';
 import { cardCapture } from './migrations/010-card-capture.js';
+import { eventsAndCallbacks } from './migrations/011-events-callbacks.js';
 import { CofferSqliteDialect } from './sqlite-dialect.js';
 
 /** An open store: the typed query builder plus what the rest of the code needs to know about it. */
@@ -30,6 +31,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '004-receivers-certificates': receiversAndCertificates(dialect),
     '006-idempotency-key-hashes': idempotencyKeyHashes(),
     '010-card-capture': cardCapture(),
+    '011-events-callbacks': eventsAndCallbacks(dialect),
   };
 }
 

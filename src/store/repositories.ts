@@ -14,6 +14,7 @@ import { ReceiversRepo } from './repositories/receivers.repo.js';
 import { SealedBlobsRepo } from './repositories/sealed-blobs.repo.js';
 import { CertificatesRepo } from './repositories/certificates.repo.js';
 import { UsedNoncesRepo } from './repositories/used-nonces.repo.js';
+import { EventsRepo } from './repositories/events.repo.js';
 
 /** Every repository bound to one query executor (the pool, or an open transaction). */
 export interface Repositories {
@@ -29,6 +30,7 @@ export interface Repositories {
   sealedBlobs: SealedBlobsRepo;
   certificates: CertificatesRepo;
   usedNonces: UsedNoncesRepo;
+  events: EventsRepo;
 }
 
 export function repositories(db: Kysely<Database>, dialect: Dialect): Repositories {
@@ -45,6 +47,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
     sealedBlobs: new SealedBlobsRepo(db),
     certificates: new CertificatesRepo(db),
     usedNonces: new UsedNoncesRepo(db),
+    events: new EventsRepo(db),
   };
 }
 

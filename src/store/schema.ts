@@ -29,6 +29,12 @@ export interface EnvironmentsTable {
   allowed_origins: string | null;
   /** 1: browser tokenization needs the merchant's signature (nonce, timestamp, certificate token). */
   enhanced_iframe_security: Generated<number>;
+  /** Issue 17: the callbacks' signing secret, sealed with the environment's data key. */
+  sealed_signing_secret: Generated<string | null>;
+  /** Issue 17: where the environment's subscribed events are POSTed; null = nowhere. */
+  callback_url: Generated<string | null>;
+  /** Issue 17: JSON array of the event types sent to `callback_url`; null = every type. */
+  callback_event_types: Generated<string | null>;
 }
 
 export interface AccessSecretsTable {
@@ -99,6 +105,13 @@ export interface TransactionsTable {
   receiver_token: string | null;
   created_at: string;
   updated_at: string;
+  /** Issue 17: where the outcome of an asynchronous finish is POSTed, and in which format. */
+  callback_url: Generated<string | null>;
+  callback_format: Generated<string | null>;
+  /** Issue 17: next time the sweep asks the gateway about an unknown result; null = not to ask. */
+  reconcile_next_at: Generated<string | null>;
+  reconcile_attempts: Generated<number>;
+  reconciled_at: Generated<string | null>;
 }
 
 export interface IdempotencyKeysTable {
@@ -225,4 +238,51 @@ export interface Database {
   receivers: ReceiversTable;
   certificates: CertificatesTable;
   used_nonces: UsedNoncesTable;
+  events: EventsTable;
+  callback_deliveries: CallbackDeliveriesTable;
+  callback_attempts: CallbackAttemptsTable;
+}
+
+/** Issue 17: one change of an API object. */
+export interface EventsTable {
+  seq: Generated<number>;
+  token: string;
+  environment_key: string | null;
+  request_id: string | null;
+  event_type: string;
+  object_type: string;
+  object_key: string;
+  created_at: string;
+}
+
+/** Issue 17: one callback to deliver (the queue). */
+export interface CallbackDeliveriesTable {
+  seq: Generated<number>;
+  token: string;
+  environment_key: string;
+  event_token: string;
+  url: string;
+  format: string;
+  /** queued, delivered or abandoned. */
+  state: string;
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  /** A node holds the row until then (SQLite's claim); null when nobody does. */
+  claimed_until: string | null;
+  give_up_at: string;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Issue 17: the delivery log, one row per attempt. */
+export interface CallbackAttemptsTable {
+  seq: Generated<number>;
+  delivery_token: string;
+  attempt: number;
+  status: number | null;
+  latency_ms: number;
+  error: string | null;
+  created_at: string;
 }
