@@ -23,7 +23,7 @@ interface Target {
 }
 
 const TABLES = ['access_secrets', 'certificates', 'environments', 'gateways', 'idempotency_keys', 'organizations', 'payment_methods', 'receivers', 'transactions', 'wrapped_keys'];
-const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates', '006-idempotency-key-hashes', '010-card-capture'];
+const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates', '006-idempotency-key-hashes', '010-card-capture', '011-events-callbacks'];
 
 let counter = 0;
 /** Unique, readable ids; base-62-ish like the real tokens. */
