@@ -33,6 +33,8 @@ export interface EnvironmentsTable {
   sealed_signing_secret: Generated<string | null>;
   /** Issue 17: where the environment's subscribed events are POSTed; null = nowhere. */
   callback_url: Generated<string | null>;
+  /** Issue 17: xml (default) or json. */
+  callback_format: Generated<string | null>;
   /** Issue 17: JSON array of the event types sent to `callback_url`; null = every type. */
   callback_event_types: Generated<string | null>;
 }
@@ -261,6 +263,8 @@ export interface CallbackDeliveriesTable {
   token: string;
   environment_key: string;
   event_token: string;
+  /** event (the environment's subscription) or transaction (the transaction's own callback_url). */
+  kind: string;
   url: string;
   format: string;
   /** queued, delivered or abandoned. */
@@ -269,6 +273,8 @@ export interface CallbackDeliveriesTable {
   next_attempt_at: string;
   /** A node holds the row until then (SQLite's claim); null when nobody does. */
   claimed_until: string | null;
+  /** Who claimed the row for its current attempt; the attempt's result is written only by them. */
+  claim_id: string | null;
   give_up_at: string;
   last_status: number | null;
   last_error: string | null;

@@ -41,13 +41,13 @@ describe.each(storeKinds)('events feed (%s)', (store) => {
   afterAll(() => server.close());
 
   /** Every event of the environment, oldest first (JSON). */
-  async function allEvents(client: ApiClient = api): Promise<Array<Record<string, string>>> {
+  async function allEvents(client: ApiClient = api): Promise<Array<Record<string, string> & { id: string; event_type: string; object_key: string }>> {
     const res = await client.get('/v1/events.json?order=asc&count=100');
     expect(res.status, res.text).toBe(200);
     return res.json().events;
   }
 
-  function typesOf(events: Array<Record<string, string>>, objectKey: string): string[] {
+  function typesOf(events: Array<{ event_type: string; object_key: string }>, objectKey: string): string[] {
     return events.filter((event) => event.object_key === objectKey).map((event) => event.event_type);
   }
 
@@ -127,7 +127,7 @@ describe.each(storeKinds)('events feed (%s)', (store) => {
 
       const res = await api.get('/v1/events.json?order=asc&count=100');
       expect(res.text).not.toContain(secret);
-      const events = res.json().events as Array<Record<string, string>>;
+      const events = res.json().events as Array<{ event_type: string; object_key: string }>;
       expect(typesOf(events, environmentKey)).toEqual(['AddEnvironment', 'UpdateEnvironment']);
       expect(typesOf(events, key)).toEqual(['CreateAccessSecret', 'RevokeAccessSecret']);
     });

@@ -28,6 +28,7 @@ export function eventsAndCallbacks(dialect: Dialect) {
       // environment-level callback subscription.
       await db.schema.alterTable('environments').addColumn('sealed_signing_secret', 'text').execute();
       await db.schema.alterTable('environments').addColumn('callback_url', 'text').execute();
+      await db.schema.alterTable('environments').addColumn('callback_format', 'text').execute();
       // JSON array of subscribed event types; null = every type.
       await db.schema.alterTable('environments').addColumn('callback_event_types', 'text').execute();
 
@@ -45,12 +46,15 @@ export function eventsAndCallbacks(dialect: Dialect) {
         .addColumn('token', 'text', (c) => c.notNull().unique())
         .addColumn('environment_key', 'text', (c) => c.notNull())
         .addColumn('event_token', 'text', (c) => c.notNull())
+        // 'event' (the environment's subscription) or 'transaction' (the transaction's callback_url).
+        .addColumn('kind', 'text', (c) => c.notNull())
         .addColumn('url', 'text', (c) => c.notNull())
         .addColumn('format', 'text', (c) => c.notNull())
         .addColumn('state', 'text', (c) => c.notNull())
         .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('next_attempt_at', 'text', (c) => c.notNull())
         .addColumn('claimed_until', 'text')
+        .addColumn('claim_id', 'text')
         .addColumn('give_up_at', 'text', (c) => c.notNull())
         .addColumn('last_status', 'integer')
         .addColumn('last_error', 'text')
