@@ -27,13 +27,14 @@ import type { RateLimiting } from './http/rate-limit.js';
 import { Redis } from 'ioredis';
 import { TenancyService } from './services/tenancy.service.js';
 import { EventService } from './services/event.service.js';
+import { buildCallbacks, type CallbacksCore } from './callbacks-wiring.js';
 import { BrowserTokenizationService } from './card-capture/browser-tokenization.service.js';
 import { migrateStore, openStore, type StoreHandle } from './store/database.js';
 import { Keyring } from './vault/keyring.js';
 import { resolveMasterKey } from './vault/master-key.js';
 
 /** The services every entry point (server, CLI) shares. */
-export interface Core extends ReceiversCore {
+export interface Core extends ReceiversCore, CallbacksCore {
   config: Config;
   store: StoreHandle;
   keyring: Keyring;
@@ -77,6 +78,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const receiving = buildReceivers(config, { store, keyring, clock, certificates, sealer });
     const transactionQuery = new TransactionQueryService(store, gateways, clock);
     const events = new EventService(store, clock, config.eventRetentionDays);
+    const callbacks = buildCallbacks({ store, keyring, clock, client: receiving.deliveryClient, transactionQuery, events, timeoutMs: config.receiverTimeoutMs });
     const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events });
     // Overridden gateway endpoints are user-supplied destinations too: the receivers' egress guard checks them.
     const http = new GatewayHttpClient({ guard: receiving.egress, overrides: Object.values(config.gateways.endpoints) });
@@ -118,9 +120,11 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
       },
       sharedState: shared?.status ?? null,
       events,
+      ...callbacks,
       generatedMasterKeyFile: master.created ? master.localFile : null,
       close: async () => {
         await sweeper.stop();
+        await callbacks.callbacks.stop();
         await receiving.exports.drain();
         await http.close();
         shared?.redis.disconnect();

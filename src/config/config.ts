@@ -47,6 +47,8 @@ export interface Config {
   outboundCaPath: string | null;
   /** Days events are kept before the sweep deletes them (COFFER_EVENT_RETENTION_DAYS; default 90). */
   eventRetentionDays: number;
+  /** How often each node looks for due callbacks, in ms (COFFER_CALLBACK_POLL_MS; default 1000). */
+  callbackPollMs: number;
 }
 
 /** How Coffer calls gateways. */
@@ -317,5 +319,6 @@ export function loadConfig(env: Env = process.env): Config {
     receiverTimeoutMs: positiveInteger(env, 'COFFER_RECEIVER_TIMEOUT', 30, 600) * 1000,
     outboundCaPath: optionalPath(env, 'COFFER_OUTBOUND_CA_FILE'),
     eventRetentionDays: positiveInteger(env, 'COFFER_EVENT_RETENTION_DAYS', 90, 3650),
+    callbackPollMs: positiveInteger(env, 'COFFER_CALLBACK_POLL_MS', 1000, 600_000),
   };
 }

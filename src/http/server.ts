@@ -31,13 +31,14 @@ import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
 import { eventRoutes } from './routes/events.routes.js';
 import type { EventService } from '../services/event.service.js';
+import { callbackRoutes, type CallbackRouteServices } from './routes/callbacks.routes.js';
 import { serverTlsOptions } from './tls/tls-options.js';
 import type { BrowserTokenizationService } from '../card-capture/browser-tokenization.service.js';
 import { cardCaptureRoutes } from '../card-capture/card-capture.routes.js';
 import { transparentRedirect } from '../card-capture/transparent-redirect.js';
 
 /** Everything the HTTP layer calls; built by the composition root. */
-export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transactionQuery'> {
+export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transactionQuery'>, CallbackRouteServices {
   store: StoreHandle;
   logger: Logger;
   auth: AuthService;
@@ -148,6 +149,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   cardCaptureRoutes(app, deps.browserTokenization);
   transactionRoutes(app, deps.transactions, deps.transactionQuery);
   eventRoutes(app, deps.events);
+  callbackRoutes(app, deps);
   receiverRoutes(app, deps);
   return app;
 }

@@ -15,6 +15,7 @@ import { SealedBlobsRepo } from './repositories/sealed-blobs.repo.js';
 import { CertificatesRepo } from './repositories/certificates.repo.js';
 import { UsedNoncesRepo } from './repositories/used-nonces.repo.js';
 import { EventsRepo } from './repositories/events.repo.js';
+import { CallbacksRepo } from './repositories/callbacks.repo.js';
 
 /** Every repository bound to one query executor (the pool, or an open transaction). */
 export interface Repositories {
@@ -31,6 +32,7 @@ export interface Repositories {
   certificates: CertificatesRepo;
   usedNonces: UsedNoncesRepo;
   events: EventsRepo;
+  callbacks: CallbacksRepo;
 }
 
 export function repositories(db: Kysely<Database>, dialect: Dialect): Repositories {
@@ -48,6 +50,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
     certificates: new CertificatesRepo(db),
     usedNonces: new UsedNoncesRepo(db),
     events: new EventsRepo(db),
+    callbacks: new CallbacksRepo(db, dialect),
   };
 }
 

@@ -21,7 +21,19 @@ const transactionSchema = z.object({
   gateway_specific_fields: freeForm,
   shipping_address: freeForm,
   attempt_3dsecure: flag(),
+  callback_url: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(2048).refine(isHttpUrl, 'must be an http or https URL').optional()),
+  callback_format: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['xml', 'json']).optional()),
 });
+
+/** An absolute http(s) URL without credentials (the egress guard checks its host when it is used). */
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}
 
 const SHIPPING_FIELDS = ['name', 'address1', 'address2', 'city', 'state', 'zip', 'country', 'phone_number'] as const;
 
@@ -65,5 +77,7 @@ export function parseTransaction(fields: Record<string, unknown>): TransactionIn
         ? undefined
         : Object.fromEntries(SHIPPING_FIELDS.map((field) => [field, typeof shipping[field] === 'string' || typeof shipping[field] === 'number' ? String(shipping[field]) : null])),
     attempt3dsecure: parsed.attempt_3dsecure === true,
+    callbackUrl: parsed.callback_url,
+    callbackFormat: parsed.callback_format,
   };
 }

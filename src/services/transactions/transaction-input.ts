@@ -20,4 +20,7 @@ export interface TransactionInput {
   gatewaySpecificFields?: Record<string, unknown> | undefined;
   shippingAddress?: Partial<ShippingAddress> | undefined;
   attempt3dsecure: boolean;
+  /** Issue 17: where the outcome of an asynchronous finish is POSTed, and in which format (xml default). */
+  callbackUrl?: string | undefined;
+  callbackFormat?: 'xml' | 'json' | undefined;
 }

@@ -10,6 +10,7 @@ export interface EnvironmentPatch {
   allowed_origins?: string | null;
   enhanced_iframe_security?: number;
   callback_url?: string | null;
+  callback_format?: string;
   callback_event_types?: string | null;
   updated_at: string;
 }
@@ -40,6 +41,17 @@ export class EnvironmentsRepo {
       const changed = Number(result.numUpdatedRows) > 0;
       return { result: undefined, changes: changed ? [{ environmentKey: key, eventType: 'UpdateEnvironment', objectType: 'environment', objectKey: key, at: patch.updated_at }] : [] };
     });
+  }
+
+  /** Stores a first signing secret unless one exists (two nodes racing keep one); false when one did. */
+  async setSigningSecretIfAbsent(key: string, sealed: string): Promise<boolean> {
+    const result = await this.db.updateTable('environments').set({ sealed_signing_secret: sealed }).where('key', '=', key).where('sealed_signing_secret', 'is', null).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Sets (or clears) the environment-level callback subscription. */
+  async setCallback(key: string, callback: { url: string | null; format: string; eventTypes: string[] | null }, updatedAt: string): Promise<void> {
+    await this.update(key, { callback_url: callback.url, callback_format: callback.format, callback_event_types: callback.eventTypes === null ? null : JSON.stringify(callback.eventTypes), updated_at: updatedAt });
   }
 
   /** Replaces the sealed signing secret of callbacks (issue 17); never recorded in the event. */

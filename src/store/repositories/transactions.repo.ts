@@ -18,12 +18,14 @@ function creationChanges(row: Insertable<TransactionsTable>): Change[] {
   ];
 }
 
-/** The events of a patch: its outcome when it sets a state, TransactionReconciled when it settles an unknown. */
+/**
+ * The events of a patch: its outcome when it sets a state; TransactionReconciled alone when it
+ * settles an unknown result (the final state is in the transaction the event points at).
+ */
 function patchChanges(row: TransactionRow | undefined, patch: Updateable<TransactionsTable>): Change[] {
   if (row === undefined) return [];
-  const changes = stateChanges(row.environment_key, row.token, patch.state as string | undefined, patch.updated_at as string | undefined);
-  if (typeof patch.reconciled_at === 'string') changes.push(...stateChanges(row.environment_key, row.token, undefined, patch.reconciled_at, true));
-  return changes;
+  if (typeof patch.reconciled_at === 'string') return stateChanges(row.environment_key, row.token, undefined, patch.reconciled_at, true);
+  return stateChanges(row.environment_key, row.token, patch.state as string | undefined, patch.updated_at as string | undefined);
 }
 
 /**
