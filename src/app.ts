@@ -27,6 +27,7 @@ import type { RateLimiting } from './http/rate-limit.js';
 import { Redis } from 'ioredis';
 import { TenancyService } from './services/tenancy.service.js';
 import { EventService } from './services/event.service.js';
+import { DEFAULT_RECONCILE, Reconciler } from './services/transactions/reconciler.js';
 import { buildCallbacks, type CallbacksCore } from './callbacks-wiring.js';
 import { BrowserTokenizationService } from './card-capture/browser-tokenization.service.js';
 import { migrateStore, openStore, type StoreHandle } from './store/database.js';
@@ -56,6 +57,8 @@ export interface Core extends ReceiversCore, CallbacksCore {
   sharedState: SharedStateStatus | null;
   /** The events feed (issue 17). */
   events: EventService;
+  /** Settles unknown gateway results from the sweep (issue 17). */
+  reconciler: Reconciler;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
   close(): Promise<void>;
@@ -79,7 +82,6 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const transactionQuery = new TransactionQueryService(store, gateways, clock);
     const events = new EventService(store, clock, config.eventRetentionDays);
     const callbacks = buildCallbacks({ store, keyring, clock, client: receiving.deliveryClient, transactionQuery, events, timeoutMs: config.receiverTimeoutMs });
-    const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events });
     // Overridden gateway endpoints are user-supplied destinations too: the receivers' egress guard checks them.
     const http = new GatewayHttpClient({ guard: receiving.egress, overrides: Object.values(config.gateways.endpoints) });
     const shared = config.redisUrl === null ? null : await connectShared(config.redisUrl);
@@ -94,6 +96,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const limiter: RateLimiter =
       shared === null ? new MemoryRateLimiter() : new FallbackRateLimiter(new RedisRateLimiter(shared.redis), new MemoryRateLimiter(), shared.status);
     const caller = new GatewayCaller(breaker, new InFlightLimiter(config.gateways.maxInFlight), { http, endpoints: config.gateways.endpoints }, config.gateways, clock);
+    const reconciler = new Reconciler(store, gateways, caller, clock, { ...DEFAULT_RECONCILE, windowMs: config.reconcileWindowMinutes * 60_000, notFoundAfterMs: config.reconcileNotFoundAfterSeconds * 1000 });
+    const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
       store,
@@ -120,6 +124,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
       },
       sharedState: shared?.status ?? null,
       events,
+      reconciler,
       ...callbacks,
       generatedMasterKeyFile: master.created ? master.localFile : null,
       close: async () => {

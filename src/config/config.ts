@@ -49,6 +49,10 @@ export interface Config {
   eventRetentionDays: number;
   /** How often each node looks for due callbacks, in ms (COFFER_CALLBACK_POLL_MS; default 1000). */
   callbackPollMs: number;
+  /** How long after an unknown result the gateway is asked, in minutes (COFFER_RECONCILE_WINDOW_MINUTES; default 1440). */
+  reconcileWindowMinutes: number;
+  /** After how many seconds "not found" at the gateway means never received (COFFER_RECONCILE_NOT_FOUND_AFTER; default 600). */
+  reconcileNotFoundAfterSeconds: number;
 }
 
 /** How Coffer calls gateways. */
@@ -320,5 +324,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboundCaPath: optionalPath(env, 'COFFER_OUTBOUND_CA_FILE'),
     eventRetentionDays: positiveInteger(env, 'COFFER_EVENT_RETENTION_DAYS', 90, 3650),
     callbackPollMs: positiveInteger(env, 'COFFER_CALLBACK_POLL_MS', 1000, 600_000),
+    reconcileWindowMinutes: positiveInteger(env, 'COFFER_RECONCILE_WINDOW_MINUTES', 1440, 7 * 1440),
+    reconcileNotFoundAfterSeconds: positiveInteger(env, 'COFFER_RECONCILE_NOT_FOUND_AFTER', 600, 86_400),
   };
 }

@@ -13,6 +13,8 @@ export interface SweepResult {
   abandonedCallsSettled: number;
   /** Events older than the retention period, deleted (issue 17). */
   eventsExpired: number;
+  /** Unknown gateway results settled by asking the gateway (issue 17). */
+  reconciled: number;
 }
 
 /** Other housekeeping the sweep runs each round. */
@@ -21,6 +23,7 @@ export interface SweepTasks {
   exports?: { failInterrupted(): Promise<number> };
   abandonedCalls?: { settleAbandoned(): Promise<number> };
   events?: { removeExpired(): Promise<number> };
+  reconciler?: { reconcileDue(): Promise<number> };
 }
 
 const BATCH = 500;
@@ -61,7 +64,9 @@ export class CacheSweeper {
     const exportsInterrupted = (await this.tasks.exports?.failInterrupted()) ?? 0;
     const abandonedCallsSettled = (await this.tasks.abandonedCalls?.settleAbandoned()) ?? 0;
     const eventsExpired = (await this.tasks.events?.removeExpired()) ?? 0;
-    return { redacted, cvvsDropped, idempotencyKeysExpired, exportsInterrupted, abandonedCallsSettled, eventsExpired };
+    // After abandoned calls are settled, so a call cut off by a stopped node is looked up too.
+    const reconciled = (await this.tasks.reconciler?.reconcileDue()) ?? 0;
+    return { redacted, cvvsDropped, idempotencyKeysExpired, exportsInterrupted, abandonedCallsSettled, eventsExpired, reconciled };
   }
 
   /** Sweeps every `intervalMs` in the background; errors go to `onError` and the next round tries again. */

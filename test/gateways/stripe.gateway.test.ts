@@ -198,6 +198,7 @@ describe('StripeAdapter: purchase', () => {
       description: 'Two tickets',
       receipt_email: 'buyer@example.com',
       'metadata[order_id]': 'order-77',
+      'metadata[coffer_transaction]': request.transactionToken,
       'shipping[name]': 'Ada Lovelace',
       'shipping[phone]': '+44 20 7946 0000',
       'shipping[address][line1]': '1 Ockham Rd',

@@ -37,6 +37,14 @@ const IN_FLIGHT = sql<boolean>`state in ('processing', 'pending')`;
 
 export type TransactionRow = Selectable<TransactionsTable>;
 
+/**
+ * Issue 17: a gateway transaction that becomes `gateway_processing_result_unknown` is due for
+ * reconciliation at once (the reconciler decides whether its gateway can be asked).
+ */
+function markUnknown<P extends Updateable<TransactionsTable>>(patch: P): P {
+  return patch.state === 'gateway_processing_result_unknown' && patch.reconcile_next_at === undefined ? { ...patch, reconcile_next_at: patch.updated_at ?? new Date().toISOString() } : patch;
+}
+
 /** Single-query primitives over `transactions`; every read is scoped to one environment. */
 export class TransactionsRepo {
   constructor(private readonly db: Kysely<Database>) {}
@@ -89,7 +97,7 @@ export class TransactionsRepo {
   /** Updates and returns the row as stored, in one statement (with its events); undefined when there is none. */
   updateReturning(environmentKey: string, token: string, patch: Updateable<TransactionsTable>): Promise<TransactionRow | undefined> {
     return journaled(this.db, async (db) => {
-      const row = await db.updateTable('transactions').set(patch).where('environment_key', '=', environmentKey).where('token', '=', token).returningAll().executeTakeFirst();
+      const row = await db.updateTable('transactions').set(markUnknown(patch)).where('environment_key', '=', environmentKey).where('token', '=', token).returningAll().executeTakeFirst();
       return { result: row, changes: patchChanges(row, patch) };
     });
   }
@@ -99,7 +107,7 @@ export class TransactionsRepo {
     return journaled(this.db, async (db) => {
       const row = await db
         .updateTable('transactions')
-        .set(patch)
+        .set(markUnknown(patch))
         .where('environment_key', '=', environmentKey)
         .where('token', '=', token)
         .where('state', '=', fromState)
@@ -128,6 +136,34 @@ export class TransactionsRepo {
         .execute();
       return { result: failed.length, changes: failed.flatMap((row) => stateChanges(row.environment_key, row.token, 'failed', patch.updated_at)) };
     });
+  }
+
+  /** Issue 17: unknown results whose next lookup is due (every environment), oldest first. */
+  dueForReconciliation(now: string, limit: number): Promise<TransactionRow[]> {
+    return this.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('reconcile_next_at', '<=', now)
+      .where('state', '=', 'gateway_processing_result_unknown')
+      .orderBy('reconcile_next_at')
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * Claims the lookup of `row` by moving its next lookup to `next` (null: never ask again), only if
+   * nobody moved it since it was read; false when another node did.
+   */
+  async claimReconciliation(row: TransactionRow, next: string | null): Promise<boolean> {
+    const result = await this.db
+      .updateTable('transactions')
+      .set({ reconcile_next_at: next, reconcile_attempts: row.reconcile_attempts + (next === null ? 0 : 1) })
+      .where('environment_key', '=', row.environment_key)
+      .where('token', '=', row.token)
+      .where('state', '=', 'gateway_processing_result_unknown')
+      .where('reconcile_next_at', '=', row.reconcile_next_at as string)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /** The environment's transactions, optionally of one gateway and in some states. */
