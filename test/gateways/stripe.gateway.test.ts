@@ -323,6 +323,7 @@ describe('StripeAdapter: authorize', () => {
       confirm: 'true',
       'payment_method_types[]': 'card',
       ...cardFields('payment_method_data'),
+      'metadata[coffer_transaction]': request.transactionToken,
       'expand[]': 'latest_charge',
     });
     expect(response).toMatchObject({ success: true, message: 'Transaction authorized', pending: false, errorCode: null, avsCode: 'Y', cvvCode: 'M', specificResponseFields: { stripe: { status: 'requires_capture' } } });
@@ -482,7 +483,8 @@ describe('StripeAdapter: store', () => {
   it('purchases with the stored cus|pm: customer and payment_method, no card data', async () => {
     const stored = (await run(gatewayRequest('store'))).response.thirdPartyToken as string;
     const [cus, pm] = stored.split('|');
-    const { response, sent } = await run(gatewayRequest('purchase', { paymentMethod: { type: 'third_party_token', token: stored } }));
+    const request = gatewayRequest('purchase', { paymentMethod: { type: 'third_party_token', token: stored } });
+    const { response, sent } = await run(request);
     expect(sent[0]?.form).toEqual({
       amount: '1000',
       currency: 'usd',
@@ -491,6 +493,7 @@ describe('StripeAdapter: store', () => {
       'payment_method_types[]': 'card',
       customer: cus,
       payment_method: pm,
+      'metadata[coffer_transaction]': request.transactionToken,
       'expand[]': 'latest_charge',
     });
     expect(response).toMatchObject({ success: true, message: 'Transaction approved' });
