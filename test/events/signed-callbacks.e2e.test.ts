@@ -10,6 +10,7 @@ import { ManualClock } from '../helpers/manual-clock.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { asList } from '../helpers/xml.js';
+import { findCardData } from '../helpers/leak-scan.js';
 import { RecordingReceiver } from '../fakes/recording-receiver.js';
 
 /*
@@ -173,6 +174,9 @@ describe.each(storeKinds)('signed callbacks (%s)', (store) => {
 
       const posted = receiver.received.filter((d) => d.target === '/tx');
       expect(posted).toHaveLength(1);
+      // The payload is the API's view: no card number in it (leak guard on what Coffer sends out).
+      expect(findCardData(posted[0]?.body ?? '')).toEqual([]);
+      expect(posted[0]?.body).not.toContain(THREE_DS_VISA);
       const transaction = JSON.parse(posted[0]?.body ?? '').transactions[0];
       expect(transaction).toMatchObject({ token, state: 'succeeded', amount: 3003, callback_url: `${receiver.url}/tx` });
       expect(transaction.signed.signature).toBe(spreedlySignature(env.secret, transaction.signed, (field) => jsonText(transaction[field])));
