@@ -26,6 +26,9 @@ import { SharedStateStatus } from './limits/shared-state-status.js';
 import type { RateLimiting } from './http/rate-limit.js';
 import { Redis } from 'ioredis';
 import { TenancyService } from './services/tenancy.service.js';
+import { EventService } from './services/event.service.js';
+import { DEFAULT_RECONCILE, Reconciler } from './services/transactions/reconciler.js';
+import { buildCallbacks, type CallbacksCore } from './callbacks-wiring.js';
 import { BrowserTokenizationService } from './card-capture/browser-tokenization.service.js';
 import { AuditService } from './services/audit.service.js';
 import { OverviewService } from './services/overview.service.js';
@@ -38,7 +41,7 @@ import { Keyring } from './vault/keyring.js';
 import { resolveMasterKey } from './vault/master-key.js';
 
 /** The services every entry point (server, CLI) shares. */
-export interface Core extends ReceiversCore {
+export interface Core extends ReceiversCore, CallbacksCore {
   config: Config;
   store: StoreHandle;
   keyring: Keyring;
@@ -63,6 +66,10 @@ export interface Core extends ReceiversCore {
   rateLimiting: RateLimiting;
   /** Reachability of Redis; null without COFFER_REDIS_URL. */
   sharedState: SharedStateStatus | null;
+  /** The events feed (issue 17). */
+  events: EventService;
+  /** Settles unknown gateway results from the sweep (issue 17). */
+  reconciler: Reconciler;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
   close(): Promise<void>;
@@ -84,7 +91,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const sealer = new PaymentMethodSealer(keyring);
     const receiving = buildReceivers(config, { store, keyring, clock, certificates, sealer });
     const transactionQuery = new TransactionQueryService(store, gateways, clock);
-    const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery });
+    const events = new EventService(store, clock, config.eventRetentionDays);
+    const callbacks = buildCallbacks({ store, keyring, clock, client: receiving.deliveryClient, transactionQuery, events, timeoutMs: config.receiverTimeoutMs });
     // Overridden gateway endpoints are user-supplied destinations too: the receivers' egress guard checks them.
     const http = new GatewayHttpClient({ guard: receiving.egress, overrides: Object.values(config.gateways.endpoints) });
     const shared = config.redisUrl === null ? null : await connectShared(config.redisUrl);
@@ -99,6 +107,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const limiter: RateLimiter =
       shared === null ? new MemoryRateLimiter() : new FallbackRateLimiter(new RedisRateLimiter(shared.redis), new MemoryRateLimiter(), shared.status);
     const caller = new GatewayCaller(breaker, new InFlightLimiter(config.gateways.maxInFlight), { http, endpoints: config.gateways.endpoints }, config.gateways, clock);
+    const reconciler = new Reconciler(store, gateways, caller, clock, { ...DEFAULT_RECONCILE, windowMs: config.reconcileWindowMinutes * 60_000, notFoundAfterMs: config.reconcileNotFoundAfterSeconds * 1000 });
+    const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
       store,
@@ -128,9 +138,13 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
         hashCardKey: (environmentKey, material) => keyring.fingerprint(environmentKey, material),
       },
       sharedState: shared?.status ?? null,
+      events,
+      reconciler,
+      ...callbacks,
       generatedMasterKeyFile: master.created ? master.localFile : null,
       close: async () => {
         await sweeper.stop();
+        await callbacks.callbacks.stop();
         await receiving.exports.drain();
         await http.close();
         shared?.redis.disconnect();

@@ -23,6 +23,8 @@ export interface ReceiversCore {
   exports: ReceiverExportService;
   /** The guard every user-supplied destination goes through (COFFER_EGRESS_ALLOW). */
   egress: EgressGuard;
+  /** The outbound HTTP client of deliveries (egress guard, timeouts); callbacks use it too (issue 17). */
+  deliveryClient: HttpDeliveryClient;
   /** Where failures of background exports are logged, once the server's logger exists. */
   attachLogger(logger: Logger): void;
 }
@@ -56,6 +58,7 @@ export function buildReceivers(
   return {
     receivers,
     egress,
+    deliveryClient: client,
     deliveries: new ReceiverDeliveryService(store, receivers, sealer, client, { timeoutMs, clientCertificate }, clock),
     exports: new ReceiverExportService(
       store,

@@ -59,9 +59,11 @@ export async function serve(config: Config): Promise<void> {
     config.sweepIntervalMs,
     (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'cache sweep failed'),
     (result) => {
-      if (result.redacted > 0 || result.cvvsDropped > 0 || result.idempotencyKeysExpired > 0 || result.exportsInterrupted > 0 || result.abandonedCallsSettled > 0) logger.info(result, 'cache sweep');
+      if (result.redacted > 0 || result.cvvsDropped > 0 || result.idempotencyKeysExpired > 0 || result.exportsInterrupted > 0 || result.abandonedCallsSettled > 0 || result.reconciled > 0) logger.info(result, 'cache sweep');
     },
   );
+  // Issue 17: queued callbacks go out from every node; each attempt is claimed by one.
+  core.callbacks.start(config.callbackPollMs, (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'callback delivery round failed'));
   const address = await app.listen({ host: config.host, port: config.port });
   const url = tls.material === null ? address : address.replace(/^http:/, 'https:');
   logger.info({ url, store: config.store.kind }, 'listening');

@@ -47,6 +47,14 @@ export interface Config {
   outboundCaPath: string | null;
   /** The merchant portal at /portal/ (COFFER_PORTAL=off turns it off). */
   portal: boolean;
+  /** Days events are kept before the sweep deletes them (COFFER_EVENT_RETENTION_DAYS; default 90). */
+  eventRetentionDays: number;
+  /** How often each node looks for due callbacks, in ms (COFFER_CALLBACK_POLL_MS; default 1000). */
+  callbackPollMs: number;
+  /** How long after an unknown result the gateway is asked, in minutes (COFFER_RECONCILE_WINDOW_MINUTES; default 1440). */
+  reconcileWindowMinutes: number;
+  /** After how many seconds "not found" at the gateway means never received (COFFER_RECONCILE_NOT_FOUND_AFTER; default 600). */
+  reconcileNotFoundAfterSeconds: number;
 }
 
 /** How Coffer calls gateways. */
@@ -317,6 +325,10 @@ export function loadConfig(env: Env = process.env): Config {
     receiverTimeoutMs: positiveInteger(env, 'COFFER_RECEIVER_TIMEOUT', 30, 600) * 1000,
     outboundCaPath: optionalPath(env, 'COFFER_OUTBOUND_CA_FILE'),
     portal: parsePortal(env),
+    eventRetentionDays: positiveInteger(env, 'COFFER_EVENT_RETENTION_DAYS', 90, 3650),
+    callbackPollMs: positiveInteger(env, 'COFFER_CALLBACK_POLL_MS', 1000, 600_000),
+    reconcileWindowMinutes: positiveInteger(env, 'COFFER_RECONCILE_WINDOW_MINUTES', 1440, 7 * 1440),
+    reconcileNotFoundAfterSeconds: positiveInteger(env, 'COFFER_RECONCILE_NOT_FOUND_AFTER', 600, 86_400),
   };
 }
 

@@ -1,4 +1,4 @@
-import { blankResponse, defineGateway, GatewayFaultError, type FormValue, type GatewayCall, type GatewayResponse } from './kit/index.js';
+import { blankResponse, defineGateway, GatewayFaultError, type FormValue, type GatewayCall, type GatewayResponse, type InquiryAnswer } from './kit/index.js';
 import { declineResponse, paymentIntentResponse, type IntentLike } from './stripe/stripe-mapping.js';
 import { paymentMethodData, paymentMethodReference, referenceId, scrubStripe, shipping, stripeCall, type StripeReply } from './stripe/stripe-api.js';
 
@@ -50,7 +50,8 @@ async function chargeCard(call: GatewayCall): Promise<GatewayResponse> {
     ...paymentMethodReference(request.paymentMethod),
     description: request.description,
     receipt_email: request.email,
-    metadata: request.orderId === null ? undefined : { order_id: request.orderId },
+    // Coffer's token in the metadata lets reconciliation find the intent by search (issue 17).
+    metadata: { ...(request.orderId === null ? {} : { order_id: request.orderId }), coffer_transaction: request.transactionToken },
     shipping: shipping(request),
     ...storedCredentialFields(request),
     payment_method_options: cardOptions(request),
@@ -58,6 +59,24 @@ async function chargeCard(call: GatewayCall): Promise<GatewayResponse> {
     ...(request.gatewaySpecificFields as Record<string, FormValue>),
   });
   return intentOutcome(reply, purchase ? 'Transaction approved' : 'Transaction authorized', purchase ? SUCCESS.purchase : SUCCESS.authorize);
+}
+
+/**
+ * Reconciliation (issue 17): the PaymentIntent a purchase or authorize created carries Coffer's
+ * token in `metadata[coffer_transaction]`; Stripe's search finds it. Search is eventually
+ * consistent (Stripe documents up to a minute), so "nothing found" only becomes "never arrived"
+ * once the reconciler has waited long enough (docs/events.md).
+ */
+async function inquireIntent(call: GatewayCall): Promise<InquiryAnswer> {
+  const { request } = call;
+  if (request.operation !== 'purchase' && request.operation !== 'authorize') return { kind: 'unknown' };
+  const reply = await stripeCall(call, 'GET', '/v1/payment_intents/search', { query: `metadata['coffer_transaction']:'${request.transactionToken}'`, expand: ['data.latest_charge'] });
+  const data = reply.json.data;
+  if (reply.json.error !== undefined || !Array.isArray(data)) return { kind: 'unknown' };
+  const intent = data[0] as Record<string, unknown> | undefined;
+  if (intent === undefined) return { kind: 'not_found' };
+  const purchase = request.operation === 'purchase';
+  return { kind: 'found', response: intentOutcome({ status: 200, json: intent }, purchase ? 'Transaction approved' : 'Transaction authorized', purchase ? SUCCESS.purchase : SUCCESS.authorize) };
 }
 
 /**
@@ -86,6 +105,7 @@ export const stripeGateway = defineGateway({
   endpoint: () => 'https://api.stripe.com',
   scrub: scrubStripe,
   features: ['supports_purchase_via_preauthorization', 'supports_populate_mit_fields'],
+  inquire: inquireIntent,
   operations: {
     purchase: chargeCard,
     authorize: chargeCard,

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { CLOSED_ACCOUNT_CARD, GATEWAY_ERROR_CARD, STORE_FAILS_CARD, TEST_CARD_OUTCOMES, THREE_DS_CARDS, TIMEOUT_CARD } from '../vault/test-cards.js';
 import { continueFlow, startOffsite, startThreeDs } from './test/secure-flows.js';
-import { blankResponse, defineGateway, GatewayFaultError, GatewayResultUnknownError, type GatewayCall, type GatewayOperation, type GatewayResponse } from './kit/index.js';
+import { blankResponse, defineGateway, GatewayFaultError, GatewayResultUnknownError, type GatewayCall, type GatewayOperation, type GatewayResponse, type InquiryAnswer } from './kit/index.js';
 
 /** Amounts that trigger Coffer's failure paths on the test gateway (API.md §6). */
 export const TEST_AMOUNTS = { referenceFails: 44, timeout: 4080, gatewayError: 5070 } as const;
@@ -40,6 +40,18 @@ function answered(call: GatewayCall, decide: () => GatewayResponse): Promise<Gat
 function cardNumber(call: GatewayCall): string | null {
   const method = call.request.paymentMethod;
   return method?.type === 'credit_card' ? method.number.reveal() : null;
+}
+
+/**
+ * Reconciliation, simulated (issue 17): a call that timed out because of amount 4080 had reached
+ * the gateway and went through; one that timed out because of the card 4000000000000408 never
+ * arrived. Any other transaction is unknown to the test gateway.
+ */
+function inquireSimulated(call: GatewayCall): Promise<InquiryAnswer> {
+  const { request, http } = call;
+  http.note(`[test gateway] inquiry about ${request.transactionToken}`);
+  if (request.amount === TEST_AMOUNTS.timeout) return Promise.resolve({ kind: 'found', response: succeeded(request.operation) });
+  return Promise.resolve({ kind: 'not_found' });
 }
 
 /** Timeouts and gateway errors on demand (API.md §6), for every operation. */
@@ -124,6 +136,7 @@ export const testGateway = defineGateway({
     'supports_purchase_via_preauthorization',
     'supports_populate_mit_fields',
   ],
+  inquire: inquireSimulated,
   operations: {
     purchase: cardOperation,
     authorize: cardOperation,

@@ -13,6 +13,7 @@ import type { GatewayTransactionService } from '../services/transactions/gateway
 import type { TransactionQueryService } from '../services/transactions/transaction-query.service.js';
 import type { IdempotencyService } from '../services/idempotency.service.js';
 import { registerIdempotency } from './idempotency.js';
+import { runInRequest } from '../domain/request-context.js';
 import { registerRateLimits, type RateLimiting } from './rate-limit.js';
 import type { SharedStateStatus } from '../limits/shared-state-status.js';
 import type { TenancyService } from '../services/tenancy.service.js';
@@ -35,12 +36,15 @@ import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
 import { openApiRoutes } from './routes/openapi.routes.js';
 import { refuseRenegotiation, serverTlsOptions, STRICT_TRANSPORT_SECURITY } from './tls/tls-options.js';
+import { eventRoutes } from './routes/events.routes.js';
+import type { EventService } from '../services/event.service.js';
+import { callbackRoutes, type CallbackRouteServices } from './routes/callbacks.routes.js';
 import type { BrowserTokenizationService } from '../card-capture/browser-tokenization.service.js';
 import { cardCaptureRoutes } from '../card-capture/card-capture.routes.js';
 import { transparentRedirect } from '../card-capture/transparent-redirect.js';
 
 /** Everything the HTTP layer calls; built by the composition root. */
-export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transactionQuery'> {
+export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transactionQuery'>, CallbackRouteServices {
   store: StoreHandle;
   logger: Logger;
   auth: AuthService;
@@ -58,6 +62,8 @@ export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transacti
   browserTokenization: BrowserTokenizationService;
   /** Reachability of Redis (null without COFFER_REDIS_URL), for /readyz. */
   sharedState: SharedStateStatus | null;
+  /** The events feed (issue 17). */
+  events: EventService;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -115,6 +121,9 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     throw new AppError({ key: 'errors.route_not_found', message: 'The requested resource does not exist.' });
   });
 
+  // Events recorded while serving a request carry its X-Request-Id (issue 17). The callback form
+  // makes the rest of the request's life run inside the context.
+  app.addHook('onRequest', (request, _reply, done) => runInRequest(request.id, done));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     // Only over TLS: behind a TLS-terminating proxy (COFFER_TLS=off) the proxy sets it.
@@ -155,6 +164,8 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     paymentMethodRoutes(routes, deps.paymentMethods, deps.transactionQuery, transparentRedirect(deps.browserTokenization, handleError));
     cardCaptureRoutes(routes, deps.browserTokenization);
     transactionRoutes(routes, deps.transactions, deps.transactionQuery);
+    eventRoutes(routes, deps.events);
+    callbackRoutes(routes, deps);
     receiverRoutes(routes, deps);
     openApiRoutes(routes);
   });

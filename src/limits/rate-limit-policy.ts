@@ -12,6 +12,7 @@ export interface RateLimitRule {
 
 export const RATE_LIMIT_DEFAULTS = {
   transactions_list: { limit: 30, windowSeconds: 60 },
+  events_list: { limit: 30, windowSeconds: 60 },
   payment_methods_bin6_last4: { limit: 1000, windowSeconds: 86_400 },
   payment_methods_bin8_last4: { limit: 250, windowSeconds: 86_400 },
   payment_methods_client_ip: { limit: 30, windowSeconds: 60 },

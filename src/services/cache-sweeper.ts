@@ -11,6 +11,10 @@ export interface SweepResult {
   exportsInterrupted: number;
   /** Gateway calls cut off mid-way (their node stopped), now `gateway_processing_result_unknown`. */
   abandonedCallsSettled: number;
+  /** Events older than the retention period, deleted (issue 17). */
+  eventsExpired: number;
+  /** Unknown gateway results settled by asking the gateway (issue 17). */
+  reconciled: number;
 }
 
 /** Other housekeeping the sweep runs each round. */
@@ -18,6 +22,8 @@ export interface SweepTasks {
   idempotency?: { removeExpired(): Promise<number> };
   exports?: { failInterrupted(): Promise<number> };
   abandonedCalls?: { settleAbandoned(): Promise<number> };
+  events?: { removeExpired(): Promise<number> };
+  reconciler?: { reconcileDue(): Promise<number> };
 }
 
 const BATCH = 500;
@@ -57,7 +63,10 @@ export class CacheSweeper {
     const idempotencyKeysExpired = (await this.tasks.idempotency?.removeExpired()) ?? 0;
     const exportsInterrupted = (await this.tasks.exports?.failInterrupted()) ?? 0;
     const abandonedCallsSettled = (await this.tasks.abandonedCalls?.settleAbandoned()) ?? 0;
-    return { redacted, cvvsDropped, idempotencyKeysExpired, exportsInterrupted, abandonedCallsSettled };
+    const eventsExpired = (await this.tasks.events?.removeExpired()) ?? 0;
+    // After abandoned calls are settled, so a call cut off by a stopped node is looked up too.
+    const reconciled = (await this.tasks.reconciler?.reconcileDue()) ?? 0;
+    return { redacted, cvvsDropped, idempotencyKeysExpired, exportsInterrupted, abandonedCallsSettled, eventsExpired, reconciled };
   }
 
   /** Sweeps every `intervalMs` in the background; errors go to `onError` and the next round tries again. */

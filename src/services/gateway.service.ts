@@ -5,6 +5,7 @@ import { credentialFields, findGatewayDefinition } from '../gateways/registry.js
 import type { GatewayDefinition } from '../gateways/kit/index.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
+import { recordChange } from '../store/change-journal.js';
 import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
 import type { GatewayPatch, GatewayRow } from '../store/repositories/gateways.repo.js';
 import type { TransactionRow } from '../store/repositories/transactions.repo.js';
@@ -132,6 +133,7 @@ export class GatewayService {
   async retain(environment: EnvironmentRow, token: string): Promise<GatewayRecord> {
     const current = await this.show(environment, token);
     if (current.row.state === 'redacted') throw new AppError({ key: 'errors.gateway_redacted', message: MESSAGES.gatewayRedacted });
+    await recordChange(this.store.db, { environmentKey: environment.key, eventType: 'RetainGateway', objectType: 'gateway', objectKey: token });
     return current;
   }
 

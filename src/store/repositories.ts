@@ -18,6 +18,8 @@ import { PortalUsersRepo } from './repositories/portal-users.repo.js';
 import { PortalSessionsRepo } from './repositories/portal-sessions.repo.js';
 import { AuditEventsRepo } from './repositories/audit-events.repo.js';
 import { RollupsRepo } from './repositories/rollups.repo.js';
+import { EventsRepo } from './repositories/events.repo.js';
+import { CallbacksRepo } from './repositories/callbacks.repo.js';
 
 /** Every repository bound to one query executor (the pool, or an open transaction). */
 export interface Repositories {
@@ -37,6 +39,8 @@ export interface Repositories {
   portalSessions: PortalSessionsRepo;
   auditEvents: AuditEventsRepo;
   rollups: RollupsRepo;
+  events: EventsRepo;
+  callbacks: CallbacksRepo;
 }
 
 export function repositories(db: Kysely<Database>, dialect: Dialect): Repositories {
@@ -57,6 +61,8 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
     portalSessions: new PortalSessionsRepo(db),
     auditEvents: new AuditEventsRepo(db),
     rollups: new RollupsRepo(db),
+    events: new EventsRepo(db),
+    callbacks: new CallbacksRepo(db, dialect),
   };
 }
 

@@ -29,6 +29,14 @@ export interface EnvironmentsTable {
   allowed_origins: string | null;
   /** 1: browser tokenization needs the merchant's signature (nonce, timestamp, certificate token). */
   enhanced_iframe_security: Generated<number>;
+  /** Issue 17: the callbacks' signing secret, sealed with the environment's data key. */
+  sealed_signing_secret: Generated<string | null>;
+  /** Issue 17: where the environment's subscribed events are POSTed; null = nowhere. */
+  callback_url: Generated<string | null>;
+  /** Issue 17: xml (default) or json. */
+  callback_format: Generated<string | null>;
+  /** Issue 17: JSON array of the event types sent to `callback_url`; null = every type. */
+  callback_event_types: Generated<string | null>;
 }
 
 export interface AccessSecretsTable {
@@ -103,6 +111,13 @@ export interface TransactionsTable {
   order_id: string | null;
   created_at: string;
   updated_at: string;
+  /** Issue 17: where the outcome of an asynchronous finish is POSTed, and in which format. */
+  callback_url: Generated<string | null>;
+  callback_format: Generated<string | null>;
+  /** Issue 17: next time the sweep asks the gateway about an unknown result; null = not to ask. */
+  reconcile_next_at: Generated<string | null>;
+  reconcile_attempts: Generated<number>;
+  reconciled_at: Generated<string | null>;
 }
 
 export interface IdempotencyKeysTable {
@@ -234,6 +249,9 @@ export interface Database {
   audit_events: AuditEventsTable;
   transaction_rollups: TransactionRollupsTable;
   transaction_rollup_marks: TransactionRollupMarksTable;
+  events: EventsTable;
+  callback_deliveries: CallbackDeliveriesTable;
+  callback_attempts: CallbackAttemptsTable;
 }
 
 /** A person who signs in to the merchant portal (migration 009). */
@@ -305,4 +323,52 @@ export interface TransactionRollupsTable {
 export interface TransactionRollupMarksTable {
   environment_key: string;
   complete_until: string;
+}
+
+/** Issue 17: one change of an API object. */
+export interface EventsTable {
+  seq: Generated<number>;
+  token: string;
+  environment_key: string | null;
+  request_id: string | null;
+  event_type: string;
+  object_type: string;
+  object_key: string;
+  created_at: string;
+}
+
+/** Issue 17: one callback to deliver (the queue). */
+export interface CallbackDeliveriesTable {
+  seq: Generated<number>;
+  token: string;
+  environment_key: string;
+  event_token: string;
+  /** event (the environment's subscription) or transaction (the transaction's own callback_url). */
+  kind: string;
+  url: string;
+  format: string;
+  /** queued, delivered or abandoned. */
+  state: string;
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  /** A node holds the row until then (SQLite's claim); null when nobody does. */
+  claimed_until: string | null;
+  /** Who claimed the row for its current attempt; the attempt's result is written only by them. */
+  claim_id: string | null;
+  give_up_at: string;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Issue 17: the delivery log, one row per attempt. */
+export interface CallbackAttemptsTable {
+  seq: Generated<number>;
+  delivery_token: string;
+  attempt: number;
+  status: number | null;
+  latency_ms: number;
+  error: string | null;
+  created_at: string;
 }

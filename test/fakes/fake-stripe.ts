@@ -161,6 +161,10 @@ export class FakeStripe {
    * gateways echo the card number in their text, and Coffer must not keep it.
    */
   echoingDecline: ((card: Card) => { message: string; declineCode?: string }) | null = null;
+  /** When true, requests are carried out but their answers never leave (a connection lost after sending). */
+  answersLost = false;
+  /** Searches that answer empty before new intents show (Stripe's search index lags behind). */
+  searchLag = 0;
   private readonly idempotent = new Map<string, { fingerprint: string; status: number; body: string }>();
   private server: FakeGatewayServer | null = null;
   url = '';
@@ -171,7 +175,17 @@ export class FakeStripe {
 
   async start(): Promise<this> {
     // One catch-all route: Stripe's own dispatch (auth, idempotency, resources) is below.
-    this.server = await FakeGatewayServer.start([{ method: '*', path: /^/, handle: (request) => this.answer(request) }]);
+    this.server = await FakeGatewayServer.start([
+      {
+        method: '*',
+        path: /^/,
+        handle: (request) => {
+          const answer = this.answer(request);
+          // Carried out, never answered: Coffer's call times out with the intent made (issue 17).
+          return this.answersLost ? new Promise<FakeAnswer>(() => undefined) : answer;
+        },
+      },
+    ]);
     this.url = this.server.url;
     return this;
   }
@@ -267,6 +281,15 @@ export class FakeStripe {
     return { status, body, contentType: 'application/json', headers: { 'request-id': `req_${this.id()}`, 'stripe-version': '2024-06-20', ...extra } };
   }
 
+  /** `metadata['key']:'value'` only (the one query Coffer sends), answered empty while `searchLag` lasts. */
+  private searchIntents(query: string): Json {
+    const match = /^metadata\['([^']+)'\]:'([^']*)'$/.exec(query);
+    if (match === null) throw invalid('Invalid search query.', { param: 'query' });
+    const found = this.searchLag > 0 ? [] : [...this.intents.values()].filter((intent) => (intent.json.metadata as Record<string, string> | undefined)?.[match[1] as string] === match[2]);
+    if (this.searchLag > 0) this.searchLag -= 1;
+    return { object: 'search_result', url: '/v1/payment_intents/search', has_more: false, next_page: null, data: found.map((intent) => intent.json) };
+  }
+
   private errorAnswer(error: StripeHttpError): FakeAnswer {
     return this.reply(error.status, JSON.stringify({ error: error.error }));
   }
@@ -281,6 +304,7 @@ export class FakeStripe {
     const expand = form.list('expand[]');
     let match: RegExpExecArray | null;
     if (method === 'POST' && path === '/v1/payment_intents') return this.createIntent(form, expand, livemode);
+    if (method === 'GET' && path === '/v1/payment_intents/search') return this.searchIntents(form.get('query') ?? '');
     if ((match = /^\/v1\/payment_intents\/([^/]+)$/.exec(path)) !== null && method === 'GET') return this.intentJson(this.intent(match[1] as string), expand);
     if ((match = /^\/v1\/payment_intents\/([^/]+)\/capture$/.exec(path)) !== null && method === 'POST') return this.capture(this.intent(match[1] as string), form, expand);
     if ((match = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(path)) !== null && method === 'POST') return this.cancel(this.intent(match[1] as string), form, expand);

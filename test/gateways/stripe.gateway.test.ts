@@ -198,6 +198,7 @@ describe('StripeAdapter: purchase', () => {
       description: 'Two tickets',
       receipt_email: 'buyer@example.com',
       'metadata[order_id]': 'order-77',
+      'metadata[coffer_transaction]': request.transactionToken,
       'shipping[name]': 'Ada Lovelace',
       'shipping[phone]': '+44 20 7946 0000',
       'shipping[address][line1]': '1 Ockham Rd',
@@ -325,6 +326,7 @@ describe('StripeAdapter: authorize', () => {
       confirm: 'true',
       'payment_method_types[]': 'card',
       ...cardFields('payment_method_data'),
+      'metadata[coffer_transaction]': request.transactionToken,
       'expand[]': 'latest_charge',
     });
     expect(response).toMatchObject({ success: true, message: 'Transaction authorized', pending: false, errorCode: null, avsCode: 'Y', cvvCode: 'M', specificResponseFields: { stripe: { status: 'requires_capture' } } });
@@ -484,7 +486,8 @@ describe('StripeAdapter: store', () => {
   it('purchases with the stored cus|pm: customer and payment_method, no card data', async () => {
     const stored = (await run(gatewayRequest('store'))).response.thirdPartyToken as string;
     const [cus, pm] = stored.split('|');
-    const { response, sent } = await run(gatewayRequest('purchase', { paymentMethod: { type: 'third_party_token', token: stored } }));
+    const request = gatewayRequest('purchase', { paymentMethod: { type: 'third_party_token', token: stored } });
+    const { response, sent } = await run(request);
     expect(sent[0]?.form).toEqual({
       amount: '1000',
       currency: 'usd',
@@ -493,6 +496,7 @@ describe('StripeAdapter: store', () => {
       'payment_method_types[]': 'card',
       customer: cus,
       payment_method: pm,
+      'metadata[coffer_transaction]': request.transactionToken,
       'expand[]': 'latest_charge',
     });
     expect(response).toMatchObject({ success: true, message: 'Transaction approved' });

@@ -1,6 +1,6 @@
 import { blankResponse, GatewayFaultError, GatewayInputError, GatewayResultUnknownError, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from './contract.js';
 import type { GatewayHttpClient, OutboundRequest, OutboundResponse } from './http-client.js';
-import type { GatewayModule } from './gateway-module.js';
+import type { GatewayModule, InquiryAnswer } from './gateway-module.js';
 import { formEncode, type FormValue } from './form.js';
 import { scrubLiterals, scrubWith, type ScrubRule } from './scrub.js';
 import { credentialFields } from './credentials.js';
@@ -128,5 +128,20 @@ export async function executeOperation(module: GatewayModule, request: GatewayRe
     const detail = error instanceof Error ? error.name : 'error';
     if (channel.sent === 0) throw new GatewayFaultError(`${name} could not be called.`, `adapter ${detail}`);
     throw new GatewayResultUnknownError(`${name}'s answer could not be processed.`, `adapter ${detail}`);
+  }
+}
+
+/**
+ * Issue 17: asks the gateway what became of `request` (a call whose result is unknown), through
+ * the same channel as an operation (timeouts, egress guard, transcript). A failure to ask is an
+ * `unknown` answer: the caller asks again later.
+ */
+export async function executeInquiry(module: GatewayModule, request: GatewayRequest, transcript: TranscriptEntry[], settings: ChannelSettings): Promise<InquiryAnswer> {
+  if (module.inquire === null) return { kind: 'unknown' };
+  const channel = new GatewayChannel(module, request, transcript, settings);
+  try {
+    return await module.inquire({ request, http: channel });
+  } catch {
+    return { kind: 'unknown' };
   }
 }

@@ -12,6 +12,16 @@ export interface GatewayCall {
 /** Performs one operation. A decline is returned; a fault or an unknown outcome is thrown. */
 export type OperationHandler = (call: GatewayCall) => Promise<GatewayResponse>;
 
+/**
+ * What a gateway says about a call whose result is unknown (issue 17), looked up by what Coffer
+ * sent (its transaction token as idempotency key or reference): the payment as it stands, that
+ * it never arrived, or that the gateway cannot tell yet (ask again later).
+ */
+export type InquiryAnswer = { kind: 'found'; response: GatewayResponse } | { kind: 'not_found' } | { kind: 'unknown' };
+
+/** Looks up the outcome of `call.request` (the original request, rebuilt) at the gateway. */
+export type InquiryHandler = (call: GatewayCall) => Promise<InquiryAnswer>;
+
 /** The characteristic each operation stands for (`complete` finishes a pending one and has none of its own). */
 const OPERATION_CHARACTERISTIC: Readonly<Record<GatewayOperation, Characteristic | null>> = {
   purchase: 'supports_purchase',
@@ -58,6 +68,8 @@ export interface GatewaySpec<Type extends string, Ops extends GatewayOperation> 
   endpoint: EndpointFor | null;
   /** Transcript rules for this gateway's wire format, on top of the shared ones. */
   scrub?: ScrubRule;
+  /** Issue 17: looks up a call whose result is unknown; its presence is `supports_reconciliation`. */
+  inquire?: InquiryHandler;
 }
 
 /** A gateway as the registry holds it: its definition (with derived characteristics) and its operations. */
@@ -66,6 +78,8 @@ export interface GatewayModule<Type extends string = string> {
   operations: Readonly<Partial<Record<GatewayOperation, OperationHandler>>>;
   endpoint: EndpointFor | null;
   scrub: ScrubRule;
+  /** Issue 17: null for a gateway that cannot look a call up. */
+  inquire: InquiryHandler | null;
 }
 
 /** The characteristics a set of operations and features stands for. */
@@ -88,12 +102,15 @@ export function deriveCharacteristics(operations: readonly GatewayOperation[], f
  * operations it implements, so a gateway cannot claim what it cannot do.
  */
 export function defineGateway<Type extends string, Ops extends GatewayOperation>(spec: GatewaySpec<Type, Ops>): GatewayModule<Type> {
-  const { operations, features = [], endpoint, scrub, ...definition } = spec;
+  const { operations, features = [], endpoint, scrub, inquire, ...definition } = spec;
   const implemented = Object.keys(operations) as GatewayOperation[];
+  const characteristics = deriveCharacteristics(implemented, features);
+  if (inquire !== undefined) characteristics.add('supports_reconciliation');
   return {
-    definition: { ...definition, characteristics: deriveCharacteristics(implemented, features) },
+    definition: { ...definition, characteristics },
     operations: operations as Partial<Record<GatewayOperation, OperationHandler>>,
     endpoint,
     scrub: scrub ?? ((text) => text),
+    inquire: inquire ?? null,
   };
 }

@@ -24,11 +24,21 @@ export const transactionSchema = z.object({
   three_ds_version: text(16),
   browser_info: text(8000),
   redirect_url: text(2000),
-  callback_url: text(2000),
-  callback_format: text(10).pipe(z.enum(['xml', 'json']).optional()),
+  callback_url: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(2048).refine(isHttpUrl, 'must be an http or https URL').optional()),
+  callback_format: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['xml', 'json']).optional()),
   stored_credential_initiator: text(20).pipe(z.enum(['merchant', 'cardholder']).optional()),
   stored_credential_reason_type: text(20).pipe(z.enum(['recurring', 'unscheduled', 'installment']).optional()),
 });
+
+/** An absolute http(s) URL without credentials (the egress guard checks its host when it is used). */
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}
 
 const SHIPPING_FIELDS = ['name', 'address1', 'address2', 'city', 'state', 'zip', 'country', 'phone_number'] as const;
 

@@ -1,7 +1,7 @@
 import { AppError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { GatewayCallConfig } from '../../config/config.js';
-import { executeOperation, GatewayFaultError, GatewayResultUnknownError, type AdapterPaymentMethod, type GatewayDefinition, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from '../../gateways/kit/index.js';
+import { executeInquiry, executeOperation, GatewayFaultError, GatewayResultUnknownError, type AdapterPaymentMethod, type GatewayDefinition, type GatewayRequest, type GatewayResponse, type InquiryAnswer, type TranscriptEntry } from '../../gateways/kit/index.js';
 import type { GatewayHttpClient } from '../../gateways/kit/http-client.js';
 import { findGatewayModule } from '../../gateways/registry.js';
 import { scrubberFor, scrubResponse, scrubTranscriptEntries } from '../../gateways/response-scrubbing.js';
@@ -107,6 +107,23 @@ export class GatewayCaller {
       // A transport error's detail is its code, which undici does not always give as a string.
       const text = (value: unknown) => (typeof value === 'string' ? scrubber.text(value) : (value as string));
       return { ...outcome, message: text(outcome.message), detail: text(outcome.detail) };
+    } finally {
+      scrubTranscriptEntries(transcript, scrubber);
+    }
+  }
+
+  /**
+   * Issue 17: asks the gateway about a call whose result is unknown (the adapter's `inquire`),
+   * through the same channel and endpoints as a call; the answer's texts are scrubbed alike.
+   */
+  async inquire(gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<InquiryAnswer> {
+    const module = findGatewayModule(gateway.gateway_type);
+    if (module === undefined || module.inquire === null) return { kind: 'unknown' };
+    const scrubber = scrubberFor(request, null);
+    try {
+      const settings = { http: this.context.http, override: this.context.endpoints[gateway.gateway_type], timeoutMs: this.timeoutMs(gateway) };
+      const answer = await executeInquiry(module, request, transcript, settings);
+      return answer.kind === 'found' ? { kind: 'found', response: scrubResponse(answer.response, scrubber) } : answer;
     } finally {
       scrubTranscriptEntries(transcript, scrubber);
     }

@@ -55,6 +55,13 @@ function storedCredentialFor(operation: DirectOperation, input: TransactionInput
 
 const REDACTED_GATEWAY: Refusal = { messageKey: 'messages.cannot_use_redacted_gateway', message: MESSAGES.gatewayRedacted };
 
+/** Issue 17: a transaction's own callback destination (columns of its row). */
+type TransactionCallback = { callback_url: string | null; callback_format: string | null };
+
+function callbackOf(input: TransactionInput): TransactionCallback {
+  return { callback_url: input.callbackUrl ?? null, callback_format: input.callbackUrl === undefined ? null : (input.callbackFormat ?? 'xml') };
+}
+
 /**
  * Transactions through gateways. Persist, call, persist: every check runs first; then, in one
  * database transaction, the payment method's single use and CVV are consumed and a
@@ -87,7 +94,7 @@ export class GatewayTransactionService {
     checkAmount(input.amount, input.amountInvalid, NEEDS_AMOUNT[operation]);
     checkCurrency(input.currencyCode, NEEDS_AMOUNT[operation]);
     const resolved = await this.resolvePaymentMethod(environment, input);
-    const common = { environment, gateway, type, details: { ...base, payment_method_added: resolved.added }, amount: input.amount ?? null, currency: input.currencyCode ?? null };
+    const common = { environment, gateway, type, details: { ...base, payment_method_added: resolved.added }, amount: input.amount ?? null, currency: input.currencyCode ?? null, callback: callbackOf(input) };
     if ('invalid' in resolved) {
       return this.refuse({ ...common, paymentMethod: null, details: { ...common.details, payment_method_errors: resolved.invalid } }, {
         messageKey: 'messages.payment_method_invalid',
@@ -167,6 +174,7 @@ export class GatewayTransactionService {
       details: { ...this.baseDetails(gateway, input), payment_method_added: false, payment_method_storage_state: paymentMethod?.storage_state ?? null },
       amount: operation === 'void' ? null : (input.amount ?? null),
       currency: operation === 'void' ? null : reference.currency_code,
+      callback: callbackOf(input),
     };
     if (gateway.row.state === 'redacted') return this.refuse({ ...common, referenceToken }, REDACTED_GATEWAY);
 
@@ -319,11 +327,11 @@ export class GatewayTransactionService {
 
   private processingRow(
     token: string,
-    args: { environment: EnvironmentRow; gateway: GatewayRecord; type: string; paymentMethod: PaymentMethodRow | null; details: GatewayTransactionDetails; amount: number | null; currency: string | null },
+    args: { environment: EnvironmentRow; gateway: GatewayRecord; type: string; paymentMethod: PaymentMethodRow | null; details: GatewayTransactionDetails; amount: number | null; currency: string | null; callback?: TransactionCallback },
     referenceToken: string | null,
     callDeadline: string | null = null,
   ) {
-    return newTransactionRow({
+    const row = newTransactionRow({
       token,
       environmentKey: args.environment.key,
       transactionType: args.type,
@@ -336,6 +344,7 @@ export class GatewayTransactionService {
       details: callDeadline === null ? args.details : { ...args.details, call_deadline: callDeadline },
       now: this.clock.now().toISOString(),
     });
+    return args.callback === undefined ? row : { ...row, ...args.callback };
   }
 
   private refuse(

@@ -1,6 +1,13 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { AccessSecretsTable, Database } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
+import { journaled, type Change } from '../change-journal.js';
+
+/** An access secret's events: in the feed of its first environment, or organization-wide (null). */
+function secretChange(row: { key: string; environment_keys: string | null }, eventType: string, at: string): Change {
+  const environments = row.environment_keys === null ? [] : (JSON.parse(row.environment_keys) as string[]);
+  return { environmentKey: environments[0] ?? null, eventType, objectType: 'access_secret', objectKey: row.key, at };
+}
 
 export type AccessSecretRow = Selectable<AccessSecretsTable>;
 
@@ -8,8 +15,12 @@ export type AccessSecretRow = Selectable<AccessSecretsTable>;
 export class AccessSecretsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /** Inserts the secret (only its hash is stored) and records CreateAccessSecret with its key. */
   async insert(row: Insertable<AccessSecretsTable>): Promise<void> {
-    await this.db.insertInto('access_secrets').values(row).execute();
+    await journaled(this.db, async (db) => {
+      await db.insertInto('access_secrets').values(row).execute();
+      return { result: undefined, changes: [secretChange({ key: row.key, environment_keys: row.environment_keys ?? null }, 'CreateAccessSecret', row.created_at)] };
+    });
   }
 
   /** The live (not revoked) secret with this hash, if any. */
@@ -33,13 +44,16 @@ export class AccessSecretsRepo {
   }
 
   async revoke(key: string, revokedAt: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('access_secrets')
-      .set({ revoked_at: revokedAt, updated_at: revokedAt })
-      .where('key', '=', key)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return journaled(this.db, async (db) => {
+      const revoked = await db
+        .updateTable('access_secrets')
+        .set({ revoked_at: revokedAt, updated_at: revokedAt })
+        .where('key', '=', key)
+        .where('revoked_at', 'is', null)
+        .returning(['key', 'environment_keys'])
+        .executeTakeFirst();
+      return { result: revoked !== undefined, changes: revoked === undefined ? [] : [secretChange(revoked, 'RevokeAccessSecret', revokedAt)] };
+    });
   }
 
   /** Records a use (callers throttle this to once a minute per secret). */

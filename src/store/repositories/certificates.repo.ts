@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { CertificatesTable, Database } from '../schema.js';
 import { EnvironmentScopedRepo } from './environment-scoped.repo.js';
+import { changeIf, journaled } from '../change-journal.js';
 
 export type CertificateRow = Selectable<CertificatesTable>;
 
@@ -12,12 +13,15 @@ export class CertificatesRepo extends EnvironmentScopedRepo<'certificates'> {
 
   /** Attaches (or replaces) the signed certificate; false when there is no such certificate. */
   async attachPem(environmentKey: string, token: string, pem: string, updatedAt: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('certificates')
-      .set({ pem, updated_at: updatedAt })
-      .where('environment_key', '=', environmentKey)
-      .where('token', '=', token)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return journaled(this.db, async (db) => {
+      const result = await db
+        .updateTable('certificates')
+        .set({ pem, updated_at: updatedAt })
+        .where('environment_key', '=', environmentKey)
+        .where('token', '=', token)
+        .executeTakeFirst();
+      const changed = Number(result.numUpdatedRows) > 0;
+      return { result: changed, changes: changeIf(changed, { environmentKey, eventType: 'UpdateCertificate', objectType: 'certificate', objectKey: token, at: updatedAt }) };
+    });
   }
 }

@@ -1,9 +1,15 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
+import { journaled, changeIf } from '../change-journal.js';
+import { redactablePatchEvent } from '../event-types.js';
 
 /** Resources that belong to one environment, have a public `token` and list by `seq`. */
 export type ScopedTable = 'gateways' | 'receivers' | 'certificates';
+
+/** The object type each scoped table's events name (issue 17). */
+const OBJECT_TYPES = { gateways: 'gateway', receivers: 'receiver', certificates: 'certificate' } as const;
+const ADD_EVENTS = { gateways: 'AddGateway', receivers: 'AddReceiver', certificates: 'AddCertificate' } as const;
 
 /** Scoped resources with a `state` that may be `redacted`. */
 export type RedactableTable = 'gateways' | 'receivers';
@@ -18,8 +24,13 @@ export abstract class EnvironmentScopedRepo<T extends ScopedTable> {
     private readonly table: T,
   ) {}
 
+  /** Inserts the resource and records its Add event, atomically. */
   async insert(row: Insertable<Database[T]>): Promise<void> {
-    await this.db.insertInto(this.table).values(row as never).execute();
+    const { token, environment_key: environmentKey, created_at: at } = row as unknown as { token: string; environment_key: string; created_at: string };
+    await journaled(this.db, async (db) => {
+      await db.insertInto(this.table).values(row as never).execute();
+      return { result: undefined, changes: [{ environmentKey, eventType: ADD_EVENTS[this.table], objectType: OBJECT_TYPES[this.table], objectKey: token, at }] };
+    });
   }
 
   find(environmentKey: string, token: string): Promise<Selectable<Database[T]> | undefined> {
@@ -43,12 +54,18 @@ export async function updateUnlessRedacted<T extends RedactableTable>(
   key: { environmentKey: string; token: string },
   patch: Updateable<Database[T]>,
 ): Promise<boolean> {
-  const result = await db
-    .updateTable(table as RedactableTable as 'gateways')
-    .set(patch as Updateable<Database['gateways']>)
-    .where('environment_key', '=', key.environmentKey)
-    .where('token', '=', key.token)
-    .where('state', '!=', 'redacted')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  const kind = table === 'gateways' ? 'Gateway' : 'Receiver';
+  return journaled(db, async (trx) => {
+    const result = await trx
+      .updateTable(table as RedactableTable as 'gateways')
+      .set(patch as Updateable<Database['gateways']>)
+      .where('environment_key', '=', key.environmentKey)
+      .where('token', '=', key.token)
+      .where('state', '!=', 'redacted')
+      .executeTakeFirst();
+    const changed = Number(result.numUpdatedRows) > 0;
+    const at = (patch as { updated_at?: string }).updated_at;
+    const change = { environmentKey: key.environmentKey, eventType: redactablePatchEvent(kind, patch as { state?: unknown }), objectType: OBJECT_TYPES[table], objectKey: key.token, at };
+    return { result: changed, changes: changeIf(changed, change) };
+  });
 }

@@ -3,6 +3,15 @@ import type { Dialect } from '../dialect.js';
 import type { Database, PaymentMethodsTable } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
 import { SEALED_COLUMNS, type SealedColumn } from './sealed-blobs.repo.js';
+import { changeIf, journaled, type Change } from '../change-journal.js';
+import { paymentMethodPatchEvent } from '../event-types.js';
+
+/** The event a patch of one payment method records, if any (issue 17). */
+function patchChanges(changed: boolean, environmentKey: string, token: string, patch: PaymentMethodPatch): Change[] {
+  const eventType = paymentMethodPatchEvent(patch as Record<string, unknown>);
+  if (eventType === null) return [];
+  return changeIf(changed, { environmentKey, eventType, objectType: 'payment_method', objectKey: token, at: patch.updated_at as string | undefined });
+}
 
 export type PaymentMethodRow = Selectable<PaymentMethodsTable>;
 export type PaymentMethodPatch = Omit<Updateable<PaymentMethodsTable>, 'seq' | 'token' | 'environment_key' | 'payment_method_type' | 'created_at'>;
@@ -26,7 +35,10 @@ export class PaymentMethodsRepo {
   ) {}
 
   async insert(row: Insertable<PaymentMethodsTable>): Promise<void> {
-    await this.db.insertInto('payment_methods').values(row).execute();
+    await journaled(this.db, async (db) => {
+      await db.insertInto('payment_methods').values(row).execute();
+      return { result: undefined, changes: [{ environmentKey: row.environment_key, eventType: 'AddPaymentMethod', objectType: 'payment_method', objectKey: row.token, at: row.created_at }] };
+    });
   }
 
   find(environmentKey: string, token: string): Promise<PaymentMethodRow | undefined> {
@@ -64,26 +76,22 @@ export class PaymentMethodsRepo {
 
   /** Updates only when the row is still in one of `fromStates`; false when it was not. */
   async updateIfState(environmentKey: string, token: string, fromStates: readonly string[], patch: PaymentMethodPatch): Promise<boolean> {
-    const result = await this.db
-      .updateTable('payment_methods')
-      .set(patch)
-      .where('environment_key', '=', environmentKey)
-      .where('token', '=', token)
-      .where('storage_state', 'in', [...fromStates])
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return (await this.updateIfStateReturning(environmentKey, token, fromStates, patch)) !== undefined;
   }
 
   /** As `updateIfState`, returning the updated row in the same statement; undefined when it was not in `fromStates`. */
   updateIfStateReturning(environmentKey: string, token: string, fromStates: readonly string[], patch: PaymentMethodPatch): Promise<PaymentMethodRow | undefined> {
-    return this.db
-      .updateTable('payment_methods')
-      .set(patch)
-      .where('environment_key', '=', environmentKey)
-      .where('token', '=', token)
-      .where('storage_state', 'in', [...fromStates])
-      .returningAll()
-      .executeTakeFirst();
+    return journaled(this.db, async (db) => {
+      const row = await db
+        .updateTable('payment_methods')
+        .set(patch)
+        .where('environment_key', '=', environmentKey)
+        .where('token', '=', token)
+        .where('storage_state', 'in', [...fromStates])
+        .returningAll()
+        .executeTakeFirst();
+      return { result: row, changes: patchChanges(row !== undefined, environmentKey, token, patch) };
+    });
   }
 
   /**
@@ -91,15 +99,18 @@ export class PaymentMethodsRepo {
    * (same `updated_at`): for writes computed from that read, such as redaction's details.
    */
   async updateIfUnchanged(row: PaymentMethodRow, fromStates: readonly string[], patch: PaymentMethodPatch): Promise<boolean> {
-    const result = await this.db
-      .updateTable('payment_methods')
-      .set(patch)
-      .where('environment_key', '=', row.environment_key)
-      .where('token', '=', row.token)
-      .where('storage_state', 'in', [...fromStates])
-      .where('updated_at', '=', row.updated_at)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return journaled(this.db, async (db) => {
+      const result = await db
+        .updateTable('payment_methods')
+        .set(patch)
+        .where('environment_key', '=', row.environment_key)
+        .where('token', '=', row.token)
+        .where('storage_state', 'in', [...fromStates])
+        .where('updated_at', '=', row.updated_at)
+        .executeTakeFirst();
+      const changed = Number(result.numUpdatedRows) > 0;
+      return { result: changed, changes: patchChanges(changed, row.environment_key, row.token, patch) };
+    });
   }
 
   /** Drops one method's CVV if its window has ended (a CVV recached meanwhile is kept). */

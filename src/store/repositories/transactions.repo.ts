@@ -1,6 +1,32 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
+import { journaled, type Change } from '../change-journal.js';
+import { transactionStateEvent } from '../event-types.js';
+
+/** The events of a transaction row written with `state` (issue 17). */
+function stateChanges(environmentKey: string, token: string, state: string | undefined, at: string | undefined, reconciled = false): Change[] {
+  const eventType = reconciled ? 'TransactionReconciled' : transactionStateEvent(state);
+  return eventType === null ? [] : [{ environmentKey, eventType, objectType: 'transaction', objectKey: token, at }];
+}
+
+/** A new transaction: TransactionCreated, then its outcome when it is born with one. */
+function creationChanges(row: Insertable<TransactionsTable>): Change[] {
+  return [
+    { environmentKey: row.environment_key, eventType: 'TransactionCreated', objectType: 'transaction', objectKey: row.token, at: row.created_at },
+    ...stateChanges(row.environment_key, row.token, row.state, row.created_at),
+  ];
+}
+
+/**
+ * The events of a patch: its outcome when it sets a state; TransactionReconciled alone when it
+ * settles an unknown result (the final state is in the transaction the event points at).
+ */
+function patchChanges(row: TransactionRow | undefined, patch: Updateable<TransactionsTable>): Change[] {
+  if (row === undefined) return [];
+  if (typeof patch.reconciled_at === 'string') return stateChanges(row.environment_key, row.token, undefined, patch.reconciled_at, true);
+  return stateChanges(row.environment_key, row.token, patch.state as string | undefined, patch.updated_at as string | undefined);
+}
 
 /**
  * The predicate of the partial index `transactions_in_flight`, as literal SQL: the planners (SQLite
@@ -11,17 +37,28 @@ const IN_FLIGHT = sql<boolean>`state in ('processing', 'pending')`;
 
 export type TransactionRow = Selectable<TransactionsTable>;
 
+/**
+ * Issue 17: a gateway transaction that becomes `gateway_processing_result_unknown` is due for
+ * reconciliation at once (the reconciler decides whether its gateway can be asked).
+ */
+function markUnknown<P extends Updateable<TransactionsTable>>(patch: P): P {
+  return patch.state === 'gateway_processing_result_unknown' && patch.reconcile_next_at === undefined ? { ...patch, reconcile_next_at: patch.updated_at ?? new Date().toISOString() } : patch;
+}
+
 /** Single-query primitives over `transactions`; every read is scoped to one environment. */
 export class TransactionsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(row: Insertable<TransactionsTable>): Promise<void> {
-    await this.db.insertInto('transactions').values(withOrderId(row)).execute();
+    await this.insertReturning(row);
   }
 
-  /** Inserts and returns the stored row (with its `seq`) in one statement. */
+  /** Inserts and returns the stored row (with its `seq`) in one statement, with its events. */
   insertReturning(row: Insertable<TransactionsTable>): Promise<TransactionRow> {
-    return this.db.insertInto('transactions').values(withOrderId(row)).returningAll().executeTakeFirstOrThrow();
+    return journaled(this.db, async (db) => ({
+      result: await db.insertInto('transactions').values(withOrderId(row)).returningAll().executeTakeFirstOrThrow(),
+      changes: creationChanges(row),
+    }));
   }
 
   /**
@@ -119,24 +156,30 @@ export class TransactionsRepo {
   }
 
   async update(environmentKey: string, token: string, patch: Updateable<TransactionsTable>): Promise<void> {
-    await this.db.updateTable('transactions').set(patch).where('environment_key', '=', environmentKey).where('token', '=', token).execute();
+    await this.updateReturning(environmentKey, token, patch);
   }
 
-  /** Updates and returns the row as stored, in one statement; undefined when there is none. */
+  /** Updates and returns the row as stored, in one statement (with its events); undefined when there is none. */
   updateReturning(environmentKey: string, token: string, patch: Updateable<TransactionsTable>): Promise<TransactionRow | undefined> {
-    return this.db.updateTable('transactions').set(patch).where('environment_key', '=', environmentKey).where('token', '=', token).returningAll().executeTakeFirst();
+    return journaled(this.db, async (db) => {
+      const row = await db.updateTable('transactions').set(markUnknown(patch)).where('environment_key', '=', environmentKey).where('token', '=', token).returningAll().executeTakeFirst();
+      return { result: row, changes: patchChanges(row, patch) };
+    });
   }
 
   /** Updates only while the row is still in `fromState`; the updated row, or undefined when it had moved on. */
   updateIfState(environmentKey: string, token: string, fromState: string, patch: Updateable<TransactionsTable>): Promise<TransactionRow | undefined> {
-    return this.db
-      .updateTable('transactions')
-      .set(patch)
-      .where('environment_key', '=', environmentKey)
-      .where('token', '=', token)
-      .where('state', '=', fromState)
-      .returningAll()
-      .executeTakeFirst();
+    return journaled(this.db, async (db) => {
+      const row = await db
+        .updateTable('transactions')
+        .set(markUnknown(patch))
+        .where('environment_key', '=', environmentKey)
+        .where('token', '=', token)
+        .where('state', '=', fromState)
+        .returningAll()
+        .executeTakeFirst();
+      return { result: row, changes: patchChanges(row, patch) };
+    });
   }
 
   /** Transactions still `processing` last touched before `before` (every environment), oldest first. */
@@ -146,15 +189,46 @@ export class TransactionsRepo {
 
   /** Marks `pending` transactions of a type last touched before `cutoff` as failed (every environment); how many. */
   async failStale(transactionType: string, cutoff: string, patch: { message_key: string; message: string; updated_at: string }): Promise<number> {
+    return journaled(this.db, async (db) => {
+      const failed = await db
+        .updateTable('transactions')
+        .set({ ...patch, state: 'failed', succeeded: 0 })
+        .where(IN_FLIGHT)
+        .where('transaction_type', '=', transactionType)
+        .where('state', '=', 'pending')
+        .where('updated_at', '<', cutoff)
+        .returning(['environment_key', 'token'])
+        .execute();
+      return { result: failed.length, changes: failed.flatMap((row) => stateChanges(row.environment_key, row.token, 'failed', patch.updated_at)) };
+    });
+  }
+
+  /** Issue 17: unknown results whose next lookup is due (every environment), oldest first. */
+  dueForReconciliation(now: string, limit: number): Promise<TransactionRow[]> {
+    return this.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('reconcile_next_at', '<=', now)
+      .where('state', '=', 'gateway_processing_result_unknown')
+      .orderBy('reconcile_next_at')
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * Claims the lookup of `row` by moving its next lookup to `next` (null: never ask again), only if
+   * nobody moved it since it was read; false when another node did.
+   */
+  async claimReconciliation(row: TransactionRow, next: string | null): Promise<boolean> {
     const result = await this.db
       .updateTable('transactions')
-      .set({ ...patch, state: 'failed', succeeded: 0 })
-      .where(IN_FLIGHT)
-      .where('transaction_type', '=', transactionType)
-      .where('state', '=', 'pending')
-      .where('updated_at', '<', cutoff)
+      .set({ reconcile_next_at: next, reconcile_attempts: row.reconcile_attempts + (next === null ? 0 : 1) })
+      .where('environment_key', '=', row.environment_key)
+      .where('token', '=', row.token)
+      .where('state', '=', 'gateway_processing_result_unknown')
+      .where('reconcile_next_at', '=', row.reconcile_next_at as string)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /** The environment's transactions, optionally of one gateway and in some states. */

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { parseListQuery } from '../../services/list-query.js';
+import { parseEventType, type EventService } from '../../services/event.service.js';
+import { callerOf } from '../auth.js';
+import { WireList } from '../format/wire.js';
+import { sendWire } from '../reply.js';
+import { eventView } from '../views/event.view.js';
+
+type IdParams = { Params: { id: string } };
+type TokenParams = { Params: { token: string } };
+
+/** The query of an events list: newest first unless `order` says otherwise (Spreedly's default). */
+function eventsQuery(raw: unknown) {
+  const query = raw as Record<string, unknown>;
+  const list = parseListQuery({ ...query, order: query.order === undefined || query.order === '' ? 'desc' : query.order });
+  const eventType = parseEventType(query);
+  return { list, filter: eventType === undefined ? {} : { eventType } };
+}
+
+/** Issue 17: the events feed, all of an environment's and a payment method's own. */
+export function eventRoutes(app: FastifyInstance, events: EventService): void {
+  const limited = { config: { rateLimits: ['events_list' as const] } };
+
+  app.get('/v1/events', limited, async (request, reply) => {
+    const { list, filter } = eventsQuery(request.query);
+    const rows = await events.list(callerOf(request).environment, list, filter);
+    return sendWire(request, reply, 200, 'events', new WireList('event', rows.map(eventView)));
+  });
+
+  app.get<IdParams>('/v1/events/:id', async (request, reply) => {
+    return sendWire(request, reply, 200, 'event', eventView(await events.show(callerOf(request).environment, request.params.id)));
+  });
+
+  app.get('/v1/payment_methods/events', limited, async (request, reply) => {
+    const { list, filter } = eventsQuery(request.query);
+    const rows = await events.list(callerOf(request).environment, list, { ...filter, objectType: 'payment_method' });
+    return sendWire(request, reply, 200, 'payment_method_events', new WireList('event', rows.map(eventView)));
+  });
+
+  app.get<TokenParams>('/v1/payment_methods/:token/events', limited, async (request, reply) => {
+    const { list, filter } = eventsQuery(request.query);
+    const rows = await events.forPaymentMethod(callerOf(request).environment, request.params.token, list, filter);
+    return sendWire(request, reply, 200, 'payment_method_events', new WireList('event', rows.map(eventView)));
+  });
+}

@@ -1,0 +1,85 @@
+import { AppError, fieldError } from '../../domain/errors.js';
+import type { Clock } from '../../domain/clock.js';
+import type { StoreHandle } from '../../store/database.js';
+import { EVENT_TYPES } from '../../store/event-types.js';
+import { enqueueCallbacks, type AttemptRow, type DeliveryRow } from '../../store/repositories/callbacks.repo.js';
+import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
+import { repositories, type Repositories } from '../../store/repositories.js';
+import type { EventService } from '../event.service.js';
+
+/** The environment-level subscription, as the API sets it. */
+export interface CallbackSubscription {
+  url: string | null;
+  format: 'xml' | 'json';
+  eventTypes: string[] | null;
+}
+
+/** A delivery and its attempts (the delivery log). */
+export interface DeliveryLog {
+  delivery: DeliveryRow;
+  attempts: AttemptRow[];
+}
+
+/** Parses `callback{url, format, event_types}`; 422 on a bad URL, format or event type. */
+export function parseSubscription(fields: Record<string, unknown>): CallbackSubscription {
+  const errors = [];
+  const rawUrl = fields.url;
+  let url: string | null = null;
+  if (typeof rawUrl === 'string' && rawUrl !== '') {
+    try {
+      const parsed = new URL(rawUrl);
+      if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.username !== '' || parsed.password !== '') errors.push(fieldError.invalid('url'));
+      else url = rawUrl;
+    } catch {
+      errors.push(fieldError.invalid('url'));
+    }
+  } else if (rawUrl !== undefined && rawUrl !== null && rawUrl !== '') errors.push(fieldError.invalid('url'));
+  const format = fields.format === undefined || fields.format === '' ? 'xml' : fields.format;
+  if (format !== 'xml' && format !== 'json') errors.push(fieldError.inclusion('format'));
+  let eventTypes: string[] | null = null;
+  const rawTypes = fields.event_types;
+  if (rawTypes !== undefined && rawTypes !== null && rawTypes !== '') {
+    // JSON sends an array; XML and forms a space- or comma-separated list.
+    const list = Array.isArray(rawTypes) ? rawTypes : typeof rawTypes === 'string' ? rawTypes.split(/[\s,]+/).filter((t) => t !== '') : [rawTypes];
+    if (list.some((type) => typeof type !== 'string' || !(EVENT_TYPES as readonly string[]).includes(type))) errors.push(fieldError.inclusion('event_types'));
+    else eventTypes = list as string[];
+  }
+  if (errors.length > 0) throw new AppError(errors);
+  return { url, format: format as 'xml' | 'json', eventTypes };
+}
+
+/** Issue 17: the environment's subscription, manual redelivery and the delivery log. */
+export class CallbackAdminService {
+  private readonly repos: Repositories;
+
+  constructor(
+    private readonly store: StoreHandle,
+    private readonly events: EventService,
+    private readonly clock: Clock,
+  ) {
+    this.repos = repositories(store.db, store.dialect);
+  }
+
+  async subscribe(environmentKey: string, subscription: CallbackSubscription): Promise<void> {
+    await this.repos.environments.setCallback(environmentKey, subscription, this.clock.now().toISOString());
+  }
+
+  /** Queues every callback of the event again (or for the first time); 422 when it has no destination. */
+  async redeliver(environment: EnvironmentRow, eventId: string): Promise<DeliveryLog[]> {
+    const event = await this.events.show(environment, eventId);
+    const now = this.clock.now().toISOString();
+    if ((await this.repos.callbacks.requeueEvent(environment.key, event.token, now)) === 0) {
+      await enqueueCallbacks(this.store.db, { ...event, created_at: now });
+    }
+    const log = await this.log(environment, eventId);
+    if (log.length === 0) throw new AppError({ key: 'errors.invalid', attribute: 'callback_url', message: 'No callback URL receives this event.' });
+    return log;
+  }
+
+  async log(environment: EnvironmentRow, eventId: string): Promise<DeliveryLog[]> {
+    const event = await this.events.show(environment, eventId);
+    const deliveries = await this.repos.callbacks.forEvent(environment.key, event.token);
+    const attempts = await this.repos.callbacks.attempts(deliveries.map((delivery) => delivery.token));
+    return deliveries.map((delivery) => ({ delivery, attempts: attempts.filter((attempt) => attempt.delivery_token === delivery.token) }));
+  }
+}

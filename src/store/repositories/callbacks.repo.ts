@@ -1,0 +1,138 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { randomToken } from '../../domain/tokens.js';
+import type { Dialect } from '../dialect.js';
+import type { CallbackAttemptsTable, CallbackDeliveriesTable, Database } from '../schema.js';
+import type { EventRow } from './events.repo.js';
+
+export type DeliveryRow = Selectable<CallbackDeliveriesTable>;
+export type AttemptRow = Selectable<CallbackAttemptsTable>;
+
+/** Callbacks are retried for this long after the event (issue 17: 24 hours). */
+export const DELIVERY_WINDOW_MS = 24 * 3_600_000;
+
+/** The outcomes that fire a transaction's own callback_url (when it finished asynchronously). */
+const TRANSACTION_CALLBACK_EVENTS = new Set(['TransactionSucceeded', 'TransactionFailed', 'TransactionReconciled']);
+
+function plus(at: string, ms: number): string {
+  return new Date(Date.parse(at) + ms).toISOString();
+}
+
+/**
+ * Queues the callbacks an event calls for, in the event's transaction: the environment's
+ * subscription (when the type is subscribed) and, for the outcome of a transaction that was
+ * pending (3DS, offsite) or reconciled, the transaction's own callback_url. One statement each:
+ * nothing is read back when nobody subscribed.
+ */
+export async function enqueueCallbacks(db: Kysely<Database>, event: EventRow): Promise<void> {
+  if (event.environment_key === null) return;
+  const at = event.created_at;
+  const giveUp = plus(at, DELIVERY_WINDOW_MS);
+  await sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)
+    select ${randomToken()}, key, ${event.token}, 'event', callback_url, coalesce(callback_format, 'xml'), 'queued', 0, ${at}, ${giveUp}, ${at}, ${at}
+    from environments
+    where key = ${event.environment_key} and callback_url is not null
+      and (callback_event_types is null or callback_event_types like ${`%"${event.event_type}"%`})`.execute(db);
+  if (event.object_type !== 'transaction' || !TRANSACTION_CALLBACK_EVENTS.has(event.event_type)) return;
+  const reconciled = event.event_type === 'TransactionReconciled' ? 1 : 0;
+  await sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)
+    select ${randomToken()}, environment_key, ${event.token}, 'transaction', callback_url, coalesce(callback_format, 'xml'), 'queued', 0, ${at}, ${giveUp}, ${at}, ${at}
+    from transactions t
+    where t.environment_key = ${event.environment_key} and t.token = ${event.object_key} and t.callback_url is not null
+      and (${reconciled} = 1 or exists (select 1 from events e where e.environment_key = t.environment_key and e.object_key = t.token and e.event_type = 'TransactionPending'))`.execute(db);
+}
+
+/** The result of one attempt, as the dispatcher records it. */
+export interface AttemptResult {
+  status: number | null;
+  latencyMs: number;
+  error: string | null;
+  /** delivered, abandoned, or queued again (with `nextAttemptAt`). */
+  state: 'delivered' | 'abandoned' | 'queued';
+  nextAttemptAt: string;
+  at: string;
+}
+
+/** The callback queue and its delivery log (issue 17). */
+export class CallbacksRepo {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /**
+   * Claims up to `limit` due deliveries for one attempt by `claimId` until `leaseUntil`. The
+   * conditional update decides (a row another node claimed meanwhile is not returned); on
+   * PostgreSQL the candidates are also locked with FOR UPDATE SKIP LOCKED, so nodes polling
+   * at once pick different rows instead of queuing on the same ones.
+   */
+  claimDue(now: string, leaseUntil: string, claimId: string, limit: number): Promise<DeliveryRow[]> {
+    return this.db.transaction().execute(async (trx) => {
+      let candidates = trx
+        .selectFrom('callback_deliveries')
+        .select('token')
+        .where('state', '=', 'queued')
+        .where('next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
+        .orderBy('next_attempt_at')
+        .limit(limit);
+      if (this.dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
+      const tokens = (await candidates.execute()).map((row) => row.token);
+      if (tokens.length === 0) return [];
+      return trx
+        .updateTable('callback_deliveries')
+        .set({ claim_id: claimId, claimed_until: leaseUntil })
+        .where('token', 'in', tokens)
+        .where('state', '=', 'queued')
+        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
+        .returningAll()
+        .execute();
+    });
+  }
+
+  /** Records an attempt and its consequence, if `claimId` still holds the row; false otherwise. */
+  finishAttempt(delivery: DeliveryRow, claimId: string, result: AttemptResult): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('callback_deliveries')
+        .set({
+          state: result.state,
+          attempts: delivery.attempts + 1,
+          next_attempt_at: result.nextAttemptAt,
+          last_status: result.status,
+          last_error: result.error,
+          claim_id: null,
+          claimed_until: null,
+          updated_at: result.at,
+        })
+        .where('token', '=', delivery.token)
+        .where('claim_id', '=', claimId)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 0) return false;
+      await trx
+        .insertInto('callback_attempts')
+        .values({ delivery_token: delivery.token, attempt: delivery.attempts + 1, status: result.status, latency_ms: result.latencyMs, error: result.error, created_at: result.at })
+        .execute();
+      return true;
+    });
+  }
+
+  /** Queues every delivery of an event again, now, for another 24 hours; how many. */
+  async requeueEvent(environmentKey: string, eventToken: string, now: string): Promise<number> {
+    const result = await this.db
+      .updateTable('callback_deliveries')
+      .set({ state: 'queued', next_attempt_at: now, give_up_at: plus(now, DELIVERY_WINDOW_MS), claim_id: null, claimed_until: null, updated_at: now })
+      .where('environment_key', '=', environmentKey)
+      .where('event_token', '=', eventToken)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  forEvent(environmentKey: string, eventToken: string): Promise<DeliveryRow[]> {
+    return this.db.selectFrom('callback_deliveries').selectAll().where('environment_key', '=', environmentKey).where('event_token', '=', eventToken).orderBy('seq').execute();
+  }
+
+  attempts(deliveryTokens: string[]): Promise<AttemptRow[]> {
+    if (deliveryTokens.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('callback_attempts').selectAll().where('delivery_token', 'in', deliveryTokens).orderBy('seq').execute();
+  }
+}

@@ -1,0 +1,65 @@
+import type { Kysely, Selectable } from 'kysely';
+import { currentRequestId } from '../../domain/request-context.js';
+import { randomToken } from '../../domain/tokens.js';
+import type { Database, EventsTable } from '../schema.js';
+import { applyPage, type PageRequest } from './page.js';
+
+export type EventRow = Selectable<EventsTable>;
+
+/** A change of an API object, as the repositories describe it. */
+export interface Change {
+  environmentKey: string | null;
+  eventType: string;
+  objectType: string;
+  objectKey: string;
+  /** When the change happened (the row's own timestamp); now when absent. */
+  at?: string | null | undefined;
+}
+
+/** What a list of events may filter on besides its page. */
+export interface EventFilter {
+  eventType?: string;
+  objectType?: string;
+  objectKey?: string;
+}
+
+/** Single-query primitives over `events`; reads are scoped to one environment. */
+export class EventsRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Records one change; the caller runs it in the transaction of the change itself. */
+  async record(change: Change): Promise<EventRow> {
+    return this.db
+      .insertInto('events')
+      .values({
+        token: randomToken(),
+        environment_key: change.environmentKey,
+        request_id: currentRequestId(),
+        event_type: change.eventType,
+        object_type: change.objectType,
+        object_key: change.objectKey,
+        created_at: change.at ?? new Date().toISOString(),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  find(environmentKey: string, token: string): Promise<EventRow | undefined> {
+    return this.db.selectFrom('events').selectAll().where('environment_key', '=', environmentKey).where('token', '=', token).executeTakeFirst();
+  }
+
+  list(environmentKey: string, filter: EventFilter, page: PageRequest): Promise<EventRow[]> {
+    let query = this.db.selectFrom('events').selectAll().where('environment_key', '=', environmentKey);
+    if (filter.objectKey !== undefined) query = query.where('object_key', '=', filter.objectKey);
+    if (filter.objectType !== undefined) query = query.where('object_type', '=', filter.objectType);
+    if (filter.eventType !== undefined) query = query.where('event_type', '=', filter.eventType);
+    return applyPage(query, 'seq', page).execute();
+  }
+
+  /** Deletes events recorded before `cutoff`, at most `limit` of them; how many. */
+  async deleteBefore(cutoff: string, limit: number): Promise<number> {
+    const doomed = this.db.selectFrom('events').select('seq').where('created_at', '<', cutoff).orderBy('seq').limit(limit);
+    const result = await this.db.deleteFrom('events').where('seq', 'in', doomed).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
