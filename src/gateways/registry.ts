@@ -8,12 +8,13 @@ import { elavonGateway } from './elavon.gateway.js';
 import { realexGateway } from './realex.gateway.js';
 import { stripeGateway } from './stripe.gateway.js';
 import { testGateway } from './test.gateway.js';
+import { authorizeNetGateway } from './authorize_net.gateway.js';
 
 /**
  * Every gateway type Coffer can create and call, in `gateways_options` order. Explicit on purpose:
  * no scanning or decorators, so what exists is what is written here. Adding a gateway is one line.
  */
-export const GATEWAYS = [testGateway, stripeGateway, adyenGateway, cyberSourceRestGateway, braintreeGateway, nmiGateway, monerisGateway, elavonGateway, realexGateway] as const satisfies readonly GatewayModule[];
+export const GATEWAYS = [testGateway, stripeGateway, adyenGateway, cyberSourceRestGateway, braintreeGateway, nmiGateway, monerisGateway, elavonGateway, realexGateway, authorizeNetGateway] as const satisfies readonly GatewayModule[];
 
 /** The `gateway_type` of a registered gateway. */
 export type GatewayType = (typeof GATEWAYS)[number]['definition']['gatewayType'];
