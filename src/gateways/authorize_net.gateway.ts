@@ -10,6 +10,7 @@ import {
   type GatewayResponse,
 } from './kit/index.js';
 import { anetResponse, readAnetAnswer, splitIdentity } from './authorize_net/anet-mapping.js';
+import { anetProfileResponse, readAnetProfileAnswer } from './authorize_net/anet-profile.js';
 
 /**
  * Authorize.Net through its JSON API: one URL, `createTransactionRequest` with a `transactionType`.
@@ -39,9 +40,9 @@ function amountOf(request: GatewayRequest): { amount: string; currencyCode: stri
 }
 
 /** payment.creditCard: cardNumber, expirationDate (YYYY-MM), cardCode. */
-function cardPayment(request: GatewayRequest): Json {
+function creditCard(request: GatewayRequest): Json {
   const method = request.paymentMethod;
-  if (method?.type !== 'credit_card') throw new GatewayInputError('Authorize.Net takes credit cards.', 'unsupported_feature');
+  if (method?.type !== 'credit_card') throw new GatewayInputError('Authorize.Net takes credit cards and customer profiles (third_party_token).', 'unsupported_feature');
   if (method.month === null || method.year === null) throw new GatewayInputError('The card has no expiration date.', 'invalid_expiry_date');
   return {
     creditCard: present({
@@ -52,25 +53,43 @@ function cardPayment(request: GatewayRequest): Json {
   };
 }
 
+/**
+ * `payment` with the card, or, for a stored card (third_party_token `customerProfileId|paymentProfileId`),
+ * `profile` {customerProfileId, paymentProfile.paymentProfileId}: the schema's next member after payment.
+ */
+function paymentSource(request: GatewayRequest): Json {
+  const method = request.paymentMethod;
+  if (method?.type !== 'third_party_token') return { payment: creditCard(request) };
+  const [customerProfileId, paymentProfileId] = method.token.split('|');
+  if (!customerProfileId || !paymentProfileId) throw new GatewayInputError('An Authorize.Net third_party_token is customerProfileId|customerPaymentProfileId.', 'processing_error');
+  return { profile: { customerProfileId, paymentProfile: { paymentProfileId } } };
+}
+
+/** billTo (customerAddressType): the card's name and address, in schema order. */
+function billTo(request: GatewayRequest): Json | undefined {
+  const method = request.paymentMethod?.type === 'credit_card' ? request.paymentMethod : null;
+  const address = method?.address ?? {};
+  return present({
+    firstName: method?.firstName ?? undefined,
+    lastName: method?.lastName ?? undefined,
+    address: [address.address1, address.address2].filter((line) => line !== null && line !== undefined && line !== '').join(' ') || undefined,
+    city: address.city ?? undefined,
+    state: address.state ?? undefined,
+    zip: address.zip ?? undefined,
+    country: address.country ?? undefined,
+    phoneNumber: address.phone_number ?? undefined,
+  });
+}
+
 /** order, customer, billTo, shipTo, customerIP: the members after payment, in schema order. */
 function orderMembers(request: GatewayRequest): Json {
   const method = request.paymentMethod?.type === 'credit_card' ? request.paymentMethod : null;
-  const address = method?.address ?? {};
   const ship = request.shippingAddress;
   const [shipFirst, ...shipLast] = (ship?.name ?? '').trim().split(/\s+/);
   return {
     order: present({ invoiceNumber: clip(request.orderId, 20), description: clip(request.description, 255) }),
     customer: present({ email: request.email ?? method?.email ?? undefined }),
-    billTo: present({
-      firstName: method?.firstName ?? undefined,
-      lastName: method?.lastName ?? undefined,
-      address: [address.address1, address.address2].filter((line) => line !== null && line !== undefined && line !== '').join(' ') || undefined,
-      city: address.city ?? undefined,
-      state: address.state ?? undefined,
-      zip: address.zip ?? undefined,
-      country: address.country ?? undefined,
-      phoneNumber: address.phone_number ?? undefined,
-    }),
+    billTo: billTo(request),
     shipTo: present({
       firstName: shipFirst || undefined,
       lastName: shipLast.join(' ') || undefined,
@@ -91,11 +110,15 @@ function referenceOf(request: GatewayRequest): { transId: string; lastFour: stri
   return splitIdentity(id);
 }
 
+function authentication(request: GatewayRequest): Json {
+  return { name: requireCredential(request, 'login'), transactionKey: requireCredential(request, 'password') };
+}
+
 async function send(call: GatewayCall, transactionRequest: Json, action: string): Promise<GatewayResponse> {
   const { request } = call;
   const body = {
     createTransactionRequest: {
-      merchantAuthentication: { name: requireCredential(request, 'login'), transactionKey: requireCredential(request, 'password') },
+      merchantAuthentication: authentication(request),
       refId: request.transactionToken.slice(0, 20),
       transactionRequest: present(transactionRequest),
     },
@@ -108,7 +131,7 @@ async function send(call: GatewayCall, transactionRequest: Json, action: string)
 function payment(call: GatewayCall, transactionType: TransactionType, action: string): Promise<GatewayResponse> {
   const { request } = call;
   const money = action === 'verify' ? { amount: '0.00', currencyCode: request.currencyCode ?? undefined } : amountOf(request);
-  return send(call, { transactionType, ...money, payment: cardPayment(request), ...orderMembers(request) }, action);
+  return send(call, { transactionType, ...money, ...paymentSource(request), ...orderMembers(request) }, action);
 }
 
 /** priorAuthCaptureTransaction: amount (full or partial), then refTransId. */
@@ -130,6 +153,32 @@ function voidTransaction(call: GatewayCall): Promise<GatewayResponse> {
   return send(call, { transactionType: 'voidTransaction', refTransId: referenceOf(call.request).transId }, 'void');
 }
 
+/**
+ * createCustomerProfileRequest with one payment profile (the card, its billTo) and validationMode
+ * "none": the third_party_token is `customerProfileId|customerPaymentProfileId`.
+ */
+async function store(call: GatewayCall): Promise<GatewayResponse> {
+  const { request } = call;
+  const method = request.paymentMethod;
+  if (method?.type !== 'credit_card') throw new GatewayInputError('Authorize.Net stores credit cards only.', 'unsupported_feature');
+  const body = {
+    createCustomerProfileRequest: {
+      merchantAuthentication: authentication(request),
+      refId: request.transactionToken.slice(0, 20),
+      profile: present({
+        // One of merchantCustomerId, description, email is required; the token is unique per store.
+        merchantCustomerId: request.transactionToken.slice(0, 20),
+        description: clip(request.description, 255),
+        email: clip(request.email ?? method.email, 255),
+        paymentProfiles: present({ customerType: 'individual', billTo: billTo(request), payment: creditCard(request) }),
+      }),
+      validationMode: 'none',
+    },
+  };
+  const response = await call.http.postJson(ANET_PATH, body);
+  return anetProfileResponse(readAnetProfileAnswer(response));
+}
+
 export const authorizeNetGateway = defineGateway({
   gatewayType: 'authorize_net',
   name: 'Authorize.Net',
@@ -144,7 +193,7 @@ export const authorizeNetGateway = defineGateway({
       ],
     },
   ],
-  paymentMethods: ['credit_card'],
+  paymentMethods: ['credit_card', 'third_party_token'],
   gatewaySpecificFields: [],
   supportedCountries: ['US', 'CA', 'GB', 'AU', 'AD', 'AT', 'BE', 'BG', 'CH', 'CY', 'CZ', 'DE', 'DK', 'ES', 'FI', 'FR', 'GI', 'GR', 'HU', 'IE', 'IT', 'LI', 'LU', 'MC', 'MT', 'NL', 'NO', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK', 'SM', 'TR', 'VA'],
   supportedCardtypes: ['visa', 'master', 'american_express', 'discover', 'diners_club', 'jcb'],
@@ -163,5 +212,6 @@ export const authorizeNetGateway = defineGateway({
     capture,
     credit: refund,
     void: voidTransaction,
+    store,
   },
 });

@@ -223,6 +223,53 @@ describe('Authorize.Net: capture, refund, void', () => {
   });
 });
 
+describe('Authorize.Net: store (customer profiles) and purchases with them', () => {
+  const PROFILE_OK = { customerProfileId: '190178', customerPaymentProfileIdList: ['157497'], customerShippingAddressIdList: [], validationDirectResponseList: [], messages: OK };
+
+  it('stores with createCustomerProfileRequest (one payment profile, validationMode none) and returns customerProfileId|paymentProfileId', async () => {
+    next = json(PROFILE_OK);
+    const request = gatewayRequest('store', CREDENTIALS, { paymentMethod: testCard(PAN) });
+    const { response, request: received } = await run(request);
+    const body = JSON.parse(received.rawBody) as { createCustomerProfileRequest: Record<string, any> };
+    const profileRequest = body.createCustomerProfileRequest;
+    expect(Object.keys(profileRequest)).toEqual(['merchantAuthentication', 'refId', 'profile', 'validationMode']);
+    expect(Object.keys(profileRequest.profile)).toEqual(['merchantCustomerId', 'email', 'paymentProfiles']);
+    expect(profileRequest).toEqual({
+      merchantAuthentication: { name: LOGIN, transactionKey: KEY },
+      refId: request.transactionToken.slice(0, 20),
+      profile: {
+        merchantCustomerId: request.transactionToken.slice(0, 20),
+        email: 'ada@example.com',
+        paymentProfiles: {
+          customerType: 'individual',
+          billTo: { firstName: 'Ada', lastName: 'Lovelace', address: '12 St James Sq', city: 'London', zip: 'SW1Y 4JH', country: 'GB' },
+          payment: { creditCard: { cardNumber: PAN, expirationDate: '2030-03', cardCode: '737' } },
+        },
+      },
+      validationMode: 'none',
+    });
+    expect(response).toMatchObject({ success: true, message: 'Successful', thirdPartyToken: '190178|157497', gatewayTransactionId: '190178' });
+  });
+
+  it('a refused store (E00039 duplicate, E00007) fails with its message; a success without ids is an unknown outcome', async () => {
+    next = json({ messages: { resultCode: 'Error', message: [{ code: 'E00039', text: 'A duplicate record with ID 39223 already exists.' }] } });
+    expect((await run(gatewayRequest('store', CREDENTIALS, { paymentMethod: testCard(PAN) }))).response).toMatchObject({ success: false, errorCode: 'processing_error', thirdPartyToken: null, message: 'A duplicate record with ID 39223 already exists' });
+    next = json({ messages: { resultCode: 'Error', message: [{ code: 'E00007', text: 'User authentication failed due to invalid authentication values.' }] } });
+    expect((await run(gatewayRequest('store', CREDENTIALS, { paymentMethod: testCard(PAN) }))).response).toMatchObject({ success: false, errorCode: 'config_error' });
+    next = json({ customerPaymentProfileIdList: [], messages: OK });
+    expect(await fault(gatewayRequest('store', CREDENTIALS, { paymentMethod: testCard(PAN) }))).toBeInstanceOf(GatewayResultUnknownError);
+  });
+
+  it('purchases with profile.customerProfileId and paymentProfile.paymentProfileId, sending no card or billTo', async () => {
+    const { response, request: received } = await run(purchase({ paymentMethod: { type: 'third_party_token', token: '190178|157497' }, email: null }));
+    const transaction = sent(received).createTransactionRequest.transactionRequest;
+    expect(Object.keys(transaction)).toEqual(['transactionType', 'amount', 'currencyCode', 'profile']);
+    expect(transaction.profile).toEqual({ customerProfileId: '190178', paymentProfile: { paymentProfileId: '157497' } });
+    expect(received.rawBody).not.toContain(PAN);
+    expect(response).toMatchObject({ success: true, gatewayTransactionId: '2149186775#1111#purchase' });
+  });
+});
+
 describe('Authorize.Net: answers that are not answers', () => {
   it('a 5xx, garbage, a non-2xx and a missing or unknown required field are faults', async () => {
     next = { status: 503, body: 'busy' };
@@ -257,7 +304,8 @@ describe('Authorize.Net: answers that are not answers', () => {
     expect((await run(gatewayRequest('purchase', { login: LOGIN }, { paymentMethod: testCard(PAN), currencyCode: 'USD' }))).response).toMatchObject({ success: false, errorCode: 'config_error' });
     const noExpiry = { ...testCard(PAN), month: null } as GatewayRequest['paymentMethod'];
     expect((await run(purchase({ paymentMethod: noExpiry }))).response).toMatchObject({ success: false, errorCode: 'invalid_expiry_date' });
-    expect((await run(purchase({ paymentMethod: { type: 'third_party_token', token: '1#2' } }))).response).toMatchObject({ success: false, errorCode: 'unsupported_feature' });
+    expect((await run(purchase({ paymentMethod: { type: 'sprel' } }))).response).toMatchObject({ success: false, errorCode: 'unsupported_feature' });
+    expect((await run(purchase({ paymentMethod: { type: 'third_party_token', token: '190178' } }))).response).toMatchObject({ success: false, errorCode: 'processing_error' });
     expect(fake.requests.length).toBe(before);
   });
 });
@@ -266,7 +314,7 @@ describe('Authorize.Net: definition and scrubbing', () => {
   it('advertises what it implements under Spreedly’s gateway_type and credential names; sandbox and live hosts', () => {
     const { definition } = authorizeNetGateway;
     expect(definition.gatewayType).toBe('authorize_net');
-    expect([...definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_purchase', 'supports_verify', 'supports_void']);
+    expect([...definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_purchase', 'supports_store', 'supports_verify', 'supports_void']);
     expect(definition.authModes.map((mode) => mode.credentials.map((field) => [field.name, field.safe]))).toEqual([
       [
         ['login', true],
