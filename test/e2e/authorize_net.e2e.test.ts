@@ -125,6 +125,22 @@ describe.each(storeKinds)('Authorize.Net gateway end to end (%s)', (store) => {
     expect(lastSent()).toMatchObject({ transactionType: 'authOnlyTransaction', amount: '0.00' });
   });
 
+  it('stores the card as a customer profile and purchases with it, sending no card number', async () => {
+    const stored = await transact(e2e.live, 'json', `gateways/${gateway}/store`, { payment_method_token: card });
+    expect(stored.status).toBe(200);
+    const token = stored.t.third_party_token as string;
+    expect(token).toMatch(/^\d+\|\d+$/);
+    expect(fake.profiles.has(token)).toBe(true);
+    const [customerProfileId, paymentProfileId] = token.split('|');
+    const bought = await purchase('xml', stored.t.payment_method.token as string);
+    expect(bought.status).toBe(200);
+    expect(bought.t).toMatchObject({ state: 'succeeded', response: { success: true } });
+    const sentNow = lastSent();
+    expect(sentNow).toMatchObject({ transactionType: 'authCaptureTransaction', profile: { customerProfileId, paymentProfile: { paymentProfileId } } });
+    expect(sentNow).not.toHaveProperty('payment');
+    expect(fake.server.lastRequest().rawBody).not.toContain(PAN);
+  });
+
   it('records 408 result unknown when Authorize.Net hangs, 422 on a 500 or garbage, and config_error for wrong credentials', async () => {
     fake.server.setMode('hang');
     const hung = await purchase('json', card);

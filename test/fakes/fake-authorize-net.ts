@@ -40,6 +40,8 @@ const UNSUCCESSFUL = { resultCode: 'Error', message: [{ code: 'E00027', text: 'T
 
 export class FakeAuthorizeNet {
   readonly transactions = new Map<string, FakeAnetTransaction>();
+  /** `customerProfileId|paymentProfileId` → the stored creditCard and billTo. */
+  readonly profiles = new Map<string, { creditCard: Json; billTo: Json | undefined }>();
 
   private constructor(
     readonly server: FakeGatewayServer,
@@ -68,11 +70,13 @@ export class FakeAuthorizeNet {
   }
 
   private handle(request: FakeRequest): FakeAnswer {
-    const body = (JSON.parse(request.rawBody) as Json).createTransactionRequest as Json | undefined;
+    const parsed = JSON.parse(request.rawBody) as Json;
+    const body = (parsed.createTransactionRequest ?? parsed.createCustomerProfileRequest) as Json | undefined;
     const auth = body?.merchantAuthentication as Json | undefined;
     if (auth?.name !== this.login || auth?.transactionKey !== this.transactionKey) {
       return reply({ messages: { resultCode: 'Error', message: [{ code: 'E00007', text: 'User authentication failed due to invalid authentication values.' }] } });
     }
+    if (parsed.createCustomerProfileRequest !== undefined) return this.createProfile(body as Json);
     const transaction = body?.transactionRequest as Json;
     switch (transaction.transactionType) {
       case 'authCaptureTransaction':
@@ -89,7 +93,23 @@ export class FakeAuthorizeNet {
     return reply({ transactionResponse: { ...base, errors: [{ errorCode: failed.code, errorText: failed.text }] }, messages: UNSUCCESSFUL });
   }
 
-  private pay(transaction: Json): FakeAnswer {
+  private createProfile(body: Json): FakeAnswer {
+    const paymentProfile = (body.profile?.paymentProfiles ?? {}) as Json;
+    const card = (paymentProfile.payment?.creditCard ?? {}) as Json;
+    if (!luhn(String(card.cardNumber ?? ''))) return reply({ messages: { resultCode: 'Error', message: [{ code: 'E00013', text: 'Card Number is invalid.' }] } });
+    const customerProfileId = String(randomInt(1e8, 1e9));
+    const paymentProfileId = String(randomInt(1e8, 1e9));
+    this.profiles.set(`${customerProfileId}|${paymentProfileId}`, { creditCard: card, billTo: paymentProfile.billTo as Json | undefined });
+    return reply({ customerProfileId, customerPaymentProfileIdList: [paymentProfileId], customerShippingAddressIdList: [], validationDirectResponseList: [], messages: OK });
+  }
+
+  private pay(given: Json): FakeAnswer {
+    let transaction = given;
+    if (given.profile !== undefined) {
+      const stored = this.profiles.get(`${given.profile.customerProfileId}|${given.profile.paymentProfile?.paymentProfileId}`);
+      if (stored === undefined) return this.answer('3', '0', '', {}, { code: 'E00040', text: 'The record cannot be found.' });
+      transaction = { ...given, payment: { creditCard: stored.creditCard }, billTo: stored.billTo };
+    }
     const card = (transaction.payment?.creditCard ?? {}) as Json;
     const number = String(card.cardNumber ?? '');
     const lastFour = number.slice(-4);
