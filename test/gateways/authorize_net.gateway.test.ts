@@ -335,5 +335,12 @@ describe('Authorize.Net: definition and scrubbing', () => {
     expect(text).toContain(`POST ${fake.url}/xml/v1/request.api`);
     expect(text).toContain(`"name":"${LOGIN}"`);
     expect(text).toContain('This transaction has been approved.');
+
+    next = json({ customerProfileId: '190178', customerPaymentProfileIdList: ['157497'], messages: OK });
+    const stored = (await run(gatewayRequest('store', CREDENTIALS, { paymentMethod: testCard(PAN) }))).transcript.map((entry) => entry.text).join('\n');
+    expect(findCardData(stored, [PAN])).toEqual([]);
+    expect(stored).not.toContain(KEY);
+    expect(stored).not.toContain('"cardCode":"737"');
+    expect(stored).toContain('createCustomerProfileRequest');
   });
 });
