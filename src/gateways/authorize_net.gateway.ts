@@ -65,19 +65,40 @@ function paymentSource(request: GatewayRequest): Json {
   return { profile: { customerProfileId, paymentProfile: { paymentProfileId } } };
 }
 
-/** billTo (customerAddressType): the card's name and address, in schema order. */
+/** Address lines joined into the schema's one `address` element. */
+const addressLine = (...lines: Array<string | null | undefined>): string | null => lines.filter((line) => line !== null && line !== undefined && line !== '').join(' ') || null;
+
+/**
+ * An address (customerAddressType / nameAndAddressType) in schema order, each element cut to the
+ * schema's length (names 50, address 60, city and state 40, zip 20, country 60, phone 25): a longer
+ * value would make Authorize.Net refuse the whole request.
+ */
+function addressOf(fields: { firstName: string | null; lastName: string | null; address: string | null; city: string | null; state: string | null; zip: string | null; country: string | null; phoneNumber?: string | null }): Json | undefined {
+  return present({
+    firstName: clip(fields.firstName, 50),
+    lastName: clip(fields.lastName, 50),
+    address: clip(fields.address, 60),
+    city: clip(fields.city, 40),
+    state: clip(fields.state, 40),
+    zip: clip(fields.zip, 20),
+    country: clip(fields.country, 60),
+    phoneNumber: clip(fields.phoneNumber ?? null, 25),
+  });
+}
+
+/** billTo: the card's name and address. */
 function billTo(request: GatewayRequest): Json | undefined {
   const method = request.paymentMethod?.type === 'credit_card' ? request.paymentMethod : null;
   const address = method?.address ?? {};
-  return present({
-    firstName: method?.firstName ?? undefined,
-    lastName: method?.lastName ?? undefined,
-    address: [address.address1, address.address2].filter((line) => line !== null && line !== undefined && line !== '').join(' ') || undefined,
-    city: address.city ?? undefined,
-    state: address.state ?? undefined,
-    zip: address.zip ?? undefined,
-    country: address.country ?? undefined,
-    phoneNumber: address.phone_number ?? undefined,
+  return addressOf({
+    firstName: method?.firstName ?? null,
+    lastName: method?.lastName ?? null,
+    address: addressLine(address.address1, address.address2),
+    city: address.city ?? null,
+    state: address.state ?? null,
+    zip: address.zip ?? null,
+    country: address.country ?? null,
+    phoneNumber: address.phone_number ?? null,
   });
 }
 
@@ -90,14 +111,14 @@ function orderMembers(request: GatewayRequest): Json {
     order: present({ invoiceNumber: clip(request.orderId, 20), description: clip(request.description, 255) }),
     customer: present({ email: request.email ?? method?.email ?? undefined }),
     billTo: billTo(request),
-    shipTo: present({
-      firstName: shipFirst || undefined,
-      lastName: shipLast.join(' ') || undefined,
-      address: [ship?.address1, ship?.address2].filter((line) => line !== null && line !== undefined && line !== '').join(' ') || undefined,
-      city: ship?.city ?? undefined,
-      state: ship?.state ?? undefined,
-      zip: ship?.zip ?? undefined,
-      country: ship?.country ?? undefined,
+    shipTo: addressOf({
+      firstName: shipFirst || null,
+      lastName: shipLast.join(' ') || null,
+      address: addressLine(ship?.address1, ship?.address2),
+      city: ship?.city ?? null,
+      state: ship?.state ?? null,
+      zip: ship?.zip ?? null,
+      country: ship?.country ?? null,
     }),
     customerIP: request.ip ?? undefined,
   };
@@ -130,7 +151,8 @@ async function send(call: GatewayCall, transactionRequest: Json, action: string)
 /** authCaptureTransaction / authOnlyTransaction with the card; verify is a $0 authOnlyTransaction. */
 function payment(call: GatewayCall, transactionType: TransactionType, action: string): Promise<GatewayResponse> {
   const { request } = call;
-  const money = action === 'verify' ? { amount: '0.00', currencyCode: request.currencyCode ?? undefined } : amountOf(request);
+  const currency = request.currencyCode ?? 'USD';
+  const money = action === 'verify' ? { amount: decimalAmount(0, currency), currencyCode: request.currencyCode ?? undefined } : amountOf(request);
   return send(call, { transactionType, ...money, ...paymentSource(request), ...orderMembers(request) }, action);
 }
 

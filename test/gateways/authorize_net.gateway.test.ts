@@ -132,6 +132,9 @@ describe('Authorize.Net: authCaptureTransaction, authOnlyTransaction, verify', (
     expect(Object.keys(transaction)).toEqual(['transactionType', 'amount', 'currencyCode', 'payment', 'customer', 'billTo', 'shipTo']);
     expect(transaction).toMatchObject({ transactionType: 'authOnlyTransaction', amount: '10.00', payment: { creditCard: { cardNumber: PAN, expirationDate: '2030-03' } }, billTo: { firstName: 'Ada', lastName: 'Lovelace' } });
     expect(transaction.shipTo).toEqual({ firstName: 'Charles', lastName: 'Babbage', address: '1 Dorset St Flat 2', city: 'London', state: 'LND', zip: 'W1U 4EG', country: 'GB' });
+    const long = testCard(PAN) as Extract<GatewayRequest['paymentMethod'], { type: 'credit_card' }>;
+    const longCard = { ...long, firstName: 'A'.repeat(60), address: { ...long.address, address1: 'B'.repeat(70), zip: '9'.repeat(25) } };
+    expect(sent((await run(purchase({ paymentMethod: longCard }))).request).createTransactionRequest.transactionRequest.billTo).toMatchObject({ firstName: 'A'.repeat(50), address: 'B'.repeat(60), zip: '9'.repeat(20) });
     expect(sent((await run(purchase({ amount: 1500, currencyCode: 'JPY' }))).request).createTransactionRequest.transactionRequest).toMatchObject({ amount: '1500', currencyCode: 'JPY' });
     expect(sent((await run(purchase({ amount: 1234, currencyCode: 'KWD' }))).request).createTransactionRequest.transactionRequest).toMatchObject({ amount: '1.234', currencyCode: 'KWD' });
   });
