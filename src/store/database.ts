@@ -13,6 +13,7 @@ import { receiversAndCertificates } from './migrations/004-receivers-certificate
 import { idempotencyKeyHashes } from './migrations/006-idempotency-key-hashes.js';
 import { portal } from './migrations/009-portal.js';
 import { cardCapture } from './migrations/010-card-capture.js';
+import { portalGaps } from './migrations/012-portal-gaps.js';
 import { CofferSqliteDialect } from './sqlite-dialect.js';
 
 /** An open store: the typed query builder plus what the rest of the code needs to know about it. */
@@ -32,6 +33,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '006-idempotency-key-hashes': idempotencyKeyHashes(),
     '009-portal': portal(dialect),
     '010-card-capture': cardCapture(),
+    '012-portal-gaps': portalGaps(),
   };
 }
 

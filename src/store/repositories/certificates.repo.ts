@@ -20,4 +20,19 @@ export class CertificatesRepo extends EnvironmentScopedRepo<'certificates'> {
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
+
+  /**
+   * Erases the private key, the signed certificate and the CSR and marks the row redacted; false
+   * when there is no such certificate or it is redacted already.
+   */
+  async redact(environmentKey: string, token: string, redactedAt: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('certificates')
+      .set({ sealed_private_key: '', pem: null, csr: null, redacted_at: redactedAt, updated_at: redactedAt })
+      .where('environment_key', '=', environmentKey)
+      .where('token', '=', token)
+      .where('redacted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
 }
