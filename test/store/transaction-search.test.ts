@@ -63,9 +63,13 @@ describe.each(storeKinds)('transactions search by date range (%s)', (kind) => {
     expect(fromOnly.map((t) => t.token)).toEqual(['t-other-day', 't-late', 't-mid-2', 't-mid']);
   });
 
-  it('the plan reads the range from transactions_by_env_created_seq, with no sort', async () => {
+  // The first page, and a later one (the cursor's row value bounds the walk too).
+  it.each([
+    ['first page', ''],
+    ['later page', ` and (created_at, seq) < ('2026-03-10T12:00:00.000Z', 4)`],
+  ])('the plan of a %s reads transactions_by_env_created_seq, with no sort', async (_name, cursor) => {
     const query = (prefix: string) => sql.raw(
-      `${prefix} select * from transactions where environment_key = 'env' and created_at >= '2026-03-10' and created_at < '2026-03-11' order by created_at desc, seq desc limit 50`,
+      `${prefix} select * from transactions where environment_key = 'env' and created_at >= '2026-03-10' and created_at < '2026-03-11'${cursor} order by created_at desc, seq desc limit 50`,
     );
     let details: string;
     if (store.dialect === 'sqlite') {
