@@ -49,6 +49,18 @@ describe.each(storeKinds)('certificate redact over HTTPS (%s)', (store) => {
     expect(unknown.json().errors).toEqual([NOT_FOUND]);
   });
 
+  it('a data-key rotation leaves a redacted certificate alone and still re-seals the others', async () => {
+    const kept = await generate();
+    const redacted = await generate();
+    expect((await server.client.sendJson('PUT', `/v1/certificates/${redacted}/redact.json`, {})).status).toBe(200);
+    const rotation = await server.core.keyRotation.rotateData(server.init.environment_key, 50);
+    expect(rotation.reencrypted).toBeGreaterThan(0);
+    const rows = await server.core.store.db.selectFrom('certificates').select(['token', 'sealed_private_key']).where('token', 'in', [kept, redacted]).execute();
+    expect(Object.fromEntries(rows.map((row) => [row.token, row.sealed_private_key.startsWith(`c1.${rotation.keyId}.`)]))).toEqual({ [kept]: true, [redacted]: false });
+    expect(rows.find((row) => row.token === redacted)?.sealed_private_key).toBe('');
+    expect(await server.core.keyRotation.reencrypt(server.init.environment_key, 50)).toBe(0);
+  });
+
   it('redacts in XML, and refuses in XML', async () => {
     const token = await generate();
     const res = await server.client.sendXml('PUT', `/v1/certificates/${token}/redact.xml`, '');
