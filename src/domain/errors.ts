@@ -48,6 +48,7 @@ export const ERROR_STATUS = {
   'errors.url_not_allowed': 422,
   'errors.egress_refused': 422,
   'errors.certificate_key_mismatch': 422,
+  'errors.certificate_redacted': 422,
   'errors.rate_limited': 429,
   'errors.request_header_fields_too_large': 431,
   'errors.request_timeout': 408,

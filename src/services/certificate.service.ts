@@ -43,6 +43,7 @@ export const CERTIFICATE_MESSAGES = {
   notFound: 'Unable to find the specified certificate.',
   keyMismatch: 'The private key does not match the certificate.',
   notSigned: 'Certificate token names a certificate that has no signed pem yet: PUT the signed certificate first.',
+  redacted: "Unable to use a certificate because it's been redacted.",
 } as const;
 
 /**
@@ -114,6 +115,7 @@ export class CertificateService {
    */
   async attachSigned(environment: EnvironmentRow, token: string, pem: string): Promise<CertificateRow> {
     const row = await this.show(environment, token);
+    if (row.redacted_at !== null) throw certificateRedacted();
     const errors: ErrorEntry[] = [];
     const chain = collect(errors, () => parseCertificateChain(pem));
     if (chain === undefined) throw new AppError(errors);
@@ -131,6 +133,7 @@ export class CertificateService {
    */
   async clientCertificate(environment: EnvironmentRow, token: string): Promise<ClientCertificate> {
     const row = await this.show(environment, token);
+    if (row.redacted_at !== null) throw certificateRedacted();
     if (row.pem === null) {
       throw new AppError({ key: 'errors.invalid', attribute: 'certificate_token', message: CERTIFICATE_MESSAGES.notSigned });
     }
@@ -144,8 +147,19 @@ export class CertificateService {
    */
   async signingKeys(environment: EnvironmentRow, token: string): Promise<{ privateKeyPem: Secret; publicKeyPem: string } | undefined> {
     const row = await this.repos.certificates.find(environment.key, token);
-    if (row === undefined) return undefined;
+    if (row === undefined || row.redacted_at !== null) return undefined;
     return { privateKeyPem: await this.openPrivateKey(row), publicKeyPem: row.public_key };
+  }
+
+  /**
+   * Erases the certificate's private key, signed pem and CSR for good. The row stays (redacted)
+   * so a receiver or a signed tokenization still naming it fails with a clear error; redacting
+   * twice is a 422 like the other redacts.
+   */
+  async redact(environment: EnvironmentRow, token: string): Promise<CertificateRow> {
+    const row = await this.show(environment, token);
+    if (row.redacted_at !== null || !(await this.repos.certificates.redact(environment.key, token, this.now()))) throw certificateRedacted();
+    return this.show(environment, token);
   }
 
   private async openPrivateKey(row: CertificateRow): Promise<Secret> {
@@ -201,6 +215,10 @@ export class CertificateService {
 /** Associated data binding a sealed private key to its certificate (key rotation needs it too). */
 export function certificatePrivateKeyAad(certificateToken: string): string {
   return `certificate:${certificateToken}:private_key`;
+}
+
+function certificateRedacted(): AppError {
+  return new AppError({ key: 'errors.certificate_redacted', message: CERTIFICATE_MESSAGES.redacted });
 }
 
 function keyMismatch(): AppError {

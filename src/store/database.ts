@@ -14,6 +14,7 @@ import { idempotencyKeyHashes } from './migrations/006-idempotency-key-hashes.js
 import { portal } from './migrations/009-portal.js';
 import { cardCapture } from './migrations/010-card-capture.js';
 import { eventsAndCallbacks } from './migrations/011-events-callbacks.js';
+import { portalGaps } from './migrations/012-portal-gaps.js';
 import { CofferSqliteDialect } from './sqlite-dialect.js';
 
 /** An open store: the typed query builder plus what the rest of the code needs to know about it. */
@@ -34,6 +35,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '009-portal': portal(dialect),
     '010-card-capture': cardCapture(),
     '011-events-callbacks': eventsAndCallbacks(dialect),
+    '012-portal-gaps': portalGaps(),
   };
 }
 

@@ -25,6 +25,7 @@ export const EVENT_TYPES = [
   'RedactReceiver',
   'AddCertificate',
   'UpdateCertificate',
+  'RedactCertificate',
   'AddEnvironment',
   'UpdateEnvironment',
   'RegenerateSigningSecret',

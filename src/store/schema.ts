@@ -218,8 +218,10 @@ export interface CertificatesTable {
   csr: string | null;
   /** The signed certificate (PEM, possibly with its chain), once known. */
   pem: string | null;
-  /** PKCS#8 PEM sealed with the environment's data key; never returned. */
+  /** PKCS#8 PEM sealed with the environment's data key; never returned. '' once redacted. */
   sealed_private_key: string;
+  /** When the certificate was redacted (migration 012): key and pem erased, unusable. */
+  redacted_at: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -293,6 +293,14 @@ describe('deliver over mutual TLS with a certificate from the certificates API',
     expect(refused.json().transaction.state).toBe('gateway_processing_failed');
     expect(mtls.received).toHaveLength(1);
 
+    // Once the certificate is redacted, the receiver naming it fails clearly, before any connection.
+    const redacted = await server.client.sendJson('PUT', `/v1/certificates/${uploaded.json().certificate.token}/redact.json`, {});
+    expect(redacted.status, redacted.text).toBe(200);
+    const afterRedact = await server.client.sendJson('POST', `/v1/receivers/${withCert.json().receiver.token}/deliver.json`, { delivery: { payment_method_token: token, url: `${url}/mtls`, body: '{{credit_card_number}}' } });
+    expect(afterRedact.status).toBe(422);
+    expect(afterRedact.json().errors).toEqual([{ key: 'errors.certificate_redacted', message: "Unable to use a certificate because it's been redacted." }]);
+    expect(mtls.received).toHaveLength(1);
+
     const unknownCertificate = await server.client.sendJson('POST', '/v1/receivers.json', { receiver: { receiver_type: 'test', hostnames: url, certificate_token: 'nope' } });
     expect(unknownCertificate.status).toBe(422);
     expect(unknownCertificate.json().errors[0]).toMatchObject({ key: 'errors.invalid', attribute: 'certificate_token' });

@@ -103,6 +103,18 @@ describe('the merchant portal in Chromium', () => {
     await look('08-environments');
   });
 
+  it('sets an allowed origin and enhanced iFrame security on the environment page', async () => {
+    await page.goto(`${base}/portal/environments/${env}`);
+    await page.getByLabel('Allowed origins').fill('https://shop.example\nhttp://localhost:8080');
+    await page.getByLabel('Enhanced iFrame security').check();
+    await page.getByRole('button', { name: 'Save card capture settings' }).click();
+    await expect.poll(() => page.getByText('Saved.').count()).toBe(1);
+    expect(await page.getByLabel('Allowed origins').inputValue()).toBe('https://shop.example\nhttp://localhost:8080');
+    const row = await server.core.tenancy.findEnvironment(server.init.organization_token, env);
+    expect(row).toMatchObject({ allowed_origins: '["https://shop.example","http://localhost:8080"]', enhanced_iframe_security: 1 });
+    await look('08b-environment-card-capture');
+  });
+
   it('creates an access secret shown once, uses it against the API, then revokes it', async () => {
     await page.goto(`${base}/portal/e/${env}/secrets`);
     await page.getByLabel('Name').fill('browser-test');

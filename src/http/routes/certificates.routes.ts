@@ -66,4 +66,15 @@ export function certificateRoutes(app: FastifyInstance, certificates: Certificat
     const row = await certificates.attachSigned(callerOf(request).environment, request.params.token, parsed.pem);
     return sendWire(request, reply, 200, 'certificate', certificateView(row));
   });
+
+  // Coffer's addition (no Spreedly counterpart): erases the private key, pem and CSR for good.
+  app.route<TokenParams>({
+    method: ['PUT', 'POST'],
+    url: '/v1/certificates/:token/redact',
+    config: { rateLimits: ['certificates_update'] },
+    handler: async (request, reply) => {
+      const row = await certificates.redact(callerOf(request).environment, request.params.token);
+      return sendWire(request, reply, 200, 'certificate', certificateView(row));
+    },
+  });
 }

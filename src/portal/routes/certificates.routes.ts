@@ -24,7 +24,7 @@ const SUBJECT = [
 
 /**
  * Certificates: list, generate a key pair and CSR (the private key never leaves Coffer), download
- * the CSR, attach the signed certificate.
+ * the CSR, attach the signed certificate, redact (erase the key and pem for good).
  */
 export function certificateRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   portal.get<EnvParams>('/e/:env/certificates', async (request, reply) => {
@@ -44,7 +44,7 @@ export function certificateRoutes(portal: FastifyInstance, deps: PortalDeps): vo
 <tbody>${
       rows.length === 0
         ? html`<tr><td colspan="5">No certificates yet.</td></tr>`
-        : rows.map((c) => html`<tr><td><a href="/portal/e/${env.key}/certificates/${c.token}"><code>${c.token}</code></a></td><td>${c.cn ?? ''}</td><td>${c.algorithm}</td><td>${c.pem === null ? 'awaiting signature' : 'yes'}</td><td>${when(c.created_at)}</td></tr>`)
+        : rows.map((c) => html`<tr><td><a href="/portal/e/${env.key}/certificates/${c.token}"><code>${c.token}</code></a></td><td>${c.cn ?? ''}</td><td>${c.algorithm}</td><td>${c.redacted_at !== null ? 'redacted' : c.pem === null ? 'awaiting signature' : 'yes'}</td><td>${when(c.created_at)}</td></tr>`)
     }</tbody></table>${generate}`;
     return sendPage(reply, page(request, frame, body));
   });
@@ -65,7 +65,14 @@ export function certificateRoutes(portal: FastifyInstance, deps: PortalDeps): vo
     const env = await environmentOf(deps, request, request.params.env);
     const row = await deps.certificates.show(env, request.params.token);
     const frame = await frameFor(deps, request, { title: `Certificate ${row.cn ?? row.token}`, current: 'certificates', environment: env, notice: doneNotice(request) });
-    const attach = can(request, 'manage_certificates')
+    const manage = can(request, 'manage_certificates') && row.redacted_at === null;
+    const redact = manage
+      ? html`<h2>Redact</h2><details class="confirm"><summary>Redact this certificate</summary>
+<form method="post" action="/portal/e/${env.key}/certificates/${row.token}/redact">${csrfField(request)}
+<p>Its private key, signed certificate and CSR are erased. Receivers using it for mutual TLS and signed card forms stop working. This cannot be undone.</p><button class="danger" type="submit">Redact certificate</button></form></details>`
+      : null;
+    const redacted = row.redacted_at === null ? null : html`<p class="notice">This certificate was redacted ${when(row.redacted_at)}: its private key and pem are gone.</p>`;
+    const attach = manage
       ? html`<h2>Attach the signed certificate</h2>
 <form class="stack" method="post" action="/portal/e/${env.key}/certificates/${row.token}">${csrfField(request)}
   <div class="field"><label for="cert-pem">Signed certificate (PEM, chain included)</label><textarea id="cert-pem" name="pem" required></textarea></div>
@@ -73,7 +80,7 @@ export function certificateRoutes(portal: FastifyInstance, deps: PortalDeps): vo
 </form>`
       : null;
     const download = row.csr === null ? null : html`<p><a class="button" href="/portal/e/${env.key}/certificates/${row.token}/csr" download>Download CSR</a></p>`;
-    return sendPage(reply, page(request, frame, html`${download}${wireSections(certificateView(row))}${attach}`));
+    return sendPage(reply, page(request, frame, html`${redacted}${download}${wireSections(certificateView(row))}${attach}${redact}`));
   });
 
   portal.get<CertParams>('/e/:env/certificates/:token/csr', async (request, reply) => {
@@ -90,5 +97,12 @@ export function certificateRoutes(portal: FastifyInstance, deps: PortalDeps): vo
     const row = await deps.certificates.attachSigned(env, request.params.token, requiredField(formOf(request), 'pem', 64 * 1024));
     await audit(deps, request, { action: 'certificate.attach', objectType: 'certificate', objectId: row.token, environmentKey: env.key });
     return redirectTo(reply, `/portal/e/${env.key}/certificates/${row.token}?done=updated`);
+  });
+
+  portal.post<CertParams>('/e/:env/certificates/:token/redact', { config: { portal: 'manage_certificates' } }, async (request, reply) => {
+    const env = await environmentOf(deps, request, request.params.env);
+    const row = await deps.certificates.redact(env, request.params.token);
+    await audit(deps, request, { action: 'certificate.redact', objectType: 'certificate', objectId: row.token, environmentKey: env.key });
+    return redirectTo(reply, `/portal/e/${env.key}/certificates/${row.token}?done=redacted`);
   });
 }

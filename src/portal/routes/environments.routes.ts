@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { parseAllowedOriginsInput } from '../../http/routes/allowed-origins.input.js';
+import { parseAllowedOrigins } from '../../domain/origins.js';
 import { audit, can, environmentOf, formOf, queryOf, redirectTo, requiredField, sessionOf, type PortalDeps } from '../context.js';
 import { doneNotice, environmentsOf, frameFor } from '../frame.js';
 import { html } from '../html.js';
@@ -6,7 +8,10 @@ import { csrfField, page, sendPage, when } from '../layout.js';
 
 type EnvParams = { Params: { key: string } };
 
-/** Environments: list, create, rename, the environment key, production state; and switching. */
+/**
+ * Environments: list, create, rename, the environment key, production state, the card form's
+ * allowed origins and enhanced iFrame security (issue 16); and switching.
+ */
 export function environmentRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   portal.get('/', async (request, reply) => {
     const session = sessionOf(request);
@@ -66,6 +71,18 @@ export function environmentRoutes(portal: FastifyInstance, deps: PortalDeps): vo
   <button class="primary" type="submit">Rename</button>
 </form>`
       : null;
+    const origins = parseAllowedOrigins(env.allowed_origins);
+    const cardCapture = can(request, 'manage_environments')
+      ? html`<h2>Card capture</h2>
+<form class="stack" method="post" action="/portal/environments/${env.key}/card-capture">
+  ${csrfField(request)}
+  <div class="field"><label for="env-origins">Allowed origins <span class="hint">(one per line, such as https://shop.example; empty = any origin)</span></label><textarea id="env-origins" name="allowed_origins">${origins.join('\n')}</textarea></div>
+  <div class="field"><label><input id="env-enhanced" name="enhanced_iframe_security" type="checkbox" value="true"${env.enhanced_iframe_security === 1 ? html` checked` : ''}> Enhanced iFrame security (tokenization needs a signed nonce)</label></div>
+  <button class="primary" type="submit">Save card capture settings</button>
+</form>`
+      : html`<h2>Card capture</h2>
+<dl class="facts"><dt>Allowed origins</dt><dd>${origins.length === 0 ? 'Any origin' : origins.join(', ')}</dd>
+<dt>Enhanced iFrame security</dt><dd>${env.enhanced_iframe_security === 1 ? 'On' : 'Off'}</dd></dl>`;
     const body = html`<div class="field">
   <label for="environment-key">Environment key</label>
   <div class="secret-box"><input id="environment-key" type="text" readonly value="${env.key}">
@@ -76,7 +93,7 @@ export function environmentRoutes(portal: FastifyInstance, deps: PortalDeps): vo
   <dt>Created</dt><dd>${when(env.created_at)}</dd>
 </dl>
 <p><a href="/portal/e/${env.key}/secrets">Access secrets of this environment</a></p>
-${rename}`;
+${rename}${cardCapture}`;
     return sendPage(reply, page(request, frame, body));
   });
 
@@ -86,5 +103,21 @@ ${rename}`;
     await audit(deps, request, { action: 'environment.rename', objectType: 'environment', objectId: row.key, environmentKey: row.key, details: { name: row.name } });
     return redirectTo(reply, `/portal/environments/${row.key}?done=renamed`);
   });
-}
 
+  // The same validation as `PUT /v1/environments/<key>`: the text is split on whitespace and commas.
+  portal.post<EnvParams>('/environments/:key/card-capture', { config: { portal: 'manage_environments' } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const form = formOf(request);
+    const allowedOrigins = parseAllowedOriginsInput(form.allowed_origins ?? '');
+    const enhancedIframeSecurity = form.enhanced_iframe_security === 'true';
+    const row = await deps.tenancy.updateCardCapture(session.user.organization_token, request.params.key, { allowedOrigins, enhancedIframeSecurity });
+    await audit(deps, request, {
+      action: 'environment.card_capture',
+      objectType: 'environment',
+      objectId: row.key,
+      environmentKey: row.key,
+      details: { allowed_origins: parseAllowedOrigins(row.allowed_origins).join(' '), enhanced_iframe_security: row.enhanced_iframe_security === 1 },
+    });
+    return redirectTo(reply, `/portal/environments/${row.key}?done=updated`);
+  });
+}

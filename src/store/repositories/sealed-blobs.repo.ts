@@ -35,6 +35,8 @@ export class SealedBlobsRepo {
       .select(['token', `${col} as blob`])
       .where('environment_key', '=', environmentKey)
       .where(col, 'is not', null)
+      // '' is an erased blob (a redacted certificate's private key): nothing to re-seal.
+      .where(col, '<>', '')
       .where(col, 'not like', `c1.${keyId}.%`)
       .limit(limit)
       .execute() as Promise<SealedBlob[]>;

@@ -111,9 +111,10 @@ export class TransactionsRepo {
 
   /**
    * The portal's search, newest first, `count` rows older than `beforeSeq`. Token and order id
-   * use their indexes; the other filters narrow the walk down `transactions_by_env`.
+   * use their indexes; a date range walks `transactions_by_env_created_seq` newest first; the
+   * other filters narrow the walk down `transactions_by_env`.
    */
-  search(environmentKey: string, filter: TransactionSearch): Promise<TransactionRow[]> {
+  async search(environmentKey: string, filter: TransactionSearch): Promise<TransactionRow[]> {
     let query = this.db.selectFrom('transactions').selectAll().where('environment_key', '=', environmentKey);
     if (filter.token !== undefined) query = query.where('token', '=', filter.token);
     if (filter.orderId !== undefined) query = query.where('order_id', '=', filter.orderId);
@@ -122,8 +123,23 @@ export class TransactionsRepo {
     if (filter.type !== undefined) query = query.where('transaction_type', '=', filter.type);
     if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);
     if (filter.to !== undefined) query = query.where('created_at', '<', filter.to);
-    if (filter.beforeSeq !== undefined) query = query.where('seq', '<', filter.beforeSeq);
-    return query.orderBy('seq', 'desc').limit(filter.count).execute();
+    if (filter.from === undefined && filter.to === undefined) {
+      if (filter.beforeSeq !== undefined) query = query.where('seq', '<', filter.beforeSeq);
+      return query.orderBy('seq', 'desc').limit(filter.count).execute();
+    }
+    // A date range: newest first by (created_at, seq), the order of transactions_by_env_created_seq,
+    // so a page reads `count` index entries instead of sorting the whole range by seq. The page
+    // cursor stays a seq; its created_at is looked up to continue after it.
+    if (filter.beforeSeq !== undefined) {
+      const cursor = await this.db
+        .selectFrom('transactions')
+        .select('created_at')
+        .where('environment_key', '=', environmentKey)
+        .where('seq', '=', filter.beforeSeq)
+        .executeTakeFirst();
+      query = cursor === undefined ? query.where('seq', '<', filter.beforeSeq) : query.where(sql<boolean>`(created_at, seq) < (${cursor.created_at}, ${filter.beforeSeq})`);
+    }
+    return query.orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(filter.count).execute();
   }
 
   find(environmentKey: string, token: string): Promise<TransactionRow | undefined> {
