@@ -14,7 +14,8 @@ export function barChart(title: string, buckets: Bucket[], tickEvery: number, ti
   const max = Math.max(1, ...buckets.map((b) => b.succeeded + b.failed));
   const slot = WIDTH / buckets.length;
   const barWidth = Math.max(2, slot * 0.7);
-  const scale = (HEIGHT - AXIS - 4) / max;
+  // The tallest bar stops below the "max" label in the top corner (the label would hide behind it).
+  const scale = (HEIGHT - AXIS - 16) / max;
   const bars = buckets.map((b, i) => {
     const x = (i * slot + (slot - barWidth) / 2).toFixed(1);
     const ok = b.succeeded * scale;
