@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { errorKeys, FORMATS, startGatewayE2e, transact, type GatewayE2e } from '../helpers/gateway-e2e.js';
+import { errorKeys, FORMATS, startGatewayE2e, transact, type GatewayE2e, expectFaultOutcomes } from '../helpers/gateway-e2e.js';
 import { findCardData } from '../helpers/leak-scan.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { FakeAuthorizeNet } from '../fakes/fake-authorize-net.js';
@@ -142,17 +142,7 @@ describe.each(storeKinds)('Authorize.Net gateway end to end (%s)', (store) => {
   });
 
   it('records 408 result unknown when Authorize.Net hangs, 422 on a 500 or garbage, and config_error for wrong credentials', async () => {
-    fake.server.setMode('hang');
-    const hung = await purchase('json', card);
-    expect(hung.status).toBe(408);
-    expect(hung.t).toMatchObject({ state: 'gateway_processing_result_unknown', response: { result_unknown: true } });
-    fake.server.setMode('error500');
-    const broken = await purchase('xml', card);
-    expect(broken.status).toBe(422);
-    expect(broken.t).toMatchObject({ state: 'gateway_processing_failed', response: { error_code: 'processing_error', result_unknown: false } });
-    fake.server.setMode('garbage');
-    expect((await purchase('json', card)).t).toMatchObject({ state: 'gateway_processing_failed' });
-    fake.server.setMode('normal');
+    await expectFaultOutcomes(fake.server, (format) => purchase(format, card));
     const wrong = await e2e.createGateway({ login: LOGIN, password: 'not-the-key', sandbox: true });
     const refused = await purchase('xml', card, {}, wrong);
     expect(refused.status).toBe(422);

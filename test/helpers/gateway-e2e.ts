@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { ApiClient, ApiResponse } from './client.js';
 import { startServer, type TestServer } from './server.js';
+import type { FakeGatewayServer } from '../fakes/fake-gateway-server.js';
 
 /**
  * What every gateway's e2e test needs around its fake: Coffer booted with the gateway type pointed
@@ -112,4 +113,23 @@ export async function startGatewayE2e(gatewayType: string, fakeUrl: string, stor
     },
     close: () => server.close(),
   };
+}
+
+/**
+ * The fault contract every real gateway shares (issue 13, "Bad input and faults"), through a purchase:
+ * no answer in time is 408 `gateway_processing_result_unknown`; a 5xx or an answer that is not the
+ * gateway's format is a failed transaction with `processing_error`. Leaves the fake answering normally.
+ */
+export async function expectFaultOutcomes(fake: Pick<FakeGatewayServer, 'setMode'>, purchase: (format: Format) => Promise<Result>): Promise<void> {
+  fake.setMode('hang');
+  const hung = await purchase('json');
+  expect(hung.status).toBe(408);
+  expect(hung.t).toMatchObject({ state: 'gateway_processing_result_unknown', response: { result_unknown: true } });
+  fake.setMode('error500');
+  const broken = await purchase('xml');
+  expect(broken.status).toBe(422);
+  expect(broken.t).toMatchObject({ state: 'gateway_processing_failed', response: { error_code: 'processing_error', result_unknown: false } });
+  fake.setMode('garbage');
+  expect((await purchase('json')).t).toMatchObject({ state: 'gateway_processing_failed' });
+  fake.setMode('normal');
 }
