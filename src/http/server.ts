@@ -137,6 +137,14 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   registerRateLimits(app, deps.rateLimiting);
   registerIdempotency(app, deps.idempotency);
 
+  // Group commit (issue 12): nothing is answered before every commit it could reflect is on disk.
+  // Free when nothing is pending (reads, PostgreSQL); otherwise a wait of at most one shared fsync.
+  app.addHook('onSend', (_request, _reply, payload, done) => {
+    const settling = deps.store.settled();
+    if (settling === null) done(null, payload);
+    else settling.then(() => done(null, payload), (error: unknown) => done(error as Error));
+  });
+
   // One line per request; never bodies, headers or query strings (they can carry secrets).
   app.addHook('onResponse', async (request, reply) => {
     deps.logger.info(

@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { StoreConfig } from '../config/config.js';
@@ -15,12 +12,21 @@ import { portal } from './migrations/009-portal.js';
 import { cardCapture } from './migrations/010-card-capture.js';
 import { eventsAndCallbacks } from './migrations/011-events-callbacks.js';
 import { portalGaps } from './migrations/012-portal-gaps.js';
-import { CofferSqliteDialect } from './sqlite-dialect.js';
+import { openSqliteStore } from './sqlite-store.js';
+import type { FlushSample } from './wal-sync.js';
 
 /** An open store: the typed query builder plus what the rest of the code needs to know about it. */
 export interface StoreHandle {
   db: Kysely<Database>;
   dialect: Dialect;
+  /**
+   * Resolves once every commit this process has seen is durable (SQLite group commit,
+   * wal-sync.ts); null when nothing is pending, and always on PostgreSQL, whose commits are
+   * durable when they return. Answers wait for it.
+   */
+  settled(): Promise<void> | null;
+  /** Every group-commit fsync (SQLite), for metrics and the bench. */
+  observeFlushes(listener: (sample: FlushSample) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -43,44 +49,6 @@ function provider(dialect: Dialect): MigrationProvider {
   return { getMigrations: async () => migrationsFor(dialect) };
 }
 
-function openSqlite(file: string): Kysely<Database> {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const handle = new BetterSqlite3(file);
-  // WAL lets readers proceed during a write; synchronous=FULL makes every acknowledged
-  // commit durable (fsync of the WAL), which a vault needs more than raw write speed.
-  handle.pragma('journal_mode = WAL');
-  handle.pragma('synchronous = FULL');
-  handle.pragma('foreign_keys = ON');
-  // Redacted ciphertext is overwritten on disk, not left in free pages.
-  handle.pragma('secure_delete = ON');
-  handle.pragma('busy_timeout = 5000');
-  cachePreparedStatements(handle);
-  return new Kysely<Database>({ dialect: new CofferSqliteDialect({ database: handle }) });
-}
-
-/** Distinct SQL texts kept prepared; Coffer's queries are a few hundred shapes at most. */
-const STATEMENT_CACHE_SIZE = 1000;
-
-/**
- * Kysely prepares every statement again on each call; parsing and planning was ~13% of a
- * purchase (docs/benchmarks.md). Statements are reused per SQL text instead. Safe here: one
- * connection, statements run to completion before the next (Coffer never streams results), and
- * SQLite re-prepares a cached statement by itself after a schema change.
- */
-function cachePreparedStatements(handle: BetterSqlite3.Database): void {
-  const prepare = handle.prepare.bind(handle);
-  const cache = new Map<string, ReturnType<typeof prepare>>();
-  handle.prepare = ((sql: string) => {
-    let statement = cache.get(sql);
-    if (statement === undefined) {
-      statement = prepare(sql);
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-      cache.set(sql, statement);
-    }
-    return statement;
-  }) as typeof handle.prepare;
-}
-
 // int8 (bigserial, bigint) arrives as a string from pg by default; our values fit a double.
 const INT8_OID = 20;
 const pgTypes = {
@@ -100,9 +68,12 @@ function openPostgres(url: string): Kysely<Database> {
 
 /** Opens the configured store without touching its schema. */
 export function openStore(config: StoreConfig): StoreHandle {
-  const dialect: Dialect = config.kind;
-  const db = config.kind === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url);
-  return { db, dialect, close: () => db.destroy() };
+  if (config.kind === 'sqlite') {
+    const sqlite = openSqliteStore(config.path);
+    return { db: sqlite.db, dialect: 'sqlite', settled: () => sqlite.settled(), observeFlushes: (listener) => sqlite.observeFlushes(listener), close: () => sqlite.close() };
+  }
+  const db = openPostgres(config.url);
+  return { db, dialect: 'postgres', settled: () => null, observeFlushes: () => () => undefined, close: () => db.destroy() };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { WalSync } from './wal-sync.js';
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -18,6 +19,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
   constructor(
     settings: SqliteDialectConfig,
     private readonly file: string,
+    private readonly durability: SqliteDurability | null,
   ) {
     super(settings);
   }
@@ -34,9 +36,17 @@ class ImmediateSqliteDriver extends SqliteDriver {
     return super.acquireConnection();
   }
 
+  /**
+   * Group commit (issue 12): a use of the connection that wrote hands it on first, then waits
+   * until its commit is durable. Whoever takes the connection meanwhile commits into the same
+   * or the next fsync, so the event loop never waits on a lone fsync and no caller is told of a
+   * commit before it is on disk.
+   */
   override async releaseConnection(): Promise<void> {
+    const sequence = this.durability?.takeWrite() === true ? this.durability.walSync.note() : null;
     await super.releaseConnection();
     fileTurn(this.file).unlock();
+    if (sequence !== null) await this.durability?.walSync.durable(sequence);
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -84,8 +94,18 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 
 let anonymous = 0;
 
+/** How a store's commits become durable: the WAL syncer, and whether the last use of the connection wrote. */
+export interface SqliteDurability {
+  walSync: WalSync;
+  /** True (once) when a statement that can write ran since the last call. */
+  takeWrite(): boolean;
+}
+
 export class CofferSqliteDialect extends SqliteDialect {
-  constructor(private readonly settings: SqliteDialectConfig) {
+  constructor(
+    private readonly settings: SqliteDialectConfig,
+    private readonly durability: SqliteDurability | null = null,
+  ) {
     super(settings);
   }
 
@@ -93,7 +113,7 @@ export class CofferSqliteDialect extends SqliteDialect {
     // The file's name keys the in-process turn; an anonymous database gets one of its own.
     const database = this.settings.database as { name?: unknown };
     const file = typeof database.name === 'string' && database.name !== '' && database.name !== ':memory:' ? database.name : `anonymous-${(anonymous += 1)}`;
-    return new ImmediateSqliteDriver(this.settings, file);
+    return new ImmediateSqliteDriver(this.settings, file, this.durability);
   }
 
   override createAdapter(): DialectAdapter {

@@ -2,8 +2,9 @@
  * Whether an error means "the database cannot be reached right now" rather than a bug: the
  * request could succeed later unchanged, so it is answered 503 errors.service_unavailable with
  * Retry-After (issue 11 §8, docs/reliability.md), not 500. PostgreSQL only: SQLite is a file in
- * the process.
+ * the process, except that its group commit may have lost the ability to fsync (wal-sync.ts).
  */
+import { StoreDurabilityError } from './wal-sync.js';
 
 /** Socket and resolver failures while connecting to, or talking with, the server. */
 const NETWORK_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
@@ -18,6 +19,7 @@ const POOL_MESSAGES = [/^Connection terminated/, /^timeout exceeded when trying 
 
 export function isStoreUnavailable(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 3) return false;
+  if (error instanceof StoreDurabilityError) return true;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && unavailableSqlState(code)))) return true;
   if (POOL_MESSAGES.some((pattern) => pattern.test(error.message))) return true;

@@ -1,0 +1,135 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Group commit for SQLite (issue 12). SQLite runs with `synchronous=NORMAL` in WAL mode, so a
+ * COMMIT only appends the transaction's frames to the `-wal` file (no fsync, tens of µs); this
+ * class then makes them durable with one `fdatasync` of that file, off the event loop (libuv's
+ * thread pool), shared by every commit noted before it started. Callers wait for it before they
+ * acknowledge anything, so what `synchronous=FULL` promises still holds: a commit is on stable
+ * storage before the caller learns it happened.
+ *
+ * Why this is equivalent (SQLite's documentation of `PRAGMA synchronous`): in WAL mode, FULL adds
+ * exactly one thing to NORMAL, "the WAL file is synchronized after each transaction commit".
+ * Checkpoints and WAL restarts are synced in NORMAL too. A commit whose frames are synced is
+ * recovered after a power loss; one whose frames are not may be lost, and that is what waiting
+ * here prevents. Syncing the file through a descriptor of our own is enough: fdatasync flushes the
+ * file's data (and the size needed to read it back), whichever descriptor wrote it.
+ */
+
+/** What a flush does; injectable so tests can count and hold syncs. */
+export interface FileSyncer {
+  /** Makes everything written to the file so far durable. */
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Counts and delays seen by the commit observer (metrics, bench). */
+export interface FlushSample {
+  /** Commits made durable by this one fsync. */
+  batchSize: number;
+  /** How long the fsync took. */
+  seconds: number;
+}
+
+/** The store could not make a commit durable; it answers 503 until restarted (docs/reliability.md). */
+export class StoreDurabilityError extends Error {
+  override readonly name = 'StoreDurabilityError';
+}
+
+export class WalSync {
+  /** Commits noted so far (a sequence number per commit). */
+  private noted = 0;
+  /** Every commit up to this number is durable. */
+  private synced = 0;
+  private running: Promise<void> | null = null;
+  /** Set when an fsync failed: whether earlier writes reached the disk is unknown from then on. */
+  private broken: StoreDurabilityError | null = null;
+
+  constructor(
+    private readonly file: FileSyncer,
+    private readonly onFlush: (sample: FlushSample) => void = () => undefined,
+  ) {}
+
+  /** Records that a commit happened; returns its sequence number. */
+  note(): number {
+    this.noted += 1;
+    return this.noted;
+  }
+
+  /** True when some noted commit is not yet known to be durable. */
+  get pending(): boolean {
+    return this.synced < this.noted;
+  }
+
+  /** Resolves once commit `sequence` (by default every commit noted so far) is durable. */
+  async durable(sequence: number = this.noted): Promise<void> {
+    while (this.synced < sequence) {
+      if (this.broken !== null) throw this.broken;
+      if (this.running === null) this.running = this.flush();
+      await this.running;
+    }
+    if (this.broken !== null) throw this.broken;
+  }
+
+  async close(): Promise<void> {
+    if (this.running !== null) await this.running.catch(() => undefined);
+    await this.file.close();
+  }
+
+  /** One fsync covering every commit noted before it starts; commits during it wait for the next. */
+  private async flush(): Promise<void> {
+    const target = this.noted;
+    const started = process.hrtime.bigint();
+    try {
+      await this.file.sync();
+      this.onFlush({ batchSize: target - this.synced, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
+      this.synced = target;
+    } catch (error) {
+      // Linux may report a failed writeback once and then forget it: retrying could "succeed"
+      // over lost data. The store stops acknowledging writes until it is restarted.
+      this.broken = new StoreDurabilityError('fsync of the SQLite WAL failed; the store refuses writes until restart', { cause: error });
+    } finally {
+      this.running = null;
+    }
+  }
+}
+
+/**
+ * Syncs `<database>-wal` through a read-only descriptor of its own. The descriptor is reopened when
+ * the file is replaced (a different inode), and the directory is synced once when the WAL is
+ * first opened, so its entry survives a power loss too (SQLite syncs a new journal's directory).
+ */
+export class WalFileSyncer implements FileSyncer {
+  private handle: fs.promises.FileHandle | null = null;
+  private inode: number | null = null;
+  private readonly walPath: string;
+
+  constructor(databaseFile: string) {
+    this.walPath = `${databaseFile}-wal`;
+  }
+
+  async sync(): Promise<void> {
+    const current = await fs.promises.stat(this.walPath);
+    if (this.handle === null || this.inode !== current.ino) await this.reopen(current.ino);
+    await (this.handle as fs.promises.FileHandle).datasync();
+  }
+
+  async close(): Promise<void> {
+    const handle = this.handle;
+    this.handle = null;
+    await handle?.close();
+  }
+
+  private async reopen(inode: number): Promise<void> {
+    await this.close();
+    this.handle = await fs.promises.open(this.walPath, 'r');
+    this.inode = inode;
+    const directory = await fs.promises.open(path.dirname(this.walPath), 'r');
+    try {
+      await directory.sync();
+    } finally {
+      await directory.close();
+    }
+  }
+}

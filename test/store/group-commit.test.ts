@@ -1,0 +1,206 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
+import { isStoreUnavailable } from '../../src/store/unavailable.js';
+import { StoreDurabilityError, WalFileSyncer, WalSync, type FileSyncer, type FlushSample } from '../../src/store/wal-sync.js';
+import { tempDir } from '../helpers/temp.js';
+
+/** A FileSyncer whose syncs wait until the test lets them finish, and are counted. */
+class HeldSyncer implements FileSyncer {
+  syncs = 0;
+  failNext = false;
+  private releases: Array<() => void> = [];
+
+  sync(): Promise<void> {
+    this.syncs += 1;
+    if (this.failNext) {
+      this.failNext = false;
+      return Promise.reject(new Error('EIO: i/o error'));
+    }
+    return new Promise((resolve) => this.releases.push(resolve));
+  }
+
+  /** Lets every sync started so far finish. */
+  releaseAll(): void {
+    const releases = this.releases;
+    this.releases = [];
+    releases.forEach((release) => release());
+  }
+
+  get held(): number {
+    return this.releases.length;
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** Runs microtasks and a macrotask turn so that anything able to settle has settled. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Awaits `promise`, letting the syncer's fsyncs finish as they come. */
+async function releasing<T>(syncer: HeldSyncer, promise: Promise<T>): Promise<T> {
+  const watched = tracked(promise);
+  while (!watched.done()) {
+    await turn();
+    syncer.releaseAll();
+  }
+  return promise;
+}
+
+function tracked<T>(promise: Promise<T>): { done: () => boolean; promise: Promise<T> } {
+  let finished = false;
+  void promise.then(
+    () => (finished = true),
+    () => (finished = true),
+  );
+  return { done: () => finished, promise };
+}
+
+describe('WalSync (group commit bookkeeping)', () => {
+  it('makes every commit noted before an fsync durable with that one fsync', async () => {
+    const file = new HeldSyncer();
+    const samples: FlushSample[] = [];
+    const wal = new WalSync(file, (sample) => samples.push(sample));
+    const waits = [wal.note(), wal.note(), wal.note()].map((sequence) => tracked(wal.durable(sequence)));
+    await turn();
+    expect(file.syncs).toBe(1);
+    expect(waits.some((wait) => wait.done())).toBe(false);
+    file.releaseAll();
+    await Promise.all(waits.map((wait) => wait.promise));
+    expect(samples.map((sample) => sample.batchSize)).toEqual([3]);
+    expect(wal.pending).toBe(false);
+  });
+
+  it('a commit noted while an fsync runs waits for the next fsync, not the running one', async () => {
+    const file = new HeldSyncer();
+    const wal = new WalSync(file);
+    const first = tracked(wal.durable(wal.note()));
+    await turn();
+    const second = tracked(wal.durable(wal.note()));
+    file.releaseAll();
+    await first.promise;
+    await turn();
+    expect(second.done()).toBe(false);
+    expect(file.syncs).toBe(2);
+    file.releaseAll();
+    await second.promise;
+  });
+
+  it('after a failed fsync every wait fails, and keeps failing (no retry over lost writeback)', async () => {
+    const file = new HeldSyncer();
+    file.failNext = true;
+    const wal = new WalSync(file);
+    await expect(wal.durable(wal.note())).rejects.toBeInstanceOf(StoreDurabilityError);
+    const later = wal.durable(wal.note());
+    await expect(later).rejects.toThrow(/refuses writes until restart/);
+    expect(file.syncs).toBe(1);
+    expect(isStoreUnavailable(new StoreDurabilityError('x'))).toBe(true);
+  });
+});
+
+describe('SQLite store with group commit', () => {
+  let store: SqliteStore | null = null;
+  let other: SqliteStore | null = null;
+  afterEach(async () => {
+    await store?.close();
+    await other?.close();
+    store = other = null;
+  });
+
+  async function open(syncer: HeldSyncer, file = path.join(tempDir('coffer-group-commit-').dir, 'coffer.db')): Promise<{ db: Kysely<never>; file: string }> {
+    store = openSqliteStore(file, { fileSyncer: () => syncer });
+    const db = store.db as unknown as Kysely<never>;
+    await releasing(syncer, sql`create table if not exists items (id integer primary key, name text)`.execute(db));
+    return { db, file };
+  }
+
+  it('a transaction returns only after the fsync that covers its commit', async () => {
+    const file = new HeldSyncer();
+    const { db } = await open(file);
+    file.releaseAll();
+    await turn();
+    const write = tracked(db.transaction().execute((trx) => sql`insert into items (name) values ('a')`.execute(trx)));
+    await turn();
+    expect(file.held).toBe(1);
+    expect(write.done()).toBe(false);
+    file.releaseAll();
+    await write.promise;
+  });
+
+  it('twenty concurrent transactions share fsyncs, and all of them land', async () => {
+    const file = new HeldSyncer();
+    const samples: FlushSample[] = [];
+    const { db } = await open(file);
+    store?.observeFlushes((sample) => samples.push(sample));
+    file.releaseAll();
+    await turn();
+    const before = file.syncs;
+    const writes = Array.from({ length: 20 }, (_, i) => db.transaction().execute((trx) => sql`insert into items (name) values (${`n${i}`})`.execute(trx)));
+    await releasing(file, Promise.all(writes));
+    const syncs = file.syncs - before;
+    expect(syncs).toBeGreaterThanOrEqual(1);
+    expect(syncs).toBeLessThan(20);
+    expect(samples.reduce((sum, sample) => sum + sample.batchSize, 0)).toBe(20);
+    const { rows } = await sql<{ n: number }>`select count(*) as n from items`.execute(db);
+    expect(rows[0]?.n).toBe(20);
+  });
+
+  it('a statement outside a transaction that writes waits too; a read does not', async () => {
+    const file = new HeldSyncer();
+    const { db } = await open(file);
+    file.releaseAll();
+    await turn();
+    const write = tracked(sql`insert into items (name) values ('b')`.execute(db));
+    await turn();
+    expect(write.done()).toBe(false);
+    file.releaseAll();
+    await write.promise;
+    const syncs = file.syncs;
+    await sql`select * from items`.execute(db);
+    expect(file.syncs).toBe(syncs);
+    expect(store?.settled()).toBeNull();
+  });
+
+  it("an answer waits for another process's commit that this one has seen", async () => {
+    const mine = new HeldSyncer();
+    const { db, file } = await open(mine);
+    mine.releaseAll();
+    await turn();
+    const theirs = new HeldSyncer();
+    other = openSqliteStore(file, { fileSyncer: () => theirs });
+    expect(store?.settled()).toBeNull();
+    const write = sql`insert into items (name) values ('c')`.execute(other.db as unknown as Kysely<never>);
+    await turn();
+    theirs.releaseAll();
+    await write;
+    await sql`select * from items`.execute(db);
+    const settling = store?.settled();
+    expect(settling).toBeInstanceOf(Promise);
+    await turn();
+    expect(mine.held).toBe(1);
+    mine.releaseAll();
+    await settling;
+    expect(store?.settled()).toBeNull();
+  });
+
+  it('with the real syncer, the WAL is synced through its own descriptor and reopened when replaced', async () => {
+    const { dir } = tempDir('coffer-wal-');
+    const file = path.join(dir, 'coffer.db');
+    store = openSqliteStore(file);
+    const db = store.db as unknown as Kysely<never>;
+    await sql`create table items (id integer primary key, name text)`.execute(db);
+    await db.transaction().execute((trx) => sql`insert into items (name) values ('d')`.execute(trx));
+    expect(fs.existsSync(`${file}-wal`)).toBe(true);
+    const syncer = new WalFileSyncer(file);
+    await syncer.sync();
+    fs.renameSync(`${file}-wal`, `${file}-wal.old`);
+    fs.copyFileSync(`${file}-wal.old`, `${file}-wal`);
+    await syncer.sync();
+    await syncer.close();
+    fs.renameSync(`${file}-wal.old`, `${file}-wal`);
+  });
+});
