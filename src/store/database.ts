@@ -13,6 +13,7 @@ import { cardCapture } from './migrations/010-card-capture.js';
 import { eventsAndCallbacks } from './migrations/011-events-callbacks.js';
 import { portalGaps } from './migrations/012-portal-gaps.js';
 import { openSqliteStore } from './sqlite-store.js';
+import { preparingPool } from './postgres-prepared.js';
 import type { FlushSample } from './wal-sync.js';
 
 /** An open store: the typed query builder plus what the rest of the code needs to know about it. */
@@ -63,7 +64,7 @@ function openPostgres(url: string): Kysely<Database> {
   // A connection that drops while checked out (a PostgreSQL restart under load) raises 'error' on
   // the client; unheard, that would end the process. The query in flight fails on its own.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
 }
 
 /** Opens the configured store without touching its schema. */
