@@ -1,4 +1,3 @@
-import { CARD_ADDRESS_FIELDS, CARD_SHIPPING_FIELDS } from '../../domain/payment-method.js';
 import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
 import { parseDetails, type Details } from '../../services/payment-method-records.js';
 import { joinFullName, maskedNumber, maskedVerificationValue } from '../../vault/card-rules.js';
@@ -27,9 +26,14 @@ function common(row: PaymentMethodRow): WireObject {
   };
 }
 
+/**
+ * One object literal in wire order: V8 gives it a fixed shape. The version that added the address
+ * and shipping fields in loops made a dictionary-mode object, and spreading that into the
+ * common fields cost most of a list page (issue 12: ~60 % of the page's views).
+ */
 function creditCard(row: PaymentMethodRow, details: Details): WireObject {
   const redacted = row.storage_state === 'redacted';
-  const view: WireObject = {
+  return {
     last_four_digits: value(details, 'last_four_digits'),
     first_six_digits: redacted ? null : value(details, 'first_six_digits'),
     card_type: value(details, 'card_type'),
@@ -37,19 +41,31 @@ function creditCard(row: PaymentMethodRow, details: Details): WireObject {
     last_name: value(details, 'last_name'),
     month: value(details, 'month'),
     year: value(details, 'year'),
+    address1: value(details, 'address1'),
+    address2: value(details, 'address2'),
+    city: value(details, 'city'),
+    state: value(details, 'state'),
+    zip: value(details, 'zip'),
+    country: value(details, 'country'),
+    phone_number: value(details, 'phone_number'),
+    company: value(details, 'company'),
+    full_name: joinFullName(details.first_name as string | null, details.last_name as string | null),
+    eligible_for_card_updater: value(details, 'eligible_for_card_updater'),
+    shipping_address1: value(details, 'shipping_address1'),
+    shipping_address2: value(details, 'shipping_address2'),
+    shipping_city: value(details, 'shipping_city'),
+    shipping_state: value(details, 'shipping_state'),
+    shipping_zip: value(details, 'shipping_zip'),
+    shipping_country: value(details, 'shipping_country'),
+    shipping_phone_number: value(details, 'shipping_phone_number'),
+    issuer_identification_number: redacted ? null : value(details, 'issuer_identification_number'),
+    payment_method_type: 'credit_card',
+    errors: new WireErrors([]),
+    fingerprint: row.fingerprint,
+    verification_value: maskedVerificationValue(row.sealed_cvv === null ? null : row.cvv_length),
+    // The only PAN-derived outputs anywhere: this mask, the first six / eight and the last four.
+    number: redacted ? '' : maskedNumber(String(details.last_four_digits ?? '')),
   };
-  for (const field of CARD_ADDRESS_FIELDS) view[field] = value(details, field);
-  view.full_name = joinFullName(details.first_name as string | null, details.last_name as string | null);
-  view.eligible_for_card_updater = value(details, 'eligible_for_card_updater');
-  for (const field of CARD_SHIPPING_FIELDS) view[field] = value(details, field);
-  view.issuer_identification_number = redacted ? null : value(details, 'issuer_identification_number');
-  view.payment_method_type = 'credit_card';
-  view.errors = new WireErrors([]);
-  view.fingerprint = row.fingerprint;
-  view.verification_value = maskedVerificationValue(row.sealed_cvv === null ? null : row.cvv_length);
-  // The only PAN-derived outputs anywhere: this mask, the first six / eight and the last four.
-  view.number = redacted ? '' : maskedNumber(String(details.last_four_digits ?? ''));
-  return view;
 }
 
 function bankAccount(row: PaymentMethodRow, details: Details): WireObject {
@@ -91,5 +107,6 @@ export function paymentMethodView(row: PaymentMethodRow): WireObject {
         : row.payment_method_type === 'sprel'
           ? { payment_method_type: 'sprel', errors: new WireErrors([]) }
           : thirdPartyToken(details);
-  return { ...common(row), ...specific };
+  // Object.assign onto the common fields keeps the wire order and is several times cheaper than a spread.
+  return Object.assign(common(row), specific);
 }
