@@ -96,13 +96,14 @@ export class WalSync {
 }
 
 /**
- * Syncs `<database>-wal` through a read-only descriptor of its own. The descriptor is reopened when
- * the file is replaced (a different inode), and the directory is synced once when the WAL is
- * first opened, so its entry survives a power loss too (SQLite syncs a new journal's directory).
+ * Syncs `<database>-wal` through a read-only descriptor of its own, opened at the first flush.
+ * The file stays the same while this process has the database open: SQLite deletes the WAL only
+ * when the last connection closes and leaves WAL mode only with no other connection, so one
+ * descriptor serves for the store's life. The directory is synced once, at that first open, so
+ * the WAL's entry survives a power loss too (SQLite syncs a new journal's directory likewise).
  */
 export class WalFileSyncer implements FileSyncer {
   private handle: fs.promises.FileHandle | null = null;
-  private inode: number | null = null;
   private readonly walPath: string;
 
   constructor(databaseFile: string) {
@@ -110,9 +111,8 @@ export class WalFileSyncer implements FileSyncer {
   }
 
   async sync(): Promise<void> {
-    const current = await fs.promises.stat(this.walPath);
-    if (this.handle === null || this.inode !== current.ino) await this.reopen(current.ino);
-    await (this.handle as fs.promises.FileHandle).datasync();
+    if (this.handle === null) this.handle = await this.open();
+    await this.handle.datasync();
   }
 
   async close(): Promise<void> {
@@ -121,15 +121,14 @@ export class WalFileSyncer implements FileSyncer {
     await handle?.close();
   }
 
-  private async reopen(inode: number): Promise<void> {
-    await this.close();
-    this.handle = await fs.promises.open(this.walPath, 'r');
-    this.inode = inode;
+  private async open(): Promise<fs.promises.FileHandle> {
+    const handle = await fs.promises.open(this.walPath, 'r');
     const directory = await fs.promises.open(path.dirname(this.walPath), 'r');
     try {
       await directory.sync();
     } finally {
       await directory.close();
     }
+    return handle;
   }
 }
