@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { StoreConfig } from '../config/config.js';
 import type { Database } from './schema.js';
 import type { Dialect } from './dialect.js';
@@ -16,11 +16,24 @@ import { cardCapture } from './migrations/010-card-capture.js';
 import { eventsAndCallbacks } from './migrations/011-events-callbacks.js';
 import { portalGaps } from './migrations/012-portal-gaps.js';
 import { CofferSqliteDialect } from './sqlite-dialect.js';
+import { CofferPostgresDialect } from './postgres-dialect.js';
+import { CommitFeed, type CommitSubscription } from './commit-feed.js';
+
+/** Connections of the PostgreSQL pool: open, idle among them, and queries waiting for one. */
+export interface PoolUse {
+  total: number;
+  idle: number;
+  waiting: number;
+}
 
 /** An open store: the typed query builder plus what the rest of the code needs to know about it. */
 export interface StoreHandle {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** Every durable commit's latency and batch size (issue 12 metrics, the bench). */
+  commits: CommitSubscription;
+  /** The PostgreSQL pool's use now; null on SQLite (one connection, no pool). */
+  poolUse(): PoolUse | null;
   close(): Promise<void>;
 }
 
@@ -43,7 +56,7 @@ function provider(dialect: Dialect): MigrationProvider {
   return { getMigrations: async () => migrationsFor(dialect) };
 }
 
-function openSqlite(file: string): Kysely<Database> {
+function openSqlite(file: string, commits: CommitFeed): Kysely<Database> {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const handle = new BetterSqlite3(file);
   // WAL lets readers proceed during a write; synchronous=FULL makes every acknowledged
@@ -55,7 +68,7 @@ function openSqlite(file: string): Kysely<Database> {
   handle.pragma('secure_delete = ON');
   handle.pragma('busy_timeout = 5000');
   cachePreparedStatements(handle);
-  return new Kysely<Database>({ dialect: new CofferSqliteDialect({ database: handle }) });
+  return new Kysely<Database>({ dialect: new CofferSqliteDialect({ database: handle }, commits) });
 }
 
 /** Distinct SQL texts kept prepared; Coffer's queries are a few hundred shapes at most. */
@@ -88,21 +101,32 @@ const pgTypes = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
-function openPostgres(url: string): Kysely<Database> {
+function openPostgres(url: string, commits: CommitFeed): { db: Kysely<Database>; pool: pg.Pool } {
   const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes, connectionTimeoutMillis: 5000 });
   // An idle client that loses its server (restart, network) must not crash the process.
   pool.on('error', () => undefined);
   // A connection that drops while checked out (a PostgreSQL restart under load) raises 'error' on
   // the client; unheard, that would end the process. The query in flight fails on its own.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db: new Kysely<Database>({ dialect: new CofferPostgresDialect({ pool }, commits) }), pool };
 }
 
 /** Opens the configured store without touching its schema. */
 export function openStore(config: StoreConfig): StoreHandle {
   const dialect: Dialect = config.kind;
-  const db = config.kind === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url);
-  return { db, dialect, close: () => db.destroy() };
+  const commits = new CommitFeed();
+  if (config.kind === 'sqlite') {
+    const db = openSqlite(config.path, commits);
+    return { db, dialect, commits, poolUse: () => null, close: () => db.destroy() };
+  }
+  const { db, pool } = openPostgres(config.url, commits);
+  return {
+    db,
+    dialect,
+    commits,
+    poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  };
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   type Driver,
   type SqliteDialectConfig,
 } from 'kysely';
+import { CommitFeed } from './commit-feed.js';
 
 /**
  * Opens write transactions with BEGIN IMMEDIATE: the write lock is taken at the start, so
@@ -18,6 +19,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
   constructor(
     settings: SqliteDialectConfig,
     private readonly file: string,
+    private readonly commits: CommitFeed,
   ) {
     super(settings);
   }
@@ -41,6 +43,11 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  /** The COMMIT (its WAL fsync under synchronous=FULL) is timed for the commit feed. */
+  override commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.commits.timed(1, () => super.commitTransaction(connection));
   }
 }
 
@@ -85,7 +92,11 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 let anonymous = 0;
 
 export class CofferSqliteDialect extends SqliteDialect {
-  constructor(private readonly settings: SqliteDialectConfig) {
+  constructor(
+    private readonly settings: SqliteDialectConfig,
+    /** Where each commit's latency is published (the store handle's `commits`). */
+    private readonly commits: CommitFeed = new CommitFeed(),
+  ) {
     super(settings);
   }
 
@@ -93,7 +104,7 @@ export class CofferSqliteDialect extends SqliteDialect {
     // The file's name keys the in-process turn; an anonymous database gets one of its own.
     const database = this.settings.database as { name?: unknown };
     const file = typeof database.name === 'string' && database.name !== '' && database.name !== ':memory:' ? database.name : `anonymous-${(anonymous += 1)}`;
-    return new ImmediateSqliteDriver(this.settings, file);
+    return new ImmediateSqliteDriver(this.settings, file, this.commits);
   }
 
   override createAdapter(): DialectAdapter {
