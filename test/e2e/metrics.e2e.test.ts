@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitStatsBetween, scrapeCommits } from '../../bench/commit-metrics.js';
 import { histogramOf, samplesOf, sumOf, type Sample } from '../../bench/prometheus-text.js';
 import { startMetricsListener } from '../../src/app.js';
 import { FaultyGateway, type FaultMode } from '../fakes/faulty-gateway.js';
@@ -34,7 +35,7 @@ describe.each(storeKinds)('GET /metrics on the API port with a bearer token (%s)
 
   beforeAll(async () => {
     fake = await FaultyGateway.start();
-    server = await startServer({ store, clock, env: { COFFER_METRICS_TOKEN: TOKEN, COFFER_GATEWAY_ENDPOINTS: fake.endpoints(), COFFER_EGRESS_ALLOW: '127.0.0.1', COFFER_GATEWAY_TIMEOUT: '1' } });
+    server = await startServer({ store, clock, env: { COFFER_METRICS_TOKEN: TOKEN, COFFER_GATEWAY_ENDPOINTS: fake.endpoints(), COFFER_EGRESS_ALLOW: '127.0.0.1', COFFER_GATEWAY_TIMEOUT: '1', COFFER_GATEWAY_MAX_IN_FLIGHT: '1' } });
     const production = await server.core.tenancy.createEnvironment(server.init.organization_token, 'live', true);
     live = server.client.withAuth({ user: production.key, password: server.init.access_secret });
     const res = await live.sendJson('POST', '/v1/payment_methods.json', {
@@ -79,7 +80,8 @@ describe.each(storeKinds)('GET /metrics on the API port with a bearer token (%s)
   it('refuses without the token, with a wrong one and with the v1 API credentials (401, Bearer challenge)', async () => {
     const basic = `Basic ${Buffer.from(`${server.init.environment_key}:${server.init.access_secret}`).toString('base64')}`;
     const wrong = randomBytes(24).toString('hex');
-    for (const headers of [{}, { authorization: `Bearer ${wrong}` }, { authorization: basic }, { authorization: `Bearer ${server.init.access_secret}` }, { authorization: TOKEN }, { authorization: `Bearer ${TOKEN}x` }]) {
+    const attempts: Array<Record<string, string>> = [{}, { authorization: `Bearer ${wrong}` }, { authorization: basic }, { authorization: `Bearer ${server.init.access_secret}` }, { authorization: TOKEN }, { authorization: `Bearer ${TOKEN}x` }];
+    for (const headers of attempts) {
       const res = await scrape({ ...headers, accept: 'application/json' });
       expect(res.status, JSON.stringify(Object.keys(headers))).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="coffer-metrics"');
@@ -147,6 +149,20 @@ describe.each(storeKinds)('GET /metrics on the API port with a bearer token (%s)
     // The probe succeeds: closed again.
     expect((await purchase(gateway, 'json')).status).toBe(200);
     expect(value(await scrape(), 'coffer_gateway_breaker_state', { gateway })).toBe(0);
+  });
+
+  it('counts a call refused because the gateway already has its maximum in flight (busy)', async () => {
+    const gateway = await stripeGateway();
+    const before = await scrape();
+    fake.resetCounters();
+    const hung = purchase(gateway, 'json', 'hang');
+    await fake.waitForRequests(1);
+    expect((await purchase(gateway, 'json', 'hang')).status).toBe(503);
+    expect((await hung).status).toBe(408);
+    const after = await scrape();
+    expect(delta(before, after, 'coffer_gateway_refusals_total', { gateway_type: 'stripe', reason: 'busy' })).toBe(1);
+    expect(delta(before, after, 'coffer_gateway_calls_total', { gateway_type: 'stripe', outcome: 'unknown' })).toBe(1);
+    expect(delta(before, after, 'coffer_gateway_call_duration_seconds_sum', { gateway_type: 'stripe', outcome: 'unknown' })).toBeGreaterThanOrEqual(0.9);
   });
 
   it(`times each durable commit of a write (${store}), one transaction per commit`, async () => {
@@ -242,6 +258,19 @@ describe('the separate metrics port (COFFER_METRICS_PORT)', () => {
     expect(value(res, 'coffer_http_requests_total', { route: '/healthz', method: 'GET', format: 'other', status: '200' })).toBe(1);
   });
 
+  it('gives the bench its commit figures: the commits of a write between two scrapes', async () => {
+    const url = `${new URL((listener as { url: string }).url).origin}/metrics`;
+    const before = await scrapeCommits(url, null);
+    const created = await server.client.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } });
+    expect(created.status, created.text).toBe(201);
+    const stats = commitStatsBetween(before, await scrapeCommits(url, null));
+    expect(stats.commits).toBeGreaterThanOrEqual(1);
+    expect(stats.transactions).toBe(stats.commits);
+    expect(stats.meanBatchSize).toBe(1);
+    expect(stats.meanMs).toBeGreaterThan(0);
+    expect(stats.p99Ms).toBeGreaterThan(0);
+  });
+
   it('serves nothing else there, and /metrics is 404 on the API port (no token configured)', async () => {
     const origin = new URL((listener as { url: string }).url).origin;
     const other = await scrapeMetrics(`${origin}/v1/gateways.json`, { accept: 'application/json' });
@@ -284,7 +313,8 @@ describe('metrics off (neither COFFER_METRICS_PORT nor COFFER_METRICS_TOKEN)', (
   it('collects nothing, starts no listener, and answers /metrics 404 whatever the credentials', async () => {
     expect(server.core.metrics).toBeNull();
     expect(await startMetricsListener(server.core, server.logger)).toBeNull();
-    for (const headers of [{}, { authorization: `Bearer ${TOKEN}` }]) {
+    const attempts: Array<Record<string, string>> = [{}, { authorization: `Bearer ${TOKEN}` }];
+    for (const headers of attempts) {
       const res = await scrapeMetrics(`${server.client.baseUrl}/metrics`, { ...headers, accept: 'application/json' }, server.ca);
       expect(res.status).toBe(404);
       expect(JSON.parse(res.text).errors[0].key).toBe('errors.route_not_found');
