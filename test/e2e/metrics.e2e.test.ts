@@ -6,6 +6,7 @@ import { startMetricsListener } from '../../src/app.js';
 import { FaultyGateway, type FaultMode } from '../fakes/faulty-gateway.js';
 import type { ApiClient, ApiResponse } from '../helpers/client.js';
 import { ManualClock } from '../helpers/manual-clock.js';
+import { PortalClient } from '../helpers/portal-client.js';
 import { scrapeMetrics, secretsIn, type Scrape } from '../helpers/metrics.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -231,6 +232,27 @@ describe('rate-limit refusals', () => {
     const after = await scrape();
     expect(value(after, 'coffer_rate_limit_refusals_total', { limit: 'payment_methods_client_ip' })).toBe(1);
     expect(value(after, 'coffer_rate_limit_refusals_total', { limit: 'payment_methods_bin6_last4' })).toBe(0);
+  });
+});
+
+describe('portal sign-in refusals', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ env: { COFFER_METRICS_TOKEN: TOKEN, COFFER_RATE_LIMITS: '{"*":null,"portal_sign_in_account":{"limit":1,"window_seconds":900},"portal_sign_in_ip":{"limit":2,"window_seconds":900}}' } });
+  });
+  afterAll(() => server?.close());
+
+  it('count by the budget spent: the account, then the address', async () => {
+    const signIn = (email: string) => new PortalClient(server.client).signIn(email, 'not the password');
+    expect((await signIn('a@example.com')).status).toBe(401);
+    // The account's budget is spent; a refused attempt counts in neither budget.
+    expect((await signIn('a@example.com')).status).toBe(429);
+    expect((await signIn('b@example.com')).status).toBe(401);
+    // Now the address's budget is spent, not c's.
+    expect((await signIn('c@example.com')).status).toBe(429);
+    const after = await scrapeMetrics(`${server.client.baseUrl}/metrics`, { authorization: `Bearer ${TOKEN}` }, server.ca);
+    expect(value(after, 'coffer_rate_limit_refusals_total', { limit: 'portal_sign_in_account' })).toBe(1);
+    expect(value(after, 'coffer_rate_limit_refusals_total', { limit: 'portal_sign_in_ip' })).toBe(1);
   });
 });
 
