@@ -74,8 +74,10 @@ export class CofferMetrics implements GatewayCallObserver {
       async collect() {
         this.reset();
         const now = sources.now();
-        const states = await Promise.all([...followed].map(async ([gateway, type]) => [gateway, type, await sources.breaker.state(gateway, now)] as const));
-        for (const [gateway, gatewayType, state] of states) this.set({ gateway, gateway_type: gatewayType }, BREAKER_GAUGE[state]);
+        // A state that cannot be read is left out of this scrape rather than failing all of it.
+        const read = async (gateway: string): Promise<BreakerState | null> => sources.breaker.state(gateway, now).catch(() => null);
+        const states = await Promise.all([...followed].map(async ([gateway, type]) => [gateway, type, await read(gateway)] as const));
+        for (const [gateway, gatewayType, state] of states) if (state !== null) this.set({ gateway, gateway_type: gatewayType }, BREAKER_GAUGE[state]);
       },
     });
 
