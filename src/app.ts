@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Config } from './config/config.js';
+import { metricsEnabled, type Config } from './config/config.js';
+import { CofferMetrics } from './metrics/coffer-metrics.js';
+import { buildMetricsServer } from './http/metrics-server.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { buildHttpApp } from './http/server.js';
 import { buildReceivers, type ReceiversCore } from './receivers-wiring.js';
@@ -24,6 +26,7 @@ import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
 import { SharedStateStatus } from './limits/shared-state-status.js';
 import type { RateLimiting } from './http/rate-limit.js';
+import type { RateLimitName } from './limits/rate-limit-policy.js';
 import { Redis } from 'ioredis';
 import { TenancyService } from './services/tenancy.service.js';
 import { EventService } from './services/event.service.js';
@@ -70,6 +73,8 @@ export interface Core extends ReceiversCore, CallbacksCore {
   events: EventService;
   /** Settles unknown gateway results from the sweep (issue 17). */
   reconciler: Reconciler;
+  /** The Prometheus metrics (issue 12); null when no metrics port or token is configured. */
+  metrics: CofferMetrics | null;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
   close(): Promise<void>;
@@ -106,7 +111,9 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
         : new FallbackBreakerStore(new RedisBreakerStore(shared.redis, undefined, probeLeaseMs), new MemoryBreakerStore(probeLeaseMs), shared.status);
     const limiter: RateLimiter =
       shared === null ? new MemoryRateLimiter() : new FallbackRateLimiter(new RedisRateLimiter(shared.redis), new MemoryRateLimiter(), shared.status);
-    const caller = new GatewayCaller(breaker, new InFlightLimiter(config.gateways.maxInFlight), { http, endpoints: config.gateways.endpoints }, config.gateways, clock);
+    // Nothing is collected (and the hooks cost nothing) unless metrics are served somewhere.
+    const metrics = metricsEnabled(config.metrics) ? new CofferMetrics({ store, breaker, now: () => clock.now().getTime() }) : null;
+    const caller = new GatewayCaller(breaker, new InFlightLimiter(config.gateways.maxInFlight), { http, endpoints: config.gateways.endpoints }, config.gateways, clock, metrics);
     const reconciler = new Reconciler(store, gateways, caller, clock, { ...DEFAULT_RECONCILE, windowMs: config.reconcileWindowMinutes * 60_000, notFoundAfterMs: config.reconcileNotFoundAfterSeconds * 1000 });
     const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
@@ -136,7 +143,9 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
         trustProxy: config.trustProxy,
         // The environment's fingerprint key (HMAC): the same on every node, never stored in clear.
         hashCardKey: (environmentKey, material) => keyring.fingerprint(environmentKey, material),
+        ...(metrics === null ? {} : { onRefused: (limit: RateLimitName) => metrics.rateLimited(limit) }),
       },
+      metrics,
       sharedState: shared?.status ?? null,
       events,
       reconciler,
@@ -148,6 +157,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
         await receiving.exports.drain();
         await http.close();
         shared?.redis.disconnect();
+        metrics?.close();
         await store.close();
       },
     };
@@ -196,7 +206,21 @@ export function buildApp(core: Core, logger: Logger, tls: { key: string; cert: s
   // One line when Redis becomes unreachable (the node then limits with its own memory), one when it is back.
   core.sharedState?.logTo(logger);
   core.attachLogger(logger);
-  const app = buildHttpApp({ ...core, logger }, tls);
+  // /metrics on the API port only with its own bearer token; otherwise 404 there.
+  const metricsEndpoint = core.metrics === null || core.config.metrics.token === null ? null : { metrics: core.metrics, token: core.config.metrics.token };
+  const app = buildHttpApp({ ...core, logger, metricsEndpoint }, tls);
   if (core.config.portal) registerPortal(app, { ...core, logger });
   return app;
+}
+
+/**
+ * Starts the separate metrics listener when COFFER_METRICS_PORT is set: GET /metrics only, plain
+ * HTTP on COFFER_METRICS_HOST (127.0.0.1 by default). Returns its address and how to stop it.
+ */
+export async function startMetricsListener(core: Core, logger: Logger): Promise<{ url: string; close(): Promise<void> } | null> {
+  const { port, host, token } = core.config.metrics;
+  if (core.metrics === null || port === null) return null;
+  const server = buildMetricsServer({ metrics: core.metrics, token }, logger);
+  const url = await server.listen({ host, port });
+  return { url, close: () => server.close() };
 }

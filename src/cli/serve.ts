@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import { buildApp, buildCore, resolveTls } from '../app.js';
+import { buildApp, buildCore, resolveTls, startMetricsListener } from '../app.js';
 import { createLogger } from '../logger.js';
 import { NotEmptyError, type InitResult } from '../services/tenancy.service.js';
 import type { Core } from '../app.js';
@@ -65,6 +65,8 @@ export async function serve(config: Config): Promise<void> {
   // Issue 17: queued callbacks go out from every node; each attempt is claimed by one.
   core.callbacks.start(config.callbackPollMs, (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'callback delivery round failed'));
   const address = await app.listen({ host: config.host, port: config.port });
+  const metricsListener = await startMetricsListener(core, logger);
+  if (metricsListener !== null) logger.info({ url: `${metricsListener.url}/metrics` }, 'metrics listening');
   const url = tls.material === null ? address : address.replace(/^http:/, 'https:');
   logger.info({ url, store: config.store.kind }, 'listening');
   // The portal line first: scripts (and the tests) wait for "listening" as the last line.
@@ -78,6 +80,7 @@ export async function serve(config: Config): Promise<void> {
     logger.info({ signal }, 'shutting down');
     void app
       .close()
+      .then(() => metricsListener?.close())
       .then(() => core.close())
       .then(() => process.exit(0), () => process.exit(1));
   };

@@ -55,6 +55,26 @@ export interface Config {
   reconcileWindowMinutes: number;
   /** After how many seconds "not found" at the gateway means never received (COFFER_RECONCILE_NOT_FOUND_AFTER; default 600). */
   reconcileNotFoundAfterSeconds: number;
+  /** The Prometheus endpoint (issue 12): off unless COFFER_METRICS_PORT or COFFER_METRICS_TOKEN is set. */
+  metrics: MetricsConfig;
+}
+
+/** Where GET /metrics is served, and what guards it (docs/metrics.md). */
+export interface MetricsConfig {
+  /** A separate listener serving only /metrics (COFFER_METRICS_PORT), or null. */
+  port: number | null;
+  /** That listener's address (COFFER_METRICS_HOST; default 127.0.0.1). */
+  host: string;
+  /**
+   * Bearer token (COFFER_METRICS_TOKEN): /metrics is then served on the main port too, and every
+   * /metrics (either port) needs `Authorization: Bearer <token>`. Null: no token.
+   */
+  token: string | null;
+}
+
+/** True when this node serves metrics at all (otherwise nothing is collected and /metrics is 404). */
+export function metricsEnabled(config: MetricsConfig): boolean {
+  return config.port !== null || config.token !== null;
 }
 
 /** How Coffer calls gateways. */
@@ -329,7 +349,28 @@ export function loadConfig(env: Env = process.env): Config {
     callbackPollMs: positiveInteger(env, 'COFFER_CALLBACK_POLL_MS', 1000, 600_000),
     reconcileWindowMinutes: positiveInteger(env, 'COFFER_RECONCILE_WINDOW_MINUTES', 1440, 7 * 1440),
     reconcileNotFoundAfterSeconds: positiveInteger(env, 'COFFER_RECONCILE_NOT_FOUND_AFTER', 600, 86_400),
+    metrics: parseMetrics(env),
   };
+}
+
+/** A metrics token is a bearer secret: long, and only characters a header carries as they are. */
+const METRICS_TOKEN = /^[\x21-\x7e]{32,256}$/;
+
+/** COFFER_METRICS_PORT, COFFER_METRICS_HOST and COFFER_METRICS_TOKEN. */
+function parseMetrics(env: Env): MetricsConfig {
+  const rawPort = nonEmpty(env, 'COFFER_METRICS_PORT');
+  if (rawPort !== undefined && (!/^\d+$/.test(rawPort) || Number(rawPort) > 65535)) {
+    throw new ConfigError('COFFER_METRICS_PORT', 'must be an integer from 0 to 65535');
+  }
+  const port = rawPort === undefined ? null : Number(rawPort);
+  if (port !== null && port !== 0 && port === parsePort(env)) throw new ConfigError('COFFER_METRICS_PORT', 'must differ from COFFER_PORT');
+  const host = nonEmpty(env, 'COFFER_METRICS_HOST') ?? '127.0.0.1';
+  if (net.isIP(host) === 0 && !HOST_NAME.test(host)) throw new ConfigError('COFFER_METRICS_HOST', 'must be an IP address or a host name');
+  const token = nonEmpty(env, 'COFFER_METRICS_TOKEN') ?? null;
+  if (token !== null && !METRICS_TOKEN.test(token)) {
+    throw new ConfigError('COFFER_METRICS_TOKEN', 'must be 32 to 256 printable characters without spaces; try: openssl rand -hex 32');
+  }
+  return { port, host, token };
 }
 
 /** COFFER_PORTAL: on (default) or off. */

@@ -20,7 +20,12 @@ export interface RateLimiting {
    * node, so neither Redis keys nor logs ever hold card digits.
    */
   hashCardKey(environmentKey: string, material: string): Promise<string>;
+  /** Told of each spent budget that refused a request (the metrics); absent when nobody counts. */
+  onRefused?: (limit: RateLimitName) => void;
 }
+
+/** A budget with the name of the limit it belongs to. */
+type NamedCheck = RateLimitCheck & { name: RateLimitName };
 
 /** The limits keyed by a card's digits, and the digits each takes. */
 const CARD_KEYED: Partial<Record<RateLimitName, (digits: string) => string>> = {
@@ -101,12 +106,12 @@ function cardDigits(fields: Record<string, unknown> | null): string | null {
  * address for the public endpoints. A limit whose key material is absent (no card number) and a
  * lifted limit are skipped.
  */
-async function budgetsOf(request: FastifyRequest, names: readonly RateLimitName[], limits: RateLimiting): Promise<RateLimitCheck[]> {
+async function budgetsOf(request: FastifyRequest, names: readonly RateLimitName[], limits: RateLimiting): Promise<NamedCheck[]> {
   const environmentKey = request.auth?.environment.key ?? request.tokenizingEnvironment?.key ?? null;
   // A socket already gone has no address; such a request still counts, under one shared key.
   const client = clientKey(request.ip ?? 'unknown');
   const scope = environmentKey === null ? `{ip:${client}}` : `{env:${environmentKey}}`;
-  const checks: RateLimitCheck[] = [];
+  const checks: NamedCheck[] = [];
   let vaulted: Record<string, unknown> | null | undefined;
   let digits: string | null | undefined;
   for (const name of names) {
@@ -126,7 +131,7 @@ async function budgetsOf(request: FastifyRequest, names: readonly RateLimitName[
     } else if (PER_IP.has(name) && environmentKey !== null) {
       key += `:ip:${client}`;
     }
-    checks.push({ key, limit: rule.limit, windowMs: rule.windowSeconds * 1000 });
+    checks.push({ key, limit: rule.limit, windowMs: rule.windowSeconds * 1000, name });
   }
   return checks;
 }
@@ -179,6 +184,17 @@ export function registerRateLimits(app: FastifyInstance, limits: RateLimiting): 
     reply.header('RateLimit-Limit', String(shown.limit));
     reply.header('RateLimit-Remaining', String(shown.remaining));
     reply.header('RateLimit-Reset', String(seconds(shown.resetMs)));
-    if (!outcome.allowed) throw rateLimitedError(Math.max(1, seconds(shown.resetMs)));
+    if (!outcome.allowed) {
+      if (limits.onRefused !== undefined) reportRefusals(checks, outcome, limits.onRefused);
+      throw rateLimitedError(Math.max(1, seconds(shown.resetMs)));
+    }
+  });
+}
+
+/** Names each budget that was spent when the request was refused. */
+function reportRefusals(checks: readonly NamedCheck[], outcome: RateLimitOutcome, onRefused: (limit: RateLimitName) => void): void {
+  outcome.verdicts.forEach((verdict, i) => {
+    const check = checks[i];
+    if (verdict.exhausted && check !== undefined) onRefused(check.name);
   });
 }

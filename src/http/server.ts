@@ -37,6 +37,9 @@ import { transactionRoutes } from './routes/transactions.routes.js';
 import { openApiRoutes } from './routes/openapi.routes.js';
 import { refuseRenegotiation, serverTlsOptions, STRICT_TRANSPORT_SECURITY } from './tls/tls-options.js';
 import { eventRoutes } from './routes/events.routes.js';
+import { metricsRoutes, type MetricsEndpoint } from './routes/metrics.routes.js';
+import { formatLabel } from '../metrics/request-labels.js';
+import type { CofferMetrics } from '../metrics/coffer-metrics.js';
 import type { EventService } from '../services/event.service.js';
 import { callbackRoutes, type CallbackRouteServices } from './routes/callbacks.routes.js';
 import type { BrowserTokenizationService } from '../card-capture/browser-tokenization.service.js';
@@ -64,6 +67,10 @@ export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transacti
   sharedState: SharedStateStatus | null;
   /** The events feed (issue 17). */
   events: EventService;
+  /** Issue 12: the node's metrics (requests are counted into them), or null when metrics are off. */
+  metrics?: CofferMetrics | null;
+  /** The metrics this port serves at /metrics (with their token), or null (404 there). */
+  metricsEndpoint?: MetricsEndpoint | null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -145,6 +152,16 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     else settling.then(() => done(null, payload), (error: unknown) => done(error as Error));
   });
 
+  // Issue 12: count and time every answer, by route pattern (never the raw URL).
+  const metrics = deps.metrics ?? null;
+  if (metrics !== null) {
+    app.addHook('onResponse', (request, reply, done) => {
+      const route = request.routeOptions.url;
+      metrics.request(route ?? 'unmatched', request.method, formatLabel(request, route), reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
+
   // One line per request; never bodies, headers or query strings (they can carry secrets).
   app.addHook('onResponse', async (request, reply) => {
     deps.logger.info(
@@ -165,6 +182,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   void app.register(fastifyCompress, COMPRESSION_OPTIONS);
   void app.register(async (routes) => {
     healthRoutes(routes, deps.store, deps.sharedState);
+    metricsRoutes(routes, deps.metricsEndpoint ?? null);
     gatewayRoutes(routes, deps.gateways);
     certificateRoutes(routes, deps.certificates);
     environmentRoutes(routes, deps.tenancy, deps.audit);

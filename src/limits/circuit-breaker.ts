@@ -3,9 +3,23 @@ import type { SharedStateStatus } from './shared-state-status.js';
 /** What the breaker says about one call to one gateway. */
 export type Admission = { kind: 'allow' } | { kind: 'probe' } | { kind: 'reject'; retryAfterSeconds: number };
 
+/**
+ * A breaker's state as the metrics show it: closed (calls go through), open (refused until the
+ * window ends), half-open (the window has ended: the next call, or the one in flight, is the probe).
+ */
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+/** The state implied by a breaker's failure count and the end of its open window. */
+export function breakerStateOf(failures: number, openUntilMs: number, nowMs: number): BreakerState {
+  if (failures < BREAKER_POLICY.failureThreshold) return 'closed';
+  return nowMs < openUntilMs ? 'open' : 'half_open';
+}
+
 /** Where breaker state lives: one process (memory) or every node (Redis). */
 export interface BreakerStore {
   admit(gatewayKey: string, nowMs: number): Promise<Admission>;
+  /** Reads the state without changing it (the metrics' scrape). */
+  state(gatewayKey: string, nowMs: number): Promise<BreakerState>;
   recordSuccess(gatewayKey: string): Promise<void>;
   recordFailure(gatewayKey: string, nowMs: number): Promise<void>;
   /** A probe that was admitted but never sent (refused for another reason): let the next caller probe. */
@@ -53,6 +67,11 @@ export class MemoryBreakerStore implements BreakerStore {
   async abandonProbe(gatewayKey: string): Promise<void> {
     const entry = this.entries.get(gatewayKey);
     if (entry !== undefined) entry.probeUntil = 0;
+  }
+
+  async state(gatewayKey: string, nowMs: number): Promise<BreakerState> {
+    const entry = this.entries.get(gatewayKey);
+    return entry === undefined ? 'closed' : breakerStateOf(entry.failures, entry.openUntil, nowMs);
   }
 
   async recordSuccess(gatewayKey: string): Promise<void> {
@@ -121,6 +140,10 @@ export class FallbackBreakerStore implements BreakerStore {
 
   admit(gatewayKey: string, nowMs: number): Promise<Admission> {
     return this.attempt((store) => store.admit(gatewayKey, nowMs));
+  }
+
+  state(gatewayKey: string, nowMs: number): Promise<BreakerState> {
+    return this.attempt((store) => store.state(gatewayKey, nowMs));
   }
 
   recordSuccess(gatewayKey: string): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { BREAKER_POLICY, type Admission, type BreakerStore } from './circuit-breaker.js';
+import { BREAKER_POLICY, breakerStateOf, type Admission, type BreakerState, type BreakerStore } from './circuit-breaker.js';
 
 // One hash per gateway: failures, open_until, probe_until (ms). Scripts make each decision atomic
 // across nodes; keys expire a day after the last news, so abandoned gateways leave nothing behind.
@@ -53,6 +53,11 @@ export class RedisBreakerStore implements BreakerStore {
     if (kind === 0) return { kind: 'allow' };
     if (kind === 1) return { kind: 'probe' };
     return { kind: 'reject', retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+  }
+
+  async state(gatewayKey: string, nowMs: number): Promise<BreakerState> {
+    const [failures, openUntil] = await this.redis.hmget(this.prefix + gatewayKey, 'failures', 'open_until');
+    return breakerStateOf(Number(failures ?? 0), Number(openUntil ?? 0), nowMs);
   }
 
   async recordSuccess(gatewayKey: string): Promise<void> {

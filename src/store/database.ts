@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { StoreConfig } from '../config/config.js';
 import type { Database } from './schema.js';
 import type { Dialect } from './dialect.js';
@@ -14,7 +14,15 @@ import { eventsAndCallbacks } from './migrations/011-events-callbacks.js';
 import { portalGaps } from './migrations/012-portal-gaps.js';
 import { openSqliteStore } from './sqlite-store.js';
 import { preparingPool } from './postgres-prepared.js';
-import type { FlushSample } from './wal-sync.js';
+import { CofferPostgresDialect } from './postgres-dialect.js';
+import { CommitFeed, type CommitSubscription } from './commit-feed.js';
+
+/** Connections of the PostgreSQL pool: open, idle among them, and queries waiting for one. */
+export interface PoolUse {
+  total: number;
+  idle: number;
+  waiting: number;
+}
 
 /** An open store: the typed query builder plus what the rest of the code needs to know about it. */
 export interface StoreHandle {
@@ -26,8 +34,13 @@ export interface StoreHandle {
    * durable when they return. Answers wait for it.
    */
   settled(): Promise<void> | null;
-  /** Every group-commit fsync (SQLite), for metrics and the bench. */
-  observeFlushes(listener: (sample: FlushSample) => void): () => void;
+  /**
+   * Every durable commit's latency and batch size (issue 12 metrics, the bench): on SQLite one
+   * sample per group-commit fsync, with the commits it carried; on PostgreSQL one per COMMIT.
+   */
+  commits: CommitSubscription;
+  /** The PostgreSQL pool's use now; null on SQLite (one connection, no pool). */
+  poolUse(): PoolUse | null;
   close(): Promise<void>;
 }
 
@@ -57,24 +70,32 @@ const pgTypes = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
-function openPostgres(url: string): Kysely<Database> {
+function openPostgres(url: string, commits: CommitFeed): { db: Kysely<Database>; pool: pg.Pool } {
   const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes, connectionTimeoutMillis: 5000 });
   // An idle client that loses its server (restart, network) must not crash the process.
   pool.on('error', () => undefined);
   // A connection that drops while checked out (a PostgreSQL restart under load) raises 'error' on
   // the client; unheard, that would end the process. The query in flight fails on its own.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  return { db: new Kysely<Database>({ dialect: new CofferPostgresDialect({ pool: preparingPool(pool) }, commits) }), pool };
 }
 
 /** Opens the configured store without touching its schema. */
 export function openStore(config: StoreConfig): StoreHandle {
+  const commits = new CommitFeed();
   if (config.kind === 'sqlite') {
-    const sqlite = openSqliteStore(config.path);
-    return { db: sqlite.db, dialect: 'sqlite', settled: () => sqlite.settled(), observeFlushes: (listener) => sqlite.observeFlushes(listener), close: () => sqlite.close() };
+    const sqlite = openSqliteStore(config.path, { commits });
+    return { db: sqlite.db, dialect: 'sqlite', settled: () => sqlite.settled(), commits, poolUse: () => null, close: () => sqlite.close() };
   }
-  const db = openPostgres(config.url);
-  return { db, dialect: 'postgres', settled: () => null, observeFlushes: () => () => undefined, close: () => db.destroy() };
+  const { db, pool } = openPostgres(config.url, commits);
+  return {
+    db,
+    dialect: 'postgres',
+    settled: () => null,
+    commits,
+    poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { WalSync } from './wal-sync.js';
+import { CommitFeed } from './commit-feed.js';
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -20,8 +21,15 @@ class ImmediateSqliteDriver extends SqliteDriver {
     settings: SqliteDialectConfig,
     private readonly file: string,
     private readonly durability: SqliteDurability | null,
+    private readonly commits: CommitFeed,
   ) {
     super(settings);
+  }
+
+  /** Without group commit (no WAL) each COMMIT syncs itself: it is the commit to time. */
+  override commitTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.durability !== null) return super.commitTransaction(connection);
+    return this.commits.timed(1, () => super.commitTransaction(connection));
   }
 
   /**
@@ -105,6 +113,8 @@ export class CofferSqliteDialect extends SqliteDialect {
   constructor(
     private readonly settings: SqliteDialectConfig,
     private readonly durability: SqliteDurability | null = null,
+    /** Where commits are published when there is no group commit to publish them (the store's `commits`). */
+    private readonly commits: CommitFeed = new CommitFeed(),
   ) {
     super(settings);
   }
@@ -113,7 +123,7 @@ export class CofferSqliteDialect extends SqliteDialect {
     // The file's name keys the in-process turn; an anonymous database gets one of its own.
     const database = this.settings.database as { name?: unknown };
     const file = typeof database.name === 'string' && database.name !== '' && database.name !== ':memory:' ? database.name : `anonymous-${(anonymous += 1)}`;
-    return new ImmediateSqliteDriver(this.settings, file, this.durability);
+    return new ImmediateSqliteDriver(this.settings, file, this.durability, this.commits);
   }
 
   override createAdapter(): DialectAdapter {

@@ -4,24 +4,25 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { CofferSqliteDialect, type SqliteDurability } from './sqlite-dialect.js';
-import { WalFileSyncer, WalSync, type FileSyncer, type FlushSample } from './wal-sync.js';
+import { CommitFeed } from './commit-feed.js';
+import { WalFileSyncer, WalSync, type FileSyncer } from './wal-sync.js';
 
 /** An open SQLite store: the query builder and what group commit needs from outside. */
 export interface SqliteStore {
   db: Kysely<Database>;
   /** Resolves once every commit this process has seen (its own or another process's) is durable; null when nothing is pending. */
   settled(): Promise<void> | null;
-  /** Every group-commit fsync, for metrics and the bench. */
-  observeFlushes(listener: (sample: FlushSample) => void): () => void;
   close(): Promise<void>;
 }
 
 /** Distinct SQL texts kept prepared; Coffer's queries are a few hundred shapes at most. */
 const STATEMENT_CACHE_SIZE = 1000;
 
-/** Test seam: a different way to make the WAL durable (counting, holding). */
 export interface SqliteOpenOptions {
+  /** Test seam: a different way to make the WAL durable (counting, holding). */
   fileSyncer?: (databaseFile: string) => FileSyncer;
+  /** Where each durable commit is published: one sample per group-commit fsync, with its batch size. */
+  commits?: CommitFeed;
 }
 
 export function openSqliteStore(file: string, options: SqliteOpenOptions = {}): SqliteStore {
@@ -36,15 +37,15 @@ export function openSqliteStore(file: string, options: SqliteOpenOptions = {}): 
   // Redacted ciphertext is overwritten on disk, not left in free pages.
   handle.pragma('secure_delete = ON');
   handle.pragma('busy_timeout = 5000');
-  const listeners = new Set<(sample: FlushSample) => void>();
-  const walSync = wal ? new WalSync((options.fileSyncer ?? ((name) => new WalFileSyncer(name)))(file), (sample) => listeners.forEach((listener) => listener(sample))) : null;
+  const commits = options.commits ?? new CommitFeed();
+  const walSync = wal ? new WalSync((options.fileSyncer ?? ((name) => new WalFileSyncer(name)))(file), (sample) => commits.publish(sample)) : null;
   // Prepared once, outside the cache: it runs on every answer (settled) and plucks its value.
   const dataVersion = handle.prepare('pragma data_version').pluck();
   const readDataVersion = () => Number(dataVersion.get());
   const writes = { made: false };
   cachePreparedStatements(handle, writes);
   const durability: SqliteDurability | null = walSync === null ? null : { walSync, takeWrite: () => takeFlag(writes) };
-  const db = new Kysely<Database>({ dialect: new CofferSqliteDialect({ database: handle }, durability) });
+  const db = new Kysely<Database>({ dialect: new CofferSqliteDialect({ database: handle }, durability, commits) });
   let seenVersion = readDataVersion();
   return {
     db,
@@ -58,10 +59,6 @@ export function openSqliteStore(file: string, options: SqliteOpenOptions = {}): 
         walSync.note();
       }
       return walSync.pending ? walSync.durable() : null;
-    },
-    observeFlushes(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
     },
     async close() {
       await db.destroy();

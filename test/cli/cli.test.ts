@@ -274,6 +274,26 @@ describe('coffer serve', () => {
     expect(await second.exited).toBe(0);
   });
 
+  it('starts the metrics listener of COFFER_METRICS_PORT on 127.0.0.1, logs where, and stops it on SIGTERM', async () => {
+    const served = await startServe({ COFFER_DATA_DIR: dataDir(), COFFER_METRICS_PORT: '0' });
+    // The log line (stdout) may arrive after the start-up lines (stderr).
+    for (let waited = 0; !served.stdout().includes('"metrics listening"') && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    const line = served
+      .stdout()
+      .split('\n')
+      .filter((text) => text.includes('"metrics listening"'))
+      .map((text) => JSON.parse(text) as { url: string });
+    expect(line).toHaveLength(1);
+    const url = (line[0] as { url: string }).url;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const response = await request(url);
+    expect(response.statusCode).toBe(200);
+    expect(await response.body.text()).toMatch(/^coffer_process_cpu_user_seconds_total \d/m);
+    served.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+    await expect(request(url)).rejects.toThrow(/ECONNREFUSED/);
+  });
+
   it('accepts an access secret created with the CLI, and rejects it once revoked', async () => {
     const dir = dataDir();
     const init = okJson(await coffer(dir, ['init', '--json']));

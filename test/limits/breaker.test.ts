@@ -75,6 +75,23 @@ describe.each(stores)('%s: the breaker policy with explicit times', (name, make)
     expect(await store.admit(key, T0 + 10 * OPEN)).toEqual(allow);
   });
 
+  it('state (the metrics gauge): closed below 5 failures, open for the window, half-open after it, closed after a success; reading changes nothing', async () => {
+    const store = make();
+    const key = freshKey();
+    expect(await store.state(key, T0)).toBe('closed');
+    await fail(store, key, 4, T0);
+    expect(await store.state(key, T0)).toBe('closed');
+    await fail(store, key, 1, T0);
+    expect(await store.state(key, T0)).toBe('open');
+    expect(await store.state(key, T0 + OPEN - 1)).toBe('open');
+    expect(await store.state(key, T0 + OPEN)).toBe('half_open');
+    // Reading the state took no probe: the first caller after the window still gets it.
+    expect(await store.admit(key, T0 + OPEN)).toEqual(probe);
+    expect(await store.state(key, T0 + OPEN)).toBe('half_open');
+    await store.recordSuccess(key);
+    expect(await store.state(key, T0 + OPEN)).toBe('closed');
+  });
+
   it('opens at the 5th failure for 60 s, counting Retry-After down', async () => {
     const store = make();
     const key = freshKey();

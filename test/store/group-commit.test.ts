@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CommitFeed, type CommitSample } from '../../src/store/commit-feed.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
 import { isStoreUnavailable } from '../../src/store/unavailable.js';
 import { StoreDurabilityError, WalFileSyncer, WalSync, type FileSyncer, type FlushSample } from '../../src/store/wal-sync.js';
@@ -111,8 +112,8 @@ describe('SQLite store with group commit', () => {
     store = other = null;
   });
 
-  async function open(syncer: HeldSyncer, file = path.join(tempDir('coffer-group-commit-').dir, 'coffer.db')): Promise<{ db: Kysely<never>; file: string }> {
-    store = openSqliteStore(file, { fileSyncer: () => syncer });
+  async function open(syncer: HeldSyncer, file = path.join(tempDir('coffer-group-commit-').dir, 'coffer.db'), commits = new CommitFeed()): Promise<{ db: Kysely<never>; file: string }> {
+    store = openSqliteStore(file, { fileSyncer: () => syncer, commits });
     const db = store.db as unknown as Kysely<never>;
     await releasing(syncer, sql`create table if not exists items (id integer primary key, name text)`.execute(db));
     return { db, file };
@@ -133,9 +134,11 @@ describe('SQLite store with group commit', () => {
 
   it('twenty concurrent transactions share fsyncs, and all of them land', async () => {
     const file = new HeldSyncer();
-    const samples: FlushSample[] = [];
-    const { db } = await open(file);
-    store?.observeFlushes((sample) => samples.push(sample));
+    const samples: CommitSample[] = [];
+    const commits = new CommitFeed();
+    commits.subscribe((sample) => samples.push(sample));
+    const { db } = await open(file, undefined, commits);
+    samples.length = 0;
     file.releaseAll();
     await turn();
     const before = file.syncs;

@@ -94,6 +94,7 @@ const reference = (operation: string, summary: string, alsoAs?: Method): Operati
 
 export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/healthz', summary: 'Liveness', tag: 'Operations', access: 'none', success: { status: 200, description: 'Alive (JSON only)', body: { root: 'health', schema: healthSchema } }, errors: [] },
+  { method: 'get', path: '/metrics', summary: 'Prometheus metrics (docs/metrics.md)', tag: 'Operations', access: 'none', success: { status: 200, description: 'The Prometheus text format. Needs Authorization: Bearer <COFFER_METRICS_TOKEN>, never the API credentials; 404 unless the token is configured (or on the separate COFFER_METRICS_PORT)', plainText: true }, errors: [401, 404] },
   { method: 'get', path: '/readyz', summary: 'Readiness (the store answers)', tag: 'Operations', access: 'none', success: { status: 200, description: 'Ready (503 when the store does not answer; JSON only)', body: { root: 'health', schema: healthSchema } }, errors: [503] },
   { method: 'get', path: '/v1/openapi.json', summary: 'This document', tag: 'Operations', access: 'none', success: { status: 200, description: 'The OpenAPI 3.1 document of the v1 API (JSON only)' }, errors: [] },
 

@@ -58,6 +58,10 @@ async function spendAttempt(deps: PortalDeps, request: FastifyRequest, email: st
   if (checks.length === 0) return null;
   const outcome = await limits.limiter.consume(checks, limits.clock.now().getTime());
   if (outcome.allowed) return null;
+  // The verdicts follow the checks: the account's budget first when it is set.
+  outcome.verdicts.forEach((verdict, i) => {
+    if (verdict.exhausted) limits.onRefused?.(i === 0 && account !== null ? 'portal_sign_in_account' : 'portal_sign_in_ip');
+  });
   const waitMs = Math.max(...outcome.verdicts.filter((v) => v.exhausted).map((v) => v.resetMs));
   return Math.max(1, Math.ceil(waitMs / 1000));
 }

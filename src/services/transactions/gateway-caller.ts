@@ -22,6 +22,27 @@ export type CallOutcome =
   | { kind: 'fault'; message: string; detail: string; latencyMs: number }
   | { kind: 'unknown'; message: string; detail: string; latencyMs: number };
 
+/** How one gateway call ended, as the metrics count it. */
+export type GatewayCallResult = 'succeeded' | 'declined' | 'pending' | 'fault' | 'unknown' | 'error';
+
+/** Why a call was refused before anything was sent. */
+export type GatewayRefusal = 'circuit_open' | 'busy';
+
+/** Told of every gateway call and refusal (the Prometheus metrics); must be cheap and never throw. */
+export interface GatewayCallObserver {
+  /** A call to this gateway was admitted: the breaker gauge lists the gateways this node has called. */
+  admitted(gatewayToken: string, gatewayType: string): void;
+  /** Nothing was sent: the gateway is followed all the same (its breaker may be open on every node). */
+  refused(gatewayToken: string, gatewayType: string, reason: GatewayRefusal): void;
+  finished(gatewayType: string, result: GatewayCallResult, seconds: number): void;
+}
+
+/** The result label of an answer. */
+function resultOf(response: GatewayResponse): GatewayCallResult {
+  if (response.pending) return 'pending';
+  return response.success ? 'succeeded' : 'declined';
+}
+
 /** A slot to call one gateway: taken before the pending transaction is written, released after the call. */
 export interface CallPermit {
   gatewayToken: string;
@@ -44,6 +65,7 @@ export class GatewayCaller {
     private readonly context: AdapterContext,
     private readonly config: GatewayCallConfig,
     private readonly clock: Clock,
+    private readonly observer: GatewayCallObserver | null = null,
   ) {}
 
   /**
@@ -53,6 +75,7 @@ export class GatewayCaller {
    */
   async permit(gateway: GatewayRow, definition: GatewayDefinition): Promise<CallPermit> {
     if (!this.inFlight.tryAcquire(gateway.token)) {
+      this.observer?.refused(gateway.token, gateway.gateway_type, 'busy');
       throw new AppError(
         { key: 'errors.gateway_busy', message: `Too many requests to ${definition.name} are in progress. Retry shortly.`, extra: { gateway_name: definition.name } },
         { 'Retry-After': '1' },
@@ -67,11 +90,13 @@ export class GatewayCaller {
     }
     if (admission.kind === 'reject') {
       this.inFlight.release(gateway.token);
+      this.observer?.refused(gateway.token, gateway.gateway_type, 'circuit_open');
       throw new AppError(
         { key: 'errors.circuit_breaker_open', message: `Requests to ${definition.name} are paused after repeated gateway errors. Retry later or use another gateway.`, extra: { gateway_name: definition.name } },
         { 'Retry-After': String(Math.max(1, admission.retryAfterSeconds)) },
       );
     }
+    this.observer?.admitted(gateway.token, gateway.gateway_type);
     let released = false;
     const permit: CallPermit = {
       gatewayToken: gateway.token,
@@ -129,7 +154,22 @@ export class GatewayCaller {
     }
   }
 
+  /** Classifies the call (the metrics), then hands its outcome on unchanged. */
   private async callUnscrubbed(permit: CallPermit, gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<CallOutcome> {
+    const observer = this.observer;
+    if (observer === null) return this.callAndReport(permit, gateway, request, transcript);
+    const started = performance.now();
+    let result: GatewayCallResult = 'error';
+    try {
+      const outcome = await this.callAndReport(permit, gateway, request, transcript);
+      result = outcome.kind === 'answered' ? resultOf(outcome.response) : outcome.kind;
+      return outcome;
+    } finally {
+      observer.finished(gateway.gateway_type, result, (performance.now() - started) / 1000);
+    }
+  }
+
+  private async callAndReport(permit: CallPermit, gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<CallOutcome> {
     permit.reported = true;
     const module = findGatewayModule(gateway.gateway_type);
     if (module === undefined) return { kind: 'fault', message: 'This gateway type cannot transact yet.', detail: gateway.gateway_type, latencyMs: 0 };
