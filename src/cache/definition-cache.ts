@@ -37,7 +37,8 @@ export class DefinitionCache {
 
   constructor(store: StoreHandle, capacity: CacheCapacity = DEFAULT_CACHE_CAPACITY) {
     const repo = new CacheGenerationRepo(store.db);
-    this.generations = new GenerationCache(() => repo.read());
+    // On PostgreSQL a read is a round trip: concurrent requests share one (see GenerationCache).
+    this.generations = new GenerationCache(() => repo.read(), { batchReads: store.dialect === 'postgres' });
     this.auth = this.generations.region('auth', capacity.auth);
     this.environments = this.generations.region('environments', capacity.environments);
     this.organizations = this.generations.region('organizations', capacity.organizations);

@@ -36,8 +36,18 @@ export class GenerationCache {
   private reads = 0;
   private readonly regions = new Map<string, CacheRegion<object>>();
   private readonly stamps = new WeakMap<object, number>();
+  /** The read the requests of this event-loop turn share, not yet sent (batched reads only). */
+  private nextRead: Promise<number> | null = null;
 
-  constructor(private readonly readGeneration: () => Promise<number>) {}
+  /**
+   * With `batchReads`, the requests that begin in one event-loop turn share one read, sent after
+   * all of them began (so it is as exact for each as a read of its own): worth it where a read is
+   * a network round trip (PostgreSQL), not where it takes microseconds (SQLite).
+   */
+  constructor(
+    private readonly readGeneration: () => Promise<number>,
+    private readonly options: { batchReads: boolean } = { batchReads: false },
+  ) {}
 
   /** A named region of at most `capacity` entries. */
   region<V extends object>(name: string, capacity: number): CacheRegion<V> {
@@ -49,13 +59,29 @@ export class GenerationCache {
 
   /** Reads the store's generation (one query); a new one empties every region. */
   async begin(): Promise<number> {
-    this.reads += 1;
-    const generation = await this.readGeneration();
+    const generation = await (this.options.batchReads ? this.sharedRead() : this.read());
     if (generation > this.newest) {
       this.newest = generation;
       for (const region of this.regions.values()) region.clear();
     }
     return generation;
+  }
+
+  private read(): Promise<number> {
+    this.reads += 1;
+    return this.readGeneration();
+  }
+
+  /** Joins the read of this turn, or schedules it; it is sent once this turn's callbacks ran. */
+  private sharedRead(): Promise<number> {
+    if (this.nextRead === null) {
+      this.nextRead = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        // Whoever begins from now on waits for the next read: this one may precede them.
+        this.nextRead = null;
+        return this.read();
+      });
+    }
+    return this.nextRead;
   }
 
   /**

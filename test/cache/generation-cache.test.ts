@@ -147,3 +147,50 @@ describe('GenerationCache', () => {
     expect(() => cache.region('things', 1)).toThrow(/exists already/);
   });
 });
+
+describe('GenerationCache with batched reads', () => {
+  it('requests that begin in one turn share one read, sent after all of them began', async () => {
+    let generation = 3;
+    const sent: number[] = [];
+    const cache = new GenerationCache(
+      async () => {
+        sent.push(generation);
+        return generation;
+      },
+      { batchReads: true },
+    );
+    const together = [cache.begin(), cache.begin(), cache.begin()];
+    // A change committed after these requests began but before their read is sent: they see it.
+    generation = 4;
+    expect(await Promise.all(together)).toEqual([4, 4, 4]);
+    expect(cache.stats().generationReads).toBe(1);
+    // A request beginning after the read was sent gets a read of its own.
+    generation = 5;
+    expect(await cache.begin()).toBe(5);
+    expect(sent).toEqual([4, 5]);
+  });
+
+  it('a request that begins while a shared read is in flight waits for the next one', async () => {
+    let generation = 1;
+    const release: Array<() => void> = [];
+    const cache = new GenerationCache(
+      () =>
+        new Promise<number>((resolve) => {
+          const value = generation;
+          release.push(() => resolve(value));
+        }),
+      { batchReads: true },
+    );
+    const first = cache.begin();
+    while (release.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    // The first read is in flight (it read generation 1); a change commits; a new request begins.
+    generation = 2;
+    const second = cache.begin();
+    release.shift()!();
+    expect(await first).toBe(1);
+    while (release.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    release.shift()!();
+    expect(await second).toBe(2);
+    expect(cache.stats().generationReads).toBe(2);
+  });
+});
