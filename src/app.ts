@@ -41,6 +41,7 @@ import { PortalSecretBox } from './vault/portal-secret-box.js';
 import { registerPortal } from './portal/portal.plugin.js';
 import { migrateStore, openStore, type StoreHandle } from './store/database.js';
 import { Keyring } from './vault/keyring.js';
+import { DefinitionCache } from './cache/definition-cache.js';
 import { resolveMasterKey } from './vault/master-key.js';
 
 /** The services every entry point (server, CLI) shares. */
@@ -58,6 +59,8 @@ export interface Core extends ReceiversCore, CallbacksCore {
   transactionQuery: TransactionQueryService;
   idempotency: IdempotencyService;
   auth: AuthService;
+  /** Authentication, environments, organizations and gateways in memory (docs/caching.md). */
+  definitionCache: DefinitionCache;
   /** Tokenization with the environment key alone (card form, transparent redirect; issue 16). */
   browserTokenization: BrowserTokenizationService;
   /** The merchant portal's users and sessions, and the audit log. */
@@ -89,7 +92,9 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const keyring = new Keyring(store.db, master.key, { previousMasterKeys: config.previousMasterKeys, now: () => clock.now() });
     await keyring.verifyMasterKey();
     const idempotency = new IdempotencyService(store, clock, (environmentKey, key) => keyring.hashIdempotencyKey(environmentKey, key));
-    const gateways = new GatewayService(store, keyring, clock);
+    // Definitions every request reads, kept in this node's memory while the store's generation stands.
+    const cache = new DefinitionCache(store);
+    const gateways = new GatewayService(store, keyring, clock, cache);
     const paymentMethods = new PaymentMethodService(store, keyring, clock, config.cacheTtlSeconds);
     // Endpoint overrides are destinations chosen outside the code: checked and pinned like receivers.
     const certificates = new CertificateService(store, keyring, clock);
@@ -130,8 +135,9 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
       transactions: new GatewayTransactionService(store, gateways, paymentMethods, sealer, caller, clock),
       transactionQuery,
       idempotency,
-      browserTokenization: new BrowserTokenizationService(store, paymentMethods, certificates, clock),
-      auth: new AuthService(store, keyring, clock),
+      browserTokenization: new BrowserTokenizationService(store, paymentMethods, certificates, clock, cache),
+      auth: new AuthService(store, keyring, clock, cache),
+      definitionCache: cache,
       portalUsers: new PortalUserService(store, new PortalSecretBox(keyring), clock),
       portalSessions: new PortalSessionService(store, clock),
       audit: new AuditService(store, clock),

@@ -7,6 +7,7 @@ import type { PaymentMethodService, VaultOutcome } from '../services/payment-met
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
 import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
+import type { DefinitionCache } from '../cache/definition-cache.js';
 import { freshTimestamp, signatureMatches, signedText, SIGNATURE_MAX_AGE_SECONDS, type SignedRequest } from './signature.js';
 
 /** Where a public tokenization came from, as far as the browser tells. */
@@ -38,20 +39,25 @@ export class BrowserTokenizationService {
     private readonly paymentMethods: PaymentMethodService,
     private readonly certificates: CertificateService,
     private readonly clock: Clock,
+    private readonly cache: DefinitionCache,
   ) {
     this.repos = repositories(store.db, store.dialect);
   }
 
   /** The environment a public request names; 401 (the usual message) for an unknown key. */
   async environment(key: string | undefined): Promise<EnvironmentRow> {
-    const environment = key === undefined || key === '' ? undefined : await this.repos.environments.find(key);
+    const environment = key === undefined || key === '' ? undefined : await this.findEnvironment(key);
     if (environment === undefined) throw refused({ key: 'errors.access_denied', message: MESSAGES.accessDenied });
     return environment;
   }
 
-  /** The environment of a frame page, or undefined: pages answer their own refusals. */
-  findEnvironment(key: string): Promise<EnvironmentRow | undefined> {
-    return this.repos.environments.find(key);
+  /**
+   * The environment of a frame page, or undefined: pages answer their own refusals. From the
+   * node's cache unless an environment changed since (docs/caching.md).
+   */
+  async findEnvironment(key: string): Promise<EnvironmentRow | undefined> {
+    const generation = await this.cache.generations.begin();
+    return this.cache.environments.read(generation, key, () => this.repos.environments.find(key));
   }
 
   allowedOrigins(environment: EnvironmentRow): string[] {
@@ -74,7 +80,9 @@ export class BrowserTokenizationService {
    */
   async tokenize(environment: EnvironmentRow, origin: RequestOrigin, signed: Partial<SignedRequest>, input: PaymentMethodCreateInput): Promise<VaultOutcome> {
     this.checkOrigin(environment, origin);
-    const organization = await this.repos.organizations.find(environment.organization_token);
+    const generation = await this.cache.generations.generationFor(environment);
+    const token = environment.organization_token;
+    const organization = await this.cache.organizations.read(generation, token, () => this.repos.organizations.find(token));
     if (organization === undefined || organization.active !== 1) {
       throw refused({ key: 'errors.account_inactive', message: MESSAGES.organizationInactive });
     }

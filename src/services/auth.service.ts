@@ -8,8 +8,12 @@ import type { OrganizationRow } from '../store/repositories/organizations.repo.j
 import type { Clock } from '../domain/clock.js';
 import { Keyring } from '../vault/keyring.js';
 import { secretCoversEnvironment } from './tenancy.service.js';
+import { authKey, type AuthRows, type DefinitionCache } from '../cache/definition-cache.js';
 
-/** Who is calling: resolved from HTTP Basic credentials on every authenticated request. */
+/**
+ * Who is calling: resolved from HTTP Basic credentials on every authenticated request. The rows
+ * may come from the node's cache: frozen, shared, and `secret.last_used_at` may lag.
+ */
 export interface AuthContext {
   environment: EnvironmentRow;
   organization: OrganizationRow;
@@ -31,28 +35,37 @@ export class AuthService {
     store: StoreHandle,
     private readonly keyring: Keyring,
     private readonly clock: Clock,
+    private readonly cache: DefinitionCache,
   ) {
     this.repos = repositories(store.db, store.dialect);
   }
 
-  /** The caller's context, or null for any failure (the caller answers 401 without saying which). */
+  /**
+   * The caller's context, or null for any failure (the caller answers 401 without saying which).
+   * One query (the cache generation) when this node has seen the pair since the last change of a
+   * secret, environment, organization or key anywhere (docs/caching.md); the rows otherwise.
+   */
   async authenticate(environmentKey: string, secret: string, access: Access, organizationWide: boolean): Promise<AuthContext | null> {
     // Hash first, whatever the environment key, so a bad key and a bad secret cost the same.
-    const hash = await this.keyring.hashSecret(secret);
-    const [environment, row] = await Promise.all([
-      this.repos.environments.find(environmentKey),
-      this.repos.accessSecrets.findLiveByHash(hash),
-    ]);
-    if (environment === undefined || row === undefined) return null;
+    const [hash, generation] = await Promise.all([this.keyring.hashSecret(secret), this.cache.generations.begin()]);
+    const rows = await this.cache.auth.read(generation, authKey(environmentKey, hash), () => this.load(environmentKey, hash));
+    if (rows === undefined) return null;
+    const { environment, organization, secret: row } = rows;
     if (!Keyring.sameHash(row.secret_hash, hash)) return null;
-    if (row.organization_token !== environment.organization_token) return null;
     if (!secretCoversEnvironment(row, environment.key)) return null;
     if (organizationWide && row.environment_keys !== null) return null;
     if (!isRole(row.role) || !roleAllows(row.role, access)) return null;
-    const organization = await this.repos.organizations.find(environment.organization_token);
-    if (organization === undefined) return null;
     this.noteUse(row);
     return { environment, organization, secret: row };
+  }
+
+  /** The rows of a live secret and the environment it names, when they belong together. */
+  private async load(environmentKey: string, hash: string): Promise<AuthRows | undefined> {
+    const [environment, row] = await Promise.all([this.repos.environments.find(environmentKey), this.repos.accessSecrets.findLiveByHash(hash)]);
+    if (environment === undefined || row === undefined) return undefined;
+    if (row.organization_token !== environment.organization_token) return undefined;
+    const organization = await this.repos.organizations.find(environment.organization_token);
+    return organization === undefined ? undefined : { environment, organization, secret: row };
   }
 
   /**

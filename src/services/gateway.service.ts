@@ -6,6 +6,7 @@ import type { GatewayDefinition } from '../gateways/kit/index.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
 import { recordChange } from '../store/change-journal.js';
+import { gatewayKey, type DefinitionCache } from '../cache/definition-cache.js';
 import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
 import type { GatewayPatch, GatewayRow } from '../store/repositories/gateways.repo.js';
 import type { TransactionRow } from '../store/repositories/transactions.repo.js';
@@ -50,11 +51,14 @@ export interface RedactedGateway {
 /** Gateways: create, list, show, update, retain, redact. Credentials are sealed per environment. */
 export class GatewayService {
   private readonly repos: Repositories;
+  /** Credentials opened per row object; weak, so they go when the row is no longer held. */
+  private readonly opened = new WeakMap<GatewayRow, Promise<Record<string, string>>>();
 
   constructor(
     private readonly store: StoreHandle,
     private readonly keyring: Keyring,
     private readonly clock: Clock,
+    private readonly cache: DefinitionCache,
   ) {
     this.repos = repositories(store.db, store.dialect);
   }
@@ -90,7 +94,7 @@ export class GatewayService {
       created_at: now,
       updated_at: now,
     });
-    return this.show(environment, token);
+    return this.fresh(environment, token);
   }
 
   async list(environment: EnvironmentRow, query: ListQuery): Promise<GatewayRecord[]> {
@@ -99,13 +103,25 @@ export class GatewayService {
     return rows.map(withDefinition);
   }
 
-  /** The gateway in this environment, or 404 (another environment's token included). */
+  /**
+   * The gateway in this environment, or 404 (another environment's token included). From the
+   * node's cache when no gateway, environment or key changed since the request began (the
+   * environment of an authenticated request carries the generation it was read under).
+   */
   async show(environment: EnvironmentRow, token: string): Promise<GatewayRecord> {
+    const generation = await this.cache.generations.generationFor(environment);
+    const row = await this.cache.gateways.read(generation, gatewayKey(environment.key, token), () => this.repos.gateways.find(environment.key, token));
+    if (row === undefined) throw new AppError({ key: 'errors.gateway_not_found', message: MESSAGES.gatewayNotFound });
+    return withDefinition(row);
+  }
+
+  /** The gateway as stored now, bypassing the cache: what a write reads and answers. */
+  private async fresh(environment: EnvironmentRow, token: string): Promise<GatewayRecord> {
     return withDefinition(await this.findRow(this.repos, environment, token));
   }
 
   async update(environment: EnvironmentRow, token: string, gatewayType: string | undefined, input: GatewayInput): Promise<GatewayRecord> {
-    const current = await this.show(environment, token);
+    const current = await this.fresh(environment, token);
     if (gatewayType !== undefined && gatewayType !== current.row.gateway_type) {
       throw new AppError({ key: 'errors.gateway_gateway_type_cannot_be_changed', message: MESSAGES.gatewayTypeCannotBeChanged });
     }
@@ -126,7 +142,7 @@ export class GatewayService {
     if (!(await this.repos.gateways.updateUnlessRedacted(environment.key, token, patch))) {
       throw new AppError({ key: 'errors.gateway_redacted', message: MESSAGES.gatewayRedacted });
     }
-    return this.show(environment, token);
+    return this.fresh(environment, token);
   }
 
   /** Gateways created through the API are already retained; retaining again is a no-op. */
@@ -151,8 +167,23 @@ export class GatewayService {
     });
   }
 
-  /** Every credential of a gateway in clear, for the adapter that calls it. Never rendered. */
+  /**
+   * Every credential of a gateway in clear, for the adapter that calls it. Never rendered. Opened
+   * once per row object: a cached row keeps its credentials as long as it stays cached (a changed
+   * gateway is a new row object, so they can never outlive the row they were opened from).
+   */
   async openCredentials(row: GatewayRow): Promise<Record<string, string>> {
+    let opened = this.opened.get(row);
+    if (opened === undefined) {
+      opened = this.decrypt(row);
+      this.opened.set(row, opened);
+      // A failed open is not remembered: the next call tries again.
+      opened.catch(() => this.opened.delete(row));
+    }
+    return { ...(await opened) };
+  }
+
+  private async decrypt(row: GatewayRow): Promise<Record<string, string>> {
     const safe = row.safe_credentials === null ? {} : (JSON.parse(row.safe_credentials) as Record<string, string>);
     if (row.sealed_credentials === null) return safe;
     const opened = await this.keyring.openFor(row.environment_key, row.sealed_credentials, credentialsAad(row.token));

@@ -254,6 +254,13 @@ export interface Database {
   events: EventsTable;
   callback_deliveries: CallbackDeliveriesTable;
   callback_attempts: CallbackAttemptsTable;
+  cache_generation: CacheGenerationTable;
+}
+
+/** Issue 12 (migration 015): one row, bumped by trigger on every write to a cached table. */
+export interface CacheGenerationTable {
+  id: number;
+  generation: number;
 }
 
 /** A person who signs in to the merchant portal (migration 009). */

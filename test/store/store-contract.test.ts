@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import type { Clock } from '../../src/domain/clock.js';
+import { DefinitionCache } from '../../src/cache/definition-cache.js';
 import { GatewayService } from '../../src/services/gateway.service.js';
 import type { ListQuery } from '../../src/services/list-query.js';
 import { NotEmptyError, TenancyService } from '../../src/services/tenancy.service.js';
@@ -23,10 +24,10 @@ interface Target {
 }
 
 const TABLES = [
-  'access_secrets', 'audit_events', 'callback_attempts', 'callback_deliveries', 'certificates', 'environments', 'events', 'gateways', 'idempotency_keys', 'organizations', 'payment_methods',
+  'access_secrets', 'audit_events', 'cache_generation', 'callback_attempts', 'callback_deliveries', 'certificates', 'environments', 'events', 'gateways', 'idempotency_keys', 'organizations', 'payment_methods',
   'portal_sessions', 'portal_users', 'receivers', 'transaction_rollup_marks', 'transaction_rollups', 'transactions', 'used_nonces', 'wrapped_keys',
 ];
-const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates', '006-idempotency-key-hashes', '009-portal', '010-card-capture', '011-events-callbacks', '012-portal-gaps'];
+const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates', '006-idempotency-key-hashes', '009-portal', '010-card-capture', '011-events-callbacks', '012-portal-gaps', '015-cache-generation'];
 
 let counter = 0;
 /** Unique, readable ids; base-62-ish like the real tokens. */
@@ -566,7 +567,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       store = await migratedStore();
       keyring = new Keyring(store.db, masterKey, () => clock.now());
       tenancy = new TenancyService(store, keyring, clock);
-      gateways = new GatewayService(store, keyring, clock);
+      gateways = new GatewayService(store, keyring, clock, new DefinitionCache(store));
     });
 
     afterEach(() => {
@@ -668,10 +669,10 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect(JSON.stringify(stored)).not.toContain(Buffer.from(LOGIN).toString('base64'));
       expect(await gateways.openCredentials(stored)).toEqual({ login: LOGIN });
       // Another process (fresh Keyring, empty cache) with the same master key opens it too.
-      const elsewhere = new GatewayService(store, new Keyring(store.db, masterKey), clock);
+      const elsewhere = new GatewayService(store, new Keyring(store.db, masterKey), clock, new DefinitionCache(store));
       expect(await elsewhere.openCredentials(record.row)).toEqual({ login: LOGIN });
       // A different master key does not.
-      const foreign = new GatewayService(store, new Keyring(store.db, randomBytes(32)), clock);
+      const foreign = new GatewayService(store, new Keyring(store.db, randomBytes(32)), clock, new DefinitionCache(store));
       await expect(foreign.openCredentials(record.row)).rejects.toThrow(/COFFER_MASTER_KEY/);
 
       // The test gateway declares no credentials: supplied ones are ignored, nothing is sealed.

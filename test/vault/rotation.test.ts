@@ -6,6 +6,7 @@ import { buildCore } from '../../src/app.js';
 import { loadConfig, type StoreConfig } from '../../src/config/config.js';
 import type { PaymentMethodCreateInput } from '../../src/domain/payment-method.js';
 import { systemClock } from '../../src/domain/clock.js';
+import { DefinitionCache } from '../../src/cache/definition-cache.js';
 import { GatewayService } from '../../src/services/gateway.service.js';
 import { paymentMethodAad } from '../../src/services/payment-method-sealer.js';
 import { openStore } from '../../src/store/database.js';
@@ -244,7 +245,7 @@ describe.each(storeKinds)('key rotation on a populated store while requests are 
     const stripeRow = await core.store.db.selectFrom('gateways').selectAll().where('token', '=', stripe.row.token).executeTakeFirstOrThrow();
     expect(blobKeyId(stripeRow.sealed_credentials!)).toBe(`d-${env}-2`);
     expect(await core.gateways.openCredentials(stripeRow)).toEqual({ login: stripeKey });
-    expect(await new GatewayService(core.store, fresh, systemClock).openCredentials(stripeRow)).toEqual({ login: stripeKey });
+    expect(await new GatewayService(core.store, fresh, systemClock, new DefinitionCache(core.store)).openCredentials(stripeRow)).toEqual({ login: stripeKey });
 
     // The old key stays: blobs sealed with v1 outside the tables still open.
     const keys = await core.store.db.selectFrom('wrapped_keys').select(['id', 'purpose']).where('environment_key', '=', env).orderBy('id').execute();
