@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,8 @@ export interface BenchTarget {
   env: Record<string, string>;
   init: InitCredentials;
   logFile: string;
+  /** Bearer token of the server's /metrics (on its API port), for the commit figures. */
+  metricsToken: string;
   /** Stops the server, drops its database and removes its data directory. */
   close(): Promise<void>;
 }
@@ -55,8 +58,11 @@ export async function startTarget(options: TargetOptions): Promise<BenchTarget> 
       if (options.postgresUrl === null) throw new Error('the postgres store needs COFFER_BENCH_DATABASE_URL');
       database = await createScratchDatabase(options.postgresUrl);
     }
+    const metricsToken = randomBytes(24).toString('base64url');
     const env: Record<string, string> = {
       COFFER_DATA_DIR: dataDir,
+      // Issue 12: the bench reads commit latency and batch size from the server's own metrics.
+      COFFER_METRICS_TOKEN: metricsToken,
       COFFER_MASTER_KEY: newMasterKey(),
       ...(database === null ? {} : { COFFER_DATABASE_URL: database.url }),
       // The fake gateway listens on loopback, which egress refuses unless the operator allows it.
@@ -71,7 +77,7 @@ export async function startTarget(options: TargetOptions): Promise<BenchTarget> 
     coffer = await startCoffer({ env, logFile, bin, ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }) });
     const tenant = await prepareTenant(coffer.url, init, live, options.sizes ?? { cards: 100, purchases: 100 });
     const started = coffer;
-    return { store: options.store, build: options.build, coffer: started, tenant, env, init, logFile, close: cleanup };
+    return { store: options.store, build: options.build, coffer: started, tenant, env, init, logFile, metricsToken, close: cleanup };
   } catch (error) {
     await cleanup();
     throw error;

@@ -15,6 +15,8 @@ function figuresRow(figures: Figures, ratio: string): string[] {
 }
 
 /** The human-readable report `npm run bench` prints. */
+const optional = (value: number | null, digits: number) => (value === null ? '-' : number(value, digits));
+
 export function formatReport(report: BenchReport): string {
   const s = report.settings;
   const lines = [
@@ -41,6 +43,16 @@ export function formatReport(report: BenchReport): string {
       ]);
     }
     lines.push(...columns(overhead));
+  }
+  const committed = report.scenarios.filter((scenario) => scenario.commits !== undefined && scenario.commits !== null && scenario.commits.commits > 0);
+  if (committed.length > 0) {
+    lines.push('', 'Store commits during each measured run (from the server\'s /metrics; on SQLite one commit is one group-commit fsync):');
+    const table = [['scenario', 'commits', 'transactions', 'mean batch', 'p99 batch', 'commit p50 ms', 'commit p99 ms']];
+    for (const scenario of committed) {
+      const c = scenario.commits as NonNullable<typeof scenario.commits>;
+      table.push([scenario.name, number(c.commits, 0), number(c.transactions, 0), optional(c.meanBatchSize, 2), optional(c.p99BatchSize, 0), optional(c.p50Ms, 3), optional(c.p99Ms, 3)]);
+    }
+    lines.push(...columns(table));
   }
   const rss = Object.entries(report.peak_rss_mb).map(([name, mb]) => `${name} ${mb === null ? 'n/a' : `${mb} MiB`}`);
   lines.push('', `Peak RSS: ${rss.join(', ')}`);

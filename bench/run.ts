@@ -4,6 +4,7 @@ import path from 'node:path';
 import { startTarget, type BenchTarget } from './bench-target.js';
 import { startHelper, type HelperServer } from './helper-process.js';
 import { runLoad } from './load-driver.js';
+import { commitStatsBetween, scrapeCommits, type CommitScrape } from './commit-metrics.js';
 import type { LoadJob } from './load-job.js';
 import { OptionsError, parseBenchOptions, USAGE, type BenchOptions } from './options.js';
 import { compareInProcess, formatAb } from './in-process-ab.js';
@@ -23,10 +24,22 @@ const RATE_LIMITS = '{"*":null}';
 
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
-/** One warm-up run (discarded), then the measured run. */
-async function measure(job: LoadJob, options: BenchOptions) {
+/** One warm-up run (discarded), then the measured run, with the store's commits made during it. */
+async function measure(job: LoadJob, options: BenchOptions, target?: BenchTarget) {
   await runLoad({ ...job, durationSeconds: options.warmupSeconds });
-  return runLoad(job);
+  const before = target === undefined ? null : await commitScrape(target);
+  const result = await runLoad(job);
+  const after = before === null || target === undefined ? null : await commitScrape(target);
+  return { result, commits: before === null || after === null ? null : commitStatsBetween(before, after) };
+}
+
+/** The server's commit histograms; null for a build that has no /metrics (an older --compare). */
+async function commitScrape(target: BenchTarget): Promise<CommitScrape | null> {
+  try {
+    return await scrapeCommits(`${target.coffer.url}/metrics`, target.metricsToken);
+  } catch {
+    return null;
+  }
 }
 
 interface Build {
@@ -62,8 +75,8 @@ async function benchStore(
         const scenario = cofferScenarios(target.coffer.url, target.tenant, context.shape, [id as ScenarioId])[0];
         if (scenario === undefined) continue;
         progress(`${target.build} ${store}: ${scenario.title}`);
-        const result = await measure(scenario.job, options);
-        results.push(scenarioFigures(result, { scenario: id, store, build: target.build, title: scenario.title, baselineRps: context.baseline.rps }));
+        const { result, commits } = await measure(scenario.job, options, target);
+        results.push({ ...scenarioFigures(result, { scenario: id, store, build: target.build, title: scenario.title, baselineRps: context.baseline.rps }), commits });
       }
     }
     for (const target of targets) context.rss[`${target.build === 'compare' ? 'compare ' : ''}coffer ${store}`] = target.coffer.peakRssMb();
@@ -99,12 +112,12 @@ async function main(): Promise<void> {
   const rss: Record<string, number | null> = {};
   try {
     progress('baseline: bare Fastify parsing the same JSON body');
-    const baseline = figuresOf('baseline: bare Fastify, same JSON body', await measure(baselineJob(baselineServer.url, shape), options));
+    const baseline = figuresOf('baseline: bare Fastify, same JSON body', (await measure(baselineJob(baselineServer.url, shape), options)).result);
     const gatewayAlone = options.only === undefined || options.only.includes('purchase_gateway_50ms');
     let fakeFigures: Figures | null = null;
     if (gatewayAlone) {
       progress('fake gateway alone (answers after 50 ms)');
-      fakeFigures = figuresOf('fake gateway alone (50 ms)', await measure(fakeGatewayJob(fake.url, shape), options));
+      fakeFigures = figuresOf('fake gateway alone (50 ms)', (await measure(fakeGatewayJob(fake.url, shape), options)).result);
     }
     const scenarios: ScenarioFigures[] = [];
     for (const store of stores) scenarios.push(...(await benchStore(store, options, { fake, logDir, shape, baseline, rss })));

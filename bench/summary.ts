@@ -1,3 +1,4 @@
+import type { CommitStats } from './commit-metrics.js';
 import type { LoadResult } from './load-job.js';
 import type { ScenarioId } from './scenarios.js';
 
@@ -24,6 +25,8 @@ export interface ScenarioFigures extends Figures {
   /** `current` (this checkout) or `compare` (the build given with --compare). */
   build: BuildLabel;
   ratio_to_baseline: number;
+  /** The store's commits during the measured run, from the server's /metrics (null: a build without them). */
+  commits?: CommitStats | null;
 }
 
 export type BuildLabel = 'current' | 'compare';

@@ -73,4 +73,14 @@ describe('bench report', () => {
     expect(text).toMatch(/sqlite: purchase, retained token, JSON\s+1,000\s+2\.35\s+9\.88\s+0\.067/);
     expect(text).toContain('Peak RSS: coffer sqlite 120 MiB, baseline n/a');
   });
+
+  it('prints the store commits of each measured run (issue 12): commits, batch sizes, commit latency', () => {
+    const withCommits: BenchReport = {
+      ...report,
+      scenarios: [{ ...purchase, commits: { commits: 400, transactions: 2000, meanMs: 0.3, p50Ms: 0.25, p99Ms: 1.5, meanBatchSize: 5, p99BatchSize: 10 } }],
+    };
+    const text = formatReport(withCommits);
+    expect(text).toMatch(/sqlite: purchase, retained token, JSON\s+400\s+2,000\s+5\.00\s+10\s+0\.250\s+1\.500/);
+    expect(formatReport(report)).not.toContain('Store commits');
+  });
 });
