@@ -9,6 +9,8 @@ import { WireList } from '../format/wire.js';
 import { sendWire } from '../reply.js';
 import { transactionView } from '../views/transaction.view.js';
 import { parseTransaction } from './transactions.schemas.js';
+import { parseRetry } from './retry.schemas.js';
+import type { AttemptChain, ChainOperation } from '../../services/routing/attempt-chain.js';
 
 type TokenParams = { Params: { token: string } };
 
@@ -23,15 +25,23 @@ async function sendResult(request: FastifyRequest, reply: FastifyReply, result: 
 }
 
 const DIRECT = ['purchase', 'authorize', 'verify', 'store', 'general_credit'] as const;
+const RETRYABLE: ReadonlySet<string> = new Set<ChainOperation>(['purchase', 'authorize', 'verify']);
 const REFERENCE = ['capture', 'credit'] as const;
 
 /** API.md §4 gateway transactions, reference transactions and transactions. */
-export function transactionRoutes(app: FastifyInstance, transactions: GatewayTransactionService, query: TransactionQueryService): void {
+export function transactionRoutes(app: FastifyInstance, transactions: GatewayTransactionService, query: TransactionQueryService, chain: AttemptChain): void {
   // An inline card enters the vault: it spends the same card-testing budgets as POST payment_methods.
   for (const operation of DIRECT) {
     app.post<TokenParams>(`/v1/gateways/:token/${operation}`, { config: { rateLimits: TOKENIZATION_LIMITS } }, async (request, reply) => {
-      const input = parseTransaction(fieldsOf(request, 'transaction'));
-      const result = await transactions.direct(callerOf(request).environment, request.params.token, operation, input);
+      const fields = fieldsOf(request, 'transaction');
+      const input = parseTransaction(fields);
+      const environment = callerOf(request).environment;
+      // Issue 18: purchase, authorize and verify may name backup gateways (`retry`).
+      const retry = RETRYABLE.has(operation) ? parseRetry(fields) : null;
+      const result =
+        retry === null
+          ? await transactions.direct(environment, request.params.token, operation, input)
+          : await chain.run({ environment, operation: operation as ChainOperation, gatewayTokens: [request.params.token, ...retry.backupGatewayTokens], input, retry: retry.policy, routing: null });
       return sendResult(request, reply, result, query);
     });
   }
