@@ -422,6 +422,34 @@ describe.each(storeKinds)('retry on backup gateways (%s)', (store) => {
     expect(row.sealed_cvv).toBeNull();
   });
 
+  it('failover latency: chains after a refused or 503 primary against purchases on the backup alone (logged, not asserted)', async () => {
+    const refusing = await createGateway({ gateway_type: 'checkout_v2', secret_key: 'sk_retry_e2e_refused_5' });
+    const unavailableToo = await createGateway({ gateway_type: 'd_local', login: 'latency-login', trans_key: 'latency-trans', secret_key: 'latency-secret' });
+    const card = await vault(CARDS.approve);
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+    const timed = async (primary: string, retry: Retry | null): Promise<number> => {
+      const started = performance.now();
+      const { status, t } = await purchase('json', primary, { payment_method_token: card }, retry);
+      const elapsed = performance.now() - started;
+      expect(status).toBe(200);
+      expect(t.gateway_token).toBe(gw.stripe);
+      return elapsed;
+    };
+    await timed(gw.stripe, null); // warm-up
+    const alone: number[] = [];
+    const refused: number[] = [];
+    const unavailableFirst: number[] = [];
+    // Four of each (a fifth consecutive fault would open the primaries' breakers).
+    for (let i = 0; i < 4; i += 1) {
+      alone.push(await timed(gw.stripe, null));
+      refused.push(await timed(refusing, { gateway_tokens: [gw.stripe], mode: 'outage_only' }));
+      unavailableFirst.push(await timed(unavailableToo, { gateway_tokens: [gw.stripe], mode: 'outage_only' }));
+    }
+    console.log(
+      `[retry-chain ${store}] median of 4: backup alone ${median(alone).toFixed(1)} ms; refused primary then backup ${median(refused).toFixed(1)} ms; 503 primary then backup ${median(unavailableFirst).toFixed(1)} ms`,
+    );
+  });
+
   it('authorize and verify take retry too', async () => {
     const card = await vault(CARDS.approve);
     // A refusing gateway of its own: the suite's has faulted often enough to open its breaker by now.
