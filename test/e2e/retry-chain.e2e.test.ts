@@ -382,14 +382,24 @@ describe.each(storeKinds)('retry on backup gateways (%s)', (store) => {
     expect(await paymentMethodCount()).toBe(methods);
   });
 
-  it('a backup that cannot take the chain is a 422 before anything is persisted (redacted, lacking the operation)', async () => {
+  it('a backup that cannot take the chain is a 422 before anything is persisted (redacted, lacking the operation, test gateway)', async () => {
     const redacted = await createGateway({ gateway_type: 'adyen', merchant_account: MERCHANT, api_key: ADYEN_KEY, sandbox: true });
     expect((await live.request('PUT', `/v1/gateways/${redacted}/redact.json`)).status).toBe(200);
+    const noVerify = await createGateway({ gateway_type: 'mercado_pago', access_token: 'retry-access-token' });
+    const testGateway = await createGateway({ gateway_type: 'test' });
     const card = await vault(CARDS.approve);
     const transactions = await transactionCount();
-    const { res } = await purchase('json', gw.stripe, { payment_method_token: card }, { gateway_tokens: [redacted] });
-    expect(res.status).toBe(422);
-    expect(res.json().errors[0]).toMatchObject({ key: 'errors.retry_gateway_invalid', attribute: 'retry.gateway_tokens' });
+    const cases: Array<[string, string, RegExp]> = [
+      ['purchase', redacted, /is redacted/],
+      ['verify', noVerify, /does not support verify/],
+      ['purchase', testGateway, /is a test gateway but the primary is not/],
+    ];
+    for (const [operation, backup, message] of cases) {
+      const res = await live.sendJson('POST', `/v1/gateways/${gw.stripe}/${operation}.json`, { transaction: { payment_method_token: card, amount: 100, currency_code: 'USD', retry: { gateway_tokens: [backup] } } });
+      expect(res.status, res.text).toBe(422);
+      expect(res.json().errors[0]).toMatchObject({ key: 'errors.retry_gateway_invalid', attribute: 'retry.gateway_tokens' });
+      expect(res.json().errors[0].message).toMatch(message);
+    }
     expect(await transactionCount()).toBe(transactions);
   });
 
