@@ -16,6 +16,8 @@ import { KeyRotationService } from './services/key-rotation.service.js';
 import { PaymentMethodSealer } from './services/payment-method-sealer.js';
 import { GatewayCaller } from './services/transactions/gateway-caller.js';
 import { GatewayTransactionService } from './services/transactions/gateway-transaction.service.js';
+import type { AttemptChain } from './services/routing/attempt-chain.js';
+import { RetryingTransactions } from './services/routing/retrying-transactions.js';
 import { TransactionQueryService } from './services/transactions/transaction-query.service.js';
 import { IdempotencyService } from './services/idempotency.service.js';
 import { GatewayHttpClient } from './gateways/kit/http-client.js';
@@ -56,6 +58,8 @@ export interface Core extends ReceiversCore, CallbacksCore {
   sweeper: CacheSweeper;
   keyRotation: KeyRotationService;
   transactions: GatewayTransactionService;
+  /** Issue 18: tries a transaction's gateways in turn (a request's `retry`, a workflow's backups). */
+  attemptChain: AttemptChain;
   transactionQuery: TransactionQueryService;
   idempotency: IdempotencyService;
   auth: AuthService;
@@ -121,6 +125,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const caller = new GatewayCaller(breaker, new InFlightLimiter(config.gateways.maxInFlight), { http, endpoints: config.gateways.endpoints }, config.gateways, clock, metrics);
     const reconciler = new Reconciler(store, gateways, caller, clock, { ...DEFAULT_RECONCILE, windowMs: config.reconcileWindowMinutes * 60_000, notFoundAfterMs: config.reconcileNotFoundAfterSeconds * 1000 });
     const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
+    const transactions = new GatewayTransactionService(store, gateways, paymentMethods, sealer, caller, clock);
     return {
       config,
       store,
@@ -132,7 +137,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
       paymentMethods,
       sweeper,
       keyRotation: new KeyRotationService(store, keyring),
-      transactions: new GatewayTransactionService(store, gateways, paymentMethods, sealer, caller, clock),
+      transactions,
+      attemptChain: new RetryingTransactions(gateways, transactions),
       transactionQuery,
       idempotency,
       browserTokenization: new BrowserTokenizationService(store, paymentMethods, certificates, clock, cache),

@@ -23,6 +23,7 @@ export interface PoolUse {
   idle: number;
   waiting: number;
 }
+import { retryChains } from './migrations/013-retry-chains.js';
 import { cacheGeneration } from './migrations/015-cache-generation.js';
 
 /** An open store: the typed query builder plus what the rest of the code needs to know about it. */
@@ -57,6 +58,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '010-card-capture': cardCapture(),
     '011-events-callbacks': eventsAndCallbacks(dialect),
     '012-portal-gaps': portalGaps(),
+    '013-retry-chains': retryChains(),
     '015-cache-generation': cacheGeneration(dialect),
   };
 }
