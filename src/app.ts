@@ -37,6 +37,11 @@ import { PortalSessionService } from './services/portal-sessions.service.js';
 import { PortalSecretBox } from './vault/portal-secret-box.js';
 import { registerPortal } from './portal/portal.plugin.js';
 import { migrateStore, openStore, type StoreHandle } from './store/database.js';
+import { WorkflowService } from './services/routing/workflow.service.js';
+import { RoutedTransactionService } from './services/routing/routed-transactions.js';
+import { SingleAttemptChain } from './services/routing/single-attempt-chain.js';
+import { SuccessRates } from './services/routing/success-rates.js';
+import { cryptoRandomInt } from './services/routing/split-draw.js';
 import { Keyring } from './vault/keyring.js';
 import { resolveMasterKey } from './vault/master-key.js';
 
@@ -70,6 +75,9 @@ export interface Core extends ReceiversCore, CallbacksCore {
   events: EventService;
   /** Settles unknown gateway results from the sweep (issue 17). */
   reconciler: Reconciler;
+  /** Routing workflows and the transactions they route (issue 18). */
+  workflows: WorkflowService;
+  routedTransactions: RoutedTransactionService;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
   close(): Promise<void>;
@@ -108,6 +116,9 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
       shared === null ? new MemoryRateLimiter() : new FallbackRateLimiter(new RedisRateLimiter(shared.redis), new MemoryRateLimiter(), shared.status);
     const caller = new GatewayCaller(breaker, new InFlightLimiter(config.gateways.maxInFlight), { http, endpoints: config.gateways.endpoints }, config.gateways, clock);
     const reconciler = new Reconciler(store, gateways, caller, clock, { ...DEFAULT_RECONCILE, windowMs: config.reconcileWindowMinutes * 60_000, notFoundAfterMs: config.reconcileNotFoundAfterSeconds * 1000 });
+    const transactions = new GatewayTransactionService(store, gateways, paymentMethods, sealer, caller, clock);
+    const workflows = new WorkflowService(store, clock);
+    const routedTransactions = new RoutedTransactionService(store, workflows, new SingleAttemptChain(transactions), new SuccessRates(clock), cryptoRandomInt, clock);
     const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
@@ -120,7 +131,9 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
       paymentMethods,
       sweeper,
       keyRotation: new KeyRotationService(store, keyring),
-      transactions: new GatewayTransactionService(store, gateways, paymentMethods, sealer, caller, clock),
+      transactions,
+      workflows,
+      routedTransactions,
       transactionQuery,
       idempotency,
       browserTokenization: new BrowserTokenizationService(store, paymentMethods, certificates, clock),

@@ -15,6 +15,7 @@ import { portal } from './migrations/009-portal.js';
 import { cardCapture } from './migrations/010-card-capture.js';
 import { eventsAndCallbacks } from './migrations/011-events-callbacks.js';
 import { portalGaps } from './migrations/012-portal-gaps.js';
+import { workflows } from './migrations/014-workflows.js';
 import { CofferSqliteDialect } from './sqlite-dialect.js';
 
 /** An open store: the typed query builder plus what the rest of the code needs to know about it. */
@@ -36,6 +37,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '010-card-capture': cardCapture(),
     '011-events-callbacks': eventsAndCallbacks(dialect),
     '012-portal-gaps': portalGaps(),
+    '014-workflows': workflows(dialect),
   };
 }
 
