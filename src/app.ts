@@ -14,6 +14,8 @@ import { KeyRotationService } from './services/key-rotation.service.js';
 import { PaymentMethodSealer } from './services/payment-method-sealer.js';
 import { GatewayCaller } from './services/transactions/gateway-caller.js';
 import { GatewayTransactionService } from './services/transactions/gateway-transaction.service.js';
+import type { AttemptChain } from './services/routing/attempt-chain.js';
+import { RetryingTransactions } from './services/routing/retrying-transactions.js';
 import { TransactionQueryService } from './services/transactions/transaction-query.service.js';
 import { IdempotencyService } from './services/idempotency.service.js';
 import { GatewayHttpClient } from './gateways/kit/http-client.js';
@@ -39,7 +41,6 @@ import { registerPortal } from './portal/portal.plugin.js';
 import { migrateStore, openStore, type StoreHandle } from './store/database.js';
 import { WorkflowService } from './services/routing/workflow.service.js';
 import { RoutedTransactionService } from './services/routing/routed-transactions.js';
-import { SingleAttemptChain } from './services/routing/single-attempt-chain.js';
 import { SuccessRates } from './services/routing/success-rates.js';
 import { cryptoRandomInt } from './services/routing/split-draw.js';
 import { Keyring } from './vault/keyring.js';
@@ -57,6 +58,8 @@ export interface Core extends ReceiversCore, CallbacksCore {
   sweeper: CacheSweeper;
   keyRotation: KeyRotationService;
   transactions: GatewayTransactionService;
+  /** Issue 18: tries a transaction's gateways in turn (a request's `retry`, a workflow's backups). */
+  attemptChain: AttemptChain;
   transactionQuery: TransactionQueryService;
   idempotency: IdempotencyService;
   auth: AuthService;
@@ -117,8 +120,9 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const caller = new GatewayCaller(breaker, new InFlightLimiter(config.gateways.maxInFlight), { http, endpoints: config.gateways.endpoints }, config.gateways, clock);
     const reconciler = new Reconciler(store, gateways, caller, clock, { ...DEFAULT_RECONCILE, windowMs: config.reconcileWindowMinutes * 60_000, notFoundAfterMs: config.reconcileNotFoundAfterSeconds * 1000 });
     const transactions = new GatewayTransactionService(store, gateways, paymentMethods, sealer, caller, clock);
+    const attemptChain = new RetryingTransactions(gateways, transactions);
     const workflows = new WorkflowService(store, clock);
-    const routedTransactions = new RoutedTransactionService(store, workflows, new SingleAttemptChain(transactions), new SuccessRates(clock), cryptoRandomInt, clock);
+    const routedTransactions = new RoutedTransactionService(store, workflows, attemptChain, new SuccessRates(clock), cryptoRandomInt, clock);
     const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
@@ -134,6 +138,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
       transactions,
       workflows,
       routedTransactions,
+      attemptChain,
       transactionQuery,
       idempotency,
       browserTokenization: new BrowserTokenizationService(store, paymentMethods, certificates, clock),

@@ -44,6 +44,8 @@ export const ERROR_STATUS = {
   'errors.idempotency_key_reused': 422,
   'errors.gateway_gateway_type_cannot_be_changed': 422,
   'errors.gateway_redacted': 422,
+  'errors.retry_gateway_not_found': 422,
+  'errors.retry_gateway_invalid': 422,
   'errors.invalid_receiver_type': 403,
   'errors.receiver_redacted': 422,
   'errors.url_not_allowed': 422,

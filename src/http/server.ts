@@ -10,6 +10,7 @@ import type { GatewayService } from '../services/gateway.service.js';
 import type { CertificateService } from '../services/certificate.service.js';
 import type { PaymentMethodService } from '../services/payment-method.service.js';
 import type { GatewayTransactionService } from '../services/transactions/gateway-transaction.service.js';
+import type { AttemptChain } from '../services/routing/attempt-chain.js';
 import type { TransactionQueryService } from '../services/transactions/transaction-query.service.js';
 import type { IdempotencyService } from '../services/idempotency.service.js';
 import { registerIdempotency } from './idempotency.js';
@@ -55,6 +56,8 @@ export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transacti
   certificates: CertificateService;
   paymentMethods: PaymentMethodService;
   transactions: GatewayTransactionService;
+  /** Issue 18: the gateway routes' `retry` runs through it. */
+  attemptChain: AttemptChain;
   transactionQuery: TransactionQueryService;
   idempotency: IdempotencyService;
   /** API.md §7 limits: the limiter, the rules and how the client address is found. */
@@ -164,7 +167,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     auditRoutes(routes, deps.audit);
     paymentMethodRoutes(routes, deps.paymentMethods, deps.transactionQuery, transparentRedirect(deps.browserTokenization, handleError));
     cardCaptureRoutes(routes, deps.browserTokenization);
-    transactionRoutes(routes, deps.transactions, deps.transactionQuery);
+    transactionRoutes(routes, deps.transactions, deps.transactionQuery, deps.attemptChain);
     eventRoutes(routes, deps.events);
     callbackRoutes(routes, deps);
     receiverRoutes(routes, deps);

@@ -15,6 +15,7 @@ import { portal } from './migrations/009-portal.js';
 import { cardCapture } from './migrations/010-card-capture.js';
 import { eventsAndCallbacks } from './migrations/011-events-callbacks.js';
 import { portalGaps } from './migrations/012-portal-gaps.js';
+import { retryChains } from './migrations/013-retry-chains.js';
 import { workflows } from './migrations/014-workflows.js';
 import { CofferSqliteDialect } from './sqlite-dialect.js';
 
@@ -37,6 +38,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '010-card-capture': cardCapture(),
     '011-events-callbacks': eventsAndCallbacks(dialect),
     '012-portal-gaps': portalGaps(),
+    '013-retry-chains': retryChains(),
     '014-workflows': workflows(dialect),
   };
 }

@@ -20,6 +20,8 @@ export const EVENT_TYPES = [
   'TransactionPending',
   'TransactionResultUnknown',
   'TransactionReconciled',
+  /** Issue 18: a retry chain moved on to a backup gateway; the event points at the new attempt. */
+  'TransactionFailedOver',
   'AddReceiver',
   'UpdateReceiver',
   'RedactReceiver',

@@ -118,6 +118,8 @@ export interface TransactionsTable {
   reconcile_next_at: Generated<string | null>;
   reconcile_attempts: Generated<number>;
   reconciled_at: Generated<string | null>;
+  /** Issue 18: the first attempt of the retry chain this transaction belongs to (itself for the first); null outside a chain. */
+  first_attempt_token: Generated<string | null>;
   /** Issue 18: the workflow decision that chose this transaction's gateway (JSON); null when not routed. */
   routed_by: Generated<string | null>;
 }

@@ -10,9 +10,13 @@ function withoutBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-/** A 5xx is the gateway's fault whatever its body says: nothing to map, counts for the breaker. */
+/**
+ * A 5xx is the gateway's fault whatever its body says: nothing to map, counts for the breaker. Only a
+ * 503 (Service Unavailable: the server did not handle the request, RFC 9110 §15.6.4) says the payment
+ * was not taken; a 500, 502 or 504 may come after the gateway acted on it (docs/routing-retry.md).
+ */
 export function faultOnServerError(gatewayName: string, response: OutboundResponse): void {
-  if (response.status >= 500) throw new GatewayFaultError(`${gatewayName} returned an error.`, `HTTP ${response.status}`);
+  if (response.status >= 500) throw new GatewayFaultError(`${gatewayName} returned an error.`, `HTTP ${response.status}`, response.status === 503);
 }
 
 /** The answer's body as a JSON object; anything else (HTML error page, empty, array) is a fault. */

@@ -120,13 +120,16 @@ export async function executeOperation(module: GatewayModule, request: GatewayRe
   try {
     return await handler({ request, http: channel });
   } catch (error) {
+    // A fault after an earlier request of this operation went out (Worldpay's capture, PayPal's
+    // order after its token) cannot prove the payment was not taken by that earlier request.
+    if (error instanceof GatewayFaultError && error.notTaken && channel.sent > 1) throw new GatewayFaultError(error.message, error.detail, false);
     if (error instanceof GatewayFaultError || error instanceof GatewayResultUnknownError) throw error;
     if (error instanceof GatewayInputError && channel.sent === 0) {
       channel.note(`[!!] not sent: ${error.message}`);
       return { ...blankResponse(false, error.message), errorCode: error.code };
     }
     const detail = error instanceof Error ? error.name : 'error';
-    if (channel.sent === 0) throw new GatewayFaultError(`${name} could not be called.`, `adapter ${detail}`);
+    if (channel.sent === 0) throw new GatewayFaultError(`${name} could not be called.`, `adapter ${detail}`, true);
     throw new GatewayResultUnknownError(`${name}'s answer could not be processed.`, `adapter ${detail}`);
   }
 }

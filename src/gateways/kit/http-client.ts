@@ -83,7 +83,7 @@ export class GatewayHttpClient {
       if (error instanceof GatewayFaultError) throw error;
       const code = errorCode(error);
       transcript.push({ text: `[!!] ${code} after ${Math.round(performance.now() - started)}ms` });
-      if (NOT_SENT.has(code)) throw new GatewayFaultError('Unable to connect to the gateway.', code);
+      if (NOT_SENT.has(code)) throw new GatewayFaultError('Unable to connect to the gateway.', code, true);
       if (error instanceof undiciErrors.RequestAbortedError || code === 'TimeoutError' || code === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
         throw new GatewayResultUnknownError('The gateway did not answer in time.', code);
       }
@@ -111,7 +111,7 @@ export class GatewayHttpClient {
       if (!(error instanceof EgressRefusedError) && !(error instanceof EgressLookupError)) throw error;
       const detail = error instanceof EgressRefusedError ? `egress refused (${error.reason})` : error.code;
       transcript.push({ text: `[!!] ${detail}` });
-      throw new GatewayFaultError('Unable to connect to the gateway.', detail);
+      throw new GatewayFaultError('Unable to connect to the gateway.', detail, true);
     } finally {
       clearTimeout(timer);
     }

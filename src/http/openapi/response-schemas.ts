@@ -152,7 +152,25 @@ export const transactionSchema = z
     deliver_time_ms: z.number().int().nullable().optional(),
     shipping_address: z.record(z.string(), nullableText).optional(),
     response: z.union([gatewayResponseSchema, z.object({ status: z.number().int(), headers: z.string(), body: z.string() })]).nullable().optional(),
-    api_urls: z.array(z.unknown()).optional(),
+    attempts: z
+      .array(
+        z.object({
+          token: z.string(),
+          state: z.string(),
+          succeeded: z.boolean(),
+          gateway_token: nullableText,
+          gateway_type: nullableText,
+          message_key: nullableText.optional(),
+          message: nullableText,
+          error_code: nullableText,
+          failover_reason: nullableText.describe('Why the chain moved on to this attempt; null on the first'),
+          skipped_gateways: z.array(z.object({ gateway_token: z.string(), reason: z.string() })),
+          created_at: timestamp,
+        }),
+      )
+      .optional()
+      .describe('Issue 18: every attempt of the retry chain this transaction belongs to, oldest first (only on chain members)'),
+    api_urls: z.array(z.unknown()).optional().describe('[{"failover_transaction":[url]}] on an attempt a retry chain moved on from'),
     attempt_3dsecure: z.boolean().optional().describe('This block only on 3-D Secure / offsite transactions'),
     three_ds_version: nullableText.optional(),
     three_ds_context: nullableText.optional(),

@@ -3,35 +3,48 @@ import { TOKENIZATION_LIMITS } from '../../limits/rate-limit-policy.js';
 import { parseListQuery } from '../../services/list-query.js';
 import type { GatewayTransactionService, TransactionResult } from '../../services/transactions/gateway-transaction.service.js';
 import type { TransactionPage, TransactionQueryService } from '../../services/transactions/transaction-query.service.js';
+import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import { callerOf } from '../auth.js';
 import { fieldsOf } from '../body.js';
 import { WireList } from '../format/wire.js';
 import { sendWire } from '../reply.js';
 import { transactionView } from '../views/transaction.view.js';
 import { parseTransaction } from './transactions.schemas.js';
+import { parseRetry } from './retry.schemas.js';
+import type { AttemptChain, ChainOperation } from '../../services/routing/attempt-chain.js';
 
 type TokenParams = { Params: { token: string } };
 
 function viewsOf(page: TransactionPage) {
   const lookup = (token: string | null) => (token === null ? null : (page.paymentMethods.get(token) ?? null));
-  return page.transactions.map((transaction) => transactionView(transaction, lookup));
+  const attemptsOf = (row: TransactionRow) => (row.first_attempt_token === null ? [] : (page.chains?.get(row.first_attempt_token) ?? []));
+  return page.transactions.map((transaction) => transactionView(transaction, lookup, attemptsOf));
 }
 
 async function sendResult(request: FastifyRequest, reply: FastifyReply, result: TransactionResult, query: TransactionQueryService): Promise<FastifyReply> {
-  const page = await query.withPaymentMethods(callerOf(request).environment, [result.transaction]);
+  const environment = callerOf(request).environment;
+  const page = await query.withChains(environment, await query.withPaymentMethods(environment, [result.transaction]));
   return sendWire(request, reply, result.status, 'transaction', viewsOf(page)[0] ?? {});
 }
 
 const DIRECT = ['purchase', 'authorize', 'verify', 'store', 'general_credit'] as const;
+const RETRYABLE: ReadonlySet<string> = new Set<ChainOperation>(['purchase', 'authorize', 'verify']);
 const REFERENCE = ['capture', 'credit'] as const;
 
 /** API.md §4 gateway transactions, reference transactions and transactions. */
-export function transactionRoutes(app: FastifyInstance, transactions: GatewayTransactionService, query: TransactionQueryService): void {
+export function transactionRoutes(app: FastifyInstance, transactions: GatewayTransactionService, query: TransactionQueryService, chain: AttemptChain): void {
   // An inline card enters the vault: it spends the same card-testing budgets as POST payment_methods.
   for (const operation of DIRECT) {
     app.post<TokenParams>(`/v1/gateways/:token/${operation}`, { config: { rateLimits: TOKENIZATION_LIMITS } }, async (request, reply) => {
-      const input = parseTransaction(fieldsOf(request, 'transaction'));
-      const result = await transactions.direct(callerOf(request).environment, request.params.token, operation, input);
+      const fields = fieldsOf(request, 'transaction');
+      const input = parseTransaction(fields);
+      const environment = callerOf(request).environment;
+      // Issue 18: purchase, authorize and verify may name backup gateways (`retry`).
+      const retry = RETRYABLE.has(operation) ? parseRetry(fields) : null;
+      const result =
+        retry === null
+          ? await transactions.direct(environment, request.params.token, operation, input)
+          : await chain.run({ environment, operation: operation as ChainOperation, gatewayTokens: [request.params.token, ...retry.backupGatewayTokens], input, retry: retry.policy, routing: null });
       return sendResult(request, reply, result, query);
     });
   }
@@ -59,21 +72,25 @@ export function transactionRoutes(app: FastifyInstance, transactions: GatewayTra
 
   app.get('/v1/transactions', { config: { rateLimits: ['transactions_list'] } }, async (request, reply) => {
     const params = request.query as Record<string, unknown>;
-    const page = await query.list(callerOf(request).environment, parseListQuery(params), { ...(typeof params.state === 'string' ? { state: params.state } : {}) });
+    const environment = callerOf(request).environment;
+    const page = await query.withChains(environment, await query.list(environment, parseListQuery(params), { ...(typeof params.state === 'string' ? { state: params.state } : {}) }));
     return sendWire(request, reply, 200, 'transactions', new WireList('transaction', viewsOf(page)));
   });
 
   app.get<TokenParams>('/v1/gateways/:token/transactions', async (request, reply) => {
     const params = request.query as Record<string, unknown>;
-    const page = await query.list(callerOf(request).environment, parseListQuery(params), {
+    const environment = callerOf(request).environment;
+    const listed = await query.list(environment, parseListQuery(params), {
       gatewayToken: request.params.token,
       ...(typeof params.state === 'string' ? { state: params.state } : {}),
     });
+    const page = await query.withChains(environment, listed);
     return sendWire(request, reply, 200, 'transactions', new WireList('transaction', viewsOf(page)));
   });
 
   app.get<TokenParams>('/v1/transactions/:token', async (request, reply) => {
-    const page = await query.show(callerOf(request).environment, request.params.token);
+    const environment = callerOf(request).environment;
+    const page = await query.withChains(environment, await query.show(environment, request.params.token));
     return sendWire(request, reply, 200, 'transaction', viewsOf(page)[0] ?? {});
   });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { TransactionInput } from '../../services/transactions/transaction-input.js';
 import { flag, freeForm as boundedFreeForm, parseInput, text } from '../validation.js';
 import { parseCreate } from './payment-methods.schemas.js';
+import { retrySchema } from './retry.schemas.js';
 
 const freeForm = z.unknown().optional();
 
@@ -28,6 +29,8 @@ export const transactionSchema = z.object({
   callback_format: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['xml', 'json']).optional()),
   stored_credential_initiator: text(20).pipe(z.enum(['merchant', 'cardholder']).optional()),
   stored_credential_reason_type: text(20).pipe(z.enum(['recurring', 'unscheduled', 'installment']).optional()),
+  /** Issue 18: backup gateways (purchase, authorize and verify only; see retry.schemas.ts). */
+  retry: retrySchema.optional(),
 });
 
 /** An absolute http(s) URL without credentials (the egress guard checks its host when it is used). */

@@ -9,6 +9,7 @@ import { leanTransactionHead } from './lean-transaction.js';
 import { vaultTransactionView } from './vault-transaction.view.js';
 import { receiverTransactionView } from './receiver-transaction.view.js';
 import { RECEIVER_TRANSACTION_TYPES } from '../../services/receivers/receiver-transaction-details.js';
+import { apiUrlsField, attemptsField, NO_ATTEMPTS, type AttemptsLookup } from './attempts.view.js';
 
 /** Payment methods a transaction view may nest, by token. */
 export type PaymentMethodLookup = (token: string | null) => PaymentMethodRow | null;
@@ -77,7 +78,8 @@ function paymentMethodAtStart(paymentMethod: PaymentMethodRow, details: GatewayT
  * `payment_method`, because the Ruby gem reads the first element of each name; and
  * `gateway_specific_fields` / `gateway_specific_response_fields` are always present.
  */
-export function gatewayTransactionView(row: TransactionRow, details: GatewayTransactionDetails, lookup: PaymentMethodLookup): WireObject {
+export function gatewayTransactionView(row: TransactionRow, details: GatewayTransactionDetails, lookup: PaymentMethodLookup, attemptsOf: AttemptsLookup = NO_ATTEMPTS): WireObject {
+  const attempts = attemptsOf(row);
   const view: WireObject = {
     on_test_gateway: details.on_test_gateway,
     created_at: storedDate(row.created_at),
@@ -114,7 +116,10 @@ export function gatewayTransactionView(row: TransactionRow, details: GatewayTran
   if (row.transaction_type === 'Store') view.third_party_token = details.third_party_token ?? null;
   view.shipping_address = { ...details.shipping_address };
   view.response = responseView(details);
-  view.api_urls = new WireList('api_url', []);
+  // Issue 18: a retry chain's attempts, each naming its gateway; the answer says which one settled it.
+  const attemptList = attemptsField(attempts);
+  if (attemptList !== undefined) view.attempts = attemptList;
+  view.api_urls = apiUrlsField(row, attempts);
   Object.assign(view, secureAndOffsiteFields(details));
   const paymentMethod = lookup(row.payment_method_token);
   if (details.payment_method_errors !== undefined) view.payment_method = invalidPaymentMethodView(details);
@@ -129,9 +134,9 @@ export function gatewayTransactionView(row: TransactionRow, details: GatewayTran
 }
 
 /** Any transaction: gateway transactions in full, the vault's own lean, RedactGateway by its own view. */
-export function transactionView(row: TransactionRow, lookup: PaymentMethodLookup): WireObject {
+export function transactionView(row: TransactionRow, lookup: PaymentMethodLookup, attemptsOf: AttemptsLookup = NO_ATTEMPTS): WireObject {
   const details = detailsOf(row);
-  if (GATEWAY_TRANSACTION_TYPES.has(row.transaction_type) && details !== null) return gatewayTransactionView(row, details, lookup);
+  if (GATEWAY_TRANSACTION_TYPES.has(row.transaction_type) && details !== null) return gatewayTransactionView(row, details, lookup, attemptsOf);
   const paymentMethod = lookup(row.payment_method_token);
   if (RECEIVER_TRANSACTION_TYPES.has(row.transaction_type)) return receiverTransactionView(row, paymentMethod);
   if (paymentMethod !== null) return vaultTransactionView(row, paymentMethod);

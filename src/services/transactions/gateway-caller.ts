@@ -19,7 +19,7 @@ export interface AdapterContext {
 /** The result of one call: an answer (success, decline or pending), a fault, or an unknown outcome. */
 export type CallOutcome =
   | { kind: 'answered'; response: GatewayResponse; latencyMs: number }
-  | { kind: 'fault'; message: string; detail: string; latencyMs: number }
+  | { kind: 'fault'; message: string; detail: string; latencyMs: number; /** The payment provably was not taken (GatewayFaultError.notTaken). */ notTaken: boolean }
   | { kind: 'unknown'; message: string; detail: string; latencyMs: number };
 
 /** A slot to call one gateway: taken before the pending transaction is written, released after the call. */
@@ -132,7 +132,7 @@ export class GatewayCaller {
   private async callUnscrubbed(permit: CallPermit, gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<CallOutcome> {
     permit.reported = true;
     const module = findGatewayModule(gateway.gateway_type);
-    if (module === undefined) return { kind: 'fault', message: 'This gateway type cannot transact yet.', detail: gateway.gateway_type, latencyMs: 0 };
+    if (module === undefined) return { kind: 'fault', message: 'This gateway type cannot transact yet.', detail: gateway.gateway_type, latencyMs: 0, notTaken: true };
     const settings = { http: this.context.http, override: this.context.endpoints[gateway.gateway_type], timeoutMs: this.timeoutMs(gateway) };
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
@@ -143,8 +143,8 @@ export class GatewayCaller {
     } catch (error) {
       if (error instanceof GatewayResultUnknownError || error instanceof GatewayFaultError) {
         await this.breaker.recordFailure(gateway.token, this.clock.now().getTime());
-        const kind = error instanceof GatewayResultUnknownError ? 'unknown' : 'fault';
-        return { kind, message: error.message, detail: error.detail, latencyMs: elapsed() };
+        if (error instanceof GatewayResultUnknownError) return { kind: 'unknown', message: error.message, detail: error.detail, latencyMs: elapsed() };
+        return { kind: 'fault', message: error.message, detail: error.detail, latencyMs: elapsed(), notTaken: error.notTaken };
       }
       throw error;
     }

@@ -2,7 +2,7 @@ import { AppError, MESSAGES } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import { Secret } from '../../domain/secret.js';
 import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
-import type { GatewayOperation, GatewayRequest, StoredCredential, TranscriptEntry } from '../../gateways/kit/index.js';
+import type { AdapterPaymentMethod, GatewayOperation, GatewayRequest, StoredCredential, TranscriptEntry } from '../../gateways/kit/index.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
@@ -11,12 +11,12 @@ import type { TransactionRow } from '../../store/repositories/transactions.repo.
 import type { GatewayRecord, GatewayService } from '../gateway.service.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import type { PaymentMethodService } from '../payment-method.service.js';
-import type { CallPermit, GatewayCaller } from './gateway-caller.js';
+import type { CallOutcome, CallPermit, GatewayCaller } from './gateway-caller.js';
 import { newTransactionRow } from '../transaction-records.js';
 import { finishTransaction, refusedTransaction, type Refusal, type TransactionEffects } from './transaction-outcome.js';
 import { parseDetails } from '../payment-method-records.js';
 import { callDeadline } from './abandoned-calls.js';
-import { EMPTY_SHIPPING_ADDRESS, detailsOf, type GatewayTransactionDetails } from './transaction-details.js';
+import { EMPTY_SHIPPING_ADDRESS, detailsOf, type FailoverNote, type GatewayTransactionDetails } from './transaction-details.js';
 import type { TransactionInput } from './transaction-input.js';
 import { checkAmount, checkCurrency, checkReference, checkVoidable, referenceNotFound, remainingAmount, requireAbility, transactionNotFound, TRANSACTION_TYPE } from './transaction-rules.js';
 
@@ -26,7 +26,43 @@ export interface TransactionResult {
   status: number;
 }
 
-type DirectOperation = 'purchase' | 'authorize' | 'verify' | 'store' | 'general_credit';
+export type DirectOperation = 'purchase' | 'authorize' | 'verify' | 'store' | 'general_credit';
+
+/** A direct transaction checked, with its payment method resolved: what each attempt sends. */
+export interface DirectPlan {
+  environment: EnvironmentRow;
+  operation: DirectOperation;
+  input: TransactionInput;
+  /** The transaction type recorded (Purchase, OffsitePurchase, …). */
+  type: string;
+  paymentMethod: PaymentMethodRow;
+  /** The payment method was vaulted from an inline card by this transaction. */
+  added: boolean;
+}
+
+/** How an attempt relates to a retry chain (issue 18). */
+export interface AttemptLink {
+  /** Part of a retry chain: the record names the chain's first attempt. */
+  chained: boolean;
+  /** The chain's first recorded attempt; null when this attempt is the first. */
+  firstAttemptToken: string | null;
+  /** The card (CVV included) opened by an earlier attempt; null opens and consumes the stored one. */
+  heldCard: AdapterPaymentMethod | null;
+  /** Hand the opened card back, for a later attempt. */
+  keepCard: boolean;
+  /** Why the chain moved on to this attempt; null for the first. */
+  failover: FailoverNote | null;
+}
+
+/** A plain transaction: one attempt, nothing kept. */
+export const SINGLE_ATTEMPT: AttemptLink = { chained: false, firstAttemptToken: null, heldCard: null, keepCard: false, failover: null };
+
+/** One attempt's record, what the gateway call came to (null: refused before any call), and the card when kept. */
+export interface AttemptResult {
+  result: TransactionResult;
+  outcome: CallOutcome | null;
+  card: AdapterPaymentMethod | null;
+}
 type ReferenceOperation = 'capture' | 'void' | 'credit';
 
 const NEEDS_AMOUNT: Record<DirectOperation, boolean> = { purchase: true, authorize: true, general_credit: true, verify: false, store: false };
@@ -86,8 +122,18 @@ export class GatewayTransactionService {
   async direct(environment: EnvironmentRow, gatewayToken: string, operation: DirectOperation, input: TransactionInput): Promise<TransactionResult> {
     // Spreedly resolves the payment method before the gateway: an unknown token is a 422 even
     // when the gateway is unknown too (issue 14 §1.1). Inline cards are vaulted only after the checks.
-    if (input.paymentMethodToken !== undefined) await this.findPaymentMethod(environment, input.paymentMethodToken);
+    await this.checkPaymentMethodToken(environment, input);
     const gateway = await this.gateways.show(environment, gatewayToken);
+    const planned = await this.planDirect(environment, gateway, operation, input);
+    if ('refused' in planned) return planned.refused;
+    return (await this.attemptDirect(planned.plan, gateway, SINGLE_ATTEMPT)).result;
+  }
+
+  /**
+   * Every check of a direct transaction on its (first) gateway, and its payment method resolved
+   * (an inline card vaulted): a plan the gateways can then be tried with, or the refusal recorded.
+   */
+  async planDirect(environment: EnvironmentRow, gateway: GatewayRecord, operation: DirectOperation, input: TransactionInput): Promise<{ plan: DirectPlan } | { refused: TransactionResult }> {
     const type = TRANSACTION_TYPE[operation];
     const base = this.baseDetails(gateway, input);
     requireAbility(gateway.definition, operation);
@@ -96,58 +142,88 @@ export class GatewayTransactionService {
     const resolved = await this.resolvePaymentMethod(environment, input);
     const common = { environment, gateway, type, details: { ...base, payment_method_added: resolved.added }, amount: input.amount ?? null, currency: input.currencyCode ?? null, callback: callbackOf(input) };
     if ('invalid' in resolved) {
-      return this.refuse({ ...common, paymentMethod: null, details: { ...common.details, payment_method_errors: resolved.invalid } }, {
+      const refused = await this.refuse({ ...common, paymentMethod: null, details: { ...common.details, payment_method_errors: resolved.invalid } }, {
         messageKey: 'messages.payment_method_invalid',
         message: 'The payment method is invalid.',
       });
+      return { refused };
     }
     const paymentMethod = resolved.paymentMethod;
-    common.details = { ...common.details, payment_method_storage_state: paymentMethod.storage_state };
     // A test offsite method (sprel) makes the purchase or authorization an offsite one.
-    if (paymentMethod.payment_method_type === 'sprel' && (operation === 'purchase' || operation === 'authorize')) common.type = OFFSITE_TYPE[operation];
-    if (gateway.row.state === 'redacted') return this.refuse({ ...common, paymentMethod }, REDACTED_GATEWAY);
+    const offsite = paymentMethod.payment_method_type === 'sprel' && (operation === 'purchase' || operation === 'authorize');
+    const plan: DirectPlan = { environment, operation, input, type: offsite ? OFFSITE_TYPE[operation] : type, paymentMethod, added: resolved.added };
+    if (gateway.row.state === 'redacted') return { refused: await this.refuse(this.attemptArgs(plan, gateway), REDACTED_GATEWAY) };
     if (gateway.definition.test !== (paymentMethod.test === 1)) {
       const message =
         environment.production !== 1 ? MESSAGES.notActivated(environment.key) : gateway.definition.test ? MESSAGES.testGatewayNeedsTestCard : MESSAGES.productionGatewayNeedsRealCard;
       throw new AppError({ key: 'errors.account_inactive', message });
     }
     const refusal = STATE_REFUSALS[paymentMethod.storage_state];
-    if (refusal !== undefined) return this.refuse({ ...common, paymentMethod }, refusal);
+    if (refusal !== undefined) return { refused: await this.refuse(this.attemptArgs(plan, gateway), refusal) };
+    return { plan };
+  }
 
+  /**
+   * One attempt of a planned direct transaction on `gateway`. The breaker or the in-flight cap may
+   * refuse it (AppError 503, nothing persisted). The first attempt consumes the stored CVV (and a
+   * single-use method) as it commits its `processing` record; a later attempt of a retry chain
+   * (issue 18) sends the card opened by the first, CVV included, and consumes nothing again.
+   */
+  async attemptDirect(plan: DirectPlan, gateway: GatewayRecord, link: AttemptLink): Promise<AttemptResult> {
+    const { environment, operation, input, paymentMethod } = plan;
+    const args = this.attemptArgs(plan, gateway, link.failover);
     const permit = await this.caller.permit(gateway.row, gateway.definition);
     try {
-      const opened = await this.sealer.open(paymentMethod);
-      if (opened === null) return await this.refuse({ ...common, paymentMethod }, STATE_REFUSALS.redacted as Refusal);
+      const opened = link.heldCard ?? (await this.sealer.open(paymentMethod));
+      if (opened === null) return { result: await this.refuse(args, STATE_REFUSALS.redacted as Refusal), outcome: null, card: null };
       const token = randomToken(TOKEN_LENGTH.item);
       const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway.row));
-      const started = await inTransaction(this.store, async (repos): Promise<{ processing: TransactionRow } | { refusal: Refusal }> => {
-        await repos.locks.serialize(`payment_method:${paymentMethod.token}`);
-        // The CVV goes to this (first) transaction only; a single-use method is used from now on.
-        // The write is conditional on a usable state: a redact, use or close that came first refuses this one.
-        const consumed = await repos.paymentMethods.updateIfStateReturning(environment.key, paymentMethod.token, ['cached', 'retained'], {
-          sealed_cvv: null,
-          cvv_length: null,
-          cvv_expires_at: null,
-          ...(paymentMethod.single_use === 1 ? { storage_state: 'used' } : {}),
-          updated_at: this.clock.now().toISOString(),
-        });
-        if (consumed === undefined) {
-          const current = await repos.paymentMethods.find(environment.key, paymentMethod.token);
-          return { refusal: (current === undefined ? undefined : STATE_REFUSALS[current.storage_state]) ?? (STATE_REFUSALS.redacted as Refusal) };
-        }
-        return { processing: await repos.transactions.insertReturning(this.processingRow(token, { ...common, paymentMethod }, null, deadline)) };
-      });
-      if ('refusal' in started) return await this.refuse({ ...common, paymentMethod }, started.refusal);
+      const chain = link.chained ? { first_attempt_token: link.firstAttemptToken ?? token } : {};
+      const row = { ...this.processingRow(token, args, null, deadline), ...chain };
+      const failedOver = link.failover !== null;
+      const started =
+        link.heldCard !== null
+          ? { processing: await this.repos.transactions.insertReturning(row, failedOver) }
+          : await inTransaction(this.store, async (repos): Promise<{ processing: TransactionRow } | { refusal: Refusal }> => {
+              await repos.locks.serialize(`payment_method:${paymentMethod.token}`);
+              // The CVV goes to this (first) transaction only; a single-use method is used from now on.
+              // The write is conditional on a usable state: a redact, use or close that came first refuses this one.
+              const consumed = await repos.paymentMethods.updateIfStateReturning(environment.key, paymentMethod.token, ['cached', 'retained'], {
+                sealed_cvv: null,
+                cvv_length: null,
+                cvv_expires_at: null,
+                ...(paymentMethod.single_use === 1 ? { storage_state: 'used' } : {}),
+                updated_at: this.clock.now().toISOString(),
+              });
+              if (consumed === undefined) {
+                const current = await repos.paymentMethods.find(environment.key, paymentMethod.token);
+                return { refusal: (current === undefined ? undefined : STATE_REFUSALS[current.storage_state]) ?? (STATE_REFUSALS.redacted as Refusal) };
+              }
+              return { processing: await repos.transactions.insertReturning(row, failedOver) };
+            });
+      if ('refusal' in started) return { result: await this.refuse(args, started.refusal), outcome: null, card: null };
       const storedCredential = storedCredentialFor(operation, input, paymentMethod);
       const request = { ...this.request(operation, token, gateway, input, opened, null), storedCredential };
-      return await this.callAndFinish(permit, environment, gateway, started.processing, request, {
+      const finished = await this.callAndFinish(permit, environment, gateway, started.processing, request, {
         retainOnSuccess: input.retainOnSuccess,
         paymentMethod,
         keepNetworkTransactionId: storedCredential?.initiator === 'cardholder',
       });
+      return { ...finished, card: link.keepCard ? opened : null };
     } finally {
       permit.release();
     }
+  }
+
+  /** The record arguments of an attempt of `plan` on `gateway` (details as of that gateway). */
+  private attemptArgs(plan: DirectPlan, gateway: GatewayRecord, failover: FailoverNote | null = null) {
+    const details: GatewayTransactionDetails = {
+      ...this.baseDetails(gateway, plan.input),
+      payment_method_added: plan.added,
+      payment_method_storage_state: plan.paymentMethod.storage_state,
+      ...(failover === null ? {} : { failover }),
+    };
+    return { environment: plan.environment, gateway, type: plan.type, paymentMethod: plan.paymentMethod, details, amount: plan.input.amount ?? null, currency: plan.input.currencyCode ?? null, callback: callbackOf(plan.input) };
   }
 
   /** capture, void, credit of the transaction `referenceToken`. */
@@ -202,7 +278,7 @@ export class GatewayTransactionService {
         transactionType: reference.transaction_type,
         amount: reference.amount,
       });
-      return await this.callAndFinish(permit, environment, gateway, processing, request, { retainOnSuccess: false, paymentMethod, keepNetworkTransactionId: false });
+      return (await this.callAndFinish(permit, environment, gateway, processing, request, { retainOnSuccess: false, paymentMethod, keepNetworkTransactionId: false })).result;
     } finally {
       permit.release();
     }
@@ -237,11 +313,12 @@ export class GatewayTransactionService {
         null,
         { gatewayTransactionId: details?.gateway_transaction_id ?? null, transactionType: row.transaction_type, amount: row.amount, context: details?.three_ds_context ?? null },
       );
-      return await this.callAndFinish(permit, environment, gateway, claimed, request, {
+      const finished = await this.callAndFinish(permit, environment, gateway, claimed, request, {
         retainOnSuccess: details?.retain_on_success === true,
         paymentMethod,
         keepNetworkTransactionId: details?.stored_credential_initiator === 'cardholder' && details.stored_credential_reason_type !== null && details.stored_credential_reason_type !== undefined,
       });
+      return finished.result;
     } finally {
       permit.release();
     }
@@ -254,7 +331,7 @@ export class GatewayTransactionService {
     processing: TransactionRow,
     request: GatewayRequest,
     effects: TransactionEffects,
-  ): Promise<TransactionResult> {
+  ): Promise<{ result: TransactionResult; outcome: CallOutcome }> {
     const transcript: TranscriptEntry[] = [];
     const credentials = await this.gateways.openCredentials(gateway.row);
     request.credentials = Object.fromEntries(Object.entries(credentials).map(([name, value]) => [name, new Secret(value)]));
@@ -262,7 +339,7 @@ export class GatewayTransactionService {
     // scrubber is told the card of the payment method they concern (issue 11 §4).
     const card = request.paymentMethod === null && effects.paymentMethod !== null ? await this.sealer.open(effects.paymentMethod) : null;
     const outcome = await this.caller.call(permit, gateway.row, request, transcript, card);
-    return finishTransaction(this.store, this.clock, environment, processing, outcome, transcript, effects);
+    return { result: await finishTransaction(this.store, this.clock, environment, processing, outcome, transcript, effects), outcome };
   }
 
   private request(
@@ -352,6 +429,11 @@ export class GatewayTransactionService {
     refusal: Refusal,
   ): Promise<TransactionResult> {
     return refusedTransaction(this.store, this.processingRow(randomToken(TOKEN_LENGTH.item), args, args.referenceToken ?? null), refusal);
+  }
+
+  /** Spreedly's first check of a direct transaction: a `payment_method_token` that names nothing is a 422. */
+  async checkPaymentMethodToken(environment: EnvironmentRow, input: TransactionInput): Promise<void> {
+    if (input.paymentMethodToken !== undefined) await this.findPaymentMethod(environment, input.paymentMethodToken);
   }
 
   /** The payment method named in a body; unknown is a 422 (not the path's 404), as Spreedly answers it. */

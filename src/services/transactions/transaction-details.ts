@@ -66,6 +66,19 @@ export interface GatewayTransactionDetails {
   basis_payment_method_token?: string | null;
   /** While `processing`: when the gateway call has certainly ended (see abandoned-calls.ts). */
   call_deadline?: string | null;
+  /** Issue 18: on an attempt a retry chain moved on to, why it did. */
+  failover?: FailoverNote;
+}
+
+/** Issue 18: why a retry chain moved on to the attempt that records it. */
+export interface FailoverNote {
+  /** The attempt that came before (null when the gateways before were skipped without a call). */
+  from_transaction_token: string | null;
+  from_gateway_token: string;
+  /** One sentence: "connection refused (ECONNREFUSED)", "soft decline: processing_error". */
+  reason: string;
+  /** Gateways passed over without a call (breaker open, busy), oldest first. */
+  skipped: Array<{ gateway_token: string; reason: string }>;
 }
 
 export const EMPTY_SHIPPING_ADDRESS: ShippingAddress = {

@@ -15,6 +15,8 @@ import { transactionNotFound } from './transaction-rules.js';
 export interface TransactionPage {
   transactions: TransactionRow[];
   paymentMethods: Map<string, PaymentMethodRow>;
+  /** Issue 18: the attempts of the retry chains on the page, by first attempt token, oldest first. */
+  chains?: Map<string, TransactionRow[]>;
 }
 
 const STATES = ['succeeded', 'failed', 'gateway_processing_failed', 'gateway_processing_result_unknown', 'pending', 'processing'];
@@ -95,6 +97,17 @@ export class TransactionQueryService {
     if (!isAbandoned(row, now)) return row;
     const settled = await this.repos.transactions.updateIfState(row.environment_key, row.token, 'processing', abandonedPatch(row, now));
     return settled ?? (await this.repos.transactions.find(row.environment_key, row.token)) ?? row;
+  }
+
+  /** The page with the attempts of its retry chains (issue 18), in one query; none when no row is in a chain. */
+  async withChains(environment: EnvironmentRow, page: TransactionPage): Promise<TransactionPage> {
+    const firsts = [...new Set(page.transactions.map((row) => row.first_attempt_token).filter((token): token is string => token !== null))];
+    const chains = new Map<string, TransactionRow[]>();
+    for (const attempt of await this.repos.transactions.attemptsOf(environment.key, firsts)) {
+      const first = attempt.first_attempt_token as string;
+      chains.set(first, [...(chains.get(first) ?? []), attempt]);
+    }
+    return { ...page, chains };
   }
 
   private async paymentMethodsOf(environment: EnvironmentRow, transactions: TransactionRow[]): Promise<Map<string, PaymentMethodRow>> {

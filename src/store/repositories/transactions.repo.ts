@@ -53,12 +53,29 @@ export class TransactionsRepo {
     await this.insertReturning(row);
   }
 
-  /** Inserts and returns the stored row (with its `seq`) in one statement, with its events. */
-  insertReturning(row: Insertable<TransactionsTable>): Promise<TransactionRow> {
+  /**
+   * Inserts and returns the stored row (with its `seq`) in one statement, with its events.
+   * `failedOver`: the row is an attempt a retry chain moved on to (issue 18), which records
+   * TransactionFailedOver after TransactionCreated.
+   */
+  insertReturning(row: Insertable<TransactionsTable>, failedOver = false): Promise<TransactionRow> {
+    const failover: Change[] = failedOver ? [{ environmentKey: row.environment_key, eventType: 'TransactionFailedOver', objectType: 'transaction', objectKey: row.token, at: row.created_at }] : [];
     return journaled(this.db, async (db) => ({
       result: await db.insertInto('transactions').values(withOrderId(row)).returningAll().executeTakeFirstOrThrow(),
-      changes: creationChanges(row),
+      changes: [...creationChanges(row).slice(0, 1), ...failover, ...creationChanges(row).slice(1)],
     }));
+  }
+
+  /** Issue 18: the attempts of the retry chains that began with `firstTokens`, oldest first. */
+  attemptsOf(environmentKey: string, firstTokens: readonly string[]): Promise<TransactionRow[]> {
+    if (firstTokens.length === 0) return Promise.resolve([]);
+    return this.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('environment_key', '=', environmentKey)
+      .where('first_attempt_token', 'in', [...firstTokens])
+      .orderBy('seq')
+      .execute();
   }
 
   /**

@@ -1,0 +1,48 @@
+import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+import { detailsOf } from '../../services/transactions/transaction-details.js';
+import { WireList, WireMessage, type Wire, type WireObject } from '../format/wire.js';
+import { storedDate } from './time.js';
+
+/** The attempts of the retry chain a transaction belongs to, oldest first; empty outside a chain. */
+export type AttemptsLookup = (row: TransactionRow) => TransactionRow[];
+
+export const NO_ATTEMPTS: AttemptsLookup = () => [];
+
+/** Where a transaction is shown (relative to the API's origin: Coffer does not know the name it is reached by). */
+function transactionUrl(token: string): string {
+  return `/v1/transactions/${token}`;
+}
+
+/** One attempt of a retry chain as the `attempts` list shows it (issue 18). */
+function attemptView(row: TransactionRow): WireObject {
+  const details = detailsOf(row);
+  const failover = details?.failover;
+  return {
+    token: row.token,
+    state: row.state,
+    succeeded: row.succeeded === 1,
+    gateway_token: row.gateway_token,
+    gateway_type: details?.gateway_type ?? null,
+    message: new WireMessage(row.message_key, row.message),
+    error_code: details?.response?.error_code ?? null,
+    // Why the chain came to this attempt (null on the first).
+    failover_reason: failover?.reason ?? null,
+    skipped_gateways: new WireList('skipped_gateway', (failover?.skipped ?? []).map((skip) => ({ gateway_token: skip.gateway_token, reason: skip.reason }))),
+    created_at: storedDate(row.created_at),
+  };
+}
+
+/** `attempts` of a chain member; undefined outside a chain (the field is then left out). */
+export function attemptsField(attempts: TransactionRow[]): Wire | undefined {
+  return attempts.length === 0 ? undefined : new WireList('attempt', attempts.map(attemptView));
+}
+
+/**
+ * Spreedly's `api_urls`: on an attempt a chain moved on from, `failover_transaction` names the
+ * attempt that came next (JSON `[{"failover_transaction":["/v1/transactions/<t>"]}]`); empty otherwise.
+ */
+export function apiUrlsField(row: TransactionRow, attempts: TransactionRow[]): WireList {
+  const index = attempts.findIndex((attempt) => attempt.token === row.token);
+  const next = index === -1 ? undefined : attempts[index + 1];
+  return new WireList('api_url', next === undefined ? [] : [{ failover_transaction: new WireList('url', [transactionUrl(next.token)]) }]);
+}

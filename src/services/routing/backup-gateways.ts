@@ -1,0 +1,46 @@
+import { AppError } from '../../domain/errors.js';
+import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
+import type { GatewayRecord, GatewayService } from '../gateway.service.js';
+import { requireAbility } from '../transactions/transaction-rules.js';
+import type { ChainOperation } from './attempt-chain.js';
+
+const ATTRIBUTE = 'retry.gateway_tokens';
+
+/**
+ * The backup gateways of a retry chain, checked before anything is persisted (issue 18): each
+ * must exist, appear once (the primary included), not be redacted, support the operation, and be
+ * a test gateway exactly when the primary is (the same card goes to all of them).
+ */
+export async function checkedBackups(gateways: GatewayService, environment: EnvironmentRow, primary: GatewayRecord, tokens: readonly string[], operation: ChainOperation): Promise<GatewayRecord[]> {
+  const seen = new Set([primary.row.token]);
+  const backups: GatewayRecord[] = [];
+  for (const token of tokens) {
+    if (seen.has(token)) throw new AppError({ key: 'errors.invalid', attribute: ATTRIBUTE, message: `Gateway ${token} appears more than once in the retry chain.` });
+    seen.add(token);
+    const backup = await showBackup(gateways, environment, token);
+    if (backup.row.state === 'redacted') throw invalid(token, 'is redacted');
+    if (backup.definition.test !== primary.definition.test) throw invalid(token, primary.definition.test ? 'is not a test gateway like the primary' : 'is a test gateway but the primary is not');
+    try {
+      requireAbility(backup.definition, operation);
+    } catch {
+      throw invalid(token, `does not support ${operation}`);
+    }
+    backups.push(backup);
+  }
+  return backups;
+}
+
+async function showBackup(gateways: GatewayService, environment: EnvironmentRow, token: string): Promise<GatewayRecord> {
+  try {
+    return await gateways.show(environment, token);
+  } catch (error) {
+    if (error instanceof AppError && error.status === 404) {
+      throw new AppError({ key: 'errors.retry_gateway_not_found', attribute: ATTRIBUTE, message: `Unable to find the retry gateway ${token}.` });
+    }
+    throw error;
+  }
+}
+
+function invalid(token: string, why: string): AppError {
+  return new AppError({ key: 'errors.retry_gateway_invalid', attribute: ATTRIBUTE, message: `The retry gateway ${token} ${why}.` });
+}
