@@ -19,6 +19,8 @@ const ADYEN_KEY = 'AQE-routing-api-key-0001';
 export const VISA = '4242424242424242';
 export const MASTER = '5200828282828210';
 export const AMEX = '378734493671000';
+/** Declined by the fake Stripe (generic_decline, a hard decline). */
+export const STRIPE_DECLINE = '4000000000000002';
 
 export interface RoutingE2e {
   server: TestServer;

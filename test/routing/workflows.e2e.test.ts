@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorKeys, plain, toXml, type Format } from '../helpers/gateway-e2e.js';
 import { storeKinds } from '../helpers/postgres.js';
-import { AMEX, MASTER, STRIPE_KEY_1, STRIPE_KEY_2, VISA, startRoutingE2e, type RoutingE2e } from './routing-e2e.js';
+import { AMEX, MASTER, STRIPE_DECLINE, STRIPE_KEY_1, STRIPE_KEY_2, VISA, startRoutingE2e, type RoutingE2e } from './routing-e2e.js';
 
 /*
  * Issue 18, routing workflows end to end over HTTPS on both stores: the admin API in JSON and XML,
@@ -216,5 +216,57 @@ describe.each(storeKinds)('routing workflows (%s)', (store) => {
       expect(e2e.stripeCharges(STRIPE_KEY_1) - before.one).toBe(counts[e2e.gateways.stripe1]);
       expect(e2e.stripeCharges(STRIPE_KEY_2) - before.two).toBe(counts[e2e.gateways.stripe2]);
     }, 120_000);
+  });
+
+  describe("failover through a workflow's backups (the attempt chain)", () => {
+    it('primary refuses connections → the backup takes the payment once; explain named the primary', async () => {
+      const { dead, stripe1 } = e2e.gateways;
+      await createWorkflow({ key: 'failover', name: 'Failover', retry_mode: 'outage_only', default_target: { gateway_token: dead }, backup_gateway_tokens: [stripe1] });
+      const fields = { workflow_key: 'failover', payment_method_token: await e2e.vault(VISA), currency_code: 'USD', amount: 1234 };
+      const explained = await explain('failover', fields);
+      expect(explained).toMatchObject({ gateway_token: dead, gateway_tokens: [dead, stripe1], retry_mode: 'outage_only' });
+      const before = e2e.stripeCharges(STRIPE_KEY_1);
+      const started = performance.now();
+      const { status, t } = await routed('json', 'purchase', fields);
+      const failoverMs = performance.now() - started;
+      expect(status, JSON.stringify(t)).toBe(200);
+      expect(t).toMatchObject({ state: 'succeeded', gateway_token: stripe1, routed_by: { workflow_key: 'failover', rule: null, gateway_token: dead, gateway_tokens: [dead, stripe1] } });
+      expect(t.attempts.map((attempt: any) => [attempt.gateway_token, attempt.state])).toEqual([
+        [dead, 'gateway_processing_failed'],
+        [stripe1, 'succeeded'],
+      ]);
+      // Explain's gateway is the first attempt's; the backup was charged exactly once.
+      expect(t.attempts[0].gateway_token).toBe(explained.gateway_token);
+      expect(e2e.stripeCharges(STRIPE_KEY_1) - before).toBe(1);
+      // The failed first attempt carries the decision too.
+      const first = (await e2e.live.get(`/v1/transactions/${t.attempts[0].token}.json`)).json().transaction;
+      expect(first.routed_by).toMatchObject({ workflow_key: 'failover', gateway_tokens: [dead, stripe1] });
+      const direct = performance.now();
+      await routed('json', 'purchase', { ...fields, workflow_key: 'by-rules' });
+      // Measured, not asserted: what a refused connection and a second attempt add.
+      console.info(`routing failover (${store}): ${failoverMs.toFixed(1)} ms through dead → stripe; one direct routed purchase ${(performance.now() - direct).toFixed(1)} ms`);
+    });
+
+    it("retry_mode none makes one attempt: the primary's fault is the answer", async () => {
+      const { dead, stripe1 } = e2e.gateways;
+      await createWorkflow({ key: 'no-retry', name: 'No retry', retry_mode: 'none', default_target: { gateway_token: dead }, backup_gateway_tokens: [stripe1] });
+      const before = e2e.stripeCharges(STRIPE_KEY_1);
+      const { status, t } = await routed('xml', 'purchase', { workflow_key: 'no-retry', payment_method_token: visa, currency_code: 'USD', amount: 100 });
+      expect(status).toBe(422);
+      expect(t).toMatchObject({ state: 'gateway_processing_failed', gateway_token: dead, routed_by: { workflow_key: 'no-retry' } });
+      expect(e2e.stripeCharges(STRIPE_KEY_1) - before).toBe(0);
+    });
+
+    it('a decline under outage_only does not move on to the backup', async () => {
+      const { stripe1, stripe2 } = e2e.gateways;
+      await createWorkflow({ key: 'decline', name: 'Decline', retry_mode: 'outage_only', default_target: { gateway_token: stripe1 }, backup_gateway_tokens: [stripe2] });
+      const before = e2e.stripeCharges(STRIPE_KEY_2);
+      const { status, t } = await routed('json', 'purchase', { workflow_key: 'decline', payment_method_token: await e2e.vault(STRIPE_DECLINE), currency_code: 'USD', amount: 100 });
+      expect(status).toBe(422);
+      // The fake Stripe's decline (card_declined / generic_decline) is an answer, not an outage.
+      expect(t).toMatchObject({ succeeded: false, gateway_token: stripe1, response: { success: false }, routed_by: { gateway_tokens: [stripe1, stripe2] } });
+      expect(t.attempts?.length ?? 1).toBe(1);
+      expect(e2e.stripeCharges(STRIPE_KEY_2) - before).toBe(0);
+    });
   });
 });

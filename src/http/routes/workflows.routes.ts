@@ -9,9 +9,9 @@ import { fieldsOf } from '../body.js';
 import { WireList } from '../format/wire.js';
 import { sendWire } from '../reply.js';
 import { text, parseInput } from '../validation.js';
-import { transactionView } from '../views/transaction.view.js';
 import { explanationView, workflowView } from '../views/workflow.view.js';
 import { parseTransaction } from './transactions.schemas.js';
+import { sendResult } from './transactions.routes.js';
 import { workflowInput } from './workflows.schemas.js';
 import { z } from 'zod';
 
@@ -75,9 +75,7 @@ export function workflowRoutes(app: FastifyInstance, services: WorkflowRouteServ
       const input = parseTransaction(fields);
       const environment = callerOf(request).environment;
       const result = await routedTransactions.run(environment, operation, workflowKeyOf(fields), input);
-      const page = await services.transactionQuery.withPaymentMethods(environment, [result.transaction]);
-      const lookup = (token: string | null) => (token === null ? null : (page.paymentMethods.get(token) ?? null));
-      return sendWire(request, reply, result.status, 'transaction', transactionView(result.transaction, lookup));
+      return sendResult(request, reply, result, services.transactionQuery);
     });
   }
 }

@@ -96,7 +96,7 @@ export class RoutedTransactionService {
     const result = await this.chain.run({ environment, operation, gatewayTokens: decision.gatewayTokens, input, retry: retryOf(workflow), routing });
     const routedBy = routedByOf(decision);
     const json = JSON.stringify(routedBy);
-    await this.records.record(environment.key, result.transaction.token, json, this.clock.now().toISOString());
+    await this.records.record(environment.key, { token: result.transaction.token, firstAttemptToken: result.transaction.first_attempt_token }, json, this.clock.now().toISOString());
     this.learn(decision, facts, result);
     return { ...result, transaction: { ...result.transaction, routed_by: json }, routedBy };
   }

@@ -1,20 +1,30 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import { changeIf, journaled } from '../change-journal.js';
+import { journaled } from '../change-journal.js';
 
 /**
- * Issue 18: the routing decision on the transaction it produced (`transactions.routed_by`) and its
- * `TransactionRouted` event, written together.
+ * Issue 18: a workflow's routing decision on the transactions it produced (`transactions.routed_by`
+ * on every attempt of the chain) and one `TransactionRouted` event naming the transaction that
+ * answered, written together.
  */
 export class RoutingRecordsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Records the decision on the transaction; false when there is no such transaction. */
-  async record(environmentKey: string, transactionToken: string, routedBy: string, at: string): Promise<boolean> {
+  /**
+   * Records the decision on the answering transaction and on every attempt of its retry chain
+   * (those whose first attempt is `firstAttemptToken`); false when the answer is not found.
+   */
+  async record(environmentKey: string, answer: { token: string; firstAttemptToken: string | null }, routedBy: string, at: string): Promise<boolean> {
     return journaled(this.db, async (db) => {
-      const result = await db.updateTable('transactions').set({ routed_by: routedBy }).where('environment_key', '=', environmentKey).where('token', '=', transactionToken).executeTakeFirst();
+      let update = db.updateTable('transactions').set({ routed_by: routedBy }).where('environment_key', '=', environmentKey);
+      const { firstAttemptToken } = answer;
+      update =
+        firstAttemptToken === null
+          ? update.where('token', '=', answer.token)
+          : update.where((eb) => eb.or([eb('token', '=', answer.token), eb('first_attempt_token', '=', firstAttemptToken)]));
+      const result = await update.executeTakeFirst();
       const changed = Number(result.numUpdatedRows) > 0;
-      return { result: changed, changes: changeIf(changed, { environmentKey, eventType: 'TransactionRouted', objectType: 'transaction', objectKey: transactionToken, at }) };
+      return { result: changed, changes: changed ? [{ environmentKey, eventType: 'TransactionRouted', objectType: 'transaction', objectKey: answer.token, at }] : [] };
     });
   }
 }
