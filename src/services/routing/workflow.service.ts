@@ -110,7 +110,9 @@ export class WorkflowService {
   /** Every error of the definition, the gateways it names included; throws them all as one 422. */
   private async check(environment: EnvironmentRow, definition: WorkflowDefinition, shapeErrors: string[], errors: ErrorEntry[]): Promise<void> {
     for (const path of shapeErrors) errors.push({ key: 'errors.invalid', attribute: path, message: `${path} must name either a gateway_token or a split, not both or neither` });
-    errors.push(...workflowErrors(definition));
+    // A target already reported (missing, or neither gateway nor split) is not reported again as an empty one.
+    const reported = new Set(errors.map((error) => error.attribute));
+    errors.push(...workflowErrors(definition).filter((error) => !reported.has(error.attribute)));
     for (const token of workflowGateways(definition)) {
       if (token === '') continue;
       const gateway = await this.gateways.find(environment.key, token);
