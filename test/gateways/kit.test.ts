@@ -5,6 +5,7 @@ import {
   decimalAmount,
   defineGateway,
   executeOperation,
+  faultOnServerError,
   gatewayMinorUnits,
   GatewayFaultError,
   GatewayInputError,
@@ -167,5 +168,41 @@ describe('executeOperation', () => {
   it('an adapter error before anything was sent is a fault, not a crash', async () => {
     const module = example(() => Promise.reject(new TypeError('bug')));
     await expect(executeOperation(module, gatewayRequest('purchase', { api_key: 'k' }), [], { http, timeoutMs: 1000 })).rejects.toBeInstanceOf(GatewayFaultError);
+  });
+
+  /** The fault `handler` ends in, whatever it is. */
+  async function faultOf(handler: (call: GatewayCall) => Promise<never>, override?: string): Promise<GatewayFaultError> {
+    const error: unknown = await executeOperation(example(handler), gatewayRequest('purchase', { api_key: 'k' }), [], { http, ...(override === undefined ? {} : { override }), timeoutMs: 2000 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(GatewayFaultError);
+    return error as GatewayFaultError;
+  }
+
+  it('issue 18: only a fault that proves the payment was not taken is marked notTaken', async () => {
+    // Nothing sent: an adapter error before sending, a refused connection.
+    expect((await faultOf(() => Promise.reject(new TypeError('bug')))).notTaken).toBe(true);
+    const refused = await faultOf(async (call) => {
+      await call.http.postJson('/pay', {});
+      throw new Error('unreachable');
+    }, 'http://127.0.0.1:1');
+    expect(refused).toMatchObject({ detail: 'ECONNREFUSED', notTaken: true });
+    // A 503 says the request was not handled; a 500 and garbage may come after the gateway acted.
+    const answering = (status: number) => async (call: GatewayCall): Promise<never> => {
+      const reply = await call.http.postJson('/pay', {});
+      faultOnServerError('Example', { ...reply, status });
+      parseJsonAnswer('Example', { ...reply, body: '<html>' });
+      throw new Error('unreachable');
+    };
+    expect((await faultOf(answering(503), fake.url)).notTaken).toBe(true);
+    expect((await faultOf(answering(500), fake.url)).notTaken).toBe(false);
+    expect((await faultOf(answering(200), fake.url)).notTaken).toBe(false);
+    // A refused connection on the second request cannot vouch for the first one.
+    const closing = await FakeGatewayServer.start([{ method: 'POST', path: '/api/pay', handle: () => ({ json: {} }) }]);
+    const second = await faultOf(async (call) => {
+      await call.http.postJson('/pay', {});
+      await closing.close();
+      await call.http.postJson('/pay', {});
+      throw new Error('unreachable');
+    }, closing.url);
+    expect(second).toMatchObject({ detail: 'ECONNREFUSED', notTaken: false });
   });
 });

@@ -1,7 +1,7 @@
 import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
 import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import { detailsOf, GATEWAY_TRANSACTION_TYPES, type GatewayTransactionDetails } from '../../services/transactions/transaction-details.js';
-import { WireErrors, WireList, WireMessage, type Wire, type WireObject } from '../format/wire.js';
+import { WireErrors, WireMessage, type Wire, type WireObject } from '../format/wire.js';
 import { paymentMethodView } from './payment-method.view.js';
 import { storedDate } from './time.js';
 import { storedRoutedByView } from './workflow.view.js';
