@@ -182,6 +182,14 @@ describe.each(storeKinds)('routing workflows (%s)', (store) => {
       expect(putJson.status).toBe(404);
     });
 
+    it("refuses a request's own retry: the workflow's backups and retry mode apply", async () => {
+      const before = e2e.stripe.requests.length;
+      const res = await routed('json', 'purchase', { workflow_key: 'by-rules', payment_method_token: visa, currency_code: 'USD', amount: 100, retry: { gateway_tokens: [e2e.gateways.stripe2] } });
+      expect(res.status).toBe(422);
+      expect(res.res.json().errors).toEqual([expect.objectContaining({ key: 'errors.invalid', attribute: 'retry' })]);
+      expect(e2e.stripe.requests.length).toBe(before);
+    });
+
     it('answers an unknown payment method token as a gateway purchase does', async () => {
       await createWorkflow({ key: 'pm-check', name: 'PM check', default_target: { gateway_token: e2e.gateways.stripe1 } });
       const res = await routed('json', 'purchase', { workflow_key: 'pm-check', payment_method_token: 'NoSuchToken', currency_code: 'USD', amount: 100 });

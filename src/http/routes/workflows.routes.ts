@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../domain/errors.js';
 import { TOKENIZATION_LIMITS } from '../../limits/rate-limit-policy.js';
 import type { ChainOperation } from '../../services/routing/attempt-chain.js';
 import type { RoutedTransactionService } from '../../services/routing/routed-transactions.js';
@@ -28,8 +29,14 @@ const ROUTED: readonly ChainOperation[] = ['purchase', 'authorize', 'verify'];
 
 const workflowKeyField = z.object({ workflow_key: text(64) });
 
-/** `workflow_key` of a routed transaction body; the rest is a gateway transaction's body. */
+/**
+ * `workflow_key` of a routed transaction body; the rest is a gateway transaction's body. A `retry`
+ * is refused rather than ignored: the workflow's backups and retry mode are what apply here.
+ */
 function workflowKeyOf(fields: Record<string, unknown>): string | undefined {
+  if (fields.retry !== undefined) {
+    throw new AppError({ key: 'errors.invalid', attribute: 'retry', message: "Retry is set by the workflow (its backup_gateway_tokens and retry_mode); send retry to /v1/gateways/<token>/purchase instead." });
+  }
   return parseInput(workflowKeyField, fields).workflow_key;
 }
 
