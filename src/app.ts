@@ -121,8 +121,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const reconciler = new Reconciler(store, gateways, caller, clock, { ...DEFAULT_RECONCILE, windowMs: config.reconcileWindowMinutes * 60_000, notFoundAfterMs: config.reconcileNotFoundAfterSeconds * 1000 });
     const transactions = new GatewayTransactionService(store, gateways, paymentMethods, sealer, caller, clock);
     const attemptChain = new RetryingTransactions(gateways, transactions);
-    const workflows = new WorkflowService(store, clock);
-    const routedTransactions = new RoutedTransactionService(store, workflows, attemptChain, new SuccessRates(clock), cryptoRandomInt, clock);
+    const workflows = new WorkflowService(store, gateways, clock);
+    const routedTransactions = new RoutedTransactionService(store, workflows, gateways, attemptChain, new SuccessRates(clock), cryptoRandomInt, clock);
     const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,

@@ -276,5 +276,26 @@ describe.each(storeKinds)('routing workflows (%s)', (store) => {
       expect(t.attempts?.length ?? 1).toBe(1);
       expect(e2e.stripeCharges(STRIPE_KEY_2) - before).toBe(0);
     });
+    it('skips a backup redacted after the workflow was saved, and says so', async () => {
+      const spare = (await json('POST', '/v1/gateways.json', { gateway: { gateway_type: 'stripe', login: STRIPE_KEY_2 } })).json().gateway.token as string;
+      await createWorkflow({ key: 'spare', name: 'Spare', default_target: { gateway_token: e2e.gateways.stripe1 }, backup_gateway_tokens: [spare] });
+      expect((await e2e.live.request('PUT', `/v1/gateways/${spare}/redact.json`)).status).toBe(200);
+      const { status, t } = await routed('json', 'purchase', { workflow_key: 'spare', payment_method_token: visa, currency_code: 'USD', amount: 100 });
+      expect(status).toBe(200);
+      expect(t.routed_by.gateway_tokens).toEqual([e2e.gateways.stripe1]);
+      expect(t.routed_by.reason).toContain(`skipped ${spare}: cannot purchase`);
+      // Saving it again now refuses the redacted gateway.
+      const again = await json('PUT', '/v1/workflows/spare.json', { workflow: { name: 'Spare again' } });
+      expect(again.status).toBe(422);
+      expect(again.json().errors[0].message).toBe(`Gateway ${spare} has been redacted`);
+    });
+
+    it('refuses a workflow mixing test and production gateways (one card goes down the chain)', async () => {
+      const testGateway = (await json('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } })).json().gateway.token as string;
+      const res = await json('POST', '/v1/workflows.json', { workflow: { key: 'mixed', name: 'Mixed', default_target: { gateway_token: e2e.gateways.stripe1 }, backup_gateway_tokens: [testGateway] } });
+      expect(res.status).toBe(422);
+      expect(res.json().errors).toEqual([{ key: 'errors.invalid', attribute: 'gateway_token', message: 'The gateways of a workflow must be all test gateways or all production gateways' }]);
+      expect((await json('GET', '/v1/workflows/mixed.json')).status).toBe(404);
+    });
   });
 });

@@ -11,7 +11,9 @@ import type { SuccessRates } from './success-rates.js';
 import type { RandomInt } from './split-draw.js';
 import type { Workflow } from './workflow-definition.js';
 import { routeByWorkflow, type RoutingDecision, type TransactionFacts } from './workflow-router.js';
-import { workflowNotFound, type WorkflowService } from './workflow.service.js';
+import { isNotFound, workflowNotFound, type WorkflowService } from './workflow.service.js';
+import type { GatewayRecord, GatewayService } from '../gateway.service.js';
+import { requireAbility } from '../transactions/transaction-rules.js';
 import { factsOf } from './transaction-facts.js';
 
 /** What `routed_by` holds on a routed transaction (JSON on the row, an object on the wire). */
@@ -53,6 +55,15 @@ export function routedByOf(decision: RoutingDecision): RoutedBy {
   };
 }
 
+function supports(gateway: GatewayRecord, operation: ChainOperation): boolean {
+  try {
+    requireAbility(gateway.definition, operation);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Outcomes that say something about a gateway's health for success-rate routing. */
 function outcomeOf(state: string): boolean | null {
   if (state === 'succeeded') return true;
@@ -72,6 +83,7 @@ export class RoutedTransactionService {
   constructor(
     store: StoreHandle,
     private readonly workflows: WorkflowService,
+    private readonly gateways: GatewayService,
     private readonly chain: AttemptChain,
     private readonly successRates: SuccessRates,
     private readonly random: RandomInt,
@@ -91,7 +103,7 @@ export class RoutedTransactionService {
   async run(environment: EnvironmentRow, operation: ChainOperation, workflowKey: string | undefined, input: TransactionInput): Promise<RoutedResult> {
     const workflow = await this.workflowFor(environment, workflowKey);
     const facts = await factsOf(this.paymentMethods, environment, input);
-    const decision = this.decide(workflow, facts);
+    const decision = await this.withUsableBackups(environment, operation, this.decide(workflow, facts));
     const routing: RoutingNote = { workflowKey: workflow.key, ruleMatched: decision.ruleMatched, reason: decision.reason };
     const result = await this.chain.run({ environment, operation, gatewayTokens: decision.gatewayTokens, input, retry: retryOf(workflow), routing });
     const routedBy = routedByOf(decision);
@@ -99,6 +111,27 @@ export class RoutedTransactionService {
     await this.records.record(environment.key, { token: result.transaction.token, firstAttemptToken: result.transaction.first_attempt_token }, json, this.clock.now().toISOString());
     this.learn(decision, facts, result);
     return { ...result, transaction: { ...result.transaction, routed_by: json }, routedBy };
+  }
+
+  /**
+   * Drops the backups that cannot take this operation (redacted since the workflow was saved, or a
+   * type without the ability): a workflow serves purchase, authorize and verify alike, and a backup
+   * that cannot verify must not refuse every verify. The primary is kept: its refusal is the answer.
+   */
+  private async withUsableBackups(environment: EnvironmentRow, operation: ChainOperation, decision: RoutingDecision): Promise<RoutingDecision> {
+    const [primary, ...backups] = decision.gatewayTokens;
+    const usable: string[] = [];
+    const dropped: string[] = [];
+    for (const token of backups) {
+      const gateway = await this.gateways.show(environment, token).catch((error: unknown) => {
+        if (isNotFound(error)) return null;
+        throw error;
+      });
+      if (gateway !== null && gateway.row.state !== 'redacted' && supports(gateway, operation)) usable.push(token);
+      else dropped.push(token);
+    }
+    if (dropped.length === 0) return decision;
+    return { ...decision, gatewayTokens: [primary as string, ...usable], reason: `${decision.reason} (skipped ${dropped.join(', ')}: cannot ${operation})` };
   }
 
   private decide(workflow: Workflow, facts: TransactionFacts): RoutingDecision {

@@ -2,7 +2,7 @@ import { AppError, type ErrorEntry } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { StoreHandle } from '../../store/database.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
-import { GatewaysRepo } from '../../store/repositories/gateways.repo.js';
+import type { GatewayRecord, GatewayService } from '../gateway.service.js';
 import { WorkflowsRepo, type WorkflowPatch, type WorkflowRow } from '../../store/repositories/workflows.repo.js';
 import { workflowGateways, type RuleTarget, type Workflow, type WorkflowDefinition, type WorkflowRetryMode, type WorkflowRule } from './workflow-definition.js';
 import { WORKFLOW_KEY, workflowErrors } from './workflow-validation.js';
@@ -25,14 +25,13 @@ export function workflowNotFound(): AppError {
 /** Routing workflows of an environment (issue 18): create, list, show, update, remove, the default. */
 export class WorkflowService {
   private readonly workflows: WorkflowsRepo;
-  private readonly gateways: GatewaysRepo;
 
   constructor(
     store: StoreHandle,
+    private readonly gateways: GatewayService,
     private readonly clock: Clock,
   ) {
     this.workflows = new WorkflowsRepo(store.db);
-    this.gateways = new GatewaysRepo(store.db);
   }
 
   async create(environment: EnvironmentRow, change: WorkflowChange): Promise<Workflow> {
@@ -107,20 +106,37 @@ export class WorkflowService {
     return current;
   }
 
+  private async findGateway(environment: EnvironmentRow, token: string): Promise<GatewayRecord | null> {
+    try {
+      return await this.gateways.show(environment, token);
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
   /** Every error of the definition, the gateways it names included; throws them all as one 422. */
   private async check(environment: EnvironmentRow, definition: WorkflowDefinition, shapeErrors: string[], errors: ErrorEntry[]): Promise<void> {
     for (const path of shapeErrors) errors.push({ key: 'errors.invalid', attribute: path, message: `${path} must name either a gateway_token or a split, not both or neither` });
     // A target already reported (missing, or neither gateway nor split) is not reported again as an empty one.
     const reported = new Set(errors.map((error) => error.attribute));
     errors.push(...workflowErrors(definition).filter((error) => !reported.has(error.attribute)));
+    const kinds = new Set<boolean>();
     for (const token of workflowGateways(definition)) {
       if (token === '') continue;
-      const gateway = await this.gateways.find(environment.key, token);
-      if (gateway === undefined) errors.push({ key: 'errors.invalid', attribute: 'gateway_token', message: `Gateway ${token} is not a gateway of this environment` });
-      else if (gateway.state === 'redacted') errors.push({ key: 'errors.invalid', attribute: 'gateway_token', message: `Gateway ${token} has been redacted` });
+      const gateway = await this.findGateway(environment, token);
+      if (gateway === null) errors.push({ key: 'errors.invalid', attribute: 'gateway_token', message: `Gateway ${token} is not a gateway of this environment` });
+      else if (gateway.row.state === 'redacted') errors.push({ key: 'errors.invalid', attribute: 'gateway_token', message: `Gateway ${token} has been redacted` });
+      else kinds.add(gateway.definition.test);
     }
+    // One card goes down the whole chain: test cards only go to test gateways and real ones to real gateways.
+    if (kinds.size > 1) errors.push({ key: 'errors.invalid', attribute: 'gateway_token', message: 'The gateways of a workflow must be all test gateways or all production gateways' });
     if (errors.length > 0) throw new AppError(errors);
   }
+}
+
+export function isNotFound(error: unknown): boolean {
+  return error instanceof AppError && error.status === 404;
 }
 
 function storedDefinition(definition: WorkflowDefinition) {
