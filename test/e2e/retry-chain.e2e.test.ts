@@ -406,6 +406,22 @@ describe.each(storeKinds)('retry on backup gateways (%s)', (store) => {
     expect(stripeCharges(first.t.token)).toHaveLength(1);
   });
 
+  it('an inline card is vaulted once; the backup gets it and its CVV from memory', async () => {
+    const refusing = await createGateway({ gateway_type: 'checkout_v2', secret_key: 'sk_retry_e2e_refused_4' });
+    const methods = await paymentMethodCount();
+    const inline = { credit_card: { first_name: 'Ada', last_name: 'Lovelace', number: CARDS.approve, verification_value: CVV, month: 12, year: 2034 } };
+    const { status, t } = await purchase('json', refusing, inline, { gateway_tokens: [gw.stripe] });
+    expect(status, JSON.stringify(t)).toBe(200);
+    expect(await paymentMethodCount()).toBe(methods + 1);
+    expect(t).toMatchObject({ payment_method_added: true, gateway_token: gw.stripe });
+    const [first, second] = attemptsOf(t);
+    expect((await show('json', first.token)).payment_method.token).toBe(t.payment_method.token);
+    expect(second.token).toBe(t.token);
+    expect(stripeCharges(t.token)[0]?.form['payment_method_data[card][cvc]']).toBe(CVV);
+    const row = await server.core.store.db.selectFrom('payment_methods').selectAll().where('token', '=', t.payment_method.token).executeTakeFirstOrThrow();
+    expect(row.sealed_cvv).toBeNull();
+  });
+
   it('authorize and verify take retry too', async () => {
     const card = await vault(CARDS.approve);
     // A refusing gateway of its own: the suite's has faulted often enough to open its breaker by now.

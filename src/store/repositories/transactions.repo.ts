@@ -59,10 +59,11 @@ export class TransactionsRepo {
    * TransactionFailedOver after TransactionCreated.
    */
   insertReturning(row: Insertable<TransactionsTable>, failedOver = false): Promise<TransactionRow> {
+    const [created, ...outcome] = creationChanges(row);
     const failover: Change[] = failedOver ? [{ environmentKey: row.environment_key, eventType: 'TransactionFailedOver', objectType: 'transaction', objectKey: row.token, at: row.created_at }] : [];
     return journaled(this.db, async (db) => ({
       result: await db.insertInto('transactions').values(withOrderId(row)).returningAll().executeTakeFirstOrThrow(),
-      changes: [...creationChanges(row).slice(0, 1), ...failover, ...creationChanges(row).slice(1)],
+      changes: [...(created === undefined ? [] : [created]), ...failover, ...outcome],
     }));
   }
 
