@@ -181,6 +181,15 @@ describe.each(storeKinds)('workflows admin API (%s)', (store) => {
     expect((await admin.request('DELETE', '/v1/workflows/valid.json')).status).toBe(200);
   });
 
+  it('lets exactly one of two concurrent creates of a key win, and keeps one default', async () => {
+    const body = (name: string) => ({ workflow: { ...valid(), key: 'race', name, default: true } });
+    const answers = await Promise.all([admin.sendJson('POST', '/v1/workflows.json', body('one')), admin.sendJson('POST', '/v1/workflows.json', body('two'))]);
+    expect(answers.map((res) => res.status).sort()).toEqual([201, 422]);
+    const defaults = (await admin.get('/v1/workflows.json')).json().workflows.filter((workflow: any) => workflow.default);
+    expect(defaults.map((workflow: any) => workflow.key)).toEqual(['race']);
+    expect((await admin.request('DELETE', '/v1/workflows/race.json')).status).toBe(200);
+  });
+
   it('lets read secrets read and explain, transact secrets route, and only admin secrets change workflows', async () => {
     expect((await admin.sendJson('POST', '/v1/workflows.json', { workflow: { ...valid(), key: 'roles' } })).status).toBe(201);
     const clientFor = async (role: 'read' | 'transact') => {

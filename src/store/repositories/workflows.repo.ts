@@ -31,10 +31,10 @@ export class WorkflowsRepo {
   /** Inserts the workflow; false when the key is taken in this environment (nothing written). */
   async insert(row: Insertable<WorkflowsTable>): Promise<boolean> {
     return journaled(this.db, async (db) => {
-      const existing = await db.selectFrom('workflows').select('seq').where('environment_key', '=', row.environment_key).where('key', '=', row.key).executeTakeFirst();
-      if (existing !== undefined) return { result: false, changes: [] };
-      if (row.is_default === 1) await clearDefault(db, row.environment_key);
-      await db.insertInto('workflows').values(row).execute();
+      // The unique (environment_key, key) decides, also between two concurrent creates.
+      const inserted = await db.insertInto('workflows').values(row).onConflict((conflict) => conflict.columns(['environment_key', 'key']).doNothing()).executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return { result: false, changes: [] };
+      if (row.is_default === 1) await clearDefault(db, row.environment_key, row.key);
       return { result: true, changes: [{ environmentKey: row.environment_key, eventType: 'AddWorkflow', objectType: OBJECT_TYPE, objectKey: row.key, at: row.created_at }] };
     });
   }
@@ -42,7 +42,7 @@ export class WorkflowsRepo {
   /** Updates the workflow; false when there is none. */
   async update(environmentKey: string, key: string, patch: WorkflowPatch): Promise<boolean> {
     return journaled(this.db, async (db) => {
-      if (patch.is_default === 1) await clearDefault(db, environmentKey);
+      if (patch.is_default === 1) await clearDefault(db, environmentKey, key);
       const result = await db.updateTable('workflows').set(patch).where('environment_key', '=', environmentKey).where('key', '=', key).executeTakeFirst();
       const changed = Number(result.numUpdatedRows) > 0;
       return { result: changed, changes: changeIf(changed, { environmentKey, eventType: 'UpdateWorkflow', objectType: OBJECT_TYPE, objectKey: key, at: patch.updated_at ?? null }) };
@@ -59,6 +59,7 @@ export class WorkflowsRepo {
   }
 }
 
-async function clearDefault(db: Kysely<Database>, environmentKey: string): Promise<void> {
-  await db.updateTable('workflows').set({ is_default: 0 }).where('environment_key', '=', environmentKey).where('is_default', '=', 1).execute();
+/** Takes the default flag from every workflow of the environment but `keep`. */
+async function clearDefault(db: Kysely<Database>, environmentKey: string, keep: string): Promise<void> {
+  await db.updateTable('workflows').set({ is_default: 0 }).where('environment_key', '=', environmentKey).where('is_default', '=', 1).where('key', '!=', keep).execute();
 }
