@@ -14,8 +14,8 @@ type EnvParams = { Params: { env: string } };
 type WorkflowParams = { Params: { env: string; key: string } };
 
 const RETRY_MODES = [
-  ['outage_only', 'Outage only: move on when a gateway faulted before taking the payment'],
-  ['standard', 'Standard: also on soft declines'],
+  ['outage_only', 'Outage only: after a fault before acceptance'],
+  ['standard', 'Standard: also after a soft decline'],
   ['none', 'None: one attempt'],
 ] as const;
 
