@@ -382,14 +382,24 @@ describe.each(storeKinds)('retry on backup gateways (%s)', (store) => {
     expect(await paymentMethodCount()).toBe(methods);
   });
 
-  it('a backup that cannot take the chain is a 422 before anything is persisted (redacted, lacking the operation)', async () => {
+  it('a backup that cannot take the chain is a 422 before anything is persisted (redacted, lacking the operation, test gateway)', async () => {
     const redacted = await createGateway({ gateway_type: 'adyen', merchant_account: MERCHANT, api_key: ADYEN_KEY, sandbox: true });
     expect((await live.request('PUT', `/v1/gateways/${redacted}/redact.json`)).status).toBe(200);
+    const noVerify = await createGateway({ gateway_type: 'mercado_pago', access_token: 'retry-access-token' });
+    const testGateway = await createGateway({ gateway_type: 'test' });
     const card = await vault(CARDS.approve);
     const transactions = await transactionCount();
-    const { res } = await purchase('json', gw.stripe, { payment_method_token: card }, { gateway_tokens: [redacted] });
-    expect(res.status).toBe(422);
-    expect(res.json().errors[0]).toMatchObject({ key: 'errors.retry_gateway_invalid', attribute: 'retry.gateway_tokens' });
+    const cases: Array<[string, string, RegExp]> = [
+      ['purchase', redacted, /is redacted/],
+      ['verify', noVerify, /does not support verify/],
+      ['purchase', testGateway, /is a test gateway but the primary is not/],
+    ];
+    for (const [operation, backup, message] of cases) {
+      const res = await live.sendJson('POST', `/v1/gateways/${gw.stripe}/${operation}.json`, { transaction: { payment_method_token: card, amount: 100, currency_code: 'USD', retry: { gateway_tokens: [backup] } } });
+      expect(res.status, res.text).toBe(422);
+      expect(res.json().errors[0]).toMatchObject({ key: 'errors.retry_gateway_invalid', attribute: 'retry.gateway_tokens' });
+      expect(res.json().errors[0].message).toMatch(message);
+    }
     expect(await transactionCount()).toBe(transactions);
   });
 
@@ -420,6 +430,34 @@ describe.each(storeKinds)('retry on backup gateways (%s)', (store) => {
     expect(stripeCharges(t.token)[0]?.form['payment_method_data[card][cvc]']).toBe(CVV);
     const row = await server.core.store.db.selectFrom('payment_methods').selectAll().where('token', '=', t.payment_method.token).executeTakeFirstOrThrow();
     expect(row.sealed_cvv).toBeNull();
+  });
+
+  it('failover latency: chains after a refused or 503 primary against purchases on the backup alone (logged, not asserted)', async () => {
+    const refusing = await createGateway({ gateway_type: 'checkout_v2', secret_key: 'sk_retry_e2e_refused_5' });
+    const unavailableToo = await createGateway({ gateway_type: 'd_local', login: 'latency-login', trans_key: 'latency-trans', secret_key: 'latency-secret' });
+    const card = await vault(CARDS.approve);
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+    const timed = async (primary: string, retry: Retry | null): Promise<number> => {
+      const started = performance.now();
+      const { status, t } = await purchase('json', primary, { payment_method_token: card }, retry);
+      const elapsed = performance.now() - started;
+      expect(status).toBe(200);
+      expect(t.gateway_token).toBe(gw.stripe);
+      return elapsed;
+    };
+    await timed(gw.stripe, null); // warm-up
+    const alone: number[] = [];
+    const refused: number[] = [];
+    const unavailableFirst: number[] = [];
+    // Four of each (a fifth consecutive fault would open the primaries' breakers).
+    for (let i = 0; i < 4; i += 1) {
+      alone.push(await timed(gw.stripe, null));
+      refused.push(await timed(refusing, { gateway_tokens: [gw.stripe], mode: 'outage_only' }));
+      unavailableFirst.push(await timed(unavailableToo, { gateway_tokens: [gw.stripe], mode: 'outage_only' }));
+    }
+    console.log(
+      `[retry-chain ${store}] median of 4: backup alone ${median(alone).toFixed(1)} ms; refused primary then backup ${median(refused).toFixed(1)} ms; 503 primary then backup ${median(unavailableFirst).toFixed(1)} ms`,
+    );
   });
 
   it('authorize and verify take retry too', async () => {
