@@ -42,6 +42,10 @@ import { PortalSessionService } from './services/portal-sessions.service.js';
 import { PortalSecretBox } from './vault/portal-secret-box.js';
 import { registerPortal } from './portal/portal.plugin.js';
 import { migrateStore, openStore, type StoreHandle } from './store/database.js';
+import { WorkflowService } from './services/routing/workflow.service.js';
+import { RoutedTransactionService } from './services/routing/routed-transactions.js';
+import { SuccessRates } from './services/routing/success-rates.js';
+import { cryptoRandomInt } from './services/routing/split-draw.js';
 import { Keyring } from './vault/keyring.js';
 import { DefinitionCache } from './cache/definition-cache.js';
 import { resolveMasterKey } from './vault/master-key.js';
@@ -82,6 +86,9 @@ export interface Core extends ReceiversCore, CallbacksCore {
   reconciler: Reconciler;
   /** The Prometheus metrics (issue 12); null when no metrics port or token is configured. */
   metrics: CofferMetrics | null;
+  /** Routing workflows and the transactions they route (issue 18). */
+  workflows: WorkflowService;
+  routedTransactions: RoutedTransactionService;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
   close(): Promise<void>;
@@ -124,8 +131,11 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const metrics = metricsEnabled(config.metrics) ? new CofferMetrics({ store, breaker, now: () => clock.now().getTime() }) : null;
     const caller = new GatewayCaller(breaker, new InFlightLimiter(config.gateways.maxInFlight), { http, endpoints: config.gateways.endpoints }, config.gateways, clock, metrics);
     const reconciler = new Reconciler(store, gateways, caller, clock, { ...DEFAULT_RECONCILE, windowMs: config.reconcileWindowMinutes * 60_000, notFoundAfterMs: config.reconcileNotFoundAfterSeconds * 1000 });
-    const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     const transactions = new GatewayTransactionService(store, gateways, paymentMethods, sealer, caller, clock);
+    const attemptChain = new RetryingTransactions(gateways, transactions);
+    const workflows = new WorkflowService(store, gateways, clock);
+    const routedTransactions = new RoutedTransactionService(store, workflows, gateways, attemptChain, new SuccessRates(clock), cryptoRandomInt, clock);
+    const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
       store,
@@ -138,7 +148,9 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
       sweeper,
       keyRotation: new KeyRotationService(store, keyring),
       transactions,
-      attemptChain: new RetryingTransactions(gateways, transactions),
+      workflows,
+      routedTransactions,
+      attemptChain,
       transactionQuery,
       idempotency,
       browserTokenization: new BrowserTokenizationService(store, paymentMethods, certificates, clock, cache),

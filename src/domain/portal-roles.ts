@@ -14,7 +14,9 @@ export type PortalPermission =
   | 'manage_payment_methods'
   | 'manage_team'
   | 'view_audit'
-  | 'manage_own_account';
+  | 'manage_own_account'
+  /** Issue 18: routing workflows decide where payments go, so only owners and admins change them. */
+  | 'manage_workflows';
 
 const DEVELOPER: readonly PortalPermission[] = [
   'read',
@@ -32,8 +34,8 @@ const DEVELOPER: readonly PortalPermission[] = [
  * vault changes, no audit log; viewer: reads, and its own password and second factor.
  */
 const GRANTS: Record<PortalRole, readonly PortalPermission[]> = {
-  owner: [...DEVELOPER, 'manage_payment_methods', 'manage_team', 'view_audit'],
-  admin: [...DEVELOPER, 'manage_payment_methods', 'manage_team', 'view_audit'],
+  owner: [...DEVELOPER, 'manage_payment_methods', 'manage_team', 'view_audit', 'manage_workflows'],
+  admin: [...DEVELOPER, 'manage_payment_methods', 'manage_team', 'view_audit', 'manage_workflows'],
   developer: DEVELOPER,
   viewer: ['read', 'manage_own_account'],
 };

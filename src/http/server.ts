@@ -35,6 +35,7 @@ import { certificateRoutes } from './routes/certificates.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
+import { workflowRoutes, type WorkflowRouteServices } from './routes/workflows.routes.js';
 import { openApiRoutes } from './routes/openapi.routes.js';
 import { refuseRenegotiation, serverTlsOptions, STRICT_TRANSPORT_SECURITY } from './tls/tls-options.js';
 import { eventRoutes } from './routes/events.routes.js';
@@ -48,7 +49,7 @@ import { cardCaptureRoutes } from '../card-capture/card-capture.routes.js';
 import { transparentRedirect } from '../card-capture/transparent-redirect.js';
 
 /** Everything the HTTP layer calls; built by the composition root. */
-export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transactionQuery'>, CallbackRouteServices {
+export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transactionQuery'>, CallbackRouteServices, Omit<WorkflowRouteServices, 'transactionQuery'> {
   store: StoreHandle;
   logger: Logger;
   auth: AuthService;
@@ -196,6 +197,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     eventRoutes(routes, deps.events);
     callbackRoutes(routes, deps);
     receiverRoutes(routes, deps);
+    workflowRoutes(routes, deps);
     openApiRoutes(routes);
   });
   return app;

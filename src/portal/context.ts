@@ -16,6 +16,7 @@ import type { OverviewService } from '../services/overview.service.js';
 import type { TransactionQueryService } from '../services/transactions/transaction-query.service.js';
 import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
 import type { StoreHandle } from '../store/database.js';
+import type { WorkflowService } from '../services/routing/workflow.service.js';
 
 /** The services the portal calls; the same instances the API uses. */
 export interface PortalDeps {
@@ -32,6 +33,7 @@ export interface PortalDeps {
   audit: AuditService;
   overview: OverviewService;
   rateLimiting: RateLimiting;
+  workflows: WorkflowService;
 }
 
 declare module 'fastify' {

@@ -24,6 +24,7 @@ const DONE: Record<string, string> = {
   revoked: 'The access secret was revoked. Requests using it are refused from now on.',
   updated: 'Saved.',
   redacted: 'Redacted.',
+  removed: 'Removed.',
   retained: 'Retained.',
   totp_on: 'Two-step verification is on. You will be asked for a code at every sign-in.',
   totp_off: 'Two-step verification is off.',

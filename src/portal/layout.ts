@@ -27,6 +27,7 @@ const NAV: NavEntry[] = [
   { id: 'transactions', label: 'Transactions', path: (e) => `/portal/e/${e}/transactions`, needs: 'read', scoped: true },
   { id: 'payment-methods', label: 'Payment methods', path: (e) => `/portal/e/${e}/payment-methods`, needs: 'read', scoped: true },
   { id: 'gateways', label: 'Gateways', path: (e) => `/portal/e/${e}/gateways`, needs: 'read', scoped: true },
+  { id: 'workflows', label: 'Workflows', path: (e) => `/portal/e/${e}/workflows`, needs: 'read', scoped: true },
   { id: 'receivers', label: 'Receivers', path: (e) => `/portal/e/${e}/receivers`, needs: 'read', scoped: true },
   { id: 'certificates', label: 'Certificates', path: (e) => `/portal/e/${e}/certificates`, needs: 'read', scoped: true },
   { id: 'secrets', label: 'Access secrets', path: (e) => `/portal/e/${e}/secrets`, needs: 'read', scoped: true },

@@ -15,6 +15,7 @@ import { signInRoutes } from './routes/sign-in.routes.js';
 import { overviewRoutes } from './routes/overview.routes.js';
 import { teamRoutes } from './routes/team.routes.js';
 import { receiverRoutes } from './routes/receivers.routes.js';
+import { workflowRoutes } from './routes/workflows.routes.js';
 import { certificateRoutes } from './routes/certificates.routes.js';
 import { gatewayRoutes } from './routes/gateways.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
@@ -84,6 +85,7 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): void {
       overviewRoutes(portal, deps);
       teamRoutes(portal, deps);
       receiverRoutes(portal, deps);
+      workflowRoutes(portal, deps);
       certificateRoutes(portal, deps);
       gatewayRoutes(portal, deps);
       transactionRoutes(portal, deps);

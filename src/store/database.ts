@@ -12,6 +12,9 @@ import { portal } from './migrations/009-portal.js';
 import { cardCapture } from './migrations/010-card-capture.js';
 import { eventsAndCallbacks } from './migrations/011-events-callbacks.js';
 import { portalGaps } from './migrations/012-portal-gaps.js';
+import { retryChains } from './migrations/013-retry-chains.js';
+import { workflows } from './migrations/014-workflows.js';
+import { cacheGeneration } from './migrations/015-cache-generation.js';
 import { openSqliteStore } from './sqlite-store.js';
 import { preparingPool } from './postgres-prepared.js';
 import { CofferPostgresDialect } from './postgres-dialect.js';
@@ -23,8 +26,6 @@ export interface PoolUse {
   idle: number;
   waiting: number;
 }
-import { retryChains } from './migrations/013-retry-chains.js';
-import { cacheGeneration } from './migrations/015-cache-generation.js';
 
 /** An open store: the typed query builder plus what the rest of the code needs to know about it. */
 export interface StoreHandle {
@@ -59,6 +60,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '011-events-callbacks': eventsAndCallbacks(dialect),
     '012-portal-gaps': portalGaps(),
     '013-retry-chains': retryChains(),
+    '014-workflows': workflows(dialect),
     '015-cache-generation': cacheGeneration(dialect),
   };
 }

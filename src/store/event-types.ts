@@ -28,6 +28,11 @@ export const EVENT_TYPES = [
   'AddCertificate',
   'UpdateCertificate',
   'RedactCertificate',
+  // Issue 18: routing workflows, and the decision a workflow made for a transaction.
+  'AddWorkflow',
+  'UpdateWorkflow',
+  'RemoveWorkflow',
+  'TransactionRouted',
   'AddEnvironment',
   'UpdateEnvironment',
   'RegenerateSigningSecret',

@@ -120,6 +120,8 @@ export interface TransactionsTable {
   reconciled_at: Generated<string | null>;
   /** Issue 18: the first attempt of the retry chain this transaction belongs to (itself for the first); null outside a chain. */
   first_attempt_token: Generated<string | null>;
+  /** Issue 18: the workflow decision that chose this transaction's gateway (JSON); null when not routed. */
+  routed_by: Generated<string | null>;
 }
 
 export interface IdempotencyKeysTable {
@@ -257,6 +259,7 @@ export interface Database {
   callback_deliveries: CallbackDeliveriesTable;
   callback_attempts: CallbackAttemptsTable;
   cache_generation: CacheGenerationTable;
+  workflows: WorkflowsTable;
 }
 
 /** Issue 12 (migration 015): one row, bumped by trigger on every write to a cached table. */
@@ -382,4 +385,24 @@ export interface CallbackAttemptsTable {
   latency_ms: number;
   error: string | null;
   created_at: string;
+}
+
+/** Issue 18: a routing workflow of an environment (migration 014). */
+export interface WorkflowsTable {
+  seq: Generated<number>;
+  environment_key: string;
+  key: string;
+  name: string;
+  /** JSON array of rules `{name, condition, target}`, evaluated in order. */
+  rules: string;
+  /** JSON target used when no rule matches. */
+  default_target: string;
+  /** JSON array of gateway tokens tried after the chosen target. */
+  backup_gateway_tokens: string;
+  /** none, outage_only or standard. */
+  retry_mode: string;
+  success_rate_routing: number;
+  is_default: number;
+  created_at: string;
+  updated_at: string;
 }

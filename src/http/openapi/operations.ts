@@ -5,6 +5,8 @@ import { generateSchema, updateSchema as certificateUpdate, uploadSchema } from 
 import { createSchema as paymentMethodCreate, recacheSchema, redactSchema, updateSchema as paymentMethodUpdate } from '../routes/payment-methods.schemas.js';
 import { deliverySchema, exportSchema, receiverSchema as receiverRequest } from '../routes/receivers.schemas.js';
 import { transactionSchema as transactionRequest } from '../routes/transactions.schemas.js';
+import { routedTransactionSchema, workflowSchema as workflowRequest } from '../routes/workflows.schemas.js';
+import { explanationSchema, workflowResponseSchema } from './workflow-schemas.js';
 import {
   accessSecretSchema,
   auditEventSchema,
@@ -92,6 +94,33 @@ const reference = (operation: string, summary: string, alsoAs?: Method): Operati
   errors: GATEWAY_ERRORS,
 });
 
+const workflow = (): Body => ({ root: 'workflow', schema: workflowResponseSchema });
+
+/** Issue 18: a transaction routed by a workflow (named by workflow_key, or the environment's default). */
+const routed = (operation: string, summary: string): Operation => ({
+  method: 'post',
+  path: `/v1/transactions/${operation}`,
+  summary,
+  tag: 'Routing',
+  access: 'transact',
+  request: { root: 'transaction', schema: routedTransactionSchema },
+  success: { status: 200, description: 'The transaction that settled the chain, with routed_by (422 with the same body on a decline)', body: transaction() },
+  errors: GATEWAY_ERRORS,
+});
+
+/** Issue 18: routing workflows (docs/routing.md). */
+const ROUTING_OPERATIONS: Operation[] = [
+  { method: 'post', path: '/v1/workflows', summary: 'Create a routing workflow (AddWorkflow)', tag: 'Routing', access: 'admin', request: { root: 'workflow', schema: workflowRequest }, success: { status: 201, description: 'The workflow', body: workflow() }, errors: [422] },
+  { method: 'get', path: '/v1/workflows', summary: "The environment's workflows", tag: 'Routing', access: 'read', success: { status: 200, description: 'Every workflow, in creation order', body: { root: 'workflows', item: 'workflow', schema: workflowResponseSchema } }, errors: [] },
+  { method: 'get', path: '/v1/workflows/:key', summary: 'Show a workflow', tag: 'Routing', access: 'read', success: { status: 200, description: 'The workflow', body: workflow() }, errors: [404] },
+  { method: 'put', path: '/v1/workflows/:key', summary: 'Update a workflow (UpdateWorkflow); the fields sent replace the stored ones', tag: 'Routing', access: 'admin', request: { root: 'workflow', schema: workflowRequest }, success: { status: 200, description: 'The workflow', body: workflow() }, errors: [404, 422] },
+  { method: 'delete', path: '/v1/workflows/:key', summary: 'Remove a workflow (RemoveWorkflow)', tag: 'Routing', access: 'admin', success: { status: 200, description: 'The workflow as it was', body: workflow() }, errors: [404] },
+  { method: 'post', path: '/v1/workflows/:key/explain', summary: 'Dry run: which gateway a transaction would take and why (calls nothing, stores nothing)', tag: 'Routing', access: 'read', request: { root: 'transaction', schema: transactionRequest }, success: { status: 200, description: 'The rule-by-rule evaluation and the decision', body: { root: 'explanation', schema: explanationSchema } }, errors: [404, 422] },
+  routed('purchase', 'Purchase routed by a workflow'),
+  routed('authorize', 'Authorize routed by a workflow'),
+  routed('verify', 'Verify routed by a workflow'),
+];
+
 export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/healthz', summary: 'Liveness', tag: 'Operations', access: 'none', success: { status: 200, description: 'Alive (JSON only)', body: { root: 'health', schema: healthSchema } }, errors: [] },
   { method: 'get', path: '/metrics', summary: 'Prometheus metrics (docs/metrics.md)', tag: 'Operations', access: 'none', success: { status: 200, description: 'The Prometheus text format. Needs Authorization: Bearer <COFFER_METRICS_TOKEN>, never the API credentials; 404 unless the token is configured (or on the separate COFFER_METRICS_PORT)', plainText: true }, errors: [401, 404] },
@@ -165,4 +194,5 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/v1/environments/:key/access_secrets', summary: "An environment's access secrets", tag: 'Administration', access: 'admin', success: { status: 200, description: 'The access secrets (never the secrets themselves)', body: { root: 'access_secrets', item: 'access_secret', schema: accessSecretSchema } }, errors: [404] },
   { method: 'post', path: '/v1/environments/:key/access_secrets', summary: 'Create an access secret', tag: 'Administration', access: 'admin', request: { root: 'access_secret', schema: accessSecretRequest }, success: { status: 201, description: 'The access secret, with the secret (shown once)', body: { root: 'access_secret', schema: accessSecretSchema } }, errors: [404, 422] },
   { method: 'delete', path: '/v1/environments/:key/access_secrets/:secretKey', summary: 'Revoke an access secret', tag: 'Administration', access: 'admin', success: { status: 204, description: 'Revoked' }, errors: [404] },
+  ...ROUTING_OPERATIONS,
 ];

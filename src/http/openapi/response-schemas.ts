@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { routedBySchema } from './workflow-schemas.js';
 
 /*
  * The bodies the API answers, as zod schemas the OpenAPI document is generated from. They
@@ -144,6 +145,7 @@ export const transactionSchema = z
     message: nullableText,
     gateway_token: nullableText.optional(),
     gateway_type: nullableText.optional(),
+    routed_by: routedBySchema.optional(),
     reference_token: nullableText.optional(),
     third_party_token: nullableText.optional(),
     url: z.string().optional(),

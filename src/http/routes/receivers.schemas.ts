@@ -9,7 +9,7 @@ import { flag, parseInput, text } from '../validation.js';
  * A list as either format sends it: a JSON array, or XML's wrapper of repeated items
  * (`<credentials><credential>…</credential></credentials>`, one item or many).
  */
-function listOf(itemName: string) {
+export function listOf(itemName: string) {
   return z.preprocess((value) => {
     if (value === undefined || value === null || value === '') return undefined;
     if (Array.isArray(value)) return value;

@@ -21,7 +21,8 @@ function viewsOf(page: TransactionPage) {
   return page.transactions.map((transaction) => transactionView(transaction, lookup, attemptsOf));
 }
 
-async function sendResult(request: FastifyRequest, reply: FastifyReply, result: TransactionResult, query: TransactionQueryService): Promise<FastifyReply> {
+/** A transaction result with its payment method and retry-chain attempts, in the request's format. */
+export async function sendResult(request: FastifyRequest, reply: FastifyReply, result: TransactionResult, query: TransactionQueryService): Promise<FastifyReply> {
   const environment = callerOf(request).environment;
   const page = await query.withChains(environment, await query.withPaymentMethods(environment, [result.transaction]));
   return sendWire(request, reply, result.status, 'transaction', viewsOf(page)[0] ?? {});

@@ -4,6 +4,7 @@ import { detailsOf, GATEWAY_TRANSACTION_TYPES, type GatewayTransactionDetails } 
 import { WireErrors, WireMessage, type Wire, type WireObject } from '../format/wire.js';
 import { paymentMethodView } from './payment-method.view.js';
 import { storedDate } from './time.js';
+import { storedRoutedByView } from './workflow.view.js';
 import { leanTransactionHead } from './lean-transaction.js';
 import { vaultTransactionView } from './vault-transaction.view.js';
 import { receiverTransactionView } from './receiver-transaction.view.js';
@@ -108,6 +109,9 @@ export function gatewayTransactionView(row: TransactionRow, details: GatewayTran
     gateway_token: row.gateway_token,
     gateway_type: details.gateway_type,
   };
+  // Issue 18: the workflow decision, on transactions a workflow routed.
+  const routedBy = storedRoutedByView(row.routed_by);
+  if (routedBy !== undefined) view.routed_by = routedBy;
   if (row.reference_token !== null) view.reference_token = row.reference_token;
   if (row.transaction_type === 'Store') view.third_party_token = details.third_party_token ?? null;
   view.shipping_address = { ...details.shipping_address };

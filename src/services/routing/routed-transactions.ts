@@ -1,0 +1,169 @@
+import { AppError } from '../../domain/errors.js';
+import type { Clock } from '../../domain/clock.js';
+import type { StoreHandle } from '../../store/database.js';
+import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
+import { PaymentMethodsRepo } from '../../store/repositories/payment-methods.repo.js';
+import { RoutingRecordsRepo } from '../../store/repositories/routing-records.repo.js';
+import type { TransactionResult } from '../transactions/gateway-transaction.service.js';
+import type { TransactionInput } from '../transactions/transaction-input.js';
+import type { AttemptChain, ChainOperation, RetryPolicy, RoutingNote } from './attempt-chain.js';
+import type { SuccessRates } from './success-rates.js';
+import type { RandomInt } from './split-draw.js';
+import type { Workflow } from './workflow-definition.js';
+import { routeByWorkflow, type RoutingDecision, type TransactionFacts } from './workflow-router.js';
+import { isNotFound, workflowNotFound, type WorkflowService } from './workflow.service.js';
+import type { GatewayRecord, GatewayService } from '../gateway.service.js';
+import { requireAbility } from '../transactions/transaction-rules.js';
+import { factsOf } from './transaction-facts.js';
+
+/** What `routed_by` holds on a routed transaction (JSON on the row, an object on the wire). */
+export interface RoutedBy {
+  workflow_key: string;
+  rule: string | null;
+  rule_index: number | null;
+  method: RoutingDecision['method'];
+  gateway_token: string;
+  gateway_tokens: string[];
+  reason: string;
+}
+
+export interface RoutedResult extends TransactionResult {
+  routedBy: RoutedBy;
+}
+
+/** A workflow's decision for a transaction body, evaluated without calling or storing anything. */
+export interface Explanation {
+  workflow: Workflow;
+  facts: TransactionFacts;
+  decision: RoutingDecision;
+}
+
+function retryOf(workflow: Workflow): RetryPolicy | null {
+  if (workflow.retry_mode === 'none') return null;
+  return { mode: workflow.retry_mode, customErrorCodes: [], customMessages: [], overrideDefaultErrorCodes: false };
+}
+
+export function routedByOf(decision: RoutingDecision): RoutedBy {
+  return {
+    workflow_key: decision.workflowKey,
+    rule: decision.ruleMatched,
+    rule_index: decision.ruleIndex,
+    method: decision.method,
+    gateway_token: decision.gatewayToken,
+    gateway_tokens: decision.gatewayTokens,
+    reason: decision.reason,
+  };
+}
+
+function supports(gateway: GatewayRecord, operation: ChainOperation): boolean {
+  try {
+    requireAbility(gateway.definition, operation);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Outcomes that say something about a gateway's health for success-rate routing. */
+function outcomeOf(state: string): boolean | null {
+  if (state === 'succeeded') return true;
+  if (state === 'failed' || state === 'gateway_processing_failed') return false;
+  return null;
+}
+
+/**
+ * Issue 18: `POST /v1/transactions/{purchase,authorize,verify}`. The workflow (named, or the
+ * environment's default) chooses the gateways; the `AttemptChain` tries them under the workflow's
+ * retry mode; the decision is recorded on the answering transaction with a `TransactionRouted` event.
+ */
+export class RoutedTransactionService {
+  private readonly paymentMethods: PaymentMethodsRepo;
+  private readonly records: RoutingRecordsRepo;
+
+  constructor(
+    store: StoreHandle,
+    private readonly workflows: WorkflowService,
+    private readonly gateways: GatewayService,
+    private readonly chain: AttemptChain,
+    private readonly successRates: SuccessRates,
+    private readonly random: RandomInt,
+    private readonly clock: Clock,
+  ) {
+    this.paymentMethods = new PaymentMethodsRepo(store.db, store.dialect);
+    this.records = new RoutingRecordsRepo(store.db);
+  }
+
+  /** The dry run: the decision the workflow makes for this body. Calls no gateway, writes nothing. */
+  async explain(environment: EnvironmentRow, workflowKey: string, input: TransactionInput): Promise<Explanation> {
+    const workflow = await this.workflows.show(environment, workflowKey);
+    const facts = await factsOf(this.paymentMethods, environment, input);
+    return { workflow, facts, decision: this.decide(workflow, facts) };
+  }
+
+  async run(environment: EnvironmentRow, operation: ChainOperation, workflowKey: string | undefined, input: TransactionInput): Promise<RoutedResult> {
+    const workflow = await this.workflowFor(environment, workflowKey);
+    const facts = await factsOf(this.paymentMethods, environment, input);
+    const decision = await this.withUsableBackups(environment, operation, this.decide(workflow, facts));
+    const routing: RoutingNote = { workflowKey: workflow.key, ruleMatched: decision.ruleMatched, reason: decision.reason };
+    const result = await this.chain.run({ environment, operation, gatewayTokens: decision.gatewayTokens, input, retry: retryOf(workflow), routing });
+    const routedBy = routedByOf(decision);
+    const json = JSON.stringify(routedBy);
+    await this.records.record(environment.key, { token: result.transaction.token, firstAttemptToken: result.transaction.first_attempt_token }, json, this.clock.now().toISOString());
+    this.learn(decision, facts, result);
+    return { ...result, transaction: { ...result.transaction, routed_by: json }, routedBy };
+  }
+
+  /**
+   * Drops the backups that cannot take this operation (redacted since the workflow was saved, or a
+   * type without the ability): a workflow serves purchase, authorize and verify alike, and a backup
+   * that cannot verify must not refuse every verify. The primary is kept: its refusal is the answer.
+   */
+  private async withUsableBackups(environment: EnvironmentRow, operation: ChainOperation, decision: RoutingDecision): Promise<RoutingDecision> {
+    const [primary, ...backups] = decision.gatewayTokens;
+    const usable: string[] = [];
+    const dropped: string[] = [];
+    for (const token of backups) {
+      const gateway = await this.gateways.show(environment, token).catch((error: unknown) => {
+        if (isNotFound(error)) return null;
+        throw error;
+      });
+      if (gateway !== null && gateway.row.state !== 'redacted' && supports(gateway, operation)) usable.push(token);
+      else dropped.push(token);
+    }
+    if (dropped.length === 0) return decision;
+    return { ...decision, gatewayTokens: [primary as string, ...usable], reason: `${decision.reason} (skipped ${dropped.join(', ')}: cannot ${operation})` };
+  }
+
+  private decide(workflow: Workflow, facts: TransactionFacts): RoutingDecision {
+    return routeByWorkflow(workflow, facts, { random: this.random, successRates: this.successRates });
+  }
+
+  private async workflowFor(environment: EnvironmentRow, key: string | undefined): Promise<Workflow> {
+    if (key !== undefined) {
+      try {
+        return await this.workflows.show(environment, key);
+      } catch (error) {
+        // A key in a body that names nothing is a 422, as an unknown payment_method_token is.
+        if (error instanceof AppError && error.status === 404) throw new AppError(workflowNotFound().entries, {}, 422);
+        throw error;
+      }
+    }
+    const fallback = await this.workflows.defaultWorkflow(environment);
+    if (fallback === null) {
+      throw new AppError({ key: 'errors.workflow_required', attribute: 'workflow_key', message: 'Name a workflow_key: this environment has no default workflow.' });
+    }
+    return fallback;
+  }
+
+  /**
+   * Feeds success-rate routing: the answering gateway's outcome, and a failure for each gateway the
+   * chain moved on from before it (they faulted or soft-declined).
+   */
+  private learn(decision: RoutingDecision, facts: TransactionFacts, result: TransactionResult): void {
+    const answered = result.transaction.gateway_token;
+    const index = answered === null ? -1 : decision.gatewayTokens.indexOf(answered);
+    for (const skipped of decision.gatewayTokens.slice(0, Math.max(index, 0))) this.successRates.record(skipped, facts.cardBrand, false);
+    const outcome = outcomeOf(result.transaction.state);
+    if (answered !== null && outcome !== null) this.successRates.record(answered, facts.cardBrand, outcome);
+  }
+}
