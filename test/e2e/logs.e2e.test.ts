@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 describe('request logs', () => {
@@ -12,9 +12,12 @@ describe('request logs', () => {
     const before = server.logs.length;
     const res = await server.client.get('/v1/gateways.json', { headers: { 'x-request-id': 'log-check-1' } });
     expect(res.status).toBe(200);
-    const lines = server.logs.slice(before).map((line) => JSON.parse(line));
-    const mine = lines.filter((line) => line.reqId === 'log-check-1');
-    expect(mine).toHaveLength(1);
+    // The line is written once the answer has gone out (onResponse), which may be after the client has it.
+    const mine = await vi.waitFor(() => {
+      const found = server.logs.slice(before).map((line) => JSON.parse(line)).filter((line) => line.reqId === 'log-check-1');
+      expect(found).toHaveLength(1);
+      return found;
+    });
     expect(mine[0]).toMatchObject({
       msg: 'request',
       method: 'GET',
