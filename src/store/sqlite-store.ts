@@ -4,12 +4,15 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { CofferSqliteDialect, type SqliteDurability } from './sqlite-dialect.js';
+import { Checkpointer } from './checkpointer.js';
 import { CommitFeed } from './commit-feed.js';
 import { WalFileSyncer, WalSync, type FileSyncer } from './wal-sync.js';
 
 /** An open SQLite store: the query builder and what group commit needs from outside. */
 export interface SqliteStore {
   db: Kysely<Database>;
+  /** Off-loop WAL checkpoints (null without WAL). */
+  checkpointer: Checkpointer | null;
   /** Resolves once every commit this process has seen (its own or another process's) is durable; null when nothing is pending. */
   settled(): Promise<void> | null;
   close(): Promise<void>;
@@ -23,6 +26,8 @@ export interface SqliteOpenOptions {
   fileSyncer?: (databaseFile: string) => FileSyncer;
   /** Where each durable commit is published: one sample per group-commit fsync, with its batch size. */
   commits?: CommitFeed;
+  /** Test seam: commits between off-loop checkpoints, and the driver the checkpoint worker loads. */
+  checkpoints?: { every?: number; driver?: string };
 }
 
 export function openSqliteStore(file: string, options: SqliteOpenOptions = {}): SqliteStore {
@@ -38,7 +43,13 @@ export function openSqliteStore(file: string, options: SqliteOpenOptions = {}): 
   handle.pragma('secure_delete = ON');
   handle.pragma('busy_timeout = 5000');
   const commits = options.commits ?? new CommitFeed();
-  const walSync = wal ? new WalSync((options.fileSyncer ?? ((name) => new WalFileSyncer(name)))(file), (sample) => commits.publish(sample)) : null;
+  const checkpointer = wal ? new Checkpointer(file, handle, options.checkpoints?.every, options.checkpoints?.driver) : null;
+  const walSync = wal
+    ? new WalSync((options.fileSyncer ?? ((name) => new WalFileSyncer(name)))(file), (sample) => {
+        commits.publish(sample);
+        checkpointer?.noteCommits(sample.batchSize);
+      })
+    : null;
   // Prepared once, outside the cache: it runs on every answer (settled) and plucks its value.
   const dataVersion = handle.prepare('pragma data_version').pluck();
   const readDataVersion = () => Number(dataVersion.get());
@@ -49,6 +60,7 @@ export function openSqliteStore(file: string, options: SqliteOpenOptions = {}): 
   let seenVersion = readDataVersion();
   return {
     db,
+    checkpointer,
     settled() {
       if (walSync === null || !handle.open) return null;
       // Another process's commit is seen once SQLite's data_version moves; it is synced from here too
@@ -61,6 +73,7 @@ export function openSqliteStore(file: string, options: SqliteOpenOptions = {}): 
       return walSync.pending ? walSync.durable() : null;
     },
     async close() {
+      await checkpointer?.close();
       await db.destroy();
       await walSync?.close();
     },

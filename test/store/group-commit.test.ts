@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommitFeed, type CommitSample } from '../../src/store/commit-feed.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
 import { isStoreUnavailable } from '../../src/store/unavailable.js';
@@ -203,5 +203,35 @@ describe('SQLite store with group commit', () => {
     await syncer.sync();
     await syncer.close();
     await expect(new WalFileSyncer(path.join(dir, 'missing.db')).sync()).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('checkpoints run on a worker thread once enough commits have gone by; the main connection never checkpoints itself', async () => {
+    const { dir } = tempDir('coffer-checkpoint-');
+    const file = path.join(dir, 'coffer.db');
+    store = openSqliteStore(file, { checkpoints: { every: 10 } });
+    const db = store.db as unknown as Kysely<never>;
+    await sql`create table items (id integer primary key, name text)`.execute(db);
+    const emptySize = fs.statSync(file).size;
+    for (let i = 0; i < 30; i += 1) await db.transaction().execute((trx) => sql`insert into items (name) values (${'x'.repeat(2000)})`.execute(trx));
+    await vi.waitFor(() => expect(store?.checkpointer?.completed).toBeGreaterThanOrEqual(1), { timeout: 10_000 });
+    // The WAL's pages reached the database file, written by the worker's connection.
+    expect(fs.statSync(file).size).toBeGreaterThan(emptySize);
+    const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db);
+    expect(rows[0]?.wal_autocheckpoint).toBe(0);
+  });
+
+  it('a checkpoint worker that cannot start hands checkpoints back to SQLite', async () => {
+    const { dir } = tempDir('coffer-checkpoint-');
+    store = openSqliteStore(path.join(dir, 'coffer.db'), { checkpoints: { every: 1, driver: path.join(dir, 'no-such-driver.js') } });
+    const db = store.db as unknown as Kysely<never>;
+    await sql`create table items (id integer primary key, name text)`.execute(db);
+    await db.transaction().execute((trx) => sql`insert into items (name) values ('y')`.execute(trx));
+    await vi.waitFor(
+      async () => {
+        const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db);
+        expect(rows[0]?.wal_autocheckpoint).toBe(1000);
+      },
+      { timeout: 10_000 },
+    );
   });
 });
