@@ -3,6 +3,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /** What the store needs to know about the API request a write belongs to. */
 interface RequestContext {
   requestId: string;
+  /** Per store (its WAL syncer), the last commit this request could have seen (issue 12 group commit). */
+  seen?: Map<object, number>;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -18,4 +20,21 @@ export function runInRequest<T>(requestId: string, work: () => T): T {
 /** The X-Request-Id of the request being served, or null (the sweep, the CLI). */
 export function currentRequestId(): string | null {
   return storage.getStore()?.requestId ?? null;
+}
+
+/**
+ * Records that the request being served has used `store` when its last commit was `sequence`:
+ * whatever it read could reflect commits up to there, so its answer waits for them to be durable.
+ */
+export function noteSeenCommit(store: object, sequence: number): void {
+  const context = storage.getStore();
+  if (context === undefined) return;
+  const seen = (context.seen ??= new Map());
+  if ((seen.get(store) ?? 0) < sequence) seen.set(store, sequence);
+}
+
+/** The last commit of `store` the request being served could have seen (0: none); null outside a request. */
+export function seenCommit(store: object): number | null {
+  const context = storage.getStore();
+  return context === undefined ? null : (context.seen?.get(store) ?? 0);
 }

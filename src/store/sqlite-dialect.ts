@@ -1,4 +1,5 @@
 import type { WalSync } from './wal-sync.js';
+import { noteSeenCommit } from '../domain/request-context.js';
 import { CommitFeed } from './commit-feed.js';
 import {
   CompiledQuery,
@@ -51,10 +52,19 @@ class ImmediateSqliteDriver extends SqliteDriver {
    * commit before it is on disk.
    */
   override async releaseConnection(): Promise<void> {
-    const sequence = this.durability?.takeWrite() === true ? this.durability.walSync.note() : null;
+    const durability = this.durability;
+    let sequence: number | null = null;
+    if (durability !== null) {
+      const { walSync } = durability;
+      // A commit by another connection (a second node, the CLI) is synced from here too: one file.
+      if (durability.sawForeignCommit()) walSync.note();
+      if (durability.takeWrite()) sequence = walSync.note();
+      // Whatever this use read reflects commits up to here: the request's answer waits for them.
+      noteSeenCommit(walSync, walSync.last);
+    }
     await super.releaseConnection();
     fileTurn(this.file).unlock();
-    if (sequence !== null) await this.durability?.walSync.durable(sequence);
+    if (sequence !== null) await durability?.walSync.durable(sequence);
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -107,6 +117,8 @@ export interface SqliteDurability {
   walSync: WalSync;
   /** True (once) when a statement that can write ran since the last call. */
   takeWrite(): boolean;
+  /** True (once) when another connection committed since the last call (SQLite's data_version moved). */
+  sawForeignCommit(): boolean;
 }
 
 export class CofferSqliteDialect extends SqliteDialect {

@@ -6,6 +6,7 @@ import type { Database } from './schema.js';
 import { CofferSqliteDialect, type SqliteDurability } from './sqlite-dialect.js';
 import { Checkpointer } from './checkpointer.js';
 import { CommitFeed } from './commit-feed.js';
+import { seenCommit } from '../domain/request-context.js';
 import { WalFileSyncer, WalSync, type FileSyncer } from './wal-sync.js';
 
 /** An open SQLite store: the query builder and what group commit needs from outside. */
@@ -13,7 +14,10 @@ export interface SqliteStore {
   db: Kysely<Database>;
   /** Off-loop WAL checkpoints (null without WAL). */
   checkpointer: Checkpointer | null;
-  /** Resolves once every commit this process has seen (its own or another process's) is durable; null when nothing is pending. */
+  /**
+   * Resolves once every commit the current request could have seen (outside a request: every
+   * commit this process has seen, its own or another process's) is durable; null when nothing is pending.
+   */
   settled(): Promise<void> | null;
   close(): Promise<void>;
 }
@@ -55,22 +59,25 @@ export function openSqliteStore(file: string, options: SqliteOpenOptions = {}): 
   const readDataVersion = () => Number(dataVersion.get());
   const writes = { made: false };
   cachePreparedStatements(handle, writes);
-  const durability: SqliteDurability | null = walSync === null ? null : { walSync, takeWrite: () => takeFlag(writes) };
-  const db = new Kysely<Database>({ dialect: new CofferSqliteDialect({ database: handle }, durability, commits) });
   let seenVersion = readDataVersion();
+  // Another process's commit shows as a move of SQLite's data_version (which our own commits do not move).
+  const sawForeignCommit = () => {
+    const version = readDataVersion();
+    if (version === seenVersion) return false;
+    seenVersion = version;
+    return true;
+  };
+  const durability: SqliteDurability | null = walSync === null ? null : { walSync, takeWrite: () => takeFlag(writes), sawForeignCommit };
+  const db = new Kysely<Database>({ dialect: new CofferSqliteDialect({ database: handle }, durability, commits) });
   return {
     db,
     checkpointer,
     settled() {
       if (walSync === null || !handle.open) return null;
-      // Another process's commit is seen once SQLite's data_version moves; it is synced from here too
-      // (the WAL is one file), so no answer from this process rests on a commit that could be lost.
-      const version = readDataVersion();
-      if (version !== seenVersion) {
-        seenVersion = version;
-        walSync.note();
-      }
-      return walSync.pending ? walSync.durable() : null;
+      // A request waits for the commits it could have seen (noted as it used the store); anything
+      // else (the sweep, the CLI) for every commit noted so far.
+      const target = seenCommit(walSync) ?? walSync.last;
+      return walSync.isDurable(target) ? null : walSync.durable(target);
     },
     async close() {
       await checkpointer?.close();

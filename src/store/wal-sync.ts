@@ -62,6 +62,16 @@ export class WalSync {
     return this.synced < this.noted;
   }
 
+  /** The last commit noted so far. */
+  get last(): number {
+    return this.noted;
+  }
+
+  /** True once commit `sequence` is known to be durable. */
+  isDurable(sequence: number): boolean {
+    return this.synced >= sequence;
+  }
+
   /** Resolves once commit `sequence` (by default every commit noted so far) is durable. */
   async durable(sequence: number = this.noted): Promise<void> {
     while (this.synced < sequence) {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommitFeed, type CommitSample } from '../../src/store/commit-feed.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
 import { isStoreUnavailable } from '../../src/store/unavailable.js';
+import { runInRequest } from '../../src/domain/request-context.js';
 import { StoreDurabilityError, WalFileSyncer, WalSync, type FileSyncer, type FlushSample } from '../../src/store/wal-sync.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -166,6 +167,38 @@ describe('SQLite store with group commit', () => {
     await sql`select * from items`.execute(db);
     expect(file.syncs).toBe(syncs);
     expect(store?.settled()).toBeNull();
+  });
+
+  it('an answer waits only for the commits its request could have seen', async () => {
+    const file = new HeldSyncer();
+    const { db } = await open(file);
+    const read = () => sql`select count(*) as n from items`.execute(db);
+    let writeCommitted: () => void = () => undefined;
+    const committed = new Promise<void>((resolve) => (writeCommitted = resolve));
+    // Request X reads before another request's commit and answers while that commit's fsync is held.
+    const requestX = runInRequest('x', async () => {
+      await read();
+      await committed;
+      return { settling: store?.settled() };
+    });
+    await turn();
+    const write = tracked(runInRequest('w', () => sql`insert into items (name) values ('w')`.execute(db)));
+    await turn();
+    expect(write.done()).toBe(false);
+    writeCommitted();
+    expect((await requestX).settling).toBeNull();
+    // Request Y reads after that commit: its answer waits for the fsync.
+    const requestY = await runInRequest('y', async () => {
+      await read();
+      return { settling: store?.settled() };
+    });
+    expect(requestY.settling).toBeInstanceOf(Promise);
+    const y = tracked(requestY.settling as Promise<void>);
+    await turn();
+    expect(y.done()).toBe(false);
+    file.releaseAll();
+    await write.promise;
+    await y.promise;
   });
 
   it("an answer waits for another process's commit that this one has seen", async () => {
