@@ -86,11 +86,17 @@ function headersOf(harness: FuzzHarness, fuzzCase: FuzzCase): Record<string, str
   return headers;
 }
 
-/** Why a response is wrong, or null when it is fine. */
-export function judge(method: string, status: number, contentType: string, body: string): string | null {
+/** The browser pages (the portal, the card form's frame): their errors are HTML pages by design. */
+export function isBrowserPage(url: string): boolean {
+  return /^\/(portal|iframe)(\/|$)/.test(url);
+}
+
+/** Why a response is wrong, or null when it is fine. `browserPage`: an HTML error page is the right answer. */
+export function judge(method: string, status: number, contentType: string, body: string, browserPage = false): string | null {
   if (status >= 500) return `status ${status}`;
   if (status < 400 || method === 'HEAD') return null;
   if (findCardData(body).length > 0) return `status ${status}: card data in the error body`;
+  if (browserPage && contentType.includes('text/html')) return null;
   if (contentType.includes('json')) {
     try {
       const first = (JSON.parse(body) as { errors?: Array<{ key?: unknown; message?: unknown }> }).errors?.[0];
@@ -118,7 +124,7 @@ async function send(harness: FuzzHarness, endpoint: Endpoint, fuzzCase: FuzzCase
       hung,
     ]);
     if (reply === null) return { status: 0, problem: `no answer within ${HUNG_MS / 1000} s` };
-    return { status: reply.statusCode, problem: judge(endpoint.method, reply.statusCode, String(reply.headers['content-type'] ?? ''), reply.body) };
+    return { status: reply.statusCode, problem: judge(endpoint.method, reply.statusCode, String(reply.headers['content-type'] ?? ''), reply.body, isBrowserPage(endpoint.url)) };
   } finally {
     clearTimeout(timer);
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caseUrl, fuzzEndpoints, groupFailures, judge, type EndpointOutcome } from '../../drills/fuzz.drill.js';
+import { caseUrl, fuzzEndpoints, groupFailures, isBrowserPage, judge, type EndpointOutcome } from '../../drills/fuzz.drill.js';
 import { harnessPaths, paramKinds, startFuzzHarness, type FuzzHarness } from '../../drills/fuzz-harness.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -52,6 +52,13 @@ describe('fuzz verdicts', () => {
     expect(judge('GET', 400, 'application/json', '{"statusCode":400,"message":"bad"}')).toBe('status 400: JSON error without errors[0].key and message');
     expect(judge('GET', 422, 'application/xml', '<errors><error>no key</error></errors>')).toBe('status 422: XML error without <errors><error key>');
     expect(judge('GET', 415, 'text/html', '<h1>no</h1>')).toBe('status 415: error answered as text/html');
+    // The portal and the card form's frame are pages: their errors are HTML, but never carry a card.
+    expect(judge('POST', 415, 'text/html; charset=utf-8', '<h1>Unsupported</h1>', true)).toBeNull();
+    expect(judge('POST', 422, 'text/html', '<p>4111111111111111</p>', true)).toBe('status 422: card data in the error body');
+    expect(judge('POST', 500, 'text/html', '<h1>oops</h1>', true)).toBe('status 500');
+    expect(isBrowserPage('/portal/account/totp/start')).toBe(true);
+    expect(isBrowserPage('/iframe/v1/frame.html')).toBe(true);
+    expect(isBrowserPage('/v1/portal')).toBe(false);
   });
 
   it('accepts successes, HEAD errors and proper envelopes in JSON and XML', () => {
