@@ -37,10 +37,10 @@ export class RetryingTransactions implements AttemptChain {
     const policy = request.retry;
 
     // Every check before anything is persisted: the payment method token, the primary, the backups.
-    await this.transactions.checkPaymentMethodToken(environment, input);
+    const named = await this.transactions.checkPaymentMethodToken(environment, input);
     const primary = await this.gateways.show(environment, primaryToken);
     const backups = await checkedBackups(this.gateways, environment, primary, backupTokens, operation);
-    const planned = await this.transactions.planDirect(environment, primary, operation, input);
+    const planned = await this.transactions.planDirect(environment, primary, operation, input, named);
     if ('refused' in planned) return planned.refused;
 
     const chain = [primary, ...backups];

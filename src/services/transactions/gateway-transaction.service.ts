@@ -122,9 +122,9 @@ export class GatewayTransactionService {
   async direct(environment: EnvironmentRow, gatewayToken: string, operation: DirectOperation, input: TransactionInput): Promise<TransactionResult> {
     // Spreedly resolves the payment method before the gateway: an unknown token is a 422 even
     // when the gateway is unknown too (issue 14 §1.1). Inline cards are vaulted only after the checks.
-    await this.checkPaymentMethodToken(environment, input);
+    const named = await this.checkPaymentMethodToken(environment, input);
     const gateway = await this.gateways.show(environment, gatewayToken);
-    const planned = await this.planDirect(environment, gateway, operation, input);
+    const planned = await this.planDirect(environment, gateway, operation, input, named);
     if ('refused' in planned) return planned.refused;
     return (await this.attemptDirect(planned.plan, gateway, SINGLE_ATTEMPT)).result;
   }
@@ -133,13 +133,20 @@ export class GatewayTransactionService {
    * Every check of a direct transaction on its (first) gateway, and its payment method resolved
    * (an inline card vaulted): a plan the gateways can then be tried with, or the refusal recorded.
    */
-  async planDirect(environment: EnvironmentRow, gateway: GatewayRecord, operation: DirectOperation, input: TransactionInput): Promise<{ plan: DirectPlan } | { refused: TransactionResult }> {
+  async planDirect(
+    environment: EnvironmentRow,
+    gateway: GatewayRecord,
+    operation: DirectOperation,
+    input: TransactionInput,
+    /** The row `checkPaymentMethodToken` found, so it is not read twice (its use is decided under a lock later). */
+    named?: PaymentMethodRow,
+  ): Promise<{ plan: DirectPlan } | { refused: TransactionResult }> {
     const type = TRANSACTION_TYPE[operation];
     const base = this.baseDetails(gateway, input);
     requireAbility(gateway.definition, operation);
     checkAmount(input.amount, input.amountInvalid, NEEDS_AMOUNT[operation]);
     checkCurrency(input.currencyCode, NEEDS_AMOUNT[operation]);
-    const resolved = await this.resolvePaymentMethod(environment, input);
+    const resolved = await this.resolvePaymentMethod(environment, input, named);
     const common = { environment, gateway, type, details: { ...base, payment_method_added: resolved.added }, amount: input.amount ?? null, currency: input.currencyCode ?? null, callback: callbackOf(input) };
     if ('invalid' in resolved) {
       const refused = await this.refuse({ ...common, paymentMethod: null, details: { ...common.details, payment_method_errors: resolved.invalid } }, {
@@ -431,9 +438,9 @@ export class GatewayTransactionService {
     return refusedTransaction(this.store, this.processingRow(randomToken(TOKEN_LENGTH.item), args, args.referenceToken ?? null), refusal);
   }
 
-  /** Spreedly's first check of a direct transaction: a `payment_method_token` that names nothing is a 422. */
-  async checkPaymentMethodToken(environment: EnvironmentRow, input: TransactionInput): Promise<void> {
-    if (input.paymentMethodToken !== undefined) await this.findPaymentMethod(environment, input.paymentMethodToken);
+  /** Spreedly's first check of a direct transaction: a `payment_method_token` that names nothing is a 422. Returns the row it names. */
+  async checkPaymentMethodToken(environment: EnvironmentRow, input: TransactionInput): Promise<PaymentMethodRow | undefined> {
+    return input.paymentMethodToken === undefined ? undefined : this.findPaymentMethod(environment, input.paymentMethodToken);
   }
 
   /** The payment method named in a body; unknown is a 422 (not the path's 404), as Spreedly answers it. */
@@ -447,9 +454,10 @@ export class GatewayTransactionService {
   private async resolvePaymentMethod(
     environment: EnvironmentRow,
     input: TransactionInput,
+    named?: PaymentMethodRow,
   ): Promise<{ paymentMethod: PaymentMethodRow; added: boolean } | { invalid: Array<{ key: string; message: string; attribute?: string }>; added: boolean }> {
     if (input.paymentMethodToken !== undefined) {
-      const row = await this.findPaymentMethod(environment, input.paymentMethodToken);
+      const row = named?.token === input.paymentMethodToken ? named : await this.findPaymentMethod(environment, input.paymentMethodToken);
       return { paymentMethod: await this.paymentMethods.settle(row), added: false };
     }
     if (input.inlinePaymentMethod !== undefined) {

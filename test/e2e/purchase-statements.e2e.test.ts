@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PaymentMethodsRepo } from '../../src/store/repositories/payment-methods.repo.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { storeKinds } from '../helpers/postgres.js';
+
+/**
+ * Issue 12: a purchase with a retained token reads its payment method once (the 422 check and
+ * the plan share the row; its use is decided by the conditional update under the lock).
+ */
+describe.each(storeKinds)('statements of a purchase (%s)', (store) => {
+  let server: TestServer;
+  let gateway: string;
+  let card: string;
+  beforeAll(async () => {
+    server = await startServer({ store });
+    gateway = (await server.client.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } })).json().gateway.token;
+    const created = await server.client.sendJson('POST', '/v1/payment_methods.json', {
+      payment_method: { retained: true, credit_card: { first_name: 'Ada', last_name: 'Lovelace', number: '4111111111111111', verification_value: '123', month: 12, year: 2031 } },
+    });
+    card = created.json().transaction.payment_method.token;
+  });
+  afterAll(() => server.close());
+
+  it('reads the payment method once, then succeeds; an unknown token is still a 422 before anything else', async () => {
+    const find = vi.spyOn(PaymentMethodsRepo.prototype, 'find');
+    try {
+      const res = await server.client.sendJson('POST', `/v1/gateways/${gateway}/purchase.json`, { transaction: { amount: 100, currency_code: 'USD', payment_method_token: card } });
+      expect(res.status).toBe(200);
+      expect(res.json().transaction.state).toBe('succeeded');
+      expect(find.mock.calls.filter(([, token]) => token === card)).toHaveLength(1);
+      const unknown = await server.client.sendJson('POST', `/v1/gateways/${gateway}/purchase.json`, { transaction: { amount: 100, currency_code: 'USD', payment_method_token: 'NoSuchToken1234567890abcd' } });
+      expect(unknown.status).toBe(422);
+      expect(unknown.json().errors[0].key).toBe('errors.payment_method_not_found');
+    } finally {
+      find.mockRestore();
+    }
+  });
+});
