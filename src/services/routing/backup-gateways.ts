@@ -1,7 +1,7 @@
 import { AppError } from '../../domain/errors.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
 import type { GatewayRecord, GatewayService } from '../gateway.service.js';
-import { requireAbility } from '../transactions/transaction-rules.js';
+import { gatewaySupports } from '../transactions/transaction-rules.js';
 import type { ChainOperation } from './attempt-chain.js';
 
 const ATTRIBUTE = 'retry.gateway_tokens';
@@ -20,11 +20,7 @@ export async function checkedBackups(gateways: GatewayService, environment: Envi
     const backup = await showBackup(gateways, environment, token);
     if (backup.row.state === 'redacted') throw invalid(token, 'is redacted');
     if (backup.definition.test !== primary.definition.test) throw invalid(token, primary.definition.test ? 'is not a test gateway like the primary' : 'is a test gateway but the primary is not');
-    try {
-      requireAbility(backup.definition, operation);
-    } catch {
-      throw invalid(token, `does not support ${operation}`);
-    }
+    if (!gatewaySupports(backup.definition, operation)) throw invalid(token, `does not support ${operation}`);
     backups.push(backup);
   }
   return backups;

@@ -12,8 +12,8 @@ import type { RandomInt } from './split-draw.js';
 import type { Workflow } from './workflow-definition.js';
 import { routeByWorkflow, type RoutingDecision, type TransactionFacts } from './workflow-router.js';
 import { isNotFound, workflowNotFound, type WorkflowService } from './workflow.service.js';
-import type { GatewayRecord, GatewayService } from '../gateway.service.js';
-import { requireAbility } from '../transactions/transaction-rules.js';
+import type { GatewayService } from '../gateway.service.js';
+import { gatewaySupports } from '../transactions/transaction-rules.js';
 import { factsOf } from './transaction-facts.js';
 
 /** What `routed_by` holds on a routed transaction (JSON on the row, an object on the wire). */
@@ -53,15 +53,6 @@ export function routedByOf(decision: RoutingDecision): RoutedBy {
     gateway_tokens: decision.gatewayTokens,
     reason: decision.reason,
   };
-}
-
-function supports(gateway: GatewayRecord, operation: ChainOperation): boolean {
-  try {
-    requireAbility(gateway.definition, operation);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Outcomes that say something about a gateway's health for success-rate routing. */
@@ -127,7 +118,7 @@ export class RoutedTransactionService {
         if (isNotFound(error)) return null;
         throw error;
       });
-      if (gateway !== null && gateway.row.state !== 'redacted' && supports(gateway, operation)) usable.push(token);
+      if (gateway !== null && gateway.row.state !== 'redacted' && gatewaySupports(gateway.definition, operation)) usable.push(token);
       else dropped.push(token);
     }
     if (dropped.length === 0) return decision;

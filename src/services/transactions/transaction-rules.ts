@@ -29,9 +29,14 @@ export const REFERENCE_TYPES: Record<'capture' | 'void' | 'credit', readonly str
 /** States in which a child transaction holds (or may hold) money against its reference. */
 export const ACTIVE_STATES = ['succeeded', 'processing', 'pending', 'gateway_processing_result_unknown'];
 
-export function requireAbility(definition: GatewayDefinition, operation: Exclude<GatewayOperation, 'complete'>): void {
+/** Whether the gateway implements `operation` (its advertised characteristics). */
+export function gatewaySupports(definition: GatewayDefinition, operation: Exclude<GatewayOperation, 'complete'>): boolean {
   const ability = operation === 'general_credit' ? 'supports_general_credit' : (`supports_${operation}` as const);
-  if (!definition.characteristics.has(ability)) {
+  return definition.characteristics.has(ability);
+}
+
+export function requireAbility(definition: GatewayDefinition, operation: Exclude<GatewayOperation, 'complete'>): void {
+  if (!gatewaySupports(definition, operation)) {
     throw new AppError({
       key: 'errors.gateway_does_not_support_ability',
       message: `Unable to process the transaction because the gateway does not support ${operation}.`,
