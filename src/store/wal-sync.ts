@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { CommitSample } from './commit-feed.js';
 
 /**
  * Group commit for SQLite (issue 12). SQLite runs with `synchronous=NORMAL` in WAL mode, so a
@@ -24,14 +25,6 @@ export interface FileSyncer {
   close(): Promise<void>;
 }
 
-/** Counts and delays seen by the commit observer (metrics, bench). */
-export interface FlushSample {
-  /** Commits made durable by this one fsync. */
-  batchSize: number;
-  /** How long the fsync took. */
-  seconds: number;
-}
-
 /** The store could not make a commit durable; it answers 503 until restarted (docs/reliability.md). */
 export class StoreDurabilityError extends Error {
   override readonly name = 'StoreDurabilityError';
@@ -48,18 +41,14 @@ export class WalSync {
 
   constructor(
     private readonly file: FileSyncer,
-    private readonly onFlush: (sample: FlushSample) => void = () => undefined,
+    /** Each fsync as a commit sample: how long it took, and how many commits it made durable. */
+    private readonly onFlush: (sample: CommitSample) => void = () => undefined,
   ) {}
 
   /** Records that a commit happened; returns its sequence number. */
   note(): number {
     this.noted += 1;
     return this.noted;
-  }
-
-  /** True when some noted commit is not yet known to be durable. */
-  get pending(): boolean {
-    return this.synced < this.noted;
   }
 
   /** The last commit noted so far. */

@@ -6,7 +6,7 @@ import { CommitFeed, type CommitSample } from '../../src/store/commit-feed.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
 import { isStoreUnavailable } from '../../src/store/unavailable.js';
 import { runInRequest } from '../../src/domain/request-context.js';
-import { StoreDurabilityError, WalFileSyncer, WalSync, type FileSyncer, type FlushSample } from '../../src/store/wal-sync.js';
+import { StoreDurabilityError, WalFileSyncer, WalSync, type FileSyncer } from '../../src/store/wal-sync.js';
 import { tempDir } from '../helpers/temp.js';
 
 /** A FileSyncer whose syncs wait until the test lets them finish, and are counted. */
@@ -65,7 +65,7 @@ function tracked<T>(promise: Promise<T>): { done: () => boolean; promise: Promis
 describe('WalSync (group commit bookkeeping)', () => {
   it('makes every commit noted before an fsync durable with that one fsync', async () => {
     const file = new HeldSyncer();
-    const samples: FlushSample[] = [];
+    const samples: CommitSample[] = [];
     const wal = new WalSync(file, (sample) => samples.push(sample));
     const waits = [wal.note(), wal.note(), wal.note()].map((sequence) => tracked(wal.durable(sequence)));
     await turn();
@@ -74,7 +74,7 @@ describe('WalSync (group commit bookkeeping)', () => {
     file.releaseAll();
     await Promise.all(waits.map((wait) => wait.promise));
     expect(samples.map((sample) => sample.batchSize)).toEqual([3]);
-    expect(wal.pending).toBe(false);
+    expect(wal.isDurable(wal.last)).toBe(true);
   });
 
   it('a commit noted while an fsync runs waits for the next fsync, not the running one', async () => {
