@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { histogramDelta, histogramOf, parsePrometheusText, quantileOf, type HistogramData } from './prometheus-text.js';
+import { histogramDelta, histogramOf, parsePrometheusText, quantileOf, sumOf, type HistogramData } from './prometheus-text.js';
 
 /**
  * Issue 12: the bench reports the store's commit latency and batch size from the server's own
@@ -12,6 +12,8 @@ import { histogramDelta, histogramOf, parsePrometheusText, quantileOf, type Hist
 export interface CommitScrape {
   seconds: HistogramData;
   batchSize: HistogramData;
+  /** The server process's CPU time so far (user + system), from prom-client's default metrics. */
+  cpuSeconds: number;
 }
 
 /** Commit figures over an interval; latencies in ms, null when nothing was committed. */
@@ -24,6 +26,12 @@ export interface CommitStats {
   p99Ms: number | null;
   meanBatchSize: number | null;
   p99BatchSize: number | null;
+  /**
+   * CPU the server spent over the interval (user + system seconds). Divided by the requests
+   * served, it is the cost of one request: steadier from run to run than requests per second,
+   * which move with whatever else the machine runs.
+   */
+  cpuSeconds: number;
 }
 
 /** Reads the commit histograms from a Prometheus exposition. */
@@ -32,6 +40,7 @@ export function commitScrapeOf(exposition: string): CommitScrape {
   return {
     seconds: histogramOf(samples, 'coffer_store_commit_duration_seconds'),
     batchSize: histogramOf(samples, 'coffer_store_commit_batch_size'),
+    cpuSeconds: sumOf(samples, 'coffer_process_cpu_seconds_total'),
   };
 }
 
@@ -65,5 +74,6 @@ export function commitStatsBetween(before: CommitScrape, after: CommitScrape): C
     p99Ms: ms(quantileOf(seconds, 0.99)),
     meanBatchSize: batch.count > 0 ? batch.sum / batch.count : null,
     p99BatchSize: quantileOf(batch, 0.99),
+    cpuSeconds: after.cpuSeconds - before.cpuSeconds,
   };
 }

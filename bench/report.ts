@@ -46,11 +46,12 @@ export function formatReport(report: BenchReport): string {
   }
   const committed = report.scenarios.filter((scenario) => scenario.commits !== undefined && scenario.commits !== null && scenario.commits.commits > 0);
   if (committed.length > 0) {
-    lines.push('', 'Store commits during each measured run (from the server\'s /metrics; on SQLite one commit is one group-commit fsync):');
-    const table = [['scenario', 'commits', 'transactions', 'mean batch', 'p99 batch', 'commit p50 ms', 'commit p99 ms']];
+    lines.push('', 'Store commits and server CPU during each measured run (from the server\'s /metrics; on SQLite one commit is one group-commit fsync):');
+    const table = [['scenario', 'CPU µs/request', 'commits', 'transactions', 'mean batch', 'p99 batch', 'commit p50 ms', 'commit p99 ms']];
     for (const scenario of committed) {
       const c = scenario.commits as NonNullable<typeof scenario.commits>;
-      table.push([scenario.name, number(c.commits, 0), number(c.transactions, 0), optional(c.meanBatchSize, 2), optional(c.p99BatchSize, 0), optional(c.p50Ms, 3), optional(c.p99Ms, 3)]);
+      const cpuPerRequest = scenario.requests > 0 ? (c.cpuSeconds * 1e6) / scenario.requests : null;
+      table.push([scenario.name, optional(cpuPerRequest, 0), number(c.commits, 0), number(c.transactions, 0), optional(c.meanBatchSize, 2), optional(c.p99BatchSize, 0), optional(c.p50Ms, 3), optional(c.p99Ms, 3)]);
     }
     lines.push(...columns(table));
   }

@@ -8,6 +8,7 @@ import type { OrganizationRow } from '../store/repositories/organizations.repo.j
 import type { Clock } from '../domain/clock.js';
 import { Keyring } from '../vault/keyring.js';
 import { secretCoversEnvironment } from './tenancy.service.js';
+import { noteCallbackSubscription } from '../domain/request-context.js';
 import { authKey, type AuthRows, type DefinitionCache } from '../cache/definition-cache.js';
 
 /**
@@ -56,6 +57,7 @@ export class AuthService {
     if (organizationWide && row.environment_keys !== null) return null;
     if (!isRole(row.role) || !roleAllows(row.role, access)) return null;
     this.noteUse(row);
+    noteCallbackSubscription(environment.key, environment.callback_url !== null);
     return { environment, organization, secret: row };
   }
 

@@ -1,4 +1,4 @@
-import type { WalSync } from './wal-sync.js';
+import { StoreDurabilityError, type WalSync } from './wal-sync.js';
 import { noteSeenCommit } from '../domain/request-context.js';
 import { CommitFeed } from './commit-feed.js';
 import {
@@ -18,6 +18,17 @@ import {
  * queue on busy_timeout instead of failing when a read transaction tries to upgrade.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  /**
+   * Group commit's batch (issue 12): an outer BEGIN IMMEDIATE holding logical transactions that
+   * were released (savepoints) but not yet committed; the next flush commits it. Only with
+   * durability (WAL): without it every transaction commits, and syncs, on its own.
+   */
+  private batchOpen = false;
+  /** A logical transaction that wrote was released into the open batch: someone awaits its flush. */
+  private batchAwaited = false;
+  /** This handle holds the in-process turn on the file: during one use, or while its batch is open. */
+  private holdsTurn = false;
+
   constructor(
     settings: SqliteDialectConfig,
     private readonly file: string,
@@ -25,12 +36,35 @@ class ImmediateSqliteDriver extends SqliteDriver {
     private readonly commits: CommitFeed,
   ) {
     super(settings);
+    durability?.walSync.batchCommitsWith(() => this.commitBatch());
   }
 
   /** Without group commit (no WAL) each COMMIT syncs itself: it is the commit to time. */
   override commitTransaction(connection: DatabaseConnection): Promise<void> {
-    if (this.durability !== null) return super.commitTransaction(connection);
-    return this.commits.timed(1, () => super.commitTransaction(connection));
+    if (this.durability === null) return this.commits.timed(1, () => super.commitTransaction(connection));
+    // The logical commit: the savepoint's work joins the batch, made durable by the next flush.
+    return connection.executeQuery(RELEASE_LOGICAL).then(() => undefined);
+  }
+
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.durability === null) {
+      await connection.executeQuery(BEGIN_IMMEDIATE);
+      return;
+    }
+    this.durability.walSync.refuseIfBroken();
+    if (!this.batchOpen) {
+      await connection.executeQuery(BEGIN_IMMEDIATE);
+      this.batchOpen = true;
+    }
+    await connection.executeQuery(SAVEPOINT_LOGICAL);
+  }
+
+  /** Undoes this logical transaction only; the batch's other transactions stay. */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.durability === null) return super.rollbackTransaction(connection);
+    if (!this.durability.inTransaction()) return; // SQLite already rolled the whole batch back: releaseConnection reports it
+    await connection.executeQuery(ROLLBACK_LOGICAL);
+    await connection.executeQuery(RELEASE_LOGICAL);
   }
 
   /**
@@ -38,39 +72,100 @@ class ImmediateSqliteDriver extends SqliteDriver {
    * asynchronously. Otherwise one handle's write would wait in busy_timeout, synchronously, while
    * the transaction it waits for sits in the same event loop: a deadlock until SQLITE_BUSY. Since
    * every write of an API object now writes its event in one transaction (issue 17), such
-   * transactions are common. Separate processes still queue on the file lock as before.
+   * transactions are common. Separate processes still queue on the file lock as before. A handle
+   * keeps the turn while its batch is open; the flush that commits the batch hands it on.
    */
   override async acquireConnection(): Promise<DatabaseConnection> {
-    await fileTurn(this.file).lock();
-    return super.acquireConnection();
+    const connection = await super.acquireConnection();
+    if (!this.holdsTurn) {
+      await fileTurn(this.file).lock();
+      this.holdsTurn = true;
+    }
+    return connection;
   }
 
   /**
    * Group commit (issue 12): a use of the connection that wrote hands it on first, then waits
    * until its commit is durable. Whoever takes the connection meanwhile commits into the same
-   * or the next fsync, so the event loop never waits on a lone fsync and no caller is told of a
-   * commit before it is on disk.
+   * batch or the next, so the event loop never waits on a lone fsync, a batch writes each page
+   * it touched once, and no caller is told of a commit before it is on disk.
    */
   override async releaseConnection(): Promise<void> {
     const durability = this.durability;
     let sequence: number | null = null;
     if (durability !== null) {
       const { walSync } = durability;
+      if (this.batchOpen && !durability.inTransaction()) this.loseBatch();
       // A commit by another connection (a second node, the CLI) is synced from here too: one file.
       if (durability.sawForeignCommit()) walSync.note();
-      if (durability.takeWrite()) sequence = walSync.note();
+      if (durability.takeWrite()) {
+        sequence = walSync.note();
+        if (this.batchOpen) this.batchAwaited = true;
+      }
+      // A batch nobody waits for (its transactions only read, or rolled back) is ended now, so
+      // that the turn is not held without a flush coming to release it.
+      if (this.batchOpen && !this.batchAwaited) await this.endBatch();
       // Whatever this use read reflects commits up to here: the request's answer waits for them.
       noteSeenCommit(walSync, walSync.last);
     }
+    if (!this.batchOpen) this.handOnTurn();
     await super.releaseConnection();
-    fileTurn(this.file).unlock();
     if (sequence !== null) await durability?.walSync.durable(sequence);
   }
 
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  override async destroy(): Promise<void> {
+    if (this.batchOpen) await this.commitBatch();
+    await super.destroy();
+  }
+
+  /**
+   * Commits the open batch (WalSync calls this before each fsync) and returns the last commit it
+   * covers, read before the connection is handed on: everything noted up to it is in this commit.
+   */
+  private async commitBatch(): Promise<number> {
+    const walSync = (this.durability as SqliteDurability).walSync;
+    if (!this.batchOpen) return walSync.last;
+    await super.acquireConnection(); // the batch already holds the file's turn
+    try {
+      if (this.batchOpen) await this.endBatch();
+      return walSync.last;
+    } finally {
+      this.handOnTurn();
+      await super.releaseConnection();
+    }
+  }
+
+  /** COMMIT of the batch; on failure SQLite may keep or drop it, and either way its commits are not durable. */
+  private async endBatch(): Promise<void> {
+    const durability = this.durability as SqliteDurability;
+    this.batchOpen = false;
+    this.batchAwaited = false;
+    try {
+      durability.execute('commit');
+    } catch (error) {
+      if (durability.inTransaction()) durability.execute('rollback');
+      throw error;
+    }
+  }
+
+  /** SQLite rolled back the open batch by itself (an I/O or full-disk error): its released transactions are gone. */
+  private loseBatch(): void {
+    this.batchOpen = false;
+    this.batchAwaited = false;
+    this.durability?.walSync.fail(new StoreDurabilityError('SQLite rolled back a batch of committed transactions; the store refuses writes until restart'));
+  }
+
+  private handOnTurn(): void {
+    if (!this.holdsTurn) return;
+    this.holdsTurn = false;
+    fileTurn(this.file).unlock();
   }
 }
+
+const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
+const SAVEPOINT_LOGICAL = CompiledQuery.raw('savepoint coffer_logical');
+const RELEASE_LOGICAL = CompiledQuery.raw('release coffer_logical');
+const ROLLBACK_LOGICAL = CompiledQuery.raw('rollback to coffer_logical');
 
 /** A first-come, first-served async lock. */
 class Turn {
@@ -119,6 +214,10 @@ export interface SqliteDurability {
   takeWrite(): boolean;
   /** True (once) when another connection committed since the last call (SQLite's data_version moved). */
   sawForeignCommit(): boolean;
+  /** Whether the connection is inside a transaction (SQLite may roll one back by itself on I/O errors). */
+  inTransaction(): boolean;
+  /** Runs a transaction-control statement on the connection, synchronously. */
+  execute(statement: 'commit' | 'rollback'): void;
 }
 
 export class CofferSqliteDialect extends SqliteDialect {

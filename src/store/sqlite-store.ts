@@ -67,7 +67,10 @@ export function openSqliteStore(file: string, options: SqliteOpenOptions = {}): 
     seenVersion = version;
     return true;
   };
-  const durability: SqliteDurability | null = walSync === null ? null : { walSync, takeWrite: () => takeFlag(writes), sawForeignCommit };
+  const durability: SqliteDurability | null =
+    walSync === null
+      ? null
+      : { walSync, takeWrite: () => takeFlag(writes), sawForeignCommit, inTransaction: () => handle.inTransaction, execute: (statement) => void handle.exec(statement) };
   const db = new Kysely<Database>({ dialect: new CofferSqliteDialect({ database: handle }, durability, commits) });
   return {
     db,
@@ -103,15 +106,20 @@ function takeFlag(flag: { made: boolean }): boolean {
  */
 function cachePreparedStatements(handle: BetterSqlite3.Database, writes: { made: boolean }): void {
   const prepare = handle.prepare.bind(handle);
-  const cache = new Map<string, ReturnType<typeof prepare>>();
+  const cache = new Map<string, { statement: ReturnType<typeof prepare>; writes: boolean }>();
   handle.prepare = ((sql: string) => {
-    let statement = cache.get(sql);
-    if (statement === undefined) {
-      statement = prepare(sql);
+    let entry = cache.get(sql);
+    if (entry === undefined) {
+      const statement = prepare(sql);
+      // BEGIN IMMEDIATE is not read-only to SQLite (it takes the write lock) but writes nothing:
+      // a transaction that only reads must not wait for an fsync.
+      entry = { statement, writes: !statement.readonly && !BEGIN.test(sql) };
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-      cache.set(sql, statement);
+      cache.set(sql, entry);
     }
-    if (!statement.readonly) writes.made = true;
-    return statement;
+    if (entry.writes) writes.made = true;
+    return entry.statement;
   }) as typeof handle.prepare;
 }
+
+const BEGIN = /^\s*begin\b/i;

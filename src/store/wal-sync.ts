@@ -38,12 +38,39 @@ export class WalSync {
   private running: Promise<void> | null = null;
   /** Set when an fsync failed: whether earlier writes reached the disk is unknown from then on. */
   private broken: StoreDurabilityError | null = null;
+  /**
+   * Commits the open batch of logical transactions, if any (sqlite-dialect.ts), and returns the
+   * last commit it covers. Called at the start of every flush so that the fsync covers them.
+   */
+  private commitBatch: (() => Promise<number>) | null = null;
 
   constructor(
     private readonly file: FileSyncer,
     /** Each fsync as a commit sample: how long it took, and how many commits it made durable. */
     private readonly onFlush: (sample: CommitSample) => void = () => undefined,
   ) {}
+
+  /**
+   * Group commit's second half (issue 12): logical transactions are released into one open
+   * SQLite transaction, and `commit` ends it before each fsync. It must capture the sequence
+   * it covers before anyone else can use the connection again.
+   */
+  batchCommitsWith(commit: () => Promise<number>): void {
+    this.commitBatch = commit;
+  }
+
+  /**
+   * Commits noted but not yet durable were lost before they reached the disk (SQLite rolled back
+   * the batch holding them): nothing may be acknowledged any more, as after a failed fsync.
+   */
+  fail(error: StoreDurabilityError): void {
+    this.broken ??= error;
+  }
+
+  /** Throws once the store is broken: a write begun now could never be acknowledged. */
+  refuseIfBroken(): void {
+    if (this.broken !== null) throw this.broken;
+  }
 
   /** Records that a commit happened; returns its sequence number. */
   note(): number {
@@ -63,12 +90,12 @@ export class WalSync {
 
   /** Resolves once commit `sequence` (by default every commit noted so far) is durable. */
   async durable(sequence: number = this.noted): Promise<void> {
+    // A commit made durable before the store broke stays durable; every later one fails.
     while (this.synced < sequence) {
       if (this.broken !== null) throw this.broken;
       if (this.running === null) this.running = this.flush();
       await this.running;
     }
-    if (this.broken !== null) throw this.broken;
   }
 
   async close(): Promise<void> {
@@ -78,16 +105,25 @@ export class WalSync {
 
   /** One fsync covering every commit noted before it starts; commits during it wait for the next. */
   private async flush(): Promise<void> {
-    const target = this.noted;
     const started = process.hrtime.bigint();
     try {
+      let target: number;
+      try {
+        target = this.commitBatch === null ? this.noted : await this.commitBatch();
+      } catch (error) {
+        // The batch's logical commits are gone with it; see fail().
+        this.fail(new StoreDurabilityError('commit of a batch of SQLite transactions failed; the store refuses writes until restart', { cause: error }));
+        return;
+      }
       await this.file.sync();
+      // Everything up to `target` was committed before this fsync began; a batch lost meanwhile
+      // (fail()) holds only later commits, which stay undurable.
       this.onFlush({ batchSize: target - this.synced, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
       this.synced = target;
     } catch (error) {
       // Linux may report a failed writeback once and then forget it: retrying could "succeed"
       // over lost data. The store stops acknowledging writes until it is restarted.
-      this.broken = new StoreDurabilityError('fsync of the SQLite WAL failed; the store refuses writes until restart', { cause: error });
+      this.fail(new StoreDurabilityError('fsync of the SQLite WAL failed; the store refuses writes until restart', { cause: error }));
     } finally {
       this.running = null;
     }

@@ -3,7 +3,7 @@ import { commitScrapeOf, commitStatsBetween } from '../../bench/commit-metrics.j
 import { histogramOf, parsePrometheusText, quantileOf, sumOf } from '../../bench/prometheus-text.js';
 
 /** An exposition as prom-client writes it: HELP/TYPE lines, escaped label values, Nan, +Inf. */
-function exposition(commits: number[], batches: number[]): string {
+function exposition(commits: number[], batches: number[], cpuSeconds = 0): string {
   const bounds = [0.001, 0.01, 0.1];
   const lines = ['# HELP coffer_store_commit_duration_seconds Durable commits.', '# TYPE coffer_store_commit_duration_seconds histogram'];
   for (const le of bounds) lines.push(`coffer_store_commit_duration_seconds_bucket{le="${le}",store="sqlite"} ${commits.filter((c) => c <= le).length}`);
@@ -14,6 +14,7 @@ function exposition(commits: number[], batches: number[]): string {
   lines.push(`coffer_store_commit_batch_size_bucket{le="+Inf",store="sqlite"} ${batches.length}`);
   lines.push(`coffer_store_commit_batch_size_sum{store="sqlite"} ${batches.reduce((a, b) => a + b, 0)}`);
   lines.push(`coffer_store_commit_batch_size_count{store="sqlite"} ${batches.length}`);
+  lines.push('# TYPE coffer_process_cpu_seconds_total counter', `coffer_process_cpu_seconds_total ${cpuSeconds}`);
   lines.push('coffer_nodejs_eventloop_lag_mean_seconds Nan');
   lines.push('coffer_odd{path="a\\\\b \\"q\\"\\nz",x="1"} -Inf 1700000000000');
   return `${lines.join('\n')}\n`;
@@ -52,9 +53,11 @@ describe('the Prometheus text reader', () => {
 
 describe('commit figures for the bench', () => {
   it('reports the commits between two scrapes: count, transactions, latency and batch size', () => {
-    const before = commitScrapeOf(exposition([0.0005, 0.0005], [1, 1]));
-    const after = commitScrapeOf(exposition([0.0005, 0.0005, 0.002, 0.004, 0.006, 0.008], [1, 1, 2, 4, 4, 6]));
+    const before = commitScrapeOf(exposition([0.0005, 0.0005], [1, 1], 12.5));
+    const after = commitScrapeOf(exposition([0.0005, 0.0005, 0.002, 0.004, 0.006, 0.008], [1, 1, 2, 4, 4, 6], 14.75));
     const stats = commitStatsBetween(before, after);
+    // The server's CPU over the interval, which the report divides by the requests served.
+    expect(stats.cpuSeconds).toBeCloseTo(2.25, 9);
     expect(stats.commits).toBe(4);
     expect(stats.transactions).toBe(16);
     expect(stats.meanMs).toBeCloseTo(5, 9);
@@ -67,6 +70,6 @@ describe('commit figures for the bench', () => {
 
   it('has no latency figures when nothing was committed', () => {
     const scrape = commitScrapeOf(exposition([0.0005], [1]));
-    expect(commitStatsBetween(scrape, scrape)).toEqual({ commits: 0, transactions: 0, meanMs: null, p50Ms: null, p99Ms: null, meanBatchSize: null, p99BatchSize: null });
+    expect(commitStatsBetween(scrape, scrape)).toEqual({ commits: 0, transactions: 0, meanMs: null, p50Ms: null, p99Ms: null, meanBatchSize: null, p99BatchSize: null, cpuSeconds: 0 });
   });
 });

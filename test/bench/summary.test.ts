@@ -74,13 +74,13 @@ describe('bench report', () => {
     expect(text).toContain('Peak RSS: coffer sqlite 120 MiB, baseline n/a');
   });
 
-  it('prints the store commits of each measured run (issue 12): commits, batch sizes, commit latency', () => {
+  it('prints the store commits of each measured run (issue 12): CPU per request, commits, batch sizes, commit latency', () => {
     const withCommits: BenchReport = {
       ...report,
-      scenarios: [{ ...purchase, commits: { commits: 400, transactions: 2000, meanMs: 0.3, p50Ms: 0.25, p99Ms: 1.5, meanBatchSize: 5, p99BatchSize: 10 } }],
+      scenarios: [{ ...purchase, commits: { commits: 400, transactions: 2000, meanMs: 0.3, p50Ms: 0.25, p99Ms: 1.5, meanBatchSize: 5, p99BatchSize: 10, cpuSeconds: purchase.requests * 0.0021 } }],
     };
     const text = formatReport(withCommits);
-    expect(text).toMatch(/sqlite: purchase, retained token, JSON\s+400\s+2,000\s+5\.00\s+10\s+0\.250\s+1\.500/);
+    expect(text).toMatch(/sqlite: purchase, retained token, JSON\s+2,100\s+400\s+2,000\s+5\.00\s+10\s+0\.250\s+1\.500/);
     expect(formatReport(report)).not.toContain('Store commits');
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/store/repositories.js';
+import { knownUnsubscribed, noteCallbackSubscription, runInRequest } from '../../src/domain/request-context.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -74,5 +75,42 @@ describe.each(storeKinds)('event journal (%s)', (store) => {
     expect(result.eventsExpired).toBeGreaterThanOrEqual(1);
     expect(await eventsOf(environment.key)).toEqual([]);
     expect((await eventsOf(recent.key)).map((event) => event.event_type)).toEqual(['AddEnvironment']);
+  });
+  it('looks for callback destinations only where they can exist (issue 12), and still queues them where they do', async () => {
+    const environment = await server.core.tenancy.createEnvironment(server.init.organization_token, `callback-hint-${store}`, false);
+    const db = server.core.store.db;
+    const now = clock.now().toISOString();
+    await db.updateTable('environments').set({ callback_url: 'https://hooks.example/coffer', callback_format: 'json', callback_event_types: JSON.stringify(['TransactionReconciled']) }).where('key', '=', environment.key).execute();
+    const transaction = { token: `cbhint${store}`.padEnd(29, 'x'), environment_key: environment.key, transaction_type: 'Purchase', state: 'processing', succeeded: 0, created_at: now, updated_at: now, callback_url: 'https://own.example/cb' };
+    await inTransaction(server.core.store, (repos) => repos.transactions.insert(transaction));
+    const deliveries = async () => (await db.selectFrom('callback_deliveries').select(['kind', 'url']).where('environment_key', '=', environment.key).orderBy('kind').execute()).map((row) => `${row.kind} ${row.url}`);
+    expect(await deliveries()).toEqual([]);
+    const succeed = (reconciledAt?: string) => inTransaction(server.core.store, (repos) => repos.transactions.update(environment.key, transaction.token, { state: 'succeeded', updated_at: now, ...(reconciledAt === undefined ? {} : { reconciled_at: reconciledAt }) }));
+
+    // A request whose authentication read the environment without a subscription does not look for one.
+    await runInRequest('hinted', async () => {
+      noteCallbackSubscription(environment.key, false);
+      await succeed(now);
+    });
+    expect(await deliveries()).toEqual(['transaction https://own.example/cb']);
+
+    // Outside a request (the sweep, the CLI) nothing is known: the subscription is found.
+    await succeed(now);
+    expect(await deliveries()).toEqual(['event https://hooks.example/coffer', 'transaction https://own.example/cb', 'transaction https://own.example/cb']);
+
+    // A request that changes the environment looks again for its own events.
+    await runInRequest('changes-it', async () => {
+      noteCallbackSubscription(environment.key, false);
+      await inTransaction(server.core.store, (repos) => repos.environments.update(environment.key, { name: 'renamed', updated_at: now }));
+      expect(knownUnsubscribed(environment.key)).toBe(false);
+      await succeed(now);
+    });
+    const count = async (kind: string) => (await deliveries()).filter((row) => row.startsWith(`${kind} `)).length;
+    expect([await count('event'), await count('transaction')]).toEqual([2, 3]);
+
+    // A transaction whose row has no callback_url gets no delivery of its own (its writer skips the look).
+    await db.updateTable('transactions').set({ callback_url: null }).where('token', '=', transaction.token).execute();
+    await succeed(now);
+    expect([await count('event'), await count('transaction')]).toEqual([3, 3]);
   });
 });

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommitFeed, type CommitSample } from '../../src/store/commit-feed.js';
@@ -221,6 +222,107 @@ describe('SQLite store with group commit', () => {
     mine.releaseAll();
     await settling;
     expect(store?.settled()).toBeNull();
+  });
+
+  it('concurrent transactions are released into one SQLite transaction, committed once before the fsync that covers them', async () => {
+    const file = new HeldSyncer();
+    const { db, file: path_ } = await open(file);
+    file.releaseAll();
+    await turn();
+    // Hold the first fsync: the transactions that follow accumulate in one open batch meanwhile.
+    const first = tracked(db.transaction().execute((trx) => sql`insert into items (name) values ('first')`.execute(trx)));
+    await turn();
+    expect(file.held).toBe(1);
+    const batched = Array.from({ length: 5 }, (_, i) => tracked(db.transaction().execute((trx) => sql`insert into items (name) values (${`b${i}`})`.execute(trx))));
+    await turn();
+    // Not committed yet: a second connection on the file sees only what the first flush committed.
+    const reader = new BetterSqlite3(path_, { readonly: true });
+    try {
+      expect(reader.prepare('select count(*) as n from items').get()).toEqual({ n: 1 });
+      expect(batched.some((write) => write.done())).toBe(false);
+      await releasing(file, Promise.all(batched.map((write) => write.promise)));
+      await first.promise;
+      // One more fsync covered all five, after one COMMIT made them visible together.
+      expect(reader.prepare('select count(*) as n from items').get()).toEqual({ n: 6 });
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('a transaction that fails rolls back alone; the others of its batch land', async () => {
+    const file = new HeldSyncer();
+    const { db } = await open(file);
+    await releasing(file, sql`create unique index items_name on items (name)`.execute(db));
+    const writes = [
+      db.transaction().execute((trx) => sql`insert into items (name) values ('kept-1')`.execute(trx)),
+      db.transaction().execute(async (trx) => {
+        await sql`insert into items (name) values ('undone')`.execute(trx);
+        await sql`insert into items (name) values ('kept-1')`.execute(trx); // unique violation: this transaction fails
+      }),
+      db.transaction().execute((trx) => sql`insert into items (name) values ('kept-2')`.execute(trx)),
+    ];
+    const settled = await releasing(file, Promise.allSettled(writes));
+    expect(settled.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const { rows } = await sql<{ name: string }>`select name from items order by name`.execute(db);
+    expect(rows.map((row) => row.name)).toEqual(['kept-1', 'kept-2']);
+  });
+
+  it('a read-only transaction does not hold the batch open: another handle on the file goes on', async () => {
+    const file = new HeldSyncer();
+    const { db, file: path_ } = await open(file);
+    file.releaseAll();
+    await turn();
+    await db.transaction().execute((trx) => sql`select count(*) from items`.execute(trx));
+    const theirs = new HeldSyncer();
+    other = openSqliteStore(path_, { fileSyncer: () => theirs });
+    const write = other.db.transaction().execute((trx) => sql`insert into items (name) values ('other')`.execute(trx));
+    await releasing(theirs, write);
+    const { rows } = await sql<{ n: number }>`select count(*) as n from items`.execute(db);
+    expect(rows[0]?.n).toBe(1);
+  });
+
+  it('two handles on one file in one process take turns between batches, and both see every commit', async () => {
+    const mine = new HeldSyncer();
+    const { db, file: path_ } = await open(mine);
+    const theirs = new HeldSyncer();
+    other = openSqliteStore(path_, { fileSyncer: () => theirs });
+    const otherDb = other.db as unknown as Kysely<never>;
+    const writes = Array.from({ length: 10 }, (_, i) =>
+      (i % 2 === 0 ? db : otherDb).transaction().execute((trx) => sql`insert into items (name) values (${`h${i}`})`.execute(trx)),
+    );
+    const all = tracked(Promise.all(writes));
+    while (!all.done()) {
+      await turn();
+      mine.releaseAll();
+      theirs.releaseAll();
+    }
+    await all.promise;
+    for (const handle of [db, otherDb]) {
+      const { rows } = await sql<{ n: number }>`select count(*) as n from items`.execute(handle);
+      expect(rows[0]?.n).toBe(10);
+    }
+  });
+
+  it('a batch SQLite rolled back by itself fails every commit in it, and the store refuses writes from then on', async () => {
+    const file = new HeldSyncer();
+    const { db } = await open(file);
+    file.releaseAll();
+    await turn();
+    const first = tracked(db.transaction().execute((trx) => sql`insert into items (name) values ('flushing')`.execute(trx)));
+    await turn();
+    expect(file.held).toBe(1);
+    // Released into the open batch while the first fsync is held.
+    const lost = tracked(db.transaction().execute((trx) => sql`insert into items (name) values ('lost')`.execute(trx)));
+    await turn();
+    // What an I/O error does to an open transaction: SQLite rolls all of it back. A statement
+    // outside any logical transaction stands in for the failing one.
+    await sql`rollback`.execute(db).catch(() => undefined);
+    file.releaseAll();
+    await first.promise;
+    await expect(lost.promise).rejects.toBeInstanceOf(StoreDurabilityError);
+    await expect(db.transaction().execute((trx) => sql`insert into items (name) values ('after')`.execute(trx))).rejects.toBeInstanceOf(StoreDurabilityError);
+    const { rows } = await sql<{ name: string }>`select name from items order by name`.execute(db);
+    expect(rows.map((row) => row.name)).toEqual(['flushing']);
   });
 
   it('with the real syncer, the WAL is synced through its own descriptor', async () => {

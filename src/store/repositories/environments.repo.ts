@@ -2,6 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database, EnvironmentsTable } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
 import { journaled } from '../change-journal.js';
+import { noteCallbackSubscription } from '../../domain/request-context.js';
 
 export type EnvironmentRow = Selectable<EnvironmentsTable>;
 export interface EnvironmentPatch {
@@ -36,6 +37,8 @@ export class EnvironmentsRepo {
   }
 
   async update(key: string, patch: EnvironmentPatch): Promise<void> {
+    // The request's own events from here on look for the subscription it may have just set.
+    noteCallbackSubscription(key, true);
     await journaled(this.db, async (db) => {
       const result = await db.updateTable('environments').set(patch).where('key', '=', key).executeTakeFirst();
       const changed = Number(result.numUpdatedRows) > 0;

@@ -14,6 +14,11 @@ export interface Change {
   objectKey: string;
   /** When the change happened (the row's own timestamp); now when absent. */
   at?: string | null | undefined;
+  /**
+   * Whether the object has a callback destination of its own (a transaction's callback_url), known
+   * from the row written with the change; false skips the look for one, undefined looks.
+   */
+  ownCallback?: boolean;
 }
 
 /** What a list of events may filter on besides its page. */

@@ -5,16 +5,18 @@ import { journaled, type Change } from '../change-journal.js';
 import { transactionStateEvent } from '../event-types.js';
 
 /** The events of a transaction row written with `state` (issue 17). */
-function stateChanges(environmentKey: string, token: string, state: string | undefined, at: string | undefined, reconciled = false): Change[] {
+function stateChanges(environmentKey: string, token: string, state: string | undefined, at: string | undefined, reconciled = false, ownCallback?: boolean): Change[] {
   const eventType = reconciled ? 'TransactionReconciled' : transactionStateEvent(state);
-  return eventType === null ? [] : [{ environmentKey, eventType, objectType: 'transaction', objectKey: token, at }];
+  if (eventType === null) return [];
+  const change: Change = { environmentKey, eventType, objectType: 'transaction', objectKey: token, at };
+  return [ownCallback === undefined ? change : { ...change, ownCallback }];
 }
 
 /** A new transaction: TransactionCreated, then its outcome when it is born with one. */
 function creationChanges(row: Insertable<TransactionsTable>): Change[] {
   return [
     { environmentKey: row.environment_key, eventType: 'TransactionCreated', objectType: 'transaction', objectKey: row.token, at: row.created_at },
-    ...stateChanges(row.environment_key, row.token, row.state, row.created_at),
+    ...stateChanges(row.environment_key, row.token, row.state, row.created_at, false, hasCallback(row.callback_url)),
   ];
 }
 
@@ -24,8 +26,14 @@ function creationChanges(row: Insertable<TransactionsTable>): Change[] {
  */
 function patchChanges(row: TransactionRow | undefined, patch: Updateable<TransactionsTable>): Change[] {
   if (row === undefined) return [];
-  if (typeof patch.reconciled_at === 'string') return stateChanges(row.environment_key, row.token, undefined, patch.reconciled_at, true);
-  return stateChanges(row.environment_key, row.token, patch.state as string | undefined, patch.updated_at as string | undefined);
+  const ownCallback = row.callback_url !== null;
+  if (typeof patch.reconciled_at === 'string') return stateChanges(row.environment_key, row.token, undefined, patch.reconciled_at, true, ownCallback);
+  return stateChanges(row.environment_key, row.token, patch.state as string | undefined, patch.updated_at as string | undefined, false, ownCallback);
+}
+
+/** Whether an inserted row names a callback destination; undefined when the insert leaves it out. */
+function hasCallback(callbackUrl: string | null | undefined): boolean | undefined {
+  return callbackUrl === undefined ? undefined : callbackUrl !== null;
 }
 
 /**
