@@ -15,6 +15,7 @@ import { portalGaps } from './migrations/012-portal-gaps.js';
 import { retryChains } from './migrations/013-retry-chains.js';
 import { workflows } from './migrations/014-workflows.js';
 import { cacheGeneration } from './migrations/015-cache-generation.js';
+import { partialIndexes } from './migrations/016-partial-indexes.js';
 import { openSqliteStore } from './sqlite-store.js';
 import { preparingPool } from './postgres-prepared.js';
 import { CofferPostgresDialect } from './postgres-dialect.js';
@@ -62,6 +63,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '013-retry-chains': retryChains(),
     '014-workflows': workflows(dialect),
     '015-cache-generation': cacheGeneration(dialect),
+    '016-partial-indexes': partialIndexes,
   };
 }
 

@@ -3,7 +3,7 @@ import { randomToken } from '../../domain/tokens.js';
 import { knownUnsubscribed } from '../../domain/request-context.js';
 import type { Dialect } from '../dialect.js';
 import type { CallbackAttemptsTable, CallbackDeliveriesTable, Database } from '../schema.js';
-import type { EventRow } from './events.repo.js';
+import type { RecordedEvent } from './events.repo.js';
 
 export type DeliveryRow = Selectable<CallbackDeliveriesTable>;
 export type AttemptRow = Selectable<CallbackAttemptsTable>;
@@ -24,7 +24,7 @@ function plus(at: string, ms: number): string {
  * pending (3DS, offsite) or reconciled, the transaction's own callback_url. One statement each,
  * skipped when the subscription or destination is known to be absent; nothing is read back.
  */
-export async function enqueueCallbacks(db: Kysely<Database>, event: EventRow, mayHaveOwnCallback = true): Promise<void> {
+export async function enqueueCallbacks(db: Kysely<Database>, event: RecordedEvent, mayHaveOwnCallback = true): Promise<void> {
   if (event.environment_key === null) return;
   const at = event.created_at;
   const giveUp = plus(at, DELIVERY_WINDOW_MS);
