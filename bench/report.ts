@@ -44,7 +44,8 @@ export function formatReport(report: BenchReport): string {
     }
     lines.push(...columns(overhead));
   }
-  const committed = report.scenarios.filter((scenario) => scenario.commits !== undefined && scenario.commits !== null && scenario.commits.commits > 0);
+  // Every scenario the server's /metrics were read for, with or without commits (a show commits nothing).
+  const committed = report.scenarios.filter((scenario) => scenario.commits !== undefined && scenario.commits !== null);
   if (committed.length > 0) {
     lines.push('', 'Store commits and server CPU during each measured run (from the server\'s /metrics; on SQLite one commit is one group-commit fsync):');
     const table = [['scenario', 'CPU µs/request', 'commits', 'transactions', 'mean batch', 'p99 batch', 'commit p50 ms', 'commit p99 ms']];

@@ -82,5 +82,8 @@ describe('bench report', () => {
     const text = formatReport(withCommits);
     expect(text).toMatch(/sqlite: purchase, retained token, JSON\s+2,100\s+400\s+2,000\s+5\.00\s+10\s+0\.250\s+1\.500/);
     expect(formatReport(report)).not.toContain('Store commits');
+    // A scenario that committed nothing (a show) still has its CPU per request.
+    const readOnly = formatReport({ ...report, scenarios: [{ ...purchase, commits: { commits: 0, transactions: 0, meanMs: null, p50Ms: null, p99Ms: null, meanBatchSize: null, p99BatchSize: null, cpuSeconds: purchase.requests * 0.0003 } }] });
+    expect(readOnly).toMatch(/sqlite: purchase, retained token, JSON\s+300\s+0\s+0\s+-/);
   });
 });
