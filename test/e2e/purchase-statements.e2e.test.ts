@@ -35,4 +35,27 @@ describe.each(storeKinds)('statements of a purchase (%s)', (store) => {
       find.mockRestore();
     }
   });
+
+  it("nests the payment method as the purchase's own writes left it, without reading it again", async () => {
+    const cached = await server.client.sendJson('POST', '/v1/payment_methods.json', {
+      payment_method: { credit_card: { first_name: 'Ada', last_name: 'Lovelace', number: '4111111111111111', verification_value: '123', month: 12, year: 2031 } },
+    });
+    const token = cached.json().transaction.payment_method.token as string;
+    const findMany = vi.spyOn(PaymentMethodsRepo.prototype, 'findMany');
+    try {
+      const res = await server.client.sendJson('POST', `/v1/gateways/${gateway}/purchase.json`, { transaction: { amount: 100, currency_code: 'USD', payment_method_token: token, retain_on_success: true } });
+      expect(res.status).toBe(200);
+      expect(findMany).not.toHaveBeenCalled();
+      // Exactly what a read shows: the transaction read back nests the method read afresh.
+      const nested = res.json().transaction.payment_method;
+      const readBack = (await server.client.get(`/v1/transactions/${res.json().transaction.token}.json`)).json().transaction.payment_method;
+      expect(findMany).toHaveBeenCalledTimes(1);
+      expect(nested).toEqual(readBack);
+      // The nested storage_state is the one the purchase began with (Spreedly's); the method itself is retained now.
+      expect(nested.storage_state).toBe('cached');
+      expect((await server.client.get(`/v1/payment_methods/${token}.json`)).json().payment_method.storage_state).toBe('retained');
+    } finally {
+      findMany.mockRestore();
+    }
+  });
 });

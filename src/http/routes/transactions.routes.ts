@@ -24,7 +24,7 @@ function viewsOf(page: TransactionPage) {
 /** A transaction result with its payment method and retry-chain attempts, in the request's format. */
 export async function sendResult(request: FastifyRequest, reply: FastifyReply, result: TransactionResult, query: TransactionQueryService): Promise<FastifyReply> {
   const environment = callerOf(request).environment;
-  const page = await query.withChains(environment, await query.withPaymentMethods(environment, [result.transaction]));
+  const page = await query.withChains(environment, await query.withPaymentMethod(environment, result.transaction, result.paymentMethod));
   return sendWire(request, reply, result.status, 'transaction', viewsOf(page)[0] ?? {});
 }
 

@@ -24,6 +24,11 @@ import { checkAmount, checkCurrency, checkReference, checkVoidable, referenceNot
 export interface TransactionResult {
   transaction: TransactionRow;
   status: number;
+  /**
+   * The payment method as this transaction's own writes left it, when they are all it needs
+   * (issue 12): the answer nests it without reading it again. Absent: the answer reads it.
+   */
+  paymentMethod?: PaymentMethodRow;
 }
 
 export type DirectOperation = 'purchase' | 'authorize' | 'verify' | 'store' | 'general_credit';
@@ -190,8 +195,8 @@ export class GatewayTransactionService {
       const failedOver = link.failover !== null;
       const started =
         link.heldCard !== null
-          ? { processing: await this.repos.transactions.insertReturning(row, failedOver) }
-          : await inTransaction(this.store, async (repos): Promise<{ processing: TransactionRow } | { refusal: Refusal }> => {
+          ? { processing: await this.repos.transactions.insertReturning(row, failedOver), consumed: null }
+          : await inTransaction(this.store, async (repos): Promise<{ processing: TransactionRow; consumed: PaymentMethodRow | null } | { refusal: Refusal }> => {
               await repos.locks.serialize(`payment_method:${paymentMethod.token}`);
               // The CVV goes to this (first) transaction only; a single-use method is used from now on.
               // The write is conditional on a usable state: a redact, use or close that came first refuses this one.
@@ -206,14 +211,16 @@ export class GatewayTransactionService {
                 const current = await repos.paymentMethods.find(environment.key, paymentMethod.token);
                 return { refusal: (current === undefined ? undefined : STATE_REFUSALS[current.storage_state]) ?? (STATE_REFUSALS.redacted as Refusal) };
               }
-              return { processing: await repos.transactions.insertReturning(row, failedOver) };
+              return { processing: await repos.transactions.insertReturning(row, failedOver), consumed };
             });
       if ('refusal' in started) return { result: await this.refuse(args, started.refusal), outcome: null, card: null };
       const storedCredential = storedCredentialFor(operation, input, paymentMethod);
       const request = { ...this.request(operation, token, gateway, input, opened, null), storedCredential };
       const finished = await this.callAndFinish(permit, environment, gateway, started.processing, request, {
         retainOnSuccess: input.retainOnSuccess,
-        paymentMethod,
+        // The row as the consuming write returned it is this transaction's own view of the method.
+        paymentMethod: started.consumed ?? paymentMethod,
+        paymentMethodIsCurrent: started.consumed !== null,
         keepNetworkTransactionId: storedCredential?.initiator === 'cardholder',
       });
       return { ...finished, card: link.keepCard ? opened : null };
@@ -285,7 +292,7 @@ export class GatewayTransactionService {
         transactionType: reference.transaction_type,
         amount: reference.amount,
       });
-      return (await this.callAndFinish(permit, environment, gateway, processing, request, { retainOnSuccess: false, paymentMethod, keepNetworkTransactionId: false })).result;
+      return (await this.callAndFinish(permit, environment, gateway, processing, request, { retainOnSuccess: false, paymentMethod, paymentMethodIsCurrent: false, keepNetworkTransactionId: false })).result;
     } finally {
       permit.release();
     }
@@ -323,6 +330,7 @@ export class GatewayTransactionService {
       const finished = await this.callAndFinish(permit, environment, gateway, claimed, request, {
         retainOnSuccess: details?.retain_on_success === true,
         paymentMethod,
+        paymentMethodIsCurrent: false,
         keepNetworkTransactionId: details?.stored_credential_initiator === 'cardholder' && details.stored_credential_reason_type !== null && details.stored_credential_reason_type !== undefined,
       });
       return finished.result;

@@ -6,7 +6,7 @@ import { parseDetails } from '../payment-method-records.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories } from '../../store/repositories.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
-import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
+import type { PaymentMethodPatch, PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
 import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import type { TransactionsTable } from '../../store/schema.js';
 import { SUCCEEDED_MESSAGE } from '../transaction-records.js';
@@ -26,6 +26,8 @@ const PENDING_MESSAGE = { key: 'messages.transaction_pending', text: 'Pending' }
 export interface TransactionEffects {
   retainOnSuccess: boolean;
   paymentMethod: PaymentMethodRow | null;
+  /** `paymentMethod` is the row as this transaction itself last wrote it (not a read from before). */
+  paymentMethodIsCurrent: boolean;
   /** A cardholder-initiated stored-credential transaction: keep the network transaction id with the method. */
   keepNetworkTransactionId: boolean;
 }
@@ -97,21 +99,32 @@ export async function finishTransaction(
     delete updated.call_deadline;
     let paymentMethodToken = row.payment_method_token;
     const method = effects.paymentMethod;
+    // The method as this transaction's writes leave it, while each of them is known to have applied.
+    let known: PaymentMethodRow | undefined = method !== null && effects.paymentMethodIsCurrent ? method : undefined;
+    const applied = async (patch: PaymentMethodPatch, write: Promise<boolean>) => {
+      const changed = await write;
+      known = changed && known !== undefined ? ({ ...known, ...patch } as PaymentMethodRow) : undefined;
+    };
     if (method !== null && response.accountClosed) {
-      await repos.paymentMethods.updateIfState(environment.key, method.token, ['cached', 'retained', 'used'], { storage_state: 'closed', cache_expires_at: null, updated_at: at });
+      const patch = { storage_state: 'closed', cache_expires_at: null, updated_at: at };
+      await applied(patch, repos.paymentMethods.updateIfState(environment.key, method.token, ['cached', 'retained', 'used'], patch));
     }
     if (method !== null && state === 'succeeded' && effects.retainOnSuccess) {
-      await repos.paymentMethods.updateIfState(environment.key, method.token, ['cached'], { storage_state: 'retained', cache_expires_at: null, updated_at: at });
+      const patch = { storage_state: 'retained', cache_expires_at: null, updated_at: at };
+      await applied(patch, repos.paymentMethods.updateIfState(environment.key, method.token, ['cached'], patch));
     }
     if (method !== null && state === 'succeeded' && effects.keepNetworkTransactionId && response.networkTransactionId !== null) {
       // Read again under this database transaction: an update since the call began is kept.
       const current = await repos.paymentMethods.find(environment.key, method.token);
+      known = current;
       if (current !== undefined) {
         const kept = { ...parseDetails(current), network_transaction_id: response.networkTransactionId };
-        await repos.paymentMethods.updateIfState(environment.key, method.token, ['cached', 'retained'], { details: JSON.stringify(kept), updated_at: at });
+        const patch = { details: JSON.stringify(kept), updated_at: at };
+        await applied(patch, repos.paymentMethods.updateIfState(environment.key, method.token, ['cached', 'retained'], patch));
       }
     }
     if (method !== null && row.transaction_type === 'Store' && state === 'succeeded' && response.thirdPartyToken !== null) {
+      known = undefined;
       paymentMethodToken = randomToken(TOKEN_LENGTH.item);
       await repos.paymentMethods.insert({
         token: paymentMethodToken,
@@ -142,6 +155,6 @@ export async function finishTransaction(
       transcript: [row.transcript, ...transcript.map((entry) => entry.text)].filter((text) => text !== null && text !== '').join('\n\n'),
       updated_at: at,
     });
-    return { transaction: transaction as TransactionRow, status: statusFor(state) };
+    return { transaction: transaction as TransactionRow, status: statusFor(state), ...(known === undefined ? {} : { paymentMethod: known }) };
   });
 }

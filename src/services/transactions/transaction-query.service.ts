@@ -71,6 +71,16 @@ export class TransactionQueryService {
     return (page.transactions[0] as TransactionRow).transcript ?? '';
   }
 
+  /**
+   * One transaction in hand, with its payment method: `known` (the row as the transaction's own
+   * writes left it) when that is the only one its view nests, otherwise read.
+   */
+  async withPaymentMethod(environment: EnvironmentRow, transaction: TransactionRow, known: PaymentMethodRow | undefined): Promise<TransactionPage> {
+    const basis = detailsOf(transaction)?.basis_payment_method_token;
+    if (known === undefined || known.token !== transaction.payment_method_token || (basis !== undefined && basis !== null)) return this.withPaymentMethods(environment, [transaction]);
+    return { transactions: [transaction], paymentMethods: new Map([[known.token, known]]) };
+  }
+
   /** Transactions already in hand, with the payment methods their views nest. */
   async withPaymentMethods(environment: EnvironmentRow, transactions: TransactionRow[]): Promise<TransactionPage> {
     return { transactions, paymentMethods: await this.paymentMethodsOf(environment, transactions) };
