@@ -93,23 +93,27 @@ class ImmediateSqliteDriver extends SqliteDriver {
   override async releaseConnection(): Promise<void> {
     const durability = this.durability;
     let sequence: number | null = null;
-    if (durability !== null) {
-      const { walSync } = durability;
-      if (this.batchOpen && !durability.inTransaction()) this.loseBatch();
-      // A commit by another connection (a second node, the CLI) is synced from here too: one file.
-      if (durability.sawForeignCommit()) walSync.note();
-      if (durability.takeWrite()) {
-        sequence = walSync.note();
-        if (this.batchOpen) this.batchAwaited = true;
+    try {
+      if (durability !== null) {
+        const { walSync } = durability;
+        if (this.batchOpen && !durability.inTransaction()) this.loseBatch();
+        // A commit by another connection (a second node, the CLI) is synced from here too: one file.
+        if (durability.sawForeignCommit()) walSync.note();
+        if (durability.takeWrite()) {
+          sequence = walSync.note();
+          if (this.batchOpen) this.batchAwaited = true;
+        }
+        // Whatever this use read reflects commits up to here: the request's answer waits for them.
+        noteSeenCommit(walSync, walSync.last);
+        // A batch nobody waits for (its transactions only read, or rolled back) is ended now, so
+        // that the turn is not held without a flush coming to release it.
+        if (this.batchOpen && !this.batchAwaited) this.endBatch();
       }
-      // A batch nobody waits for (its transactions only read, or rolled back) is ended now, so
-      // that the turn is not held without a flush coming to release it.
-      if (this.batchOpen && !this.batchAwaited) await this.endBatch();
-      // Whatever this use read reflects commits up to here: the request's answer waits for them.
-      noteSeenCommit(walSync, walSync.last);
+    } finally {
+      // Whatever failed above, the connection and (without an open batch) the file's turn go on.
+      if (!this.batchOpen) this.handOnTurn();
+      await super.releaseConnection();
     }
-    if (!this.batchOpen) this.handOnTurn();
-    await super.releaseConnection();
     if (sequence !== null) await durability?.walSync.durable(sequence);
   }
 
@@ -127,7 +131,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
     if (!this.batchOpen) return walSync.last;
     await super.acquireConnection(); // the batch already holds the file's turn
     try {
-      if (this.batchOpen) await this.endBatch();
+      if (this.batchOpen) this.endBatch();
       return walSync.last;
     } finally {
       this.handOnTurn();
@@ -136,7 +140,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 
   /** COMMIT of the batch; on failure SQLite may keep or drop it, and either way its commits are not durable. */
-  private async endBatch(): Promise<void> {
+  private endBatch(): void {
     const durability = this.durability as SqliteDurability;
     this.batchOpen = false;
     this.batchAwaited = false;
