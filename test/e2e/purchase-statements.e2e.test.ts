@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PaymentMethodsRepo } from '../../src/store/repositories/payment-methods.repo.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { storeKinds } from '../helpers/postgres.js';
+import { addPaymentMethod, createTestGateway } from '../helpers/fixtures.js';
+
+const CARD = { first_name: 'Ada', last_name: 'Lovelace', number: '4111111111111111', verification_value: '123', month: 12, year: 2031 };
 
 /**
  * Issue 12: a purchase with a retained token reads its payment method once (the 422 check and
@@ -13,11 +16,8 @@ describe.each(storeKinds)('statements of a purchase (%s)', (store) => {
   let card: string;
   beforeAll(async () => {
     server = await startServer({ store });
-    gateway = (await server.client.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } })).json().gateway.token;
-    const created = await server.client.sendJson('POST', '/v1/payment_methods.json', {
-      payment_method: { retained: true, credit_card: { first_name: 'Ada', last_name: 'Lovelace', number: '4111111111111111', verification_value: '123', month: 12, year: 2031 } },
-    });
-    card = created.json().transaction.payment_method.token;
+    gateway = await createTestGateway(server.client);
+    card = (await addPaymentMethod(server.client, { retained: true, credit_card: CARD })).payment_method.token;
   });
   afterAll(() => server.close());
 
@@ -37,10 +37,7 @@ describe.each(storeKinds)('statements of a purchase (%s)', (store) => {
   });
 
   it("nests the payment method as the purchase's own writes left it, without reading it again", async () => {
-    const cached = await server.client.sendJson('POST', '/v1/payment_methods.json', {
-      payment_method: { credit_card: { first_name: 'Ada', last_name: 'Lovelace', number: '4111111111111111', verification_value: '123', month: 12, year: 2031 } },
-    });
-    const token = cached.json().transaction.payment_method.token as string;
+    const token = (await addPaymentMethod(server.client, { credit_card: CARD })).payment_method.token as string;
     const findMany = vi.spyOn(PaymentMethodsRepo.prototype, 'findMany');
     try {
       const res = await server.client.sendJson('POST', `/v1/gateways/${gateway}/purchase.json`, { transaction: { amount: 100, currency_code: 'USD', payment_method_token: token, retain_on_success: true } });
