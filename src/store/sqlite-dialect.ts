@@ -97,8 +97,6 @@ class ImmediateSqliteDriver extends SqliteDriver {
       if (durability !== null) {
         const { walSync } = durability;
         if (this.batchOpen && !durability.inTransaction()) this.loseBatch();
-        // A commit by another connection (a second node, the CLI) is synced from here too: one file.
-        if (durability.sawForeignCommit()) walSync.note();
         if (durability.takeWrite()) {
           sequence = walSync.note();
           if (this.batchOpen) this.batchAwaited = true;
@@ -216,8 +214,6 @@ export interface SqliteDurability {
   walSync: WalSync;
   /** True (once) when a statement that can write ran since the last call. */
   takeWrite(): boolean;
-  /** True (once) when another connection committed since the last call (SQLite's data_version moved). */
-  sawForeignCommit(): boolean;
   /** Whether the connection is inside a transaction (SQLite may roll one back by itself on I/O errors). */
   inTransaction(): boolean;
   /** Runs a transaction-control statement on the connection, synchronously. */

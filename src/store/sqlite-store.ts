@@ -67,19 +67,26 @@ export function openSqliteStore(file: string, options: SqliteOpenOptions = {}): 
     seenVersion = version;
     return true;
   };
+  // The commit noted for the last foreign commit seen: an answer whose reads may have seen it waits for it.
+  let foreignCommit = 0;
   const durability: SqliteDurability | null =
-    walSync === null
-      ? null
-      : { walSync, takeWrite: () => takeFlag(writes), sawForeignCommit, inTransaction: () => handle.inTransaction, execute: (statement) => void handle.exec(statement) };
+    walSync === null ? null : { walSync, takeWrite: () => takeFlag(writes), inTransaction: () => handle.inTransaction, execute: (statement) => void handle.exec(statement) };
   const db = new Kysely<Database>({ dialect: new CofferSqliteDialect({ database: handle }, durability, commits) });
   return {
     db,
     checkpointer,
     settled() {
       if (walSync === null || !handle.open) return null;
+      // Another process's commit (a second node, the CLI) may not be durable yet when a read here
+      // sees it; our fsync of the same WAL makes it so. Checked once per answer, after all of its
+      // reads, rather than at every use of the connection (issue 12: three times per show). Whoever
+      // notices it first notes it; every answer checked since then waits for that note, because
+      // its reads may have seen the commit before it was noticed.
+      if (sawForeignCommit()) foreignCommit = walSync.note();
       // A request waits for the commits it could have seen (noted as it used the store); anything
       // else (the sweep, the CLI) for every commit noted so far.
-      const target = seenCommit(walSync) ?? walSync.last;
+      const seen = seenCommit(walSync);
+      const target = seen === null ? walSync.last : Math.max(seen, foreignCommit);
       return walSync.isDurable(target) ? null : walSync.durable(target);
     },
     async close() {

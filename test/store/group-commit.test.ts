@@ -224,6 +224,49 @@ describe('SQLite store with group commit', () => {
     expect(store?.settled()).toBeNull();
   });
 
+  it("an answer waits for another process's commit it read, even when another request's answer noticed that commit first", async () => {
+    const mine = new HeldSyncer();
+    const { db, file } = await open(mine);
+    mine.releaseAll();
+    await turn();
+    const theirs = new HeldSyncer();
+    other = openSqliteStore(file, { fileSyncer: () => theirs });
+    const write = sql`insert into items (name) values ('c')`.execute(other.db as unknown as Kysely<never>);
+    await turn();
+    theirs.releaseAll();
+    await write;
+    const read = () => sql`select * from items`.execute(db);
+    let letAAnswer: () => void = () => undefined;
+    const aMayAnswer = new Promise<void>((resolve) => (letAAnswer = resolve));
+    // Both requests read the foreign commit; B answers first and is the one to notice it.
+    const requestA = runInRequest('a', async () => {
+      await read();
+      await aMayAnswer;
+      return { settling: store?.settled() };
+    });
+    const requestB = await runInRequest('b', async () => {
+      await read();
+      return { settling: store?.settled() };
+    });
+    expect(requestB.settling).toBeInstanceOf(Promise);
+    letAAnswer();
+    const { settling } = await requestA;
+    expect(settling).toBeInstanceOf(Promise);
+    const a = tracked(settling as Promise<void>);
+    await turn();
+    expect(a.done()).toBe(false);
+    expect(mine.held).toBe(1);
+    mine.releaseAll();
+    await a.promise;
+    await requestB.settling;
+    // Noticed and synced: a later read's answer has nothing to wait for.
+    const later = await runInRequest('c', async () => {
+      await read();
+      return store?.settled();
+    });
+    expect(later).toBeNull();
+  });
+
   it('concurrent transactions are released into one SQLite transaction, committed once before the fsync that covers them', async () => {
     const file = new HeldSyncer();
     const { db, file: path_ } = await open(file);
