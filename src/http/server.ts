@@ -166,9 +166,13 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     });
   }
 
-  // One line per request; never bodies, headers or query strings (they can carry secrets).
+  // One line per request; never bodies, headers or query strings (they can carry secrets). The line
+  // is built here from six known-safe fields (the request id is one that passed requestId's checks),
+  // so it skips the logger's redaction paths, the second line of defence for objects logged by
+  // mistake: walking them was 5 µs of every request (issue 12), the rest of the line under 1 µs.
+  const requestLog = deps.logger.child({}, { redact: [] });
   app.addHook('onResponse', async (request, reply) => {
-    deps.logger.info(
+    requestLog.info(
       {
         reqId: request.id,
         method: request.method,
