@@ -5,6 +5,7 @@ import { applyPage, type PageRequest } from './page.js';
 import { SEALED_COLUMNS, type SealedColumn } from './sealed-blobs.repo.js';
 import { changeIf, journaled, type Change } from '../change-journal.js';
 import { paymentMethodPatchEvent } from '../event-types.js';
+import { Precompiled, recordOf, recordShape } from './precompiled.js';
 
 /** The event a patch of one payment method records, if any (issue 17). */
 function patchChanges(changed: boolean, environmentKey: string, token: string, patch: PaymentMethodPatch): Change[] {
@@ -27,6 +28,39 @@ export interface PaymentMethodFilter {
 export const SEALED_PAYMENT_METHOD_COLUMNS = SEALED_COLUMNS.payment_methods;
 export type SealedPaymentMethodColumn = SealedColumn<'payment_methods'>;
 
+/** A payment method by environment and token (every transaction on a stored method). */
+const FIND = new Precompiled<PaymentMethodRow>((db, [environmentKey, token]) =>
+  db
+    .selectFrom('payment_methods')
+    .selectAll()
+    .where('environment_key', '=', environmentKey as string)
+    .where('token', '=', token as string),
+);
+
+/** Payment methods by token; its shape is how many (the methods a page of transactions nests). */
+const FIND_MANY = new Precompiled<PaymentMethodRow>((db, tokens) =>
+  db
+    .selectFrom('payment_methods')
+    .selectAll()
+    .where('token', 'in', tokens as string[]),
+);
+
+/**
+ * The conditional update of one payment method; its shape is the columns it sets and how many
+ * states it may be in. Values: the columns', then environment, token and the states.
+ */
+const UPDATE_IF_STATE = new Precompiled<PaymentMethodRow>((db, values, shape) => {
+  const [columnList = '', stateCount] = shape.split('|');
+  const columns = columnList === '' ? [] : columnList.split(',');
+  return db
+    .updateTable('payment_methods')
+    .set(recordOf(columns, values) as PaymentMethodPatch)
+    .where('environment_key', '=', values[columns.length] as string)
+    .where('token', '=', values[columns.length + 1] as string)
+    .where('storage_state', 'in', values.slice(columns.length + 2, columns.length + 2 + Number(stateCount)) as string[])
+    .returningAll();
+});
+
 /** Single-query primitives over `payment_methods`; reads are scoped to one environment. */
 export class PaymentMethodsRepo {
   constructor(
@@ -42,12 +76,7 @@ export class PaymentMethodsRepo {
   }
 
   find(environmentKey: string, token: string): Promise<PaymentMethodRow | undefined> {
-    return this.db
-      .selectFrom('payment_methods')
-      .selectAll()
-      .where('environment_key', '=', environmentKey)
-      .where('token', '=', token)
-      .executeTakeFirst();
+    return FIND.first(this.db, '', [environmentKey, token]);
   }
 
   async findMany(environmentKey: string, tokens: string[]): Promise<PaymentMethodRow[]> {
@@ -55,7 +84,7 @@ export class PaymentMethodsRepo {
     // By token alone (unique), then scoped to the environment here: with the environment in the
     // WHERE clause, SQLite's planner walks the environment's whole index from three tokens on,
     // which made every list page cost O(payment methods in the environment).
-    const rows = await this.db.selectFrom('payment_methods').selectAll().where('token', 'in', tokens).execute();
+    const rows = await FIND_MANY.rows(this.db, String(tokens.length), tokens);
     return rows.filter((row) => row.environment_key === environmentKey);
   }
 
@@ -82,14 +111,18 @@ export class PaymentMethodsRepo {
   /** As `updateIfState`, returning the updated row in the same statement; undefined when it was not in `fromStates`. */
   updateIfStateReturning(environmentKey: string, token: string, fromStates: readonly string[], patch: PaymentMethodPatch): Promise<PaymentMethodRow | undefined> {
     return journaled(this.db, async (db) => {
-      const row = await db
-        .updateTable('payment_methods')
-        .set(patch)
-        .where('environment_key', '=', environmentKey)
-        .where('token', '=', token)
-        .where('storage_state', 'in', [...fromStates])
-        .returningAll()
-        .executeTakeFirst();
+      const record = recordShape(patch);
+      const row =
+        record === null || fromStates.length === 0
+          ? await db
+              .updateTable('payment_methods')
+              .set(patch)
+              .where('environment_key', '=', environmentKey)
+              .where('token', '=', token)
+              .where('storage_state', 'in', [...fromStates])
+              .returningAll()
+              .executeTakeFirst()
+          : await UPDATE_IF_STATE.first(db, `${record.columns.join(',')}|${fromStates.length}`, [...record.values, environmentKey, token, ...fromStates]);
       return { result: row, changes: patchChanges(row !== undefined, environmentKey, token, patch) };
     });
   }

@@ -3,6 +3,7 @@ import type { Database, TransactionsTable } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
 import { journaled, type Change } from '../change-journal.js';
 import { transactionStateEvent } from '../event-types.js';
+import { Precompiled, recordOf, recordShape } from './precompiled.js';
 
 /** The events of a transaction row written with `state` (issue 17). */
 function stateChanges(environmentKey: string, token: string, state: string | undefined, at: string | undefined, reconciled = false, ownCallback?: boolean): Change[] {
@@ -45,6 +46,51 @@ const IN_FLIGHT = sql<boolean>`state in ('processing', 'pending')`;
 
 export type TransactionRow = Selectable<TransactionsTable>;
 
+/** A transaction by environment and token (every show, every follow-up transaction). */
+const FIND = new Precompiled<TransactionRow>((db, [environmentKey, token]) =>
+  db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('environment_key', '=', environmentKey as string)
+    .where('token', '=', token as string),
+);
+
+/** Columns named by a shape string (column names never hold a comma). */
+const columnsOf = (shape: string): string[] => (shape === '' ? [] : shape.split(','));
+
+/** The insert of every transaction; its shape is the columns the row sets. */
+const INSERT = new Precompiled<TransactionRow>((db, values, shape) =>
+  db
+    .insertInto('transactions')
+    .values(recordOf(columnsOf(shape), values) as Insertable<TransactionsTable>)
+    .returningAll(),
+);
+
+/** The update of one transaction by environment and token; its shape is the columns it sets, then the two keys follow. */
+const UPDATE = new Precompiled<TransactionRow>((db, values, shape) => {
+  const columns = columnsOf(shape);
+  return db
+    .updateTable('transactions')
+    .set(recordOf(columns, values) as Updateable<TransactionsTable>)
+    .where('environment_key', '=', values[columns.length] as string)
+    .where('token', '=', values[columns.length + 1] as string)
+    .returningAll();
+});
+
+async function insertRow(db: Kysely<Database>, row: Insertable<TransactionsTable>): Promise<TransactionRow> {
+  const record = recordShape(row);
+  if (record === null) return db.insertInto('transactions').values(row).returningAll().executeTakeFirstOrThrow();
+  const inserted = await INSERT.first(db, record.columns.join(','), record.values);
+  if (inserted === undefined) throw new Error('the transaction insert returned no row');
+  return inserted;
+}
+
+function updateRow(db: Kysely<Database>, environmentKey: string, token: string, patch: Updateable<TransactionsTable>): Promise<TransactionRow | undefined> {
+  const record = recordShape(patch);
+  if (record === null) return db.updateTable('transactions').set(patch).where('environment_key', '=', environmentKey).where('token', '=', token).returningAll().executeTakeFirst();
+  return UPDATE.first(db, record.columns.join(','), [...record.values, environmentKey, token]);
+}
+
 /**
  * Issue 17: a gateway transaction that becomes `gateway_processing_result_unknown` is due for
  * reconciliation at once (the reconciler decides whether its gateway can be asked).
@@ -70,7 +116,7 @@ export class TransactionsRepo {
     const [created, ...outcome] = creationChanges(row);
     const failover: Change[] = failedOver ? [{ environmentKey: row.environment_key, eventType: 'TransactionFailedOver', objectType: 'transaction', objectKey: row.token, at: row.created_at }] : [];
     return journaled(this.db, async (db) => ({
-      result: await db.insertInto('transactions').values(withOrderId(row)).returningAll().executeTakeFirstOrThrow(),
+      result: await insertRow(db, withOrderId(row)),
       changes: [...(created === undefined ? [] : [created]), ...failover, ...outcome],
     }));
   }
@@ -169,12 +215,7 @@ export class TransactionsRepo {
   }
 
   find(environmentKey: string, token: string): Promise<TransactionRow | undefined> {
-    return this.db
-      .selectFrom('transactions')
-      .selectAll()
-      .where('environment_key', '=', environmentKey)
-      .where('token', '=', token)
-      .executeTakeFirst();
+    return FIND.first(this.db, '', [environmentKey, token]);
   }
 
   listForPaymentMethod(environmentKey: string, paymentMethodToken: string, page: PageRequest): Promise<TransactionRow[]> {
@@ -204,7 +245,7 @@ export class TransactionsRepo {
   /** Updates and returns the row as stored, in one statement (with its events); undefined when there is none. */
   updateReturning(environmentKey: string, token: string, patch: Updateable<TransactionsTable>): Promise<TransactionRow | undefined> {
     return journaled(this.db, async (db) => {
-      const row = await db.updateTable('transactions').set(markUnknown(patch)).where('environment_key', '=', environmentKey).where('token', '=', token).returningAll().executeTakeFirst();
+      const row = await updateRow(db, environmentKey, token, markUnknown(patch));
       return { result: row, changes: patchChanges(row, patch) };
     });
   }
