@@ -12,6 +12,23 @@ export function randomToken(length = 29): string {
   return out;
 }
 
+/** Base-36 characters of an ordered token's time: milliseconds since 1970 fit in nine until the year 5188. */
+const TIME_CHARS = 9;
+
+/**
+ * A token for a row of a table that grows with traffic (transactions, payment methods, events,
+ * callbacks): its creation time in milliseconds, in base 36 (digits and lowercase letters, which
+ * every collation sorts alike, SQLite's and PostgreSQL's locales included), then random base-62
+ * characters. New rows' tokens then land at the end of their unique index (and of the events'
+ * index by object) instead of on a random page of it: a purchase dirties a third fewer WAL pages,
+ * and inserts into a table of millions stay as cheap as into an empty one (issue 12). The rest is
+ * random, from the CSPRNG like `randomToken`: 20 characters, ≈ 119 bits, for the usual 29 (a random
+ * UUID has 122). The creation time it shows is in the object's `created_at` anyway.
+ */
+export function orderedToken(length = 29, now = Date.now()): string {
+  return now.toString(36).padStart(TIME_CHARS, '0').slice(-TIME_CHARS) + randomToken(length - TIME_CHARS);
+}
+
 /** Token lengths by kind, chosen to resemble Spreedly's. */
 export const TOKEN_LENGTH = {
   item: 29,

@@ -1,7 +1,7 @@
 import { AppError, MESSAGES, fieldError, type ErrorEntry } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import { STORAGE_STATES, USABLE_STATES, type PaymentMethodCreateInput, type PaymentMethodUpdateInput } from '../domain/payment-method.js';
-import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
+import { orderedToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
 import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
@@ -46,7 +46,7 @@ export class PaymentMethodService {
 
   async create(environment: EnvironmentRow, input: PaymentMethodCreateInput): Promise<VaultOutcome> {
     const now = this.clock.now();
-    const token = randomToken(TOKEN_LENGTH.item);
+    const token = orderedToken(TOKEN_LENGTH.item);
     const metadata = checkMetadata(input.metadata);
     const prepared = await this.sealer.prepare(environment, token, input, now);
     const errors: ErrorEntry[] = [...prepared.errors, ...emailErrors(input.email), ...metadata.errors];

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
+import { orderedToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { TransactionsTable } from '../store/schema.js';
 
 /** The message a succeeded transaction carries. */
@@ -31,7 +31,7 @@ const SUCCEEDED = { state: 'succeeded', messageKey: SUCCEEDED_MESSAGE.key, messa
 export function newTransactionRow(input: TransactionRecordInput): Insertable<TransactionsTable> {
   const outcome = input.outcome === 'succeeded' ? SUCCEEDED : input.outcome === 'processing' ? PROCESSING : input.outcome;
   return {
-    token: input.token ?? randomToken(TOKEN_LENGTH.item),
+    token: input.token ?? orderedToken(TOKEN_LENGTH.item),
     environment_key: input.environmentKey,
     transaction_type: input.transactionType,
     state: outcome.state,

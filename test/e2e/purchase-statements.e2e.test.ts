@@ -36,6 +36,22 @@ describe.each(storeKinds)('statements of a purchase (%s)', (store) => {
     }
   });
 
+  it('names its transaction, its events and a new payment method with tokens that lead with their creation time', async () => {
+    const started = Date.now();
+    const res = await server.client.sendJson('POST', `/v1/gateways/${gateway}/purchase.json`, { transaction: { amount: 100, currency_code: 'USD', credit_card: CARD } });
+    expect(res.status).toBe(200);
+    const { transaction } = res.json();
+    const listed = (await server.client.get('/v1/events.json')).json().events as Array<{ id: string; object_key: string }>;
+    const events = listed.filter((event) => event.object_key === transaction.token);
+    expect(events.length).toBeGreaterThan(1); // created, then succeeded
+    const timeOf = (token: string) => Number.parseInt(token.slice(0, 9), 36);
+    for (const token of [transaction.token as string, transaction.payment_method.token as string, ...events.map((event) => event.id)]) {
+      expect(token).toMatch(/^[0-9a-z]{9}[A-Za-z0-9]{20}$/);
+      expect(timeOf(token)).toBeGreaterThanOrEqual(started);
+      expect(timeOf(token)).toBeLessThanOrEqual(Date.now());
+    }
+  });
+
   it("nests the payment method as the purchase's own writes left it, without reading it again", async () => {
     const token = (await addPaymentMethod(server.client, { credit_card: CARD })).payment_method.token as string;
     const findMany = vi.spyOn(PaymentMethodsRepo.prototype, 'findMany');

@@ -1,7 +1,7 @@
 import { receiverOperations } from '../../receivers/receiver-types.js';
 import { AppError, fieldError, MESSAGES, type ErrorEntry } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
-import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
+import { orderedToken, TOKEN_LENGTH } from '../../domain/tokens.js';
 import { Scrubber } from '../../domain/scrubbing/scrubber.js';
 import { checkTemplate, renderTemplate, TemplateError } from '../../receivers/delivery-template.js';
 import { DELIVER_BUDGET } from '../../receivers/template-limits.js';
@@ -97,7 +97,7 @@ export class ReceiverDeliveryService {
     if (!urlMatchesHostnames(url, this.receivers.allowedHostnames(receiver))) throw new AppError({ key: 'errors.url_not_allowed', attribute: 'url', message: URL_NOT_ALLOWED });
     const certificate = receiver.row.certificate_token === null ? undefined : await this.settings.clientCertificate(environment, receiver.row.certificate_token);
 
-    const token = randomToken(TOKEN_LENGTH.item);
+    const token = orderedToken(TOKEN_LENGTH.item);
     const refused = await inTransaction(this.store, async (repos) => {
       await repos.locks.serialize(`payment_method:${paymentMethod.token}`);
       const current = await repos.paymentMethods.find(environment.key, paymentMethod.token);
@@ -164,7 +164,7 @@ export class ReceiverDeliveryService {
 
   /** A delivery Coffer refuses before calling anyone: recorded as `failed`, 422 with the transaction. */
   private async refuse(base: { environment: EnvironmentRow; receiver: ReceiverRecord; paymentMethodToken: string; method: string }, url: string, refusal: Refusal): Promise<DeliveryOutcome> {
-    const row = this.row(base, randomToken(TOKEN_LENGTH.item), { state: 'failed', messageKey: refusal.messageKey, message: refusal.message }, url);
+    const row = this.row(base, orderedToken(TOKEN_LENGTH.item), { state: 'failed', messageKey: refusal.messageKey, message: refusal.message }, url);
     await this.repos.transactions.insert(row);
     return { status: 422, transaction: (await this.repos.transactions.find(base.environment.key, row.token)) as TransactionRow };
   }

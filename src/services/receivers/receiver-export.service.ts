@@ -1,7 +1,7 @@
 import { receiverOperations } from '../../receivers/receiver-types.js';
 import { AppError, fieldError, type ErrorEntry } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
-import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
+import { orderedToken, TOKEN_LENGTH } from '../../domain/tokens.js';
 import { Scrubber } from '../../domain/scrubbing/scrubber.js';
 import { checkTemplate, renderTemplate, TemplateError, TemplateLimitError } from '../../receivers/delivery-template.js';
 import { EXPORT_BUDGET, MAX_EXPORT_TOKENS } from '../../receivers/template-limits.js';
@@ -97,7 +97,7 @@ export class ReceiverExportService {
       environmentKey: environment.key,
       transactionType: 'ExportPaymentMethods',
       outcome: 'processing',
-      token: randomToken(TOKEN_LENGTH.item),
+      token: orderedToken(TOKEN_LENGTH.item),
       details,
       now: this.clock.now().toISOString(),
     });

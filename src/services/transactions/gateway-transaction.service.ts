@@ -1,7 +1,7 @@
 import { AppError, MESSAGES } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import { Secret } from '../../domain/secret.js';
-import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
+import { orderedToken, TOKEN_LENGTH } from '../../domain/tokens.js';
 import type { AdapterPaymentMethod, GatewayOperation, GatewayRequest, StoredCredential, TranscriptEntry } from '../../gateways/kit/index.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
@@ -188,7 +188,7 @@ export class GatewayTransactionService {
     try {
       const opened = link.heldCard ?? (await this.sealer.open(paymentMethod));
       if (opened === null) return { result: await this.refuse(args, STATE_REFUSALS.redacted as Refusal), outcome: null, card: null };
-      const token = randomToken(TOKEN_LENGTH.item);
+      const token = orderedToken(TOKEN_LENGTH.item);
       const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway.row));
       const chain = link.chained ? { first_attempt_token: link.firstAttemptToken ?? token } : {};
       const row = { ...this.processingRow(token, args, null, deadline), ...chain };
@@ -270,7 +270,7 @@ export class GatewayTransactionService {
 
     const permit = await this.caller.permit(gateway.row, gateway.definition);
     try {
-      const token = randomToken(TOKEN_LENGTH.item);
+      const token = orderedToken(TOKEN_LENGTH.item);
       const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway.row));
       // One reference at a time: concurrent captures, credits and voids are decided in order.
       const { amount, processing } = await inTransaction(this.store, async (repos) => {
@@ -443,7 +443,7 @@ export class GatewayTransactionService {
     args: { environment: EnvironmentRow; gateway: GatewayRecord; type: string; paymentMethod: PaymentMethodRow | null; details: GatewayTransactionDetails; amount: number | null; currency: string | null; referenceToken?: string },
     refusal: Refusal,
   ): Promise<TransactionResult> {
-    return refusedTransaction(this.store, this.processingRow(randomToken(TOKEN_LENGTH.item), args, args.referenceToken ?? null), refusal);
+    return refusedTransaction(this.store, this.processingRow(orderedToken(TOKEN_LENGTH.item), args, args.referenceToken ?? null), refusal);
   }
 
   /** Spreedly's first check of a direct transaction: a `payment_method_token` that names nothing is a 422. Returns the row it names. */

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Clock } from '../../domain/clock.js';
-import { randomToken, TOKEN_LENGTH } from '../../domain/tokens.js';
+import { orderedToken, TOKEN_LENGTH } from '../../domain/tokens.js';
 import { blankResponse, type PendingAction, type TranscriptEntry } from '../../gateways/kit/index.js';
 import { parseDetails } from '../payment-method-records.js';
 import type { StoreHandle } from '../../store/database.js';
@@ -125,7 +125,7 @@ export async function finishTransaction(
     }
     if (method !== null && row.transaction_type === 'Store' && state === 'succeeded' && response.thirdPartyToken !== null) {
       known = undefined;
-      paymentMethodToken = randomToken(TOKEN_LENGTH.item);
+      paymentMethodToken = orderedToken(TOKEN_LENGTH.item);
       await repos.paymentMethods.insert({
         token: paymentMethodToken,
         environment_key: environment.key,

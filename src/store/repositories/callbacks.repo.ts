@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { randomToken } from '../../domain/tokens.js';
+import { orderedToken } from '../../domain/tokens.js';
 import { knownUnsubscribed } from '../../domain/request-context.js';
 import type { Dialect } from '../dialect.js';
 import type { CallbackAttemptsTable, CallbackDeliveriesTable, Database } from '../schema.js';
@@ -31,14 +31,14 @@ export async function enqueueCallbacks(db: Kysely<Database>, event: RecordedEven
   // Issue 12: two statements per event were 8 % of a purchase. The request's authentication
   // read the environment (knownUnsubscribed), and the transaction's writer knows its row.
   if (!knownUnsubscribed(event.environment_key)) await sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)
-    select ${randomToken()}, key, ${event.token}, 'event', callback_url, coalesce(callback_format, 'xml'), 'queued', 0, ${at}, ${giveUp}, ${at}, ${at}
+    select ${orderedToken()}, key, ${event.token}, 'event', callback_url, coalesce(callback_format, 'xml'), 'queued', 0, ${at}, ${giveUp}, ${at}, ${at}
     from environments
     where key = ${event.environment_key} and callback_url is not null
       and (callback_event_types is null or callback_event_types like ${`%"${event.event_type}"%`})`.execute(db);
   if (!mayHaveOwnCallback || event.object_type !== 'transaction' || !TRANSACTION_CALLBACK_EVENTS.has(event.event_type)) return;
   const reconciled = event.event_type === 'TransactionReconciled' ? 1 : 0;
   await sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)
-    select ${randomToken()}, environment_key, ${event.token}, 'transaction', callback_url, coalesce(callback_format, 'xml'), 'queued', 0, ${at}, ${giveUp}, ${at}, ${at}
+    select ${orderedToken()}, environment_key, ${event.token}, 'transaction', callback_url, coalesce(callback_format, 'xml'), 'queued', 0, ${at}, ${giveUp}, ${at}, ${at}
     from transactions t
     where t.environment_key = ${event.environment_key} and t.token = ${event.object_key} and t.callback_url is not null
       and (${reconciled} = 1 or exists (select 1 from events e where e.environment_key = t.environment_key and e.object_key = t.token and e.event_type = 'TransactionPending'))`.execute(db);

@@ -1,6 +1,6 @@
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import { currentRequestId } from '../../domain/request-context.js';
-import { randomToken } from '../../domain/tokens.js';
+import { orderedToken } from '../../domain/tokens.js';
 import type { Database, EventsTable } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
 
@@ -59,7 +59,7 @@ export class EventsRepo {
    */
   async record(change: Change): Promise<RecordedEvent> {
     const event: RecordedEvent = {
-      token: randomToken(),
+      token: orderedToken(),
       // Never undefined: Kysely leaves an undefined column out, and the compiled SQL names all seven.
       environment_key: change.environmentKey ?? null,
       request_id: currentRequestId() ?? null,
