@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { containsCardLike, luhn, replaceCardLike } from '../../src/domain/scrubbing/card-like.js';
 import { FILTERED, Scrubber } from '../../src/domain/scrubbing/scrubber.js';
+import { digitCharacters, exactValuesPattern, mayHold, valueProbe } from '../../src/domain/scrubbing/exact-values.js';
 
 /** The one scrubber (src/domain/scrubbing): exact values of a call in every encoding, and card-like numbers. */
 
@@ -109,5 +110,47 @@ describe('card-like numbers (not this call’s)', () => {
         expect(containsCardLike(`x ${grouped} y`)).toBe(true);
       }),
     );
+  });
+});
+
+describe('Scrubber: a text is matched only against the values it may hold (issue 12)', () => {
+  const values = [PAN, CVV, 'sk_live_secret&key', '000123456789'];
+  const digitForms = (digit: string): string[] => [digit, String.fromCharCode(0xff10 + Number(digit)), `&#${digit.charCodeAt(0)};`, `&#x3${digit};`, `\\u003${digit}`, `%3${digit}`];
+  /** One value written in a random mix of digit forms and separators, or one of its literal forms. */
+  const written = (value: string) =>
+    /^[0-9]+$/.test(value)
+      ? fc.array(fc.tuple(fc.nat(5), fc.constantFrom('', '', ' ', '.', '-', '&nbsp;', '\u00a0', '%20')), { minLength: value.length, maxLength: value.length }).map((choices) =>
+          [...value].map((digit, index) => `${digitForms(digit)[choices[index]?.[0] ?? 0]}${index < value.length - 1 ? (choices[index]?.[1] ?? '') : ''}`).join(''),
+        )
+      : fc.constantFrom(value, encodeURIComponent(value), value.replace('&', '&amp;'), Buffer.from(`u:${value}`).toString('base64'));
+  const piece = fc.oneof(fc.constantFrom(...values).chain(written), fc.string({ maxLength: 12 }), fc.constantFrom('1', '42', '2024-11-24', '４２', 'cvc=', '&#', '%3', ' '));
+  const text = fc.array(piece, { maxLength: 8 }).map((pieces) => pieces.join(''));
+
+  it('scrubs exactly what the pattern of every value scrubs', () => {
+    const scrubber = Scrubber.of(values);
+    const everyValue = exactValuesPattern(values) as RegExp;
+    fc.assert(
+      fc.property(text, (sample) => {
+        expect(scrubber.text(sample)).toBe(replaceCardLike(sample.replace(everyValue, FILTERED), FILTERED));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('never rules out a value whose pattern matches the text', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...values), text, (value, sample) => {
+        const probe = valueProbe(value);
+        if ((exactValuesPattern([value]) as RegExp).test(sample)) expect(mayHold(sample, probe, digitCharacters(sample, probe.digits))).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('rules out the PAN in a text of fewer digits than it has and none of its literal forms', () => {
+    const probe = valueProbe(PAN);
+    for (const sample of ['Successful purchase', 'order 2024-11-24 #1234', 'cvc 531']) expect(mayHold(sample, probe, digitCharacters(sample, probe.digits))).toBe(false);
+    const spread = '4 2 4 2 4 2 4 2 4 2 4 2 4 2 4 2';
+    expect(mayHold(spread, probe, digitCharacters(spread, probe.digits))).toBe(true);
   });
 });

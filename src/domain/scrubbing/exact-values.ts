@@ -81,6 +81,38 @@ function binarySources(value: string): string[] {
   return forms.map((bytes) => bounded(escapeRegex(bytes.toString('latin1')), value));
 }
 
+/**
+ * What a text must hold for a value's text pattern to match anywhere in it: one of the value's
+ * literal forms (as is, encoded, base64), or, for a value of digits, at least as many digit
+ * characters as the value has, since every form of a digit holds one, ASCII or full-width (`4`,
+ * `４`, `&#52;`, `&#x34;`, `\u0034`, `\uFF14`, `%34`).
+ */
+export interface ValueProbe {
+  literals: readonly string[];
+  /** The value's length when it is all digits, else 0 (its pattern has no digit forms). */
+  digits: number;
+}
+
+export function valueProbe(value: string): ValueProbe {
+  return { literals: literalForms(value), digits: /^[0-9]+$/.test(value) ? value.length : 0 };
+}
+
+/** ASCII and full-width digits in `text`, counting no further than `enough`. */
+export function digitCharacters(text: string, enough: number): number {
+  let count = 0;
+  for (let index = 0; index < text.length && count < enough; index += 1) {
+    const code = text.charCodeAt(index);
+    if ((code >= 0x30 && code <= 0x39) || (code >= 0xff10 && code <= 0xff19)) count += 1;
+  }
+  return count;
+}
+
+/** False only when `value`'s text pattern cannot match in `text`; `digits` is digitCharacters(text, …). */
+export function mayHold(text: string, probe: ValueProbe, digits: number): boolean {
+  if (probe.digits > 0 && digits >= probe.digits) return true;
+  return probe.literals.some((literal) => text.includes(literal));
+}
+
 /** One regex for every value, longest forms first; null when there is nothing to match. */
 export function exactValuesPattern(values: readonly string[], binary = false): RegExp | null {
   const unique = [...new Set(values.filter((value) => value !== ''))].sort((a, b) => b.length - a.length);

@@ -1,5 +1,5 @@
 import { replaceCardLike } from './card-like.js';
-import { exactValuesPattern } from './exact-values.js';
+import { digitCharacters, exactValuesPattern, mayHold, valueProbe, type ValueProbe } from './exact-values.js';
 
 /** What replaces a sensitive value. */
 export const FILTERED = '[FILTERED]';
@@ -13,14 +13,32 @@ export const FILTERED = '[FILTERED]';
 export class Scrubber {
   // Built on first use (issue 12: building both per call was 4 % of a purchase, and most calls
   // never scrub bytes).
-  private exactText: RegExp | null | undefined;
   private exactBytes: RegExp | null | undefined;
+  /**
+   * Text patterns by the values a text may hold, built on first need (issue 12: parsing the
+   * pattern of a PAN's every form took ~50 µs a call, and most texts of a call, a message or an
+   * id, cannot hold any of them). A pattern of only the values a text may hold replaces exactly
+   * what the pattern of all of them would: the others cannot match anywhere in that text.
+   */
+  private probes: ValueProbe[] | undefined;
+  private readonly exactTexts = new Map<string, RegExp | null>();
 
   private constructor(readonly values: readonly string[]) {}
 
-  private get exact(): RegExp | null {
-    if (this.exactText === undefined) this.exactText = exactValuesPattern(this.values);
-    return this.exactText;
+  /** The pattern of the values `text` may hold; null when it can hold none. */
+  private exactFor(text: string): RegExp | null {
+    if (this.values.length === 0) return null;
+    const probes = (this.probes ??= this.values.map(valueProbe));
+    const digits = digitCharacters(text, Math.max(...probes.map((probe) => probe.digits)));
+    let key = '';
+    for (let index = 0; index < probes.length; index += 1) if (mayHold(text, probes[index] as ValueProbe, digits)) key += `${index},`;
+    if (key === '') return null;
+    let pattern = this.exactTexts.get(key);
+    if (pattern === undefined) {
+      pattern = exactValuesPattern(this.values.filter((_value, index) => key.split(',').includes(String(index))));
+      this.exactTexts.set(key, pattern);
+    }
+    return pattern;
   }
 
   private get exactBinary(): RegExp | null {
@@ -42,7 +60,8 @@ export class Scrubber {
   }
 
   text(text: string): string {
-    const exact = this.exact === null ? text : text.replace(this.exact, FILTERED);
+    const pattern = this.exactFor(text);
+    const exact = pattern === null ? text : text.replace(pattern, FILTERED);
     return replaceCardLike(exact, FILTERED);
   }
 
