@@ -18,11 +18,14 @@ function oracle(root: string, body: Wire): string {
     if (value instanceof WireMessage) return value.text;
     if (value instanceof WireErrors) return plainErrors(value);
     const out: Record<string, unknown> = {};
+    // Defined, not assigned: assigning `__proto__` would set the prototype and drop the member,
+    // where a view (or stored JSON.parse output) holding that key has it as an own field.
+    const define = (field: string, child: unknown) => Object.defineProperty(out, field, { value: child, enumerable: true, writable: true, configurable: true });
     for (const [field, child] of Object.entries(value)) {
       if (child instanceof WireMessage) {
-        out[`${field}_key`] = child.key;
-        out[field] = child.text;
-      } else out[field] = toPlain(child);
+        define(`${field}_key`, child.key);
+        define(field, child.text);
+      } else define(field, toPlain(child));
     }
     return out;
   };
@@ -72,6 +75,12 @@ describe('JSON writer', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('writes a `__proto__` member like any other (stored JSON can hold one)', () => {
+    const body = JSON.parse('{"__proto__":"x","a":{"__proto__":{"b":1}}}') as Wire;
+    expect(encodeJson('r', body)).toBe('{"r":{"__proto__":"x","a":{"__proto__":{"b":1}}}}');
+    expect(encodeJson('r', body)).toBe(oracle('r', body));
   });
 
   it('skips undefined members and writes undefined list items as null, as JSON.stringify does', () => {
