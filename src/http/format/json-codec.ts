@@ -1,10 +1,8 @@
 import { AppError } from '../../domain/errors.js';
-import { WireErrors, WireList, WireMessage, type Wire } from './wire.js';
+import { WireErrors, WireList, WireMessage, WireTime, type Wire } from './wire.js';
+import { wireTime } from './wire-time.js';
 
-/** ISO-8601 UTC at second precision, as Spreedly emits. */
-export function wireTime(date: Date): string {
-  return `${date.toISOString().slice(0, 19)}Z`;
-}
+export { wireTime } from './wire-time.js';
 
 /**
  * Past this depth V8's JSON.stringify and a recursive copy get dearer per byte the deeper they go
@@ -41,6 +39,8 @@ function writeJson(value: unknown, depth: number): string {
     default:
       return 'null';
   }
+  // Wire times are digits, `-`, `:`, `T`, `Z` (and a sign for years outside 0-9999): nothing to escape.
+  if (value instanceof WireTime) return `"${value.text()}"`;
   if (value instanceof Date) return `"${wireTime(value)}"`;
   if (value instanceof WireList) return writeArray(value.items, depth);
   if (Array.isArray(value)) return writeArray(value, depth);
@@ -106,6 +106,7 @@ function writeDeep(value: unknown): string {
     else if (typeof item === 'number') out.push(Number.isFinite(item) ? String(item) : 'null');
     else if (typeof item === 'boolean') out.push(item ? 'true' : 'false');
     else if (item instanceof Date) out.push(JSON.stringify(wireTime(item)));
+    else if (item instanceof WireTime) out.push(JSON.stringify(item.text()));
     else if (item instanceof WireMessage) write(item.text);
     else if (item instanceof WireErrors) write(plainErrors(item));
     else if (item instanceof WireList || Array.isArray(item)) {
