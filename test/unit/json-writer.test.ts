@@ -35,7 +35,15 @@ function oracle(root: string, body: Wire): string {
   return JSON.stringify({ [root]: toPlain(body) });
 }
 
-const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.constantFrom('', '"', '\\', '\u2028', '\ud800', '<a&b>', 'ünïcødé'));
+/**
+ * One UTF-16 unit of any kind, the escaped ones often: quote, backslash, control characters, DEL,
+ * U+2028/2029, lone high and low surrogates, and pairs (an emoji) that JSON.stringify leaves as is.
+ */
+const anyUnit = fc.oneof(
+  fc.constantFrom('"', '\\', '/', '\n', '\r', '\t', '\b', '\f', '\u0000', '\u0001', '\u001f', '\u007f', '\u2028', '\u2029', '\ud800', '\udbff', '\udc00', '\udfff', '😀', 'é'),
+  fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+);
+const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.string({ unit: anyUnit }), fc.constantFrom('', '"', '\\', '\u2028', '\ud800', '<a&b>', 'ünïcødé'));
 
 /** Stored timestamp text: mostly what toISOString writes, sometimes odd or no date at all. */
 const storedTime = fc.oneof(
@@ -107,6 +115,47 @@ describe('JSON writer', () => {
     expect(JSON.parse(encodeJson('r', body))).toEqual(JSON.parse(oracle('r', body)));
   });
 
+  it('a deep tree of every kind of value prints the same bytes, beyond 64 levels', () => {
+    const kinds = (level: number): Wire => ({
+      at: new WireTime('2026-11-24T10:11:12.345Z'),
+      odd_at: new WireTime('2026-11-24T10:11:12+01:00'),
+      date: new Date(Date.UTC(2026, 10, 24, level % 24)),
+      message: new WireMessage('messages.k', `level "${level}"\u2028\ud800`),
+      list: new WireList('item', [new WireMessage(null, 'as item'), null, `😀\u0000`]),
+      errors: new WireErrors(level % 2 === 0 ? [] : [{ key: 'errors.blank', message: "can't be \\ blank", attribute: 'x' }]),
+    });
+    for (const depth of [63, 64, 65, 66, 150]) {
+      let body: Wire = kinds(depth);
+      for (let level = 0; level < depth; level += 1) body = level % 3 === 0 ? new WireList('x', [{ ...(kinds(level) as object), child: body } as Wire]) : { ...(kinds(level) as object), child: body };
+      expect(encodeJson('r', body)).toBe(oracle('r', body));
+    }
+  });
+
+  it('writes only own members: not those of a prototype, even when Object.prototype has one', () => {
+    const inherited = Object.assign(Object.create({ inherited: 'no' }) as object, { own: 'yes' }) as Wire;
+    const bare = Object.assign(Object.create(null) as object, { b: 1, a: new WireTime('2026-01-01T00:00:00Z') }) as Wire;
+    const body: Wire = { inherited, bare, plain: { x: [1, { y: 2 }] } };
+    expect(encodeJson('r', body)).toBe('{"r":{"inherited":{"own":"yes"},"bare":{"b":1,"a":"2026-01-01T00:00:00Z"},"plain":{"x":[1,{"y":2}]}}}');
+    Object.defineProperty(Object.prototype, 'polluted', { value: 'no', enumerable: true, configurable: true, writable: true });
+    try {
+      expect(encodeJson('r', body)).toBe(oracle('r', body));
+      expect(encodeJson('r', body)).not.toContain('polluted');
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).polluted;
+    }
+  });
+
+  it('member names print the same once cached, and after the cache of names starts over', () => {
+    const names = fc.sample(text, { numRuns: 300, seed: 12 });
+    const body = (salt: number): Wire => Object.fromEntries(names.map((name, index) => [name, index + salt]));
+    const first = encodeJson('r', body(0));
+    expect(first).toBe(oracle('r', body(0)));
+    expect(encodeJson('r', body(0))).toBe(first);
+    // Past the cache's 4,096 names: it starts over, and the names above print as before.
+    for (let round = 0; round < 3; round += 1) encodeJson('r', Object.fromEntries(Array.from({ length: 2000 }, (_, index) => [`name_${round}_${index}`, index])));
+    expect(encodeJson('r', body(1))).toBe(oracle('r', body(1)));
+  });
+
   it('a stored time that is no date throws RangeError, as its Date did', () => {
     for (const stored of ['', 'not a date', '2026-13-01T00:00:00Z']) {
       expect(() => encodeJson('r', { at: new WireTime(stored) })).toThrow(RangeError);
@@ -152,7 +201,7 @@ describe('stored times on the wire', () => {
     const digits = (count: number) => fc.string({ unit: fc.constantFrom('0', '1', '2', '3', '5', '9', 'x', ' '), minLength: count, maxLength: count });
     const shaped = fc.tuple(digits(4), fc.constantFrom('-', '/'), digits(2), fc.constant('-'), digits(2), fc.constantFrom('T', ' ', 't'), digits(2), fc.constant(':'), digits(2), fc.constantFrom(':', '.'), digits(2), fc.constantFrom('', '.', '.0'), digits(3), fc.constantFrom('Z', 'z', '', '+01:00')).map((parts) => parts.join(''));
     fc.assert(
-      fc.property(fc.oneof(shaped, storedTime, fc.string({ unit: 'binary', maxLength: 30 })), (stored) => {
+      fc.property(fc.oneof(shaped, storedTime, fc.string({ unit: anyUnit, maxLength: 30 })), (stored) => {
         expect(viaWireTime(stored)).toBe(viaDate(stored));
       }),
       { numRuns: 20000 },
