@@ -1,4 +1,4 @@
-import { WireErrors, WireList, WireMessage, type Wire, type WireObject } from '../http/format/wire.js';
+import { WireErrors, WireList, WireMessage, WireTime, type Wire, type WireObject } from '../http/format/wire.js';
 import { html, type SafeHtml } from './html.js';
 
 /**
@@ -20,7 +20,7 @@ ${nested.map(([name, value]) => html`<section>${heading(label(name))}${wireSecti
 }
 
 function isObject(value: Wire): value is WireObject {
-  return value !== null && typeof value === 'object' && !(value instanceof Date) && !(value instanceof WireList) && !(value instanceof WireMessage) && !(value instanceof WireErrors) && !Array.isArray(value);
+  return value !== null && typeof value === 'object' && !(value instanceof Date) && !(value instanceof WireTime) && !(value instanceof WireList) && !(value instanceof WireMessage) && !(value instanceof WireErrors) && !Array.isArray(value);
 }
 
 function isEmpty(value: Wire): boolean {
@@ -40,7 +40,7 @@ function label(name: string): string {
 
 function wireValue(value: Wire): SafeHtml | string {
   if (value === null || value === '') return '—';
-  if (value instanceof Date) return value.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
+  if (value instanceof Date || value instanceof WireTime) return portalTime(value instanceof Date ? value : value.toDate());
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (typeof value === 'number' || typeof value === 'string') return String(value);
   if (value instanceof WireList) return html`<ul>${value.items.map((item) => html`<li>${wireValue(item)}</li>`)}</ul>`;
@@ -48,4 +48,8 @@ function wireValue(value: Wire): SafeHtml | string {
   if (value instanceof WireMessage) return value.text ?? '—';
   if (Array.isArray(value)) return html`<ul>${value.map((item) => html`<li>${wireValue(item)}</li>`)}</ul>`;
   return html`<dl class="facts">${Object.entries(value).filter(([, v]) => !isEmpty(v)).map(([name, v]) => html`<dt>${label(name)}</dt><dd>${wireValue(v)}</dd>`)}</dl>`;
+}
+
+function portalTime(value: Date): string {
+  return value.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
 }

@@ -1,7 +1,8 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { AppError, type ErrorEntry } from '../../domain/errors.js';
-import { wireTime, type DecodedBody } from './json-codec.js';
-import { WireErrors, WireList, WireMessage, type Wire } from './wire.js';
+import type { DecodedBody } from './json-codec.js';
+import { wireTime } from './wire-time.js';
+import { WireErrors, WireList, WireMessage, WireTime, type Wire } from './wire.js';
 
 // Escape as Rails' Builder does (&, <, > in text), so messages such as "can't be blank" keep
 // their apostrophe for clients that compare text; attributes also escape both quotes.
@@ -85,6 +86,7 @@ function toNode(value: Wire): Node {
   if (typeof value === 'boolean') return typed('boolean', String(value));
   if (typeof value === 'number') return typed(Number.isInteger(value) ? 'integer' : 'float', String(value));
   if (value instanceof Date) return typed('dateTime', wireTime(value));
+  if (value instanceof WireTime) return typed('dateTime', value.text());
   if (value instanceof WireMessage) {
     const node: Record<string, unknown> = value.text === null ? { '@_nil': 'true' } : { '#text': value.text };
     if (value.key !== null) node['@_key'] = value.key;

@@ -1,7 +1,7 @@
 import { signedElement, type SignedValue } from '../../domain/callback-signature.js';
 import { encodeJson, wireTime } from '../format/json-codec.js';
 import { encodeXml } from '../format/xml-codec.js';
-import { WireList, type Wire, type WireObject } from '../format/wire.js';
+import { WireList, WireTime, type Wire, type WireObject } from '../format/wire.js';
 
 /**
  * The payloads of callbacks (issue 17), with Spreedly's `signed` element. Each signed value is
@@ -15,6 +15,7 @@ export const EVENT_SIGNED_FIELDS = ['id', 'request_id', 'event_type', 'object_ty
 
 function signedValue(value: Wire | undefined): SignedValue {
   if (value instanceof Date) return wireTime(value);
+  if (value instanceof WireTime) return value.text();
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
   return null;
 }

@@ -12,6 +12,7 @@ function freeForm(json: string | null): Wire {
   return json === null ? null : (JSON.parse(json) as Wire);
 }
 
+/** The fields every payment method starts with; creditCard writes them out in its own literal. */
 function common(row: PaymentMethodRow): WireObject {
   return {
     token: row.token,
@@ -27,13 +28,25 @@ function common(row: PaymentMethodRow): WireObject {
 }
 
 /**
- * One object literal in wire order: V8 gives it a fixed shape. The version that added the address
- * and shipping fields in loops made a dictionary-mode object, and spreading that into the
- * common fields cost most of a list page (issue 12: ~60 % of the page's views).
+ * One object literal in wire order, the common fields written out too: V8 gives it a fixed shape.
+ * The version that added the address and shipping fields in loops made a dictionary-mode object,
+ * and spreading that into the common fields cost most of a list page (issue 12: ~60 % of the
+ * page's views); assigning these 30 fields onto `common(row)` still left a dictionary-mode object,
+ * slower to build and to write (issue 12, third round). Cards are nearly every payment method.
  */
 function creditCard(row: PaymentMethodRow, details: Details): WireObject {
   const redacted = row.storage_state === 'redacted';
   return {
+    // The fields of common(row), in its order.
+    token: row.token,
+    created_at: storedDate(row.created_at),
+    updated_at: storedDate(row.updated_at),
+    email: row.email,
+    data: freeForm(row.data),
+    storage_state: row.storage_state,
+    test: row.test === 1,
+    metadata: freeForm(row.metadata),
+    callback_url: row.callback_url,
     last_four_digits: value(details, 'last_four_digits'),
     first_six_digits: redacted ? null : value(details, 'first_six_digits'),
     card_type: value(details, 'card_type'),
@@ -99,14 +112,13 @@ function thirdPartyToken(details: Details): WireObject {
 /** A payment method, fields in the order of wire-reference §3.2; masks only, never a number. */
 export function paymentMethodView(row: PaymentMethodRow): WireObject {
   const details = parseDetails(row);
+  if (row.payment_method_type === 'credit_card') return creditCard(row, details);
   const specific =
-    row.payment_method_type === 'credit_card'
-      ? creditCard(row, details)
-      : row.payment_method_type === 'bank_account'
-        ? bankAccount(row, details)
-        : row.payment_method_type === 'sprel'
-          ? { payment_method_type: 'sprel', errors: new WireErrors([]) }
-          : thirdPartyToken(details);
+    row.payment_method_type === 'bank_account'
+      ? bankAccount(row, details)
+      : row.payment_method_type === 'sprel'
+        ? { payment_method_type: 'sprel', errors: new WireErrors([]) }
+        : thirdPartyToken(details);
   // Object.assign onto the common fields keeps the wire order and is several times cheaper than a spread.
   return Object.assign(common(row), specific);
 }

@@ -1,4 +1,9 @@
-/** Stored timestamps (ISO text) as the Date the wire encoders expect. */
-export function storedDate(value: string): Date {
-  return new Date(value);
+import { WireTime } from '../format/wire.js';
+
+/**
+ * Stored timestamps (ISO text) as the wire encoders print them. The text is kept, not parsed to a
+ * Date: the encoders turn canonical text into wire text directly (issue 12).
+ */
+export function storedDate(value: string): WireTime {
+  return new WireTime(value);
 }

@@ -11,5 +11,8 @@ export function vaultTransactionView(transaction: TransactionRow, paymentMethod:
     const details = transaction.details === null ? {} : (JSON.parse(transaction.details) as { retained?: boolean });
     extra = { retained: details.retained === true };
   }
-  return { ...leanTransactionHead(transaction, extra), payment_method: paymentMethodView(paymentMethod) };
+  // The head is a new object: adding to it is cheaper than spreading it into another (issue 12).
+  const view = leanTransactionHead(transaction, extra);
+  view.payment_method = paymentMethodView(paymentMethod);
+  return view;
 }
