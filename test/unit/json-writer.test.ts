@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeJson, wireTime } from '../../src/http/format/json-codec.js';
+import { encodeJson, memberNameCached, wireTime } from '../../src/http/format/json-codec.js';
 import { WireErrors, WireList, WireMessage, WireTime, type Wire } from '../../src/http/format/wire.js';
 import { storedWireTime } from '../../src/http/format/wire-time.js';
 
@@ -161,6 +161,16 @@ describe('JSON writer', () => {
       expect(() => encodeJson('r', { at: new WireTime(stored) })).toThrow(RangeError);
       expect(() => oracle('r', { at: new WireTime(stored) })).toThrow(RangeError);
     }
+  });
+});
+
+describe('member names kept across encodes', () => {
+  it('keeps view names, never a name with enough digits to be part of a card number, and writes both alike', () => {
+    const names = ['address1', '4111111111111111', 'card 4242 4242', '\uff14\uff12\uff14\uff12'];
+    const body = { metadata: Object.fromEntries(names.map((name) => [name, 1])) };
+    expect(encodeJson('payment_method', body)).toBe(JSON.stringify({ payment_method: body }));
+    expect(names.map(memberNameCached)).toEqual([true, false, false, false]);
+    expect(encodeJson('payment_method', body)).toBe(JSON.stringify({ payment_method: body }));
   });
 });
 
