@@ -121,6 +121,25 @@ describe('SQLite store with group commit', () => {
     return { db, file };
   }
 
+  /**
+   * This store, with its fsyncs held, and a second one on the same file (another process, to
+   * SQLite) whose commit of one row is durable on its side; `mine` holds no fsync yet.
+   */
+  async function afterAnotherProcessCommits(): Promise<{ mine: HeldSyncer; db: Kysely<never> }> {
+    const mine = new HeldSyncer();
+    const { db, file } = await open(mine);
+    mine.releaseAll();
+    await turn();
+    const theirs = new HeldSyncer();
+    other = openSqliteStore(file, { fileSyncer: () => theirs });
+    expect(store?.settled()).toBeNull();
+    const write = sql`insert into items (name) values ('c')`.execute(other.db as unknown as Kysely<never>);
+    await turn();
+    theirs.releaseAll();
+    await write;
+    return { mine, db };
+  }
+
   it('a transaction returns only after the fsync that covers its commit', async () => {
     const file = new HeldSyncer();
     const { db } = await open(file);
@@ -203,17 +222,7 @@ describe('SQLite store with group commit', () => {
   });
 
   it("an answer waits for another process's commit that this one has seen", async () => {
-    const mine = new HeldSyncer();
-    const { db, file } = await open(mine);
-    mine.releaseAll();
-    await turn();
-    const theirs = new HeldSyncer();
-    other = openSqliteStore(file, { fileSyncer: () => theirs });
-    expect(store?.settled()).toBeNull();
-    const write = sql`insert into items (name) values ('c')`.execute(other.db as unknown as Kysely<never>);
-    await turn();
-    theirs.releaseAll();
-    await write;
+    const { mine, db } = await afterAnotherProcessCommits();
     await sql`select * from items`.execute(db);
     const settling = store?.settled();
     expect(settling).toBeInstanceOf(Promise);
@@ -225,16 +234,7 @@ describe('SQLite store with group commit', () => {
   });
 
   it("an answer waits for another process's commit it read, even when another request's answer noticed that commit first", async () => {
-    const mine = new HeldSyncer();
-    const { db, file } = await open(mine);
-    mine.releaseAll();
-    await turn();
-    const theirs = new HeldSyncer();
-    other = openSqliteStore(file, { fileSyncer: () => theirs });
-    const write = sql`insert into items (name) values ('c')`.execute(other.db as unknown as Kysely<never>);
-    await turn();
-    theirs.releaseAll();
-    await write;
+    const { mine, db } = await afterAnotherProcessCommits();
     const read = () => sql`select * from items`.execute(db);
     let letAAnswer: () => void = () => undefined;
     const aMayAnswer = new Promise<void>((resolve) => (letAAnswer = resolve));
