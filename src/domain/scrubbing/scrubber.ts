@@ -1,6 +1,12 @@
 import { replaceCardLike } from './card-like.js';
 import { digitCharacters, exactValuesPattern, mayHold, valueProbe, type ValueProbe } from './exact-values.js';
 
+/** Each value's probe, and the most digits any of them needs a text to hold. */
+function probesOf(values: readonly string[]): { each: ValueProbe[]; mostDigits: number } {
+  const each = values.map(valueProbe);
+  return { each, mostDigits: Math.max(0, ...each.map((probe) => probe.digits)) };
+}
+
 /** What replaces a sensitive value. */
 export const FILTERED = '[FILTERED]';
 
@@ -20,7 +26,7 @@ export class Scrubber {
    * id, cannot hold any of them). A pattern of only the values a text may hold replaces exactly
    * what the pattern of all of them would: the others cannot match anywhere in that text.
    */
-  private probes: ValueProbe[] | undefined;
+  private probes: { each: ValueProbe[]; mostDigits: number } | undefined;
   private readonly exactTexts = new Map<string, RegExp | null>();
 
   private constructor(readonly values: readonly string[]) {}
@@ -28,14 +34,20 @@ export class Scrubber {
   /** The pattern of the values `text` may hold; null when it can hold none. */
   private exactFor(text: string): RegExp | null {
     if (this.values.length === 0) return null;
-    const probes = (this.probes ??= this.values.map(valueProbe));
-    const digits = digitCharacters(text, Math.max(...probes.map((probe) => probe.digits)));
+    this.probes ??= probesOf(this.values);
+    const { each, mostDigits } = this.probes;
+    const digits = digitCharacters(text, mostDigits);
+    const candidates: string[] = [];
     let key = '';
-    for (let index = 0; index < probes.length; index += 1) if (mayHold(text, probes[index] as ValueProbe, digits)) key += `${index},`;
-    if (key === '') return null;
+    each.forEach((probe, index) => {
+      if (!mayHold(text, probe, digits)) return;
+      candidates.push(this.values[index] as string);
+      key += `${index},`;
+    });
+    if (candidates.length === 0) return null;
     let pattern = this.exactTexts.get(key);
     if (pattern === undefined) {
-      pattern = exactValuesPattern(this.values.filter((_value, index) => key.split(',').includes(String(index))));
+      pattern = exactValuesPattern(candidates);
       this.exactTexts.set(key, pattern);
     }
     return pattern;
