@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Precompiled, recordOf, recordShape } from '../../src/store/repositories/precompiled.js';
+import { columnsOf, Precompiled, recordOf, recordShape } from '../../src/store/repositories/precompiled.js';
 import type { Database } from '../../src/store/schema.js';
 
 interface Items {
@@ -57,7 +57,7 @@ describe('Precompiled (queries built by Kysely once per database kind and shape)
   it('compiles one text per shape: an update of different columns, an in-list of different lengths', async () => {
     await withItems();
     const update = new Precompiled<Items['items']>((coffer, values, shape) => {
-      const columns = shape.split(',');
+      const columns = columnsOf(shape);
       return asItems(coffer)
         .updateTable('items')
         .set(recordOf(columns, values))
@@ -65,8 +65,8 @@ describe('Precompiled (queries built by Kysely once per database kind and shape)
         .returningAll();
     });
     const first = recordShape({ name: 'A', note: undefined, state: 'done' });
-    expect(first).toEqual({ columns: ['name', 'state'], values: ['A', 'done'] });
-    expect(await update.first(asCoffer(db), 'name,state', [...(first?.values ?? []), 1])).toEqual({ id: 1, name: 'A', state: 'done', note: null });
+    expect(first).toEqual({ columns: ['name', 'state'], values: ['A', 'done'], shape: 'name,state' });
+    expect(await update.first(asCoffer(db), first?.shape ?? '', [...(first?.values ?? []), 1])).toEqual({ id: 1, name: 'A', state: 'done', note: null });
     expect(await update.first(asCoffer(db), 'note', [null, 2])).toEqual({ id: 2, name: 'b', state: 'done', note: null });
     expect(update.query(asCoffer(db), 'note', [null, 2]).sql).toBe('update "items" set "note" = ? where "id" = ? returning *');
 
@@ -109,6 +109,9 @@ describe('Precompiled (queries built by Kysely once per database kind and shape)
   it('has no shape for a record holding SQL or a callback: those are built the usual way', () => {
     expect(recordShape({ name: 'a', state: sql`upper(state)` })).toBeNull();
     expect(recordShape({ name: () => sql`1` })).toBeNull();
-    expect(recordShape({ name: null, note: undefined, id: 0 })).toEqual({ columns: ['name', 'id'], values: [null, 0] });
+    expect(recordShape({ name: null, note: undefined, id: 0 })).toEqual({ columns: ['name', 'id'], values: [null, 0], shape: 'name,id' });
+    expect(recordShape({})).toEqual({ columns: [], values: [], shape: '' });
+    expect(columnsOf('')).toEqual([]);
+    expect(columnsOf('name,id')).toEqual(['name', 'id']);
   });
 });

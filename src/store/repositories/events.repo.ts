@@ -1,8 +1,9 @@
-import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
+import type { Insertable, InsertResult, Kysely, Selectable } from 'kysely';
 import { currentRequestId } from '../../domain/request-context.js';
 import { orderedToken } from '../../domain/tokens.js';
 import type { Database, EventsTable } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
+import { Precompiled, recordOf } from './precompiled.js';
 
 export type EventRow = Selectable<EventsTable>;
 /** An event as `record` wrote it: every column but the store-assigned `seq`. */
@@ -30,23 +31,14 @@ export interface EventFilter {
   objectKey?: string;
 }
 
-/**
- * The event insert's SQL, compiled by Kysely once per database (its adapter: SQLite and PostgreSQL
- * differ) instead of on every event (issue 12: building and compiling it was half an event's
- * cost). `record` builds every event with the same keys in the same order, which is the order of
- * the compiled parameters.
- */
-const insertSql = new WeakMap<object, string>();
+/** The columns of every event `record` writes, in the order of the insert's values. */
+const EVENT_COLUMNS = ['token', 'environment_key', 'request_id', 'event_type', 'object_type', 'object_key', 'created_at'] as const;
 
-function compiledInsert(db: Kysely<Database>, event: RecordedEvent): CompiledQuery {
-  const adapter = db.getExecutor().adapter;
-  let text = insertSql.get(adapter);
-  if (text === undefined) {
-    text = db.insertInto('events').values(event).compile().sql;
-    insertSql.set(adapter, text);
-  }
-  return CompiledQuery.raw(text, Object.values(event));
-}
+/**
+ * The event insert, compiled by Kysely once per database instead of on every event (issue 12:
+ * building and compiling it was half an event's cost).
+ */
+const INSERT = new Precompiled<InsertResult>((db, values) => db.insertInto('events').values(recordOf(EVENT_COLUMNS, values) as Insertable<EventsTable>));
 
 /** Single-query primitives over `events`; reads are scoped to one environment. */
 export class EventsRepo {
@@ -60,7 +52,7 @@ export class EventsRepo {
   async record(change: Change): Promise<RecordedEvent> {
     const event: RecordedEvent = {
       token: orderedToken(),
-      // Never undefined: Kysely leaves an undefined column out, and the compiled SQL names all seven.
+      // Never undefined: the compiled insert binds all seven columns.
       environment_key: change.environmentKey ?? null,
       request_id: currentRequestId() ?? null,
       event_type: change.eventType,
@@ -68,7 +60,7 @@ export class EventsRepo {
       object_key: change.objectKey,
       created_at: change.at ?? new Date().toISOString(),
     };
-    await this.db.executeQuery(compiledInsert(this.db, event));
+    await INSERT.rows(this.db, '', EVENT_COLUMNS.map((column) => event[column]));
     return event;
   }
 

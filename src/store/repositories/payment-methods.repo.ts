@@ -5,7 +5,7 @@ import { applyPage, type PageRequest } from './page.js';
 import { SEALED_COLUMNS, type SealedColumn } from './sealed-blobs.repo.js';
 import { changeIf, journaled, type Change } from '../change-journal.js';
 import { paymentMethodPatchEvent } from '../event-types.js';
-import { Precompiled, recordOf, recordShape } from './precompiled.js';
+import { columnsOf, Precompiled, recordOf, recordShape } from './precompiled.js';
 
 /** The event a patch of one payment method records, if any (issue 17). */
 function patchChanges(changed: boolean, environmentKey: string, token: string, patch: PaymentMethodPatch): Change[] {
@@ -51,7 +51,7 @@ const FIND_MANY = new Precompiled<PaymentMethodRow>((db, tokens) =>
  */
 const UPDATE_IF_STATE = new Precompiled<PaymentMethodRow>((db, values, shape) => {
   const [columnList = '', stateCount] = shape.split('|');
-  const columns = columnList === '' ? [] : columnList.split(',');
+  const columns = columnsOf(columnList);
   return db
     .updateTable('payment_methods')
     .set(recordOf(columns, values) as PaymentMethodPatch)
@@ -122,7 +122,7 @@ export class PaymentMethodsRepo {
               .where('storage_state', 'in', [...fromStates])
               .returningAll()
               .executeTakeFirst()
-          : await UPDATE_IF_STATE.first(db, `${record.columns.join(',')}|${fromStates.length}`, [...record.values, environmentKey, token, ...fromStates]);
+          : await UPDATE_IF_STATE.first(db, `${record.shape}|${fromStates.length}`, [...record.values, environmentKey, token, ...fromStates]);
       return { result: row, changes: patchChanges(row !== undefined, environmentKey, token, patch) };
     });
   }

@@ -73,12 +73,19 @@ function compileShape(query: Compilable<unknown>, valueCount: number): CompiledS
   return { sql, slots };
 }
 
+/** An insert's or update's record as a precompiled query takes it: `shape` names its columns (see columnsOf). */
+export interface RecordShape {
+  columns: string[];
+  values: unknown[];
+  shape: string;
+}
+
 /**
  * The defined columns of an insert's or update's record and their values, in order, or null when a
  * value is a Kysely expression or a callback building one (SQL, not a parameter): such a record is
  * built the usual way.
  */
-export function recordShape(record: object): { columns: string[]; values: unknown[] } | null {
+export function recordShape(record: object): RecordShape | null {
   const columns: string[] = [];
   const values: unknown[] = [];
   for (const [column, value] of Object.entries(record)) {
@@ -88,7 +95,12 @@ export function recordShape(record: object): { columns: string[]; values: unknow
     columns.push(column);
     values.push(value);
   }
-  return { columns, values };
+  return { columns, values, shape: columns.join(',') };
+}
+
+/** The columns a record's `shape` names (column names never hold a comma). */
+export function columnsOf(shape: string): string[] {
+  return shape === '' ? [] : shape.split(',');
 }
 
 /** The record of `columns` with `values`, as the builder passes it to Kysely. */

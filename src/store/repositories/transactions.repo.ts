@@ -3,7 +3,7 @@ import type { Database, TransactionsTable } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
 import { journaled, type Change } from '../change-journal.js';
 import { transactionStateEvent } from '../event-types.js';
-import { Precompiled, recordOf, recordShape } from './precompiled.js';
+import { columnsOf, Precompiled, recordOf, recordShape } from './precompiled.js';
 
 /** The events of a transaction row written with `state` (issue 17). */
 function stateChanges(environmentKey: string, token: string, state: string | undefined, at: string | undefined, reconciled = false, ownCallback?: boolean): Change[] {
@@ -55,9 +55,6 @@ const FIND = new Precompiled<TransactionRow>((db, [environmentKey, token]) =>
     .where('token', '=', token as string),
 );
 
-/** Columns named by a shape string (column names never hold a comma). */
-const columnsOf = (shape: string): string[] => (shape === '' ? [] : shape.split(','));
-
 /** The insert of every transaction; its shape is the columns the row sets. */
 const INSERT = new Precompiled<TransactionRow>((db, values, shape) =>
   db
@@ -80,7 +77,7 @@ const UPDATE = new Precompiled<TransactionRow>((db, values, shape) => {
 async function insertRow(db: Kysely<Database>, row: Insertable<TransactionsTable>): Promise<TransactionRow> {
   const record = recordShape(row);
   if (record === null) return db.insertInto('transactions').values(row).returningAll().executeTakeFirstOrThrow();
-  const inserted = await INSERT.first(db, record.columns.join(','), record.values);
+  const inserted = await INSERT.first(db, record.shape, record.values);
   if (inserted === undefined) throw new Error('the transaction insert returned no row');
   return inserted;
 }
@@ -88,7 +85,7 @@ async function insertRow(db: Kysely<Database>, row: Insertable<TransactionsTable
 function updateRow(db: Kysely<Database>, environmentKey: string, token: string, patch: Updateable<TransactionsTable>): Promise<TransactionRow | undefined> {
   const record = recordShape(patch);
   if (record === null) return db.updateTable('transactions').set(patch).where('environment_key', '=', environmentKey).where('token', '=', token).returningAll().executeTakeFirst();
-  return UPDATE.first(db, record.columns.join(','), [...record.values, environmentKey, token]);
+  return UPDATE.first(db, record.shape, [...record.values, environmentKey, token]);
 }
 
 /**
