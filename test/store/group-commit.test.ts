@@ -44,6 +44,13 @@ class HeldSyncer implements FileSyncer {
 /** Runs microtasks and a macrotask turn so that anything able to settle has settled. */
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A promise the test lets through when it chooses. */
+function gate(): { passed: Promise<void>; open: () => void } {
+  let open: () => void = () => undefined;
+  const passed = new Promise<void>((resolve) => (open = resolve));
+  return { passed, open };
+}
+
 /** Awaits `promise`, letting the syncer's fsyncs finish as they come. */
 async function releasing<T>(syncer: HeldSyncer, promise: Promise<T>): Promise<T> {
   const watched = tracked(promise);
@@ -121,15 +128,21 @@ describe('SQLite store with group commit', () => {
     return { db, file };
   }
 
+  /** `open`, then lets the fsync of the table's creation finish: the store is idle, its syncer holds nothing. */
+  async function openIdle(syncer: HeldSyncer): Promise<{ db: Kysely<never>; file: string }> {
+    const opened = await open(syncer);
+    syncer.releaseAll();
+    await turn();
+    return opened;
+  }
+
   /**
    * This store, with its fsyncs held, and a second one on the same file (another process, to
    * SQLite) whose commit of one row is durable on its side; `mine` holds no fsync yet.
    */
   async function afterAnotherProcessCommits(): Promise<{ mine: HeldSyncer; db: Kysely<never> }> {
     const mine = new HeldSyncer();
-    const { db, file } = await open(mine);
-    mine.releaseAll();
-    await turn();
+    const { db, file } = await openIdle(mine);
     const theirs = new HeldSyncer();
     other = openSqliteStore(file, { fileSyncer: () => theirs });
     expect(store?.settled()).toBeNull();
@@ -142,9 +155,7 @@ describe('SQLite store with group commit', () => {
 
   it('a transaction returns only after the fsync that covers its commit', async () => {
     const file = new HeldSyncer();
-    const { db } = await open(file);
-    file.releaseAll();
-    await turn();
+    const { db } = await openIdle(file);
     const write = tracked(db.transaction().execute((trx) => sql`insert into items (name) values ('a')`.execute(trx)));
     await turn();
     expect(file.held).toBe(1);
@@ -175,9 +186,7 @@ describe('SQLite store with group commit', () => {
 
   it('a statement outside a transaction that writes waits too; a read does not', async () => {
     const file = new HeldSyncer();
-    const { db } = await open(file);
-    file.releaseAll();
-    await turn();
+    const { db } = await openIdle(file);
     const write = tracked(sql`insert into items (name) values ('b')`.execute(db));
     await turn();
     expect(write.done()).toBe(false);
@@ -193,19 +202,18 @@ describe('SQLite store with group commit', () => {
     const file = new HeldSyncer();
     const { db } = await open(file);
     const read = () => sql`select count(*) as n from items`.execute(db);
-    let writeCommitted: () => void = () => undefined;
-    const committed = new Promise<void>((resolve) => (writeCommitted = resolve));
+    const writeCommitted = gate();
     // Request X reads before another request's commit and answers while that commit's fsync is held.
     const requestX = runInRequest('x', async () => {
       await read();
-      await committed;
+      await writeCommitted.passed;
       return { settling: store?.settled() };
     });
     await turn();
     const write = tracked(runInRequest('w', () => sql`insert into items (name) values ('w')`.execute(db)));
     await turn();
     expect(write.done()).toBe(false);
-    writeCommitted();
+    writeCommitted.open();
     expect((await requestX).settling).toBeNull();
     // Request Y reads after that commit: its answer waits for the fsync.
     const requestY = await runInRequest('y', async () => {
@@ -236,12 +244,11 @@ describe('SQLite store with group commit', () => {
   it("an answer waits for another process's commit it read, even when another request's answer noticed that commit first", async () => {
     const { mine, db } = await afterAnotherProcessCommits();
     const read = () => sql`select * from items`.execute(db);
-    let letAAnswer: () => void = () => undefined;
-    const aMayAnswer = new Promise<void>((resolve) => (letAAnswer = resolve));
+    const aMayAnswer = gate();
     // Both requests read the foreign commit; B answers first and is the one to notice it.
     const requestA = runInRequest('a', async () => {
       await read();
-      await aMayAnswer;
+      await aMayAnswer.passed;
       return { settling: store?.settled() };
     });
     const requestB = await runInRequest('b', async () => {
@@ -249,7 +256,7 @@ describe('SQLite store with group commit', () => {
       return { settling: store?.settled() };
     });
     expect(requestB.settling).toBeInstanceOf(Promise);
-    letAAnswer();
+    aMayAnswer.open();
     const { settling } = await requestA;
     expect(settling).toBeInstanceOf(Promise);
     const a = tracked(settling as Promise<void>);
@@ -269,9 +276,7 @@ describe('SQLite store with group commit', () => {
 
   it('concurrent transactions are released into one SQLite transaction, committed once before the fsync that covers them', async () => {
     const file = new HeldSyncer();
-    const { db, file: path_ } = await open(file);
-    file.releaseAll();
-    await turn();
+    const { db, file: path_ } = await openIdle(file);
     // Hold the first fsync: the transactions that follow accumulate in one open batch meanwhile.
     const first = tracked(db.transaction().execute((trx) => sql`insert into items (name) values ('first')`.execute(trx)));
     await turn();
@@ -312,9 +317,7 @@ describe('SQLite store with group commit', () => {
 
   it('a read-only transaction does not hold the batch open: another handle on the file goes on', async () => {
     const file = new HeldSyncer();
-    const { db, file: path_ } = await open(file);
-    file.releaseAll();
-    await turn();
+    const { db, file: path_ } = await openIdle(file);
     await db.transaction().execute((trx) => sql`select count(*) from items`.execute(trx));
     const theirs = new HeldSyncer();
     other = openSqliteStore(path_, { fileSyncer: () => theirs });
@@ -348,9 +351,7 @@ describe('SQLite store with group commit', () => {
 
   it('a batch SQLite rolled back by itself fails every commit in it, and the store refuses writes from then on', async () => {
     const file = new HeldSyncer();
-    const { db } = await open(file);
-    file.releaseAll();
-    await turn();
+    const { db } = await openIdle(file);
     const first = tracked(db.transaction().execute((trx) => sql`insert into items (name) values ('flushing')`.execute(trx)));
     await turn();
     expect(file.held).toBe(1);
