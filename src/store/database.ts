@@ -79,7 +79,8 @@ const pgTypes = {
 };
 
 function openPostgres(url: string, commits: CommitFeed): { db: Kysely<Database>; pool: pg.Pool } {
-  const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes, connectionTimeoutMillis: 5000 });
+  // pipeline: statements nobody waits for go out behind each other (postgres-pipeline.ts).
+  const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes, connectionTimeoutMillis: 5000, pipeline: true });
   // An idle client that loses its server (restart, network) must not crash the process.
   pool.on('error', () => undefined);
   // A connection that drops while checked out (a PostgreSQL restart under load) raises 'error' on

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import { PipelinedConnection } from './postgres-pipeline.js';
 
 /**
  * Named prepared statements on PostgreSQL (issue 12). node-postgres sends an unnamed statement
@@ -32,22 +33,39 @@ const PLAN_CHANGED = '0A000';
 /** Clients that saw their prepared plans go stale, named no more. */
 const unnamed = new WeakSet<pg.PoolClient>();
 
+/** Each pooled client's pipeline (postgres-pipeline.ts), made once per connection. */
+const pipelines = new WeakMap<pg.PoolClient, PipelinedConnection>();
+
+function send(client: pg.PoolClient, text: string, parameters: unknown[] | undefined): Promise<pg.QueryResult> {
+  const name = parameters !== undefined && parameters.length > 0 && !unnamed.has(client) ? nameFor(text) : null;
+  const run = name === null ? client.query(text, parameters ?? []) : client.query({ name, text, values: parameters as unknown[] });
+  return run.catch((error: unknown) => {
+    if ((error as { code?: unknown }).code === PLAN_CHANGED) unnamed.add(client);
+    throw error;
+  });
+}
+
+function pipelineOf(client: pg.PoolClient): PipelinedConnection {
+  let pipeline = pipelines.get(client);
+  if (pipeline === undefined) {
+    pipeline = new PipelinedConnection(client.connection.stream as { cork?: () => void; uncork?: () => void }, (text, parameters) => send(client, text, parameters));
+    pipelines.set(client, pipeline);
+  }
+  return pipeline;
+}
+
 function preparingClient(client: pg.PoolClient): PostgresPoolClient {
+  const pipeline = pipelineOf(client);
   return {
     query: ((textOrCursor: unknown, parameters?: readonly unknown[]) => {
       if (typeof textOrCursor !== 'string') return client.query(textOrCursor as never);
-      const name = parameters !== undefined && parameters.length > 0 && !unnamed.has(client) ? nameFor(textOrCursor) : null;
-      const run = name === null ? client.query(textOrCursor, parameters === undefined ? [] : [...parameters]) : client.query({ name, text: textOrCursor, values: [...(parameters as unknown[])] });
-      return run.catch((error: unknown) => {
-        if ((error as { code?: unknown }).code === PLAN_CHANGED) unnamed.add(client);
-        throw error;
-      });
+      return pipeline.query(textOrCursor, parameters === undefined ? undefined : [...parameters]);
     }) as unknown as PostgresPoolClient['query'],
     release: () => client.release(),
   };
 }
 
-/** The pool as Kysely sees it, each client naming its statements. */
+/** The pool as Kysely sees it, each client naming its statements and pipelining its transactions. */
 export function preparingPool(pool: pg.Pool): PostgresPool {
   return {
     connect: async () => preparingClient(await pool.connect()),

@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { markDeferrable } from '../postgres-pipeline.js';
 import { orderedToken } from '../../domain/tokens.js';
 import { knownUnsubscribed } from '../../domain/request-context.js';
 import type { Dialect } from '../dialect.js';
@@ -19,6 +20,16 @@ function plus(at: string, ms: number): string {
 }
 
 /**
+ * Runs an insert whose result nobody reads; inside a PostgreSQL transaction it goes out with the
+ * transaction's next statement (postgres-pipeline.ts), its failure failing the commit.
+ */
+async function queue(db: Kysely<Database>, insert: RawBuilder<unknown>): Promise<void> {
+  const compiled = insert.compile(db);
+  markDeferrable(compiled.sql);
+  await db.executeQuery(compiled);
+}
+
+/**
  * Queues the callbacks an event calls for, in the event's transaction: the environment's
  * subscription (when the type is subscribed) and, for the outcome of a transaction that was
  * pending (3DS, offsite) or reconciled, the transaction's own callback_url. One statement each,
@@ -30,18 +41,25 @@ export async function enqueueCallbacks(db: Kysely<Database>, event: RecordedEven
   const giveUp = plus(at, DELIVERY_WINDOW_MS);
   // Issue 12: two statements per event were 8 % of a purchase. The request's authentication
   // read the environment (knownUnsubscribed), and the transaction's writer knows its row.
-  if (!knownUnsubscribed(event.environment_key)) await sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)
+  if (!knownUnsubscribed(event.environment_key))
+    await queue(
+      db,
+      sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)
     select ${orderedToken()}, key, ${event.token}, 'event', callback_url, coalesce(callback_format, 'xml'), 'queued', 0, ${at}, ${giveUp}, ${at}, ${at}
     from environments
     where key = ${event.environment_key} and callback_url is not null
-      and (callback_event_types is null or callback_event_types like ${`%"${event.event_type}"%`})`.execute(db);
+      and (callback_event_types is null or callback_event_types like ${`%"${event.event_type}"%`})`,
+    );
   if (!mayHaveOwnCallback || event.object_type !== 'transaction' || !TRANSACTION_CALLBACK_EVENTS.has(event.event_type)) return;
   const reconciled = event.event_type === 'TransactionReconciled' ? 1 : 0;
-  await sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)
+  await queue(
+    db,
+    sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)
     select ${orderedToken()}, environment_key, ${event.token}, 'transaction', callback_url, coalesce(callback_format, 'xml'), 'queued', 0, ${at}, ${giveUp}, ${at}, ${at}
     from transactions t
     where t.environment_key = ${event.environment_key} and t.token = ${event.object_key} and t.callback_url is not null
-      and (${reconciled} = 1 or exists (select 1 from events e where e.environment_key = t.environment_key and e.object_key = t.token and e.event_type = 'TransactionPending'))`.execute(db);
+      and (${reconciled} = 1 or exists (select 1 from events e where e.environment_key = t.environment_key and e.object_key = t.token and e.event_type = 'TransactionPending'))`,
+  );
 }
 
 /** The result of one attempt, as the dispatcher records it. */

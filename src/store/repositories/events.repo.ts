@@ -36,9 +36,10 @@ const EVENT_COLUMNS = ['token', 'environment_key', 'request_id', 'event_type', '
 
 /**
  * The event insert, compiled by Kysely once per database instead of on every event (issue 12:
- * building and compiling it was half an event's cost).
+ * building and compiling it was half an event's cost). Deferrable: inside a PostgreSQL
+ * transaction it goes out with the transaction's next statement, its failure failing the commit.
  */
-const INSERT = new Precompiled<InsertResult>((db, values) => db.insertInto('events').values(recordOf(EVENT_COLUMNS, values) as Insertable<EventsTable>));
+const INSERT = new Precompiled<InsertResult>((db, values) => db.insertInto('events').values(recordOf(EVENT_COLUMNS, values) as Insertable<EventsTable>), { deferrable: true });
 
 /** Single-query primitives over `events`; reads are scoped to one environment. */
 export class EventsRepo {

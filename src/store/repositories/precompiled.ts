@@ -1,5 +1,6 @@
 import { CompiledQuery, isOperationNodeSource, type Compilable, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
+import { markDeferrable } from '../postgres-pipeline.js';
 
 /** Where a compiled parameter's value comes from: the call's values (by position) or the builder itself. */
 type Slot = { value: number } | { constant: unknown };
@@ -22,7 +23,14 @@ interface CompiledShape {
 export class Precompiled<Row> {
   private readonly shapes = new WeakMap<object, Map<string, CompiledShape>>();
 
-  constructor(private readonly build: (db: Kysely<Database>, values: readonly unknown[], shape: string) => Compilable<Row>) {}
+  /**
+   * `deferrable`: nobody reads this statement's result, only whether it failed; inside a
+   * PostgreSQL transaction it is sent without waiting for its answer (postgres-pipeline.ts).
+   */
+  constructor(
+    private readonly build: (db: Kysely<Database>, values: readonly unknown[], shape: string) => Compilable<Row>,
+    private readonly options: { deferrable?: boolean } = {},
+  ) {}
 
   query(db: Kysely<Database>, shape: string, values: readonly unknown[]): CompiledQuery<Row> {
     const adapter = db.getExecutor().adapter;
@@ -34,6 +42,7 @@ export class Precompiled<Row> {
     let compiled = byShape.get(shape);
     if (compiled === undefined) {
       compiled = compileShape(this.build(db, placeholders(values.length), shape), values.length);
+      if (this.options.deferrable === true) markDeferrable(compiled.sql);
       byShape.set(shape, compiled);
     }
     const parameters = compiled.slots.map((slot) => ('value' in slot ? values[slot.value] : slot.constant));
