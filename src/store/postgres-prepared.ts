@@ -61,7 +61,9 @@ function preparingClient(client: pg.PoolClient): PostgresPoolClient {
       if (typeof textOrCursor !== 'string') return client.query(textOrCursor as never);
       return pipeline.query(textOrCursor, parameters === undefined ? undefined : [...parameters]);
     }) as unknown as PostgresPoolClient['query'],
-    release: () => client.release(),
+    // A connection given back in the middle of a transaction (its statements still in flight) is
+    // closed rather than handed to the next request, which would run inside that transaction.
+    release: () => client.release(pipeline.idle ? undefined : new Error('released inside a transaction')),
   };
 }
 

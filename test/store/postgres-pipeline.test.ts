@@ -1,9 +1,11 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type StoreHandle } from '../../src/store/database.js';
 import { markDeferrable } from '../../src/store/postgres-pipeline.js';
 import { LocksRepo } from '../../src/store/repositories/locks.repo.js';
 import { createPostgresDatabase, postgresUrl } from '../helpers/postgres.js';
+import { preparingPool } from '../../src/store/postgres-prepared.js';
 
 /**
  * Issue 12: inside a PostgreSQL transaction, `begin` and the statements nobody reads (the event
@@ -114,5 +116,23 @@ describe.runIf(postgresUrl !== null)('PostgreSQL pipelined transactions', () => 
       await note(trx, 6, 'after the rollback to it');
     });
     expect(await bodies()).toEqual(['kept', 'before the savepoint', 'after the rollback to it']);
+  });
+
+  it('a connection given back inside a transaction is closed, not handed to the next request', async () => {
+    const pool = new pg.Pool({ connectionString: database.url, max: 1, pipeline: true });
+    try {
+      const pooled = preparingPool(pool);
+      const first = await pooled.connect();
+      await first.query('begin', []);
+      await first.query(NOTE, [7, 'left in an open transaction']);
+      first.release();
+      const second = await pooled.connect();
+      const { rows } = await second.query<{ open: boolean }>('select now() <> statement_timestamp() as open', []);
+      second.release();
+      expect(rows[0]?.open).toBe(false);
+      expect(await bodies()).toEqual(['kept']);
+    } finally {
+      await pool.end();
+    }
   });
 });
