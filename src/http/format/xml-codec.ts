@@ -1,18 +1,9 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { AppError, type ErrorEntry } from '../../domain/errors.js';
+import { AppError } from '../../domain/errors.js';
 import type { DecodedBody } from './json-codec.js';
-import { wireTime } from './wire-time.js';
-import { WireErrors, WireList, WireMessage, WireTime, type Wire } from './wire.js';
 
-// Escape as Rails' Builder does (&, <, > in text), so messages such as "can't be blank" keep
-// their apostrophe for clients that compare text; attributes also escape both quotes.
-function escapeText(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-function escapeAttribute(value: string): string {
-  return escapeText(value).replace(/"/g, '&quot;').replace(/'/g, '&apos;');
-}
+// The response writer has its own module; its callers import it from here, with the reader.
+export { encodeXml, encodeXmlErrors } from './xml-writer.js';
 
 const parser = new XMLParser({
   // Attributes are read only to honour Rails typing (`type`, `nil`) on values; others are dropped.
@@ -63,109 +54,6 @@ function textOf(node: Record<string, unknown>): string {
   const cdata = node['#cdata'];
   const raw = Array.isArray(cdata) ? cdata.join('') : typeof cdata === 'string' ? cdata : '';
   return decodeReferences(String(node['#text'] ?? '')) + raw;
-}
-
-const PROLOG = '<?xml version="1.0" encoding="UTF-8"?>\n';
-
-// Free-form keys (data, metadata) may not be valid element names; keep them well-formed.
-function elementName(name: string): string {
-  const cleaned = name.replace(/[^A-Za-z0-9_.-]/g, '_');
-  return /^[A-Za-z_]/.test(cleaned) ? cleaned : `_${cleaned}`;
-}
-
-type Node = string | Record<string, unknown> | Node[];
-
-function typed(type: string, text: string): Node {
-  return { '@_type': type, '#text': text };
-}
-
-/** Rails `to_xml` typing: integers, booleans and datetimes carry `type`, nil carries `nil="true"`. */
-function toNode(value: Wire): Node {
-  if (value === null) return { '@_nil': 'true' };
-  if (typeof value === 'string') return value;
-  if (typeof value === 'boolean') return typed('boolean', String(value));
-  if (typeof value === 'number') return typed(Number.isInteger(value) ? 'integer' : 'float', String(value));
-  if (value instanceof Date) return typed('dateTime', wireTime(value));
-  if (value instanceof WireTime) return typed('dateTime', value.text());
-  if (value instanceof WireMessage) {
-    const node: Record<string, unknown> = value.text === null ? { '@_nil': 'true' } : { '#text': value.text };
-    if (value.key !== null) node['@_key'] = value.key;
-    return node;
-  }
-  if (value instanceof WireErrors) return value.entries.length === 0 ? '' : { error: value.entries.map(errorNode) };
-  if (value instanceof WireList) return value.items.length === 0 ? '' : { [elementName(value.itemName)]: value.items.map(toNode) };
-  if (Array.isArray(value)) {
-    return value.length === 0 ? { '@_type': 'array' } : { '@_type': 'array', item: value.map(toNode) };
-  }
-  const out: Record<string, unknown> = {};
-  for (const [field, child] of Object.entries(value)) out[elementName(field)] = toNode(child);
-  return Object.keys(out).length === 0 ? '' : out;
-}
-
-const INDENT = '  ';
-
-/**
- * One element and its content, two-space indented, one element a line: `<name/>` when empty,
- * `<name attrs>text</name>` for text, children on their own lines. Node keys `@_x` are
- * attributes, `#text` is text, an array repeats the element. Written by hand because the
- * generic builder this replaced (fast-xml-parser's, same output byte for byte, see
- * test/unit/xml-writer.test.ts) cost four times as much as the JSON encoder on every response.
- *
- * Pieces are appended to one array and joined once: an element never copies its children's
- * text, so the work is linear in the output's size however deep the tree (issue 11 §3: the
- * version that returned each element's text to its parent copied it once per level).
- */
-function writeElement(out: string[], name: string, node: Node, level: number): void {
-  if (Array.isArray(node)) {
-    for (const item of node) writeElement(out, name, item, level);
-    return;
-  }
-  const indent = INDENT.repeat(level);
-  if (typeof node === 'string') {
-    out.push(node === '' ? `${indent}<${name}/>\n` : `${indent}<${name}>${escapeText(node)}</${name}>\n`);
-    return;
-  }
-  const opening = out.length;
-  out.push(''); // the opening tag, once its attributes and whether it has children are known
-  let attributes = '';
-  let text = '';
-  for (const key of Object.keys(node)) {
-    const value = node[key];
-    if (value === undefined) continue;
-    if (key.startsWith('@_')) attributes += ` ${key.slice(2)}="${escapeAttribute(String(value))}"`;
-    else if (key === '#text') text += escapeText(String(value));
-    else writeElement(out, key, value as Node, level + 1);
-  }
-  if (out.length === opening + 1) {
-    out[opening] = text === '' ? `${indent}<${name}${attributes}/>\n` : `${indent}<${name}${attributes}>${text}</${name}>\n`;
-    return;
-  }
-  out[opening] = `${indent}<${name}${attributes}>\n${text}`;
-  out.push(`${indent}</${name}>\n`);
-}
-
-function writeDocument(root: string, node: Node): string {
-  const out: string[] = [PROLOG];
-  writeElement(out, root, node, 0);
-  return out.join('');
-}
-
-/** Renders `<root>tree</root>` with the XML prolog. */
-export function encodeXml(root: string, body: Wire): string {
-  return writeDocument(root, toNode(body));
-}
-
-function errorNode(entry: { key: string; message: string; attribute?: string | undefined; extra?: Record<string, string> | undefined }): Record<string, unknown> {
-  const node: Record<string, unknown> = { '@_key': entry.key };
-  if (entry.attribute !== undefined) node['@_attribute'] = entry.attribute;
-  for (const [name, value] of Object.entries(entry.extra ?? {})) node[`@_${name}`] = value;
-  node['#text'] = entry.message;
-  return node;
-}
-
-/** `<errors><error key="…" attribute="…">message</error></errors>` */
-export function encodeXmlErrors(entries: ErrorEntry[]): string {
-  return writeDocument('errors', { error: entries.map(errorNode) });
 }
 
 function malformed(detail: string): AppError {

@@ -1,0 +1,398 @@
+import type { ErrorEntry } from '../../domain/errors.js';
+import { wireTime } from './wire-time.js';
+import { WireErrors, WireList, WireMessage, WireTime, type Wire } from './wire.js';
+
+/*
+ * The XML response writer: Rails `to_xml` typing (integers, floats, booleans and datetimes carry
+ * `type`, null is `nil="true"`), two-space indentation, one element a line, `<name/>` when empty.
+ *
+ * Written by hand since fast-xml-parser's generic builder cost four times the JSON encoder (its
+ * output is pinned in test/unit/xml-writer.test.ts). It writes the Wire tree in one pass; the
+ * version before (until 2026-11-24) copied the tree into a node tree first (`@_name` attributes,
+ * `#text`, arrays repeating an element) and then wrote that, with allocations per field in both
+ * passes. The copy's quirks are kept, byte for byte: fields whose names are the same once cleaned
+ * print once, at the first one's place, with the last one's value (they were assigned to one
+ * object), and a field whose cleaned name is `__proto__` prints nothing (the assignment set that
+ * object's prototype). test/unit/xml-writer-oracle.test.ts compares the two on random trees, the
+ * old writer kept as the oracle (test/helpers/xml-oracle.ts).
+ *
+ * The text is built by concatenation (V8 joins the pieces once, when it is first read), each line
+ * from as few pieces as it can (tags made once per name, see Tag): work linear in the output
+ * however deep the tree (issue 11 §3), and no recursion (see Frame).
+ */
+
+const PROLOG = '<?xml version="1.0" encoding="UTF-8"?>\n';
+
+const TEXT_SPECIALS = /[&<>]/;
+const ATTRIBUTE_SPECIALS = /[&<>"']/;
+
+// Escape as Rails' Builder does (&, <, > in text), so messages such as "can't be blank" keep
+// their apostrophe for clients that compare text; attributes also escape both quotes. Nearly no
+// text has any of them: one test, and the replacements only when there is something to replace.
+function escapeText(value: string): string {
+  return TEXT_SPECIALS.test(value) ? value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') : value;
+}
+
+function escapeAttribute(value: string): string {
+  return ATTRIBUTE_SPECIALS.test(value) ? value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;') : value;
+}
+
+/** Text of a value that should be a string (messages, keys, error attributes), as `String()` gives it. */
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : String(value);
+}
+
+// Free-form keys (data, metadata) may not be valid element names; keep them well-formed.
+function elementName(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9_.-]/g, '_');
+  return /^[A-Za-z_]/.test(cleaned) ? cleaned : `_${cleaned}`;
+}
+
+/** An element name and the tags made of it, so that a line is written from few pieces. */
+class Tag {
+  /** `<name` */
+  readonly open: string;
+  /** `<name>` */
+  readonly start: string;
+  /** `<name/>` and its line break */
+  readonly empty: string;
+  /** `</name>` and its line break */
+  readonly close: string;
+
+  constructor(readonly name: string) {
+    this.open = `<${name}`;
+    this.start = `<${name}>`;
+    this.empty = `<${name}/>\n`;
+    this.close = `</${name}>\n`;
+  }
+}
+
+const ITEM = new Tag('item');
+const ERROR = new Tag('error');
+
+/**
+ * Tags by field name. Views repeat the same few hundred names on every row; names from stored
+ * data (metadata, gateway fields) are unbounded: the cache starts over when full, and a name with
+ * enough digits to be part of a card number (MAX_CACHED_DIGITS) is never kept: merchant data must
+ * not outlive its request in memory. The JSON writer keeps its member names by the same rule.
+ * Checked on a miss only.
+ */
+const TAGS = new Map<string, Tag>();
+const TAG_LIMIT = 4096;
+/** View names hold a digit or two (`address1`); a card number needs 12 or more. */
+const MAX_CACHED_DIGITS = 3;
+
+function tagOf(field: string): Tag {
+  let tag = TAGS.get(field);
+  if (tag === undefined) {
+    tag = new Tag(elementName(field));
+    if (digitCount(field) <= MAX_CACHED_DIGITS) {
+      if (TAGS.size >= TAG_LIMIT) TAGS.clear();
+      TAGS.set(field, tag);
+    }
+  }
+  return tag;
+}
+
+/** Digits of any script count: full-width ones write a card number as well as ASCII ones. */
+function digitCount(text: string): number {
+  let count = 0;
+  for (const character of text) if (/\p{Nd}/u.test(character)) count += 1;
+  return count;
+}
+
+/** Test seam: whether `field`'s element name is kept across encodes. */
+export function elementNameCached(field: string): boolean {
+  return TAGS.has(field);
+}
+
+/** Indentation by level, made once; views are a few levels deep, stored free-form data at most 32. */
+const INDENTS = Array.from({ length: 40 }, (_, level) => '  '.repeat(level));
+
+function indentAt(level: number): string {
+  return INDENTS[level] ?? '  '.repeat(level);
+}
+
+/**
+ * The fields of the objects being written, outermost first, and their tags: an object's fields
+ * are looked at once, before any is written, to know whether their names need the old writer's
+ * merging (see openMerged); `top` is the first free slot. Emptied after each encode, so no field
+ * name outlives its request.
+ */
+const fieldStack: string[] = [];
+const tagStack: Tag[] = [];
+let top = 0;
+
+/**
+ * An element whose children are being written: an object (its fields on the stacks from `index`
+ * to `end`) or a list or array (its items). Containers are written with these frames, not by
+ * recursion, so a tree of any depth is written: stored values from before input was bounded
+ * (issue 11 §3) can be thousands of levels deep, and the old writer's recursion ran out of stack
+ * (on Node's default stack) near 1,800 levels of arrays and 3,700 of objects.
+ */
+class Frame {
+  /** The object, or the items. Null once done: frames are reused, and hold no data meanwhile. */
+  container: unknown = null;
+  /** The items' tag; null for an object's fields, whose tags are on the stack. */
+  itemTag: Tag | null = null;
+  index = 0;
+  end = 0;
+  /** An object's first field on the stacks, where `top` goes back when it is done. */
+  base = 0;
+  /** The children's level. */
+  level = 0;
+  /** The closing tag's line. */
+  close = '';
+  /** Values written only for what they may throw (see openMerged): the text before them, put back when done. */
+  restore: string | null = null;
+}
+
+const frames: Frame[] = [];
+let depth = 0;
+
+function pushFrame(container: unknown, itemTag: Tag | null, index: number, end: number, level: number, close: string, restore: string | null): void {
+  let frame = frames[depth];
+  if (frame === undefined) {
+    frame = new Frame();
+    frames.push(frame);
+  }
+  depth += 1;
+  frame.container = container;
+  frame.itemTag = itemTag;
+  frame.index = index;
+  frame.end = end;
+  frame.base = index;
+  frame.level = level;
+  frame.close = close;
+  frame.restore = restore;
+}
+
+function clearFrame(frame: Frame): void {
+  frame.container = null;
+  frame.itemTag = null;
+  frame.close = '';
+  frame.restore = null;
+}
+
+/**
+ * Whether Object.prototype has no enumerable field, so that for-in over an object made by a
+ * literal or JSON.parse lists what Object.keys lists, in the same order. Set by each encode.
+ */
+let forInIsOwnKeys = true;
+
+/** `out` followed by the element `tag` holding `value`, at `level`, with all its children. */
+function writeTree(out: string, tag: Tag, value: unknown, level: number): string {
+  const floor = depth;
+  let text = writeValue(out, tag, value, level);
+  while (depth > floor) {
+    const frame = frames[depth - 1] as Frame;
+    const index = frame.index;
+    if (index < frame.end) {
+      frame.index = index + 1;
+      const itemTag = frame.itemTag;
+      text =
+        itemTag === null
+          ? writeValue(text, tagStack[index] as Tag, (frame.container as Record<string, unknown>)[fieldStack[index] as string], frame.level)
+          : writeValue(text, itemTag, (frame.container as readonly unknown[])[index], frame.level);
+      continue;
+    }
+    text = frame.restore ?? text + frame.close;
+    if (frame.itemTag === null) top = frame.base;
+    clearFrame(frame);
+    depth -= 1;
+  }
+  return text;
+}
+
+/**
+ * `out` followed by the element `tag` holding `value`, at `level`: the whole element for a value
+ * without children, else its opening tag, its children and closing tag left to a new frame.
+ */
+function writeValue(out: string, tag: Tag, value: unknown, level: number): string {
+  const indent = indentAt(level);
+  switch (typeof value) {
+    case 'string':
+      return value === '' ? out + (indent + tag.empty) : out + (indent + tag.start + escapeText(value) + tag.close);
+    case 'number':
+      // `${-0}` is "0"; NaN and the infinities are floats. Digits, signs, `.`, `e`: nothing to escape.
+      return out + (indent + tag.open + (Number.isInteger(value) ? ' type="integer">' : ' type="float">') + `${value}` + tag.close);
+    case 'boolean':
+      return out + (indent + tag.open + (value ? ' type="boolean">true' : ' type="boolean">false') + tag.close);
+    case 'object':
+      break;
+    default:
+      // No Wire value (undefined, a function): its own fields, as the old copy took them;
+      // Object.keys throws TypeError for undefined, as Object.entries did.
+      return openObject(out, indent, tag, value as Record<string, unknown>, Object.keys(value as object), level);
+  }
+  if (value === null) return out + (indent + tag.open + ' nil="true"/>\n');
+  const prototype: unknown = Object.getPrototypeOf(value);
+  // A plain object (a view's literal, stored JSON): none of the classes below.
+  if (prototype === Object.prototype) return openObject(out, indent, tag, value as Record<string, unknown>, forInIsOwnKeys ? null : Object.keys(value), level);
+  // Wire times are digits, `-`, `:`, `T`, `Z` (and a sign for years outside 0-9999): nothing to escape.
+  if (value instanceof Date) return out + (indent + tag.open + ' type="dateTime">' + wireTime(value) + tag.close);
+  if (value instanceof WireTime) return out + (indent + tag.open + ' type="dateTime">' + value.text() + tag.close);
+  if (value instanceof WireMessage) return writeMessage(out, indent, tag, value);
+  if (value instanceof WireErrors) return writeErrors(out, indent, tag, value.entries, level);
+  if (value instanceof WireList) return value.items.length === 0 ? out + (indent + tag.empty) : openItems(out, indent, tag, '', value.items, tagOf(value.itemName), level);
+  if (Array.isArray(value)) return value.length === 0 ? out + (indent + tag.open + ' type="array"/>\n') : openItems(out, indent, tag, ' type="array"', value, ITEM, level);
+  // for-in over an object without a prototype lists its own fields only.
+  return openObject(out, indent, tag, value as Record<string, unknown>, prototype === null ? null : Object.keys(value), level);
+}
+
+/** `<name key="…">text</name>`; a null text is `nil="true"`, written before the key. */
+function writeMessage(out: string, indent: string, tag: Tag, message: WireMessage): string {
+  const { key, text } = message;
+  let attributes = text === null ? ' nil="true"' : '';
+  if (key !== null && key !== undefined) attributes += ` key="${escapeAttribute(textOf(key))}"`;
+  const body = text === null || text === undefined ? '' : escapeText(textOf(text));
+  return body === '' ? out + (indent + tag.open + attributes + '/>\n') : out + (indent + tag.open + attributes + '>' + body + tag.close);
+}
+
+/**
+ * A list's (or an array's) opening tag, its items left to a new frame, each an element `itemTag`
+ * (an array's are `<item>`). The caller writes an empty one as `<name/>` (an array's with its
+ * `type="array"`), without looking at an empty list's item name, as before.
+ */
+function openItems(out: string, indent: string, tag: Tag, attributes: string, items: readonly unknown[], itemTag: Tag, level: number): string {
+  pushFrame(items, itemTag, 0, items.length, level + 1, indent + tag.close, null);
+  return out + (indent + tag.open + attributes + '>\n');
+}
+
+/**
+ * An object's element: its fields by for-in when `fields` is null (no array of them made; only for
+ * an object whose prototype chain has no enumerable field), else `fields`. They are put on the
+ * stacks first: when every field is its own element name (so no two share one) and none is
+ * `__proto__`, as in every view, they are the children as they are; otherwise see openMerged.
+ */
+function openObject(out: string, indent: string, tag: Tag, object: Record<string, unknown>, fields: readonly string[] | null, level: number): string {
+  const base = top;
+  let plain = true;
+  if (fields === null) {
+    for (const field in object) {
+      const fieldTag = tagOf(field);
+      fieldStack[top] = field;
+      tagStack[top] = fieldTag;
+      top += 1;
+      if (fieldTag.name !== field || field === '__proto__') plain = false;
+    }
+  } else {
+    for (const field of fields) {
+      const fieldTag = tagOf(field);
+      fieldStack[top] = field;
+      tagStack[top] = fieldTag;
+      top += 1;
+      if (fieldTag.name !== field || field === '__proto__') plain = false;
+    }
+  }
+  if (top === base) return out + (indent + tag.empty);
+  if (!plain) return openMerged(out, indent, tag, object, base, level);
+  pushFrame(object, null, base, top, level + 1, indent + tag.close, null);
+  return out + (indent + tag.start + '\n');
+}
+
+/**
+ * An object with fields whose names had to be cleaned, written as the old writer's copy left it:
+ * it assigned `copy[elementName(field)] = child` in field order, so fields with the same cleaned
+ * name print once, at the first one's place, with the last one's value, and one cleaned to
+ * `__proto__` set the copy's prototype instead of a field (nothing printed). The other values were
+ * copied all the same, and one that throws (a time that is no date) threw: they are written too,
+ * by a frame that puts the text back when done. Free-form keys only (`my key`, `1st`); views never
+ * come here.
+ */
+function openMerged(out: string, indent: string, tag: Tag, object: Record<string, unknown>, base: number, level: number): string {
+  const end = top;
+  // By element name, in the order of first use, the last field that has it.
+  const last = new Map<string, number>();
+  for (let index = base; index < end; index += 1) {
+    const name = (tagStack[index] as Tag).name;
+    if (name !== '__proto__') last.set(name, index);
+  }
+  const unwritten: unknown[] = [];
+  for (let index = base; index < end; index += 1) if (last.get((tagStack[index] as Tag).name) !== index) unwritten.push(object[fieldStack[index] as string]);
+  // The fields written, in place: the k-th comes from a slot at or after base + k.
+  top = base;
+  for (const index of last.values()) {
+    fieldStack[top] = fieldStack[index] as string;
+    tagStack[top] = tagStack[index] as Tag;
+    top += 1;
+  }
+  let text: string;
+  if (top === base) text = out + (indent + tag.empty);
+  else {
+    pushFrame(object, null, base, top, level + 1, indent + tag.close, null);
+    text = out + (indent + tag.start + '\n');
+  }
+  // On top, so written (and dropped) first.
+  if (unwritten.length > 0) pushFrame(unwritten, ITEM, 0, unwritten.length, level + 1, '', text);
+  return text;
+}
+
+type ErrorLike = { key: string; message: string; attribute?: string | undefined; extra?: Record<string, string> | undefined };
+
+/** `<name><error key="…" attribute="…">message</error>…</name>`, or `<name/>` when there is none. */
+function writeErrors(out: string, indent: string, tag: Tag, entries: ReadonlyArray<ErrorLike>, level: number): string {
+  if (entries.length === 0) return out + (indent + tag.empty);
+  const inner = indentAt(level + 1);
+  let text = out + (indent + tag.start + '\n');
+  for (let index = 0; index < entries.length; index += 1) {
+    const entry = entries[index] as ErrorLike;
+    const attributes = entry.extra === undefined || entry.extra === null ? errorAttributes(entry) : errorAttributesWithExtra(entry, entry.extra);
+    const message = entry.message === undefined ? '' : escapeText(textOf(entry.message));
+    text += message === '' ? inner + ERROR.open + attributes + '/>\n' : inner + ERROR.open + attributes + '>' + message + ERROR.close;
+  }
+  return text + (indent + tag.close);
+}
+
+/** ` key="…"` and, for field errors, ` attribute="…"`; an undefined one is left out. */
+function errorAttributes(entry: ErrorLike): string {
+  const key = entry.key === undefined ? '' : ` key="${escapeAttribute(textOf(entry.key))}"`;
+  return entry.attribute === undefined ? key : `${key} attribute="${escapeAttribute(textOf(entry.attribute))}"`;
+}
+
+/**
+ * With extra attributes (error envelopes: `gateway_name`, `ability`), after key and attribute, as
+ * they were assigned onto one object: an extra named `key` (or `attribute`) replaces that one's
+ * value in its place.
+ */
+function errorAttributesWithExtra(entry: ErrorLike, extra: Record<string, unknown>): string {
+  const attributes = new Map<string, unknown>([['key', entry.key]]);
+  if (entry.attribute !== undefined) attributes.set('attribute', entry.attribute);
+  for (const field of Object.keys(extra)) attributes.set(field, extra[field]);
+  let text = '';
+  for (const [attribute, value] of attributes) if (value !== undefined) text += ` ${attribute}="${escapeAttribute(textOf(value))}"`;
+  return text;
+}
+
+/** Test seam: field names on the stacks and frames holding a value or a name (none between encodes). */
+export function heldBetweenEncodes(): number {
+  return fieldStack.length + tagStack.length + frames.filter((frame) => frame.container !== null || frame.itemTag !== null || frame.close !== '' || frame.restore !== null).length;
+}
+
+/** Runs a write with the per-encode state set, and leaves no field name or value behind, even when it throws. */
+function encode(write: () => string): string {
+  const floorTop = top;
+  const floorDepth = depth;
+  forInIsOwnKeys = Object.keys(Object.prototype).length === 0;
+  try {
+    return write();
+  } finally {
+    for (let index = floorDepth; index < depth; index += 1) clearFrame(frames[index] as Frame);
+    depth = floorDepth;
+    top = floorTop;
+    if (floorTop === 0) {
+      fieldStack.length = 0;
+      tagStack.length = 0;
+    }
+  }
+}
+
+/** Renders `<root>tree</root>` with the XML prolog; the root name is written as given. */
+export function encodeXml(root: string, body: Wire): string {
+  return encode(() => writeTree(PROLOG, new Tag(root), body, 0));
+}
+
+/** `<errors><error key="…" attribute="…">message</error></errors>` */
+export function encodeXmlErrors(entries: ErrorEntry[]): string {
+  return encode(() => writeErrors(PROLOG, '', new Tag('errors'), entries, 0));
+}
