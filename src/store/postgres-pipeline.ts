@@ -121,15 +121,14 @@ export class PipelinedConnection {
     const deferred = this.deferred;
     this.inTransaction = false;
     this.deferred = [];
-    await Promise.all(deferred);
+    // Settled together, so the ending's failure is never left without a handler meanwhile.
+    const [, ended] = await Promise.allSettled([Promise.all(deferred), ending]);
     const failure = this.failure;
     this.failure = null;
-    if (committing && failure !== null) {
-      // The server answers this commit with a rollback; wait for it so the connection is clean.
-      await ending.catch(() => undefined);
-      throw failure;
-    }
-    return ending;
+    // The server answered this commit with a rollback: the deferred failure is the reason.
+    if (committing && failure !== null) throw failure;
+    if (ended.status === 'rejected') throw ended.reason;
+    return ended.value;
   }
 
   /** Holds this turn's writes until the turn has run, so they leave the process in one write. */
