@@ -1,6 +1,7 @@
 import { AppError } from '../../domain/errors.js';
 import { WireErrors, WireList, WireMessage, WireTime, type Wire } from './wire.js';
 import { wireTime } from './wire-time.js';
+import { NameCache } from './name-cache.js';
 
 export { wireTime } from './wire-time.js';
 
@@ -16,35 +17,11 @@ function quote(text: string): string {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
-/**
- * Object members' `"name":`, by name. Views repeat the same few hundred names on every row (a list
- * page writes ~1,800); quoting each again cost more than the values. Names from stored data
- * (metadata, gateway fields) are unbounded: the cache starts over when full, and a name with
- * enough digits to be part of a card number (MAX_CACHED_DIGITS) is never kept: merchant data must
- * not outlive its request in memory. Checked on a miss only.
- */
-const MEMBER_PREFIXES = new Map<string, string>();
-const MEMBER_PREFIX_LIMIT = 4096;
-/** View names hold a digit or two (`address1`); a card number needs 12 or more. */
-const MAX_CACHED_DIGITS = 3;
+/** Object members' `"name":`, made once per name (a list page writes ~1,800 of them). */
+const MEMBER_PREFIXES = new NameCache((field) => `${quote(field)}:`);
 
 function memberPrefix(field: string): string {
-  let prefix = MEMBER_PREFIXES.get(field);
-  if (prefix === undefined) {
-    prefix = `${quote(field)}:`;
-    if (digitCount(field) <= MAX_CACHED_DIGITS) {
-      if (MEMBER_PREFIXES.size >= MEMBER_PREFIX_LIMIT) MEMBER_PREFIXES.clear();
-      MEMBER_PREFIXES.set(field, prefix);
-    }
-  }
-  return prefix;
-}
-
-/** Digits of any script count: full-width ones write a card number as well as ASCII ones. */
-function digitCount(text: string): number {
-  let count = 0;
-  for (const character of text) if (/\p{Nd}/u.test(character)) count += 1;
-  return count;
+  return MEMBER_PREFIXES.get(field);
 }
 
 /** Test seam: whether `field`'s quoted form is kept across encodes. */

@@ -1,6 +1,7 @@
 import type { ErrorEntry } from '../../domain/errors.js';
 import { wireTime } from './wire-time.js';
 import { WireErrors, WireList, WireMessage, WireTime, type Wire } from './wire.js';
+import { NameCache } from './name-cache.js';
 
 /*
  * The XML response writer: Rails `to_xml` typing (integers, floats, booleans and datetimes carry
@@ -70,35 +71,11 @@ class Tag {
 const ITEM = new Tag('item');
 const ERROR = new Tag('error');
 
-/**
- * Tags by field name. Views repeat the same few hundred names on every row; names from stored
- * data (metadata, gateway fields) are unbounded: the cache starts over when full, and a name with
- * enough digits to be part of a card number (MAX_CACHED_DIGITS) is never kept: merchant data must
- * not outlive its request in memory. The JSON writer keeps its member names by the same rule.
- * Checked on a miss only.
- */
-const TAGS = new Map<string, Tag>();
-const TAG_LIMIT = 4096;
-/** View names hold a digit or two (`address1`); a card number needs 12 or more. */
-const MAX_CACHED_DIGITS = 3;
+/** Tags by field name, made once per name (see NameCache: names of card-number length are never kept). */
+const TAGS = new NameCache((field) => new Tag(elementName(field)));
 
 function tagOf(field: string): Tag {
-  let tag = TAGS.get(field);
-  if (tag === undefined) {
-    tag = new Tag(elementName(field));
-    if (digitCount(field) <= MAX_CACHED_DIGITS) {
-      if (TAGS.size >= TAG_LIMIT) TAGS.clear();
-      TAGS.set(field, tag);
-    }
-  }
-  return tag;
-}
-
-/** Digits of any script count: full-width ones write a card number as well as ASCII ones. */
-function digitCount(text: string): number {
-  let count = 0;
-  for (const character of text) if (/\p{Nd}/u.test(character)) count += 1;
-  return count;
+  return TAGS.get(field);
 }
 
 /** Test seam: whether `field`'s element name is kept across encodes. */
