@@ -2,14 +2,13 @@ import type pg from 'pg';
 
 /**
  * Pipelined transactions on PostgreSQL (issue 12). node-postgres waits for each statement's answer
- * before it sends the next one, so a purchase's two transactions cost twelve loopback round trips:
- * a third of Coffer's CPU went to the writes alone, and PostgreSQL woke up for every one of them.
- * With the client in pipeline mode, statements whose answer nobody reads are sent without
- * waiting for it:
+ * before it sends the next one, so a purchase made twelve loopback round trips, each a socket
+ * write, a wait and a wake-up of PostgreSQL. With the client in pipeline mode, statements whose
+ * answer nobody reads are sent without waiting for it:
  *
  * - `begin`, which goes out with the transaction's first statement;
- * - statements registered with `markDeferrable` (the event insert, the named lock): they go out
- *   with whatever the transaction sends next, at the latest with its `commit`.
+ * - statements registered with `markDeferrable` (the event and callback-queue inserts, the named
+ *   lock): they go out with whatever the transaction sends next, at the latest with its `commit`.
  *
  * PostgreSQL runs a connection's statements in the order they arrive, so a statement sent behind a
  * deferred one sees its effects (the update behind the lock runs once the lock is held). What
