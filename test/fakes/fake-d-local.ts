@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { FakeGatewayServer, jsonOf, type FakeAnswer, type FakeRequest } from './fake-gateway-server.js';
+import { cardFreeId } from './gateway-ids.js';
 
 /**
  * A fake dLocal Payins API on 127.0.0.1 for e2e tests: POST /secure_payments, /payments (capture, or a
@@ -97,7 +98,7 @@ export class FakeDLocal {
     if (typeof card?.card_id === 'string' && stored === undefined) return { status: 404, json: { code: 5008, message: 'Token not found or inactive' } };
     if (stored === undefined && !/^\d{12,19}$/.test(String(card?.number ?? ''))) return { status: 400, json: { code: 5001, message: 'Invalid parameter', param: 'card.number' } };
     if (stored !== undefined && card !== undefined) card.holder_name = stored.holderName;
-    const id = `D-4-${randomUUID()}`;
+    const id = cardFreeId(() => `D-4-${randomUUID()}`);
     const holder = /^Reject (\d{3})$/i.exec(String(card?.holder_name ?? ''));
     const amount = Number(body.amount);
     const currency = String(body.currency);
@@ -123,7 +124,7 @@ export class FakeDLocal {
     const payer = body.payer as Record<string, unknown> | undefined;
     if (body.country === undefined || payer?.name === undefined) return { status: 400, json: { code: 5001, message: 'Invalid parameter', param: body.country === undefined ? 'country' : 'payer.name' } };
     if (!/^\d{12,19}$/.test(String(card?.number ?? ''))) return { status: 400, json: { code: 5001, message: 'Invalid parameter', param: 'card.number' } };
-    const cardId = `CV-${randomUUID()}`;
+    const cardId = cardFreeId(() => `CV-${randomUUID()}`);
     const last4 = String(card?.number).slice(-4);
     this.cards.set(cardId, { holderName: String(card?.holder_name ?? ''), last4 });
     return { json: { card_id: cardId, holder_name: card?.holder_name, expiration_month: card?.expiration_month, expiration_year: card?.expiration_year, last4, brand: 'VI' } };
@@ -137,7 +138,7 @@ export class FakeDLocal {
     if (amount > auth.amount) return { status: 400, json: { code: 5007, message: 'Amount exceeded' } };
     auth.status = 'PAID';
     auth.captured = amount;
-    const id = `D-4-${randomUUID()}`;
+    const id = cardFreeId(() => `D-4-${randomUUID()}`);
     // The capture is a payment of its own, refundable by its id.
     this.payments.set(id, { id, status: 'PAID', amount, currency: auth.currency, captured: amount, refunded: 0 });
     return { json: { id, authorization_id: auth.id, amount, currency: auth.currency, status: 'PAID', status_code: '200', status_detail: 'The payment was paid.', order_id: body.order_id } };
@@ -158,6 +159,6 @@ export class FakeDLocal {
     const amount = body.amount === undefined ? payment.captured - payment.refunded : Number(body.amount);
     if (payment.refunded + amount > payment.captured + 1e-9) return { status: 400, json: { code: 5007, message: 'Amount exceeded' } };
     payment.refunded = Math.round((payment.refunded + amount) * 1000) / 1000;
-    return { json: { id: `REF-15-${randomUUID()}`, payment_id: payment.id, amount, currency: payment.currency, status: 'SUCCESS', status_code: 200, status_detail: 'The refund was paid.' } };
+    return { json: { id: cardFreeId(() => `REF-15-${randomUUID()}`), payment_id: payment.id, amount, currency: payment.currency, status: 'SUCCESS', status_code: 200, status_detail: 'The refund was paid.' } };
   }
 }

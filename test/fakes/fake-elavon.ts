@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { FakeGatewayServer, type FakeAnswer, type FakeRequest } from './fake-gateway-server.js';
+import { cardFreeId } from './gateway-ids.js';
 
 /**
  * A fake Elavon Converge XML API on 127.0.0.1 for e2e tests: processxml.do (demo and live paths)
@@ -147,7 +148,7 @@ export class FakeElavon {
     const { card } = found;
     const amount = txn.ssl_transaction_type === 'ccverify' ? '0.00' : txn.ssl_amount;
     if (amount === undefined || !/^\d+(\.\d{1,3})?$/.test(amount)) return error('5002', 'Amount Invalid', 'The amount supplied in the authorization request appears to be invalid.');
-    const id = `${new Date().toISOString().slice(2, 10).replace(/-/g, '')}ED3-${randomUUID().toUpperCase()}`;
+    const id = cardFreeId(() => `${new Date().toISOString().slice(2, 10).replace(/-/g, '')}ED3-${randomUUID().toUpperCase()}`);
     const decline = DECLINES[(card.ssl_last_name ?? '').toUpperCase()];
     const common = {
       ssl_card_number: `${(card.ssl_card_number ?? '').slice(0, 2)}**********${(card.ssl_card_number ?? '').slice(-4)}`,
@@ -168,7 +169,7 @@ export class FakeElavon {
     const refused = apply(original);
     if (refused === 'amount') return error('5091', 'Invalid amount', 'The amount exceeded the original transaction amount. Amount must be equal or lower than the original transaction amount.');
     if (refused !== null) return error('5040', 'Invalid Transaction ID', 'The transaction ID is invalid for this transaction type');
-    const id = txn.ssl_transaction_type === 'cccomplete' ? original.id : `${original.id.slice(0, 9)}-${randomUUID().toUpperCase()}`;
+    const id = txn.ssl_transaction_type === 'cccomplete' ? original.id : cardFreeId(() => `${original.id.slice(0, 9)}-${randomUUID().toUpperCase()}`);
     if (txn.ssl_transaction_type === 'ccreturn') this.txns.set(id, { ...original, id, type: 'ccreturn', amount: txn.ssl_amount ?? '0', returned: 0 });
     return txnXml({ ssl_result: '0', ssl_result_message: 'APPROVAL', ssl_txn_id: id, ssl_amount: txn.ssl_amount ?? original.amount, ssl_approval_code: '' });
   }
