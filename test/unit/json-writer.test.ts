@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeJson, memberNameCached, wireTime } from '../../src/http/format/json-codec.js';
 import { WireErrors, WireList, WireMessage, WireTime, type Wire } from '../../src/http/format/wire.js';
 import { storedWireTime } from '../../src/http/format/wire-time.js';
+import { withPollutedObjectPrototype } from '../helpers/polluted-prototype.js';
 
 /*
  * encodeJson writes the Wire tree to text in one pass (issue 12). Its output must stay byte for
@@ -136,13 +137,10 @@ describe('JSON writer', () => {
     const bare = Object.assign(Object.create(null) as object, { b: 1, a: new WireTime('2026-01-01T00:00:00Z') }) as Wire;
     const body: Wire = { inherited, bare, plain: { x: [1, { y: 2 }] } };
     expect(encodeJson('r', body)).toBe('{"r":{"inherited":{"own":"yes"},"bare":{"b":1,"a":"2026-01-01T00:00:00Z"},"plain":{"x":[1,{"y":2}]}}}');
-    Object.defineProperty(Object.prototype, 'polluted', { value: 'no', enumerable: true, configurable: true, writable: true });
-    try {
+    withPollutedObjectPrototype(() => {
       expect(encodeJson('r', body)).toBe(oracle('r', body));
       expect(encodeJson('r', body)).not.toContain('polluted');
-    } finally {
-      delete (Object.prototype as Record<string, unknown>).polluted;
-    }
+    });
   });
 
   it('member names print the same once cached, and after the cache of names starts over', () => {

@@ -5,6 +5,7 @@ import { encodeXml as encodeXmlFromCodec } from '../../src/http/format/xml-codec
 import { WireErrors, WireList, WireMessage, WireTime, type Wire } from '../../src/http/format/wire.js';
 import type { ErrorEntry } from '../../src/domain/errors.js';
 import { oracleXml, oracleXmlErrors } from '../helpers/xml-oracle.js';
+import { withPollutedObjectPrototype } from '../helpers/polluted-prototype.js';
 
 /*
  * The XML writer writes the Wire tree in one pass (2026-11-24). The writer before copied the tree
@@ -181,13 +182,10 @@ describe('XML writer against the tree-copying writer it replaced', () => {
     const body: Wire = { inherited, bare, plain: { x: [1, { y: 2 }] } };
     expect(encodeXml('r', body)).toBe(oracleXml('r', body));
     expect(encodeXml('r', body)).not.toContain('>no<');
-    Object.defineProperty(Object.prototype, 'polluted', { value: 'no', enumerable: true, configurable: true, writable: true });
-    try {
+    withPollutedObjectPrototype(() => {
       expect(encodeXml('r', body)).toBe(oracleXml('r', body));
       expect(encodeXml('r', body)).not.toContain('polluted');
-    } finally {
-      delete (Object.prototype as Record<string, unknown>).polluted;
-    }
+    });
   });
 
   it('prints deep trees the same', () => {
