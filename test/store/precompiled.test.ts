@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { columnsOf, Precompiled, recordOf, recordShape } from '../../src/store/repositories/precompiled.js';
+import { columnsOf, DEFERRABLE_MARK, Precompiled, recordOf, recordShape } from '../../src/store/repositories/precompiled.js';
 import type { Database } from '../../src/store/schema.js';
 
 interface Items {
@@ -104,6 +104,20 @@ describe('Precompiled (queries built by Kysely once per database kind and shape)
     expect(() => twice.query(asCoffer(db), '', ['a'])).toThrow(/binds value 0 2 times/);
     const never = new Precompiled<Items['items']>((coffer) => asItems(coffer).selectFrom('items').selectAll().where('name', '=', 'a'));
     expect(() => never.query(asCoffer(db), '', ['a'])).toThrow(/binds value 0 0 times/);
+  });
+
+  it('marks a deferrable statement in its text, so the same statement built elsewhere is never taken for it', async () => {
+    await withItems();
+    const build = (coffer: Kysely<Database>, [state, id]: readonly unknown[]) => asItems(coffer).updateTable('items').set({ state: state as string }).where('id', '=', id as number);
+    const deferrable = new Precompiled(build, { deferrable: true });
+    const plain = new Precompiled(build);
+    const marked = deferrable.query(asCoffer(db), '', ['x', 1]).sql;
+    expect(marked).toBe(`update "items" set "state" = ? where "id" = ?${DEFERRABLE_MARK}`);
+    expect(plain.query(asCoffer(db), '', ['x', 1]).sql).toBe('update "items" set "state" = ? where "id" = ?');
+    // The mark is a comment: the statement runs as written.
+    await deferrable.rows(asCoffer(db), '', ['closed', 1]);
+    await plain.rows(asCoffer(db), '', ['closed', 2]);
+    expect((await db.selectFrom('items').select('state').orderBy('id').execute()).map((row) => row.state)).toEqual(['closed', 'closed', 'open']);
   });
 
   it('has no shape for a record holding SQL or a callback: those are built the usual way', () => {

@@ -440,6 +440,50 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect(await repos.transactions.list(envB, asc(10))).toEqual([]);
     });
 
+    it('transactions: finish returns exactly the row a read gives, with its outcome event; a finish that fails lands nothing', async () => {
+      const insertProcessing = () =>
+        repos.transactions.insertReturning({
+          token: uid('tx'),
+          environment_key: envA,
+          transaction_type: 'Purchase',
+          state: 'processing',
+          succeeded: 0,
+          message_key: null,
+          message: null,
+          gateway_token: null,
+          payment_method_token: null,
+          reference_token: null,
+          amount: 100,
+          currency_code: 'USD',
+          details: '{"call_deadline":"x"}',
+          created_at: now,
+          updated_at: now,
+        });
+      const outcomeEvents = async (token: string) =>
+        (await repos.events.list(envA, { objectKey: token }, asc(10))).map((event) => event.event_type).filter((type) => type !== 'TransactionCreated');
+      const at = new Date(Date.parse(now) + 5).toISOString();
+
+      const succeeded = await insertProcessing();
+      const finished = await inTransaction(store, (trx) =>
+        trx.transactions.finish(succeeded, { state: 'succeeded', succeeded: 1, message_key: 'messages.transaction_succeeded', message: 'Succeeded!', details: '{}', transcript: 'a', updated_at: at, currency_code: undefined }),
+      );
+      expect(finished).toEqual(await repos.transactions.find(envA, succeeded.token));
+      expect(finished).toMatchObject({ state: 'succeeded', succeeded: 1, currency_code: 'USD', seq: succeeded.seq });
+      expect(await outcomeEvents(succeeded.token)).toEqual(['TransactionSucceeded']);
+
+      // An unknown outcome is due for reconciliation at once: a column the patch did not name.
+      const unknown = await insertProcessing();
+      const pending = await repos.transactions.finish(unknown, { state: 'gateway_processing_result_unknown', succeeded: 0, message: 'Timed out', updated_at: at });
+      expect(pending.reconcile_next_at).toBe(at);
+      expect(pending).toEqual(await repos.transactions.find(envA, unknown.token));
+
+      // A failing update (state is NOT NULL) fails the transaction, on PostgreSQL at its commit.
+      const failing = await insertProcessing();
+      await expect(inTransaction(store, (trx) => trx.transactions.finish(failing, { state: null as unknown as string, updated_at: at }))).rejects.toThrow();
+      expect(await repos.transactions.find(envA, failing.token)).toEqual(failing);
+      expect(await outcomeEvents(failing.token)).toEqual([]);
+    });
+
     it('types: booleans are 0/1 numbers, seq is a number, timestamps round-trip as the same ISO string', async () => {
       const stamps = ['1970-01-01T00:00:00.000Z', '2024-02-29T23:59:59.999Z', new Date().toISOString(), '9999-12-31T23:59:59.999Z'];
       for (const stamp of stamps) {

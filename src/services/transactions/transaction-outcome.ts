@@ -83,7 +83,6 @@ export async function finishTransaction(
   const message = state === 'succeeded' ? SUCCEEDED_MESSAGE : state === 'pending' ? PENDING_MESSAGE : { key: null, text: response.message };
 
   const row = processing;
-  const token = row.token;
   return inTransaction(store, async (repos) => {
     const details = detailsOf(row) as GatewayTransactionDetails;
     const updated: GatewayTransactionDetails = {
@@ -144,7 +143,7 @@ export async function finishTransaction(
       updated.third_party_token = response.thirdPartyToken;
       updated.basis_payment_method_token = method.token;
     }
-    const transaction = await repos.transactions.updateReturning(environment.key, token, {
+    const transaction = await repos.transactions.finish(row, {
       state,
       succeeded: state === 'succeeded' ? 1 : 0,
       message_key: message.key,
@@ -155,6 +154,6 @@ export async function finishTransaction(
       transcript: [row.transcript, ...transcript.map((entry) => entry.text)].filter((text) => text !== null && text !== '').join('\n\n'),
       updated_at: at,
     });
-    return { transaction: transaction as TransactionRow, status: statusFor(state), ...(known === undefined ? {} : { paymentMethod: known }) };
+    return { transaction, status: statusFor(state), ...(known === undefined ? {} : { paymentMethod: known }) };
   });
 }

@@ -42,7 +42,12 @@ export class Precompiled<Row> {
     let compiled = byShape.get(shape);
     if (compiled === undefined) {
       compiled = compileShape(this.build(db, placeholders(values.length), shape), values.length);
-      if (this.options.deferrable === true) markDeferrable(compiled.sql);
+      if (this.options.deferrable === true) {
+        // Marked in its text: the pipeline knows deferrable statements by text, and the same
+        // statement built elsewhere (whose caller may read its row count) must not match.
+        compiled.sql += DEFERRABLE_MARK;
+        markDeferrable(compiled.sql);
+      }
       byShape.set(shape, compiled);
     }
     const parameters = compiled.slots.map((slot) => ('value' in slot ? values[slot.value] : slot.constant));
@@ -57,6 +62,9 @@ export class Precompiled<Row> {
     return (await this.rows(db, shape, values))[0];
   }
 }
+
+/** What ends the text of a deferrable statement (a comment: SQLite and PostgreSQL ignore it). */
+export const DEFERRABLE_MARK = ' /* coffer: deferrable */';
 
 const PLACEHOLDER = '\u0000coffer-precompiled-value-';
 const placeholderList: string[] = [];

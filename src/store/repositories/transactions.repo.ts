@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable, type UpdateResult } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
 import { journaled, type Change } from '../change-journal.js';
@@ -64,15 +64,22 @@ const INSERT = new Precompiled<TransactionRow>((db, values, shape) =>
 );
 
 /** The update of one transaction by environment and token; its shape is the columns it sets, then the two keys follow. */
-const UPDATE = new Precompiled<TransactionRow>((db, values, shape) => {
+function updateByKeys(db: Kysely<Database>, values: readonly unknown[], shape: string) {
   const columns = columnsOf(shape);
   return db
     .updateTable('transactions')
     .set(recordOf(columns, values) as Updateable<TransactionsTable>)
     .where('environment_key', '=', values[columns.length] as string)
-    .where('token', '=', values[columns.length + 1] as string)
-    .returningAll();
-});
+    .where('token', '=', values[columns.length + 1] as string);
+}
+
+const UPDATE = new Precompiled<TransactionRow>((db, values, shape) => updateByKeys(db, values, shape).returningAll());
+
+/**
+ * The same update for a caller that knows the row already (`TransactionsRepo.finish`): nothing is
+ * read back, so inside a PostgreSQL transaction it leaves with the commit (postgres-pipeline.ts).
+ */
+const SET = new Precompiled<UpdateResult>(updateByKeys, { deferrable: true });
 
 async function insertRow(db: Kysely<Database>, row: Insertable<TransactionsTable>): Promise<TransactionRow> {
   const record = recordShape(row);
@@ -86,6 +93,19 @@ function updateRow(db: Kysely<Database>, environmentKey: string, token: string, 
   const record = recordShape(patch);
   if (record === null) return db.updateTable('transactions').set(patch).where('environment_key', '=', environmentKey).where('token', '=', token).returningAll().executeTakeFirst();
   return UPDATE.first(db, record.shape, [...record.values, environmentKey, token]);
+}
+
+async function setRow(db: Kysely<Database>, environmentKey: string, token: string, patch: Updateable<TransactionsTable>): Promise<void> {
+  const record = recordShape(patch);
+  if (record === null) await db.updateTable('transactions').set(patch).where('environment_key', '=', environmentKey).where('token', '=', token).execute();
+  else await SET.rows(db, record.shape, [...record.values, environmentKey, token]);
+}
+
+/** `row` with the columns `patch` sets (an undefined value sets nothing, as in Kysely). */
+function patched(row: TransactionRow, patch: Updateable<TransactionsTable>): TransactionRow {
+  const result: Record<string, unknown> = { ...row };
+  for (const [column, value] of Object.entries(patch)) if (value !== undefined) result[column] = value;
+  return result as TransactionRow;
 }
 
 /**
@@ -243,6 +263,22 @@ export class TransactionsRepo {
   updateReturning(environmentKey: string, token: string, patch: Updateable<TransactionsTable>): Promise<TransactionRow | undefined> {
     return journaled(this.db, async (db) => {
       const row = await updateRow(db, environmentKey, token, markUnknown(patch));
+      return { result: row, changes: patchChanges(row, patch) };
+    });
+  }
+
+  /**
+   * Writes the outcome of a transaction whose row the caller holds as stored, because nothing
+   * else writes a transaction while its gateway call runs (finishTransaction), and returns it:
+   * `current` with `patch` applied, not read back (issue 12). On PostgreSQL the update is then
+   * sent without waiting for its answer and the outcome's transaction costs one round trip, its
+   * `COMMIT`; a failure of the update still fails that commit (postgres-pipeline.ts).
+   */
+  finish(current: TransactionRow, patch: Updateable<TransactionsTable>): Promise<TransactionRow> {
+    const applied = markUnknown(patch);
+    return journaled(this.db, async (db) => {
+      await setRow(db, current.environment_key, current.token, applied);
+      const row = patched(current, applied);
       return { result: row, changes: patchChanges(row, patch) };
     });
   }
