@@ -7,6 +7,7 @@ import { runLoad } from './load-driver.js';
 import { commitStatsBetween, scrapeCommits, type CommitScrape } from './commit-metrics.js';
 import type { LoadJob } from './load-job.js';
 import { OptionsError, parseBenchOptions, USAGE, type BenchOptions } from './options.js';
+import { probeDisk } from './disk-probe.js';
 import { compareInProcess, formatAb } from './in-process-ab.js';
 import { profilePurchase } from './profile-run.js';
 import { formatReport } from './report.js';
@@ -103,6 +104,8 @@ async function main(): Promise<void> {
     return;
   }
   const loadBefore = os.loadavg().map((value) => Number(value.toFixed(2)));
+  // Before anything else runs: the disk alone, on a machine still quiet.
+  const disk = probeDisk();
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coffer-bench-logs-'));
   const shape: LoadShape = { connections: options.connections, durationSeconds: options.durationSeconds };
   const stores: StoreKind[] = options.postgresUrl === null ? ['sqlite'] : ['sqlite', 'postgres'];
@@ -139,7 +142,13 @@ async function main(): Promise<void> {
         log_level: 'info',
         stores,
       },
-      machine: { node: process.version, cpus: os.cpus().length, load_average_before: loadBefore, load_average_after: os.loadavg().map((value) => Number(value.toFixed(2))) },
+      machine: {
+        node: process.version,
+        cpus: os.cpus().length,
+        load_average_before: loadBefore,
+        load_average_after: os.loadavg().map((value) => Number(value.toFixed(2))),
+        fdatasync: disk,
+      },
     };
     process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : formatReport(report));
     const problems = unclean(report);

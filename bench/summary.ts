@@ -1,3 +1,4 @@
+import type { DiskProbe } from './disk-probe.js';
 import type { CommitStats } from './commit-metrics.js';
 import type { LoadResult } from './load-job.js';
 import type { ScenarioId } from './scenarios.js';
@@ -62,7 +63,8 @@ export interface BenchReport {
     log_level: string;
     stores: StoreKind[];
   };
-  machine: { node: string; cpus: number; load_average_before: number[]; load_average_after: number[] };
+  /** `fdatasync`: the disk's own durable-write latency, probed before the runs (disk-probe.ts). */
+  machine: { node: string; cpus: number; load_average_before: number[]; load_average_after: number[]; fdatasync: DiskProbe };
 }
 
 const round = (value: number, digits: number) => Number(value.toFixed(digits));

@@ -57,7 +57,7 @@ describe('bench report', () => {
     gateway_overhead: [],
     peak_rss_mb: { 'coffer sqlite': 120, baseline: null },
     settings: { mode: 'quick', connections: 10, duration_seconds: 3, rate_limits: '{"*":null}', tls: 'off', log_level: 'info', stores: ['sqlite'] },
-    machine: { node: 'v20.0.0', cpus: 2, load_average_before: [1, 1, 1], load_average_after: [2, 1, 1] },
+    machine: { node: 'v20.0.0', cpus: 2, load_average_before: [1, 1, 1], load_average_after: [2, 1, 1], fdatasync: { directory: '/tmp', p50_ms: 0.2134, p99_ms: 1.5 } },
   };
 
   it('has the JSON shape issue 7 asks for: scenarios with name, rps, p50_ms, p99_ms, ratio_to_baseline, and a baseline', () => {
@@ -72,6 +72,7 @@ describe('bench report', () => {
     expect(text).toContain(`COFFER_RATE_LIMITS='{"*":null}'`);
     expect(text).toMatch(/sqlite: purchase, retained token, JSON\s+1,000\s+2\.35\s+9\.88\s+0\.067/);
     expect(text).toContain('Peak RSS: coffer sqlite 120 MiB, baseline n/a');
+    expect(text).toContain('Disk: fdatasync after a 12 KiB append in /tmp: p50 0.213 ms, p99 1.500 ms');
   });
 
   it('prints the store commits of each measured run (issue 12): CPU per request, commits, batch sizes, commit latency', () => {
