@@ -90,7 +90,7 @@ describe('the merchant portal in Chromium', () => {
 
   it('creates and renames an environment and shows its key read-only', async () => {
     await page.getByRole('link', { name: 'Environments', exact: true }).click();
-    await page.getByLabel('Name').fill('Staging');
+    await page.getByLabel('Name', { exact: true }).fill('Staging');
     await page.getByRole('button', { name: 'Create environment' }).click();
     const key = page.getByLabel('Environment key');
     await expect.poll(() => key.getAttribute('readonly')).not.toBeNull();
@@ -115,8 +115,8 @@ describe('the merchant portal in Chromium', () => {
 
   it('creates an access secret shown once, uses it against the API, then revokes it', async () => {
     await page.goto(`${base}/portal/e/${env}/secrets`);
-    await page.getByLabel('Name').fill('browser-test');
-    await page.getByLabel('Role').selectOption('transact');
+    await page.getByLabel('Name', { exact: true }).fill('browser-test');
+    await page.getByLabel('Role', { exact: true }).selectOption('transact');
     await page.getByRole('button', { name: 'Create' }).click();
     const field = page.getByLabel('Access secret', { exact: true });
     const secret = await field.inputValue();
@@ -147,7 +147,7 @@ describe('the merchant portal in Chromium', () => {
     await page.getByLabel('Gateway type').selectOption('test');
     await page.getByRole('button', { name: 'Choose' }).click();
     await look('12-gateway-new');
-    await page.getByLabel('Description').fill('primary test');
+    await page.getByLabel('Description', { exact: true }).fill('primary test');
     await page.getByRole('button', { name: /Create .* gateway/ }).click();
     await expect.poll(() => page.url()).toMatch(/\/gateways\/[A-Za-z0-9]+\?done=created/);
     await look('13-gateway');

@@ -6,6 +6,12 @@ import { startServer, type TestServer } from '../helpers/server.js';
 const PASSWORD = 'correct horse battery';
 
 /**
+ * Labels matched from their start: Playwright matches a label as a case-insensitive substring, and
+ * the backup checkboxes are labelled with random gateway tokens, one of which held "Key" in CI.
+ */
+const FIELD = { key: /^Key\b/, rules: /^Rules\b/ } as const;
+
+/**
  * Issue 18: the Workflows page in a real Chromium. An admin creates a workflow with a rule and a
  * split through the form and edits it; a viewer sees it without a form. Each page is
  * screenshotted (.tmp/screenshots) and checked with axe-core.
@@ -53,13 +59,13 @@ describe('the portal Workflows page in Chromium', () => {
     await page.getByRole('link', { name: 'Workflows', exact: true }).click();
     await expect.poll(() => page.getByText('No workflows yet.').count()).toBe(1);
     await look('w01-workflows-empty');
-    await page.getByLabel('Key').fill('checkout');
-    await page.getByLabel('Name').fill('Checkout');
+    await page.getByLabel(FIELD.key).fill('checkout');
+    await page.getByLabel('Name', { exact: true }).fill('Checkout');
     await page.getByLabel('Default target').fill(`${gatewayA}:70, ${gatewayB}:30`);
     await page.getByLabel(new RegExp(gatewayB)).check();
     await page.getByLabel('Retry mode').selectOption('standard');
     await page.getByLabel('Default workflow of this environment').check();
-    await page.getByLabel('Rules').fill(JSON.stringify([{ name: 'euro', condition: { currencies: ['EUR'] }, target: { gateway_token: gatewayB } }], null, 2));
+    await page.getByLabel(FIELD.rules).fill(JSON.stringify([{ name: 'euro', condition: { currencies: ['EUR'] }, target: { gateway_token: gatewayB } }], null, 2));
     await page.getByRole('button', { name: 'Create workflow' }).click();
     await expect.poll(() => page.getByText('Created.').count()).toBe(1);
     expect(page.url()).toContain(`/portal/e/${env}/workflows/checkout`);
@@ -67,7 +73,7 @@ describe('the portal Workflows page in Chromium', () => {
     const stored = (await server.client.get('/v1/workflows/checkout.json')).json().workflow;
     expect(stored).toMatchObject({ default: true, retry_mode: 'standard', backup_gateway_tokens: [gatewayB], default_target: { split: [{ gateway_token: gatewayA, weight: 70 }, { gateway_token: gatewayB, weight: 30 }] } });
 
-    await page.getByLabel('Name').fill('Checkout (EU first)');
+    await page.getByLabel('Name', { exact: true }).fill('Checkout (EU first)');
     await page.getByRole('button', { name: 'Save workflow' }).click();
     await expect.poll(() => page.getByText('Saved.').count()).toBe(1);
     await page.getByRole('link', { name: 'Workflows', exact: true }).click();
@@ -75,8 +81,8 @@ describe('the portal Workflows page in Chromium', () => {
     await look('w03-workflows-list');
 
     // A bad form: the API's message, as a page.
-    await page.getByLabel('Key').fill('broken');
-    await page.getByLabel('Name').fill('Broken');
+    await page.getByLabel(FIELD.key).fill('broken');
+    await page.getByLabel('Name', { exact: true }).fill('Broken');
     await page.getByLabel('Default target').fill(`${gatewayA}:0`);
     await page.getByRole('button', { name: 'Create workflow' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('weight must be a positive integer');
