@@ -236,6 +236,15 @@ function openItems(out: string, indent: string, tag: Tag, attributes: string, it
   return out + (indent + tag.open + attributes + '>\n');
 }
 
+/** Puts `field` and its tag on the stacks; false when its element name is not the field's own, or is `__proto__`. */
+function pushField(field: string): boolean {
+  const fieldTag = tagOf(field);
+  fieldStack[top] = field;
+  tagStack[top] = fieldTag;
+  top += 1;
+  return fieldTag.name === field && field !== '__proto__';
+}
+
 /**
  * An object's element: its fields by for-in when `fields` is null (no array of them made; only for
  * an object whose prototype chain has no enumerable field), else `fields`. They are put on the
@@ -246,21 +255,9 @@ function openObject(out: string, indent: string, tag: Tag, object: Record<string
   const base = top;
   let plain = true;
   if (fields === null) {
-    for (const field in object) {
-      const fieldTag = tagOf(field);
-      fieldStack[top] = field;
-      tagStack[top] = fieldTag;
-      top += 1;
-      if (fieldTag.name !== field || field === '__proto__') plain = false;
-    }
+    for (const field in object) if (!pushField(field)) plain = false;
   } else {
-    for (const field of fields) {
-      const fieldTag = tagOf(field);
-      fieldStack[top] = field;
-      tagStack[top] = fieldTag;
-      top += 1;
-      if (fieldTag.name !== field || field === '__proto__') plain = false;
-    }
+    for (const field of fields) if (!pushField(field)) plain = false;
   }
   if (top === base) return out + (indent + tag.empty);
   if (!plain) return openMerged(out, indent, tag, object, base, level);
