@@ -1,13 +1,9 @@
 import fs from 'node:fs';
-import type { RouteOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { buildApp, buildCore } from '../../src/app.js';
-import { loadConfig } from '../../src/config/config.js';
 import { PORTAL_ROLES, isPortalRole } from '../../src/domain/portal-roles.js';
 import { API_ABILITIES, abilityOfRoute, grantRefusal, mayGrant, type SecretScope } from '../../src/domain/secret-grants.js';
 import { ROLES, roleAllows, type Access } from '../../src/domain/tenancy.js';
-import { createLogger } from '../../src/logger.js';
-import { tempDir } from '../helpers/temp.js';
+import { registeredRoutes } from '../helpers/registered-routes.js';
 
 /*
  * The grant rule of access secrets (src/domain/secret-grants.ts) against the two things it must
@@ -22,28 +18,12 @@ interface ApiRoute {
   organizationWide: boolean;
 }
 
-/** Every authenticated API route as the app registers it, with what it asks of a secret (src/http/auth.ts). */
+/** Every authenticated API route, with what it asks of a secret (the defaults of src/http/auth.ts). */
 async function authenticatedApiRoutes(): Promise<ApiRoute[]> {
-  const temp = tempDir();
-  const core = await buildCore(loadConfig({ COFFER_DATA_DIR: temp.dir, COFFER_PORT: '0', COFFER_TLS: 'off' }));
-  try {
-    const app = buildApp(core, createLogger('silent'), null);
-    const routes: ApiRoute[] = [];
-    app.addHook('onRoute', (route: RouteOptions) => {
-      if (!route.url.startsWith('/v1/')) return;
-      for (const method of [route.method].flat()) {
-        if (method === 'HEAD') continue;
-        const access = route.config?.access ?? (method === 'GET' ? 'read' : 'transact');
-        if (access !== 'none') routes.push({ route: `${method} ${route.url}`, access, organizationWide: route.config?.organizationWide === true });
-      }
-    });
-    await app.ready();
-    await app.close();
-    return routes;
-  } finally {
-    await core.close();
-    temp.cleanup();
-  }
+  return (await registeredRoutes()).flatMap(({ method, url, config }) => {
+    const access = config.access ?? (method === 'GET' ? 'read' : 'transact');
+    return url.startsWith('/v1/') && access !== 'none' ? [{ route: `${method} ${url}`, access, organizationWide: config.organizationWide === true }] : [];
+  });
 }
 
 describe('the grant rule of access secrets', () => {

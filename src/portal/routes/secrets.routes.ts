@@ -127,7 +127,8 @@ export function secretRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     return sendPage(reply, await secretsPage(deps, request, env, shown), 201);
   });
 
-  portal.post<SecretParams>('/e/:env/secrets/:key/revoke', { config: { portal: 'manage_secrets' } }, async (request, reply) => {
+  // Revoking only cuts access off: a deactivated organization, whose secrets still read, may do it.
+  portal.post<SecretParams>('/e/:env/secrets/:key/revoke', { config: { portal: 'manage_secrets', whileInactive: 'allowed' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
     const secret = await deps.tenancy.revokeAccessSecretFor(roleOf(request), sessionOf(request).user.organization_token, env.key, request.params.key);
     await audit(deps, request, { action: 'access_secret.revoke', objectType: 'access_secret', objectId: secret.key, environmentKey: env.key, details: { name: secret.name } });
