@@ -49,7 +49,11 @@ function newSecretForm(request: FastifyRequest, env: EnvironmentRow, grantable: 
     ${roles.map((role) => html`<option value="${role}"${role === preselected ? html` selected` : ''}>${ROLE_HINTS[role]}</option>`)}
   </select></div>
   ${scopeField}<button class="primary" type="submit">Create</button>
-</form>`;
+</form>${
+    roles.length < ROLES.length || scopes.length < 2
+      ? html`<p class="hint">Your role (${roleOf(request)}) may create the roles listed${scopes.length < 2 ? ', for this environment only' : ''}: a secret can do no more than you may in the portal.</p>`
+      : null
+  }`;
 }
 
 async function secretsPage(deps: PortalDeps, request: FastifyRequest, env: EnvironmentRow, created: SafeHtml | null): Promise<SafeHtml> {
