@@ -1,5 +1,5 @@
 import { portalRoleAllows, type PortalPermission, type PortalRole } from './portal-roles.js';
-import { isRole, type Role } from './tenancy.js';
+import { ROLES, isRole, type Role } from './tenancy.js';
 
 /**
  * Which access secrets a portal user may create and revoke (docs/portal.md, "Access secrets a
@@ -37,7 +37,6 @@ interface ApiAbility {
   routes: readonly RegExp[];
 }
 
-const EVERY_ROLE: readonly Role[] = ['admin', 'transact', 'read'];
 const WRITERS: readonly Role[] = ['admin', 'transact'];
 const both = (...permissions: PortalPermission[]): Record<EnvironmentMode, readonly PortalPermission[]> => ({ test: permissions, production: permissions });
 
@@ -67,7 +66,7 @@ export const API_ABILITIES: readonly ApiAbility[] = [
   },
   {
     does: 'read the records of the environment',
-    roles: EVERY_ROLE,
+    roles: ROLES,
     organizationWideOnly: false,
     needs: both('read'),
     // The workflow dry run calls nothing and stores nothing.
@@ -110,7 +109,7 @@ export const API_ABILITIES: readonly ApiAbility[] = [
   },
   {
     does: 'reach every environment of the organization, those created later too',
-    roles: EVERY_ROLE,
+    roles: ROLES,
     organizationWideOnly: true,
     needs: both('manage_organization'),
     routes: [],
