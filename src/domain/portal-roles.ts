@@ -16,7 +16,12 @@ export type PortalPermission =
   | 'view_audit'
   | 'manage_own_account'
   /** Issue 18: routing workflows decide where payments go, so only owners and admins change them. */
-  | 'manage_workflows';
+  | 'manage_workflows'
+  /**
+   * Organization-wide access secrets: they reach every environment, those created later too, and
+   * the organization-wide API (src/domain/secret-grants.ts). No page needs it; the grant rule does.
+   */
+  | 'manage_organization';
 
 const DEVELOPER: readonly PortalPermission[] = [
   'read',
@@ -30,12 +35,13 @@ const DEVELOPER: readonly PortalPermission[] = [
 
 /**
  * owner: everything; admin: everything, but owners are out of its reach (checked by the team
- * service); developer: environments, secrets, gateways, receivers, certificates, no team, no
- * vault changes, no audit log; viewer: reads, and its own password and second factor.
+ * service); developer: environments, secrets (of the strength src/domain/secret-grants.ts
+ * allows), gateways, receivers, certificates, no team, no vault changes, no audit log, nothing
+ * organization-wide; viewer: reads, and its own password and second factor.
  */
 const GRANTS: Record<PortalRole, readonly PortalPermission[]> = {
-  owner: [...DEVELOPER, 'manage_payment_methods', 'manage_team', 'view_audit', 'manage_workflows'],
-  admin: [...DEVELOPER, 'manage_payment_methods', 'manage_team', 'view_audit', 'manage_workflows'],
+  owner: [...DEVELOPER, 'manage_payment_methods', 'manage_team', 'view_audit', 'manage_workflows', 'manage_organization'],
+  admin: [...DEVELOPER, 'manage_payment_methods', 'manage_team', 'view_audit', 'manage_workflows', 'manage_organization'],
   developer: DEVELOPER,
   viewer: ['read', 'manage_own_account'],
 };

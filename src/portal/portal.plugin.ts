@@ -6,6 +6,7 @@ import { CSS_PATH, JS_PATH, PORTAL_CSS, PORTAL_JS } from './assets.js';
 import type { PortalDeps } from './context.js';
 import { cookieOf, SESSION_COOKIE } from './cookies.js';
 import { html } from './html.js';
+import { refuseChangesOfInactiveOrganization } from './inactive-organization.js';
 import { barePage, page, sendPage } from './layout.js';
 import { accountRoutes } from './routes/account.routes.js';
 import { auditRoutes } from './routes/audit.routes.js';
@@ -69,6 +70,7 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): void {
         request.portalSession = cookie === null ? null : await deps.portalSessions.resolve(cookie);
       });
       portal.addHook('preHandler', async (request, reply) => guard(request, reply));
+      portal.addHook('preHandler', refuseChangesOfInactiveOrganization(deps));
 
       portal.get(CSS_PATH.replace('/portal', ''), { config: { portal: 'public' } }, async (_request, reply) =>
         reply.header('Cache-Control', 'public, max-age=31536000, immutable').type('text/css; charset=utf-8').send(PORTAL_CSS),
@@ -144,7 +146,7 @@ function renderError(deps: PortalDeps, error: FastifyError | AppError, request: 
     status = 500;
     messages = [`Something went wrong. Request id: ${request.id}`];
   }
-  const title = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : status === 422 ? 'Please check the form' : 'Something went wrong';
+  const title = status === 404 ? 'Not found' : status === 403 || status === 402 ? 'Not allowed' : status === 422 ? 'Please check the form' : 'Something went wrong';
   const body = html`<div class="notice error" role="alert"><ul>${messages.map((m) => html`<li>${m}</li>`)}</ul></div>
 <p><a href="/portal/">Back to the portal</a></p>`;
   const signedIn = request.portalSession !== null && request.portalSession.row.stage === 'active';

@@ -1,6 +1,8 @@
 import { AppError, MESSAGES, fieldError } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import type { Role } from '../domain/tenancy.js';
+import type { PortalRole } from '../domain/portal-roles.js';
+import { grantRefusal, scopeOf, type SecretScope } from '../domain/secret-grants.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
@@ -179,6 +181,38 @@ export class TenancyService {
     return this.repos.accessSecrets.revoke(key, this.now());
   }
 
+  /**
+   * Refuses (403) a secret of this role limited to these environments (null: organization-wide)
+   * that a portal user of this role may not create (src/domain/secret-grants.ts). Called before
+   * anything is written, so a refused attempt leaves no trace but the answer.
+   */
+  async refuseUngrantable(portalRole: PortalRole, organizationToken: string, role: Role, environmentKeys: string[] | null): Promise<void> {
+    const scopes = await this.secretScopes(organizationToken);
+    refuseWith(grantRefusal(portalRole, role, scopes(environmentKeys), 'create'));
+  }
+
+  /**
+   * Revokes, for a portal user, a live secret of the organization that reaches the environment:
+   * 404 when there is none, 403 (nothing revoked) when the user could not have created it.
+   */
+  async revokeAccessSecretFor(portalRole: PortalRole, organizationToken: string, environmentKey: string, secretKey: string): Promise<AccessSecretRow> {
+    const secret = await this.repos.accessSecrets.find(secretKey);
+    if (secret === undefined || secret.organization_token !== organizationToken || secret.revoked_at !== null || !secretCoversEnvironment(secret, environmentKey)) {
+      throw new AppError({ key: 'errors.access_secret_not_found', message: MESSAGES.accessSecretNotFound });
+    }
+    const scopes = await this.secretScopes(organizationToken);
+    refuseWith(grantRefusal(portalRole, secret.role, scopes(secretEnvironments(secret)), 'revoke'));
+    await this.revokeAccessSecret(secret.key);
+    return secret;
+  }
+
+  /** Where secrets of the organization reach, from one read of its environments' modes. */
+  async secretScopes(organizationToken: string): Promise<(environmentKeys: string[] | null) => SecretScope> {
+    const environments = await this.repos.environments.listByOrganization(organizationToken, EVERYTHING);
+    const modes = new Map(environments.map((row) => [row.key, row.production === 1 ? ('production' as const) : ('test' as const)]));
+    return (environmentKeys) => scopeOf(environmentKeys, (key) => modes.get(key));
+  }
+
   private now(): string {
     return this.clock.now().toISOString();
   }
@@ -218,6 +252,10 @@ export class TenancyService {
     });
     return { row: (await repos.accessSecrets.find(key)) as AccessSecretRow, secret };
   }
+}
+
+function refuseWith(refusal: string | null): void {
+  if (refusal !== null) throw new AppError({ key: 'errors.forbidden', message: refusal });
 }
 
 /** Names are labels people read: blank ones are refused. */

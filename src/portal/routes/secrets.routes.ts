@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, MESSAGES, fieldError } from '../../domain/errors.js';
-import { ROLES, isRole } from '../../domain/tenancy.js';
-import { secretCoversEnvironment } from '../../services/tenancy.service.js';
+import { AppError, fieldError } from '../../domain/errors.js';
+import { mayGrant, type SecretScope } from '../../domain/secret-grants.js';
+import { ROLES, isRole, type Role } from '../../domain/tenancy.js';
+import { secretEnvironments } from '../../services/tenancy.service.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
-import { audit, can, environmentOf, formOf, redirectTo, requiredField, sessionOf, type PortalDeps } from '../context.js';
+import { audit, environmentOf, formOf, redirectTo, requiredField, roleOf, sessionOf, type PortalDeps } from '../context.js';
 import { doneNotice, frameFor } from '../frame.js';
 import { randomBytes } from 'node:crypto';
 import { html, type SafeHtml } from '../html.js';
@@ -18,11 +19,51 @@ const ROLE_HINTS: Record<string, string> = {
   read: 'read: GET requests only',
 };
 
+/** The form's scope choice: this environment only, or every environment of the organization. */
+type ScopeChoice = 'environment' | 'organization';
+
+function environmentKeysOf(scope: ScopeChoice, env: EnvironmentRow): string[] | null {
+  return scope === 'organization' ? null : [env.key];
+}
+
+/**
+ * The new-secret form, offering only what the user's role may create here (src/domain/secret-grants.ts):
+ * the scope choice only to those who may create an organization-wide secret.
+ */
+function newSecretForm(request: FastifyRequest, env: EnvironmentRow, grantable: (role: Role, scope: ScopeChoice) => boolean): SafeHtml | null {
+  const scopes = (['environment', 'organization'] as const).filter((scope) => ROLES.some((role) => grantable(role, scope)));
+  const roles = ROLES.filter((role) => scopes.some((scope) => grantable(role, scope)));
+  if (roles.length === 0) return null;
+  const preselected = roles.includes('transact') ? 'transact' : roles[roles.length - 1];
+  const scopeField =
+    scopes.length > 1
+      ? html`<div class="field"><label for="secret-scope">Scope</label><select id="secret-scope" name="scope">
+    <option value="environment" selected>This environment</option><option value="organization">All environments</option>
+  </select></div>`
+      : null;
+  return html`<h2>New access secret</h2>
+<form class="inline" method="post" action="/portal/e/${env.key}/secrets">
+  ${csrfField(request)}<input type="hidden" name="_once" value="${randomBytes(18).toString('base64url')}">
+  <div class="field"><label for="secret-name">Name</label><input id="secret-name" name="name" type="text" maxlength="255" required></div>
+  <div class="field"><label for="secret-role">Role</label><select id="secret-role" name="role">
+    ${roles.map((role) => html`<option value="${role}"${role === preselected ? html` selected` : ''}>${ROLE_HINTS[role]}</option>`)}
+  </select></div>
+  ${scopeField}<button class="primary" type="submit">Create</button>
+</form>${
+    roles.length < ROLES.length || scopes.length < 2
+      ? html`<p class="hint">Your role (${roleOf(request)}) may create the roles listed${scopes.length < 2 ? ', for this environment only' : ''}: a secret can do no more than you may in the portal.</p>`
+      : null
+  }`;
+}
+
 async function secretsPage(deps: PortalDeps, request: FastifyRequest, env: EnvironmentRow, created: SafeHtml | null): Promise<SafeHtml> {
   const session = sessionOf(request);
   const frame = await frameFor(deps, request, { title: 'Access secrets', current: 'secrets', environment: env, notice: created === null ? doneNotice(request) : null });
-  const secrets = await deps.tenancy.listSecretsForEnvironment(session.user.organization_token, env.key);
-  const manage = can(request, 'manage_secrets');
+  const organization = session.user.organization_token;
+  const [secrets, scopes] = await Promise.all([deps.tenancy.listSecretsForEnvironment(organization, env.key), deps.tenancy.secretScopes(organization)]);
+  const role = roleOf(request);
+  // What a user may revoke is what they could have created (docs/portal.md); a viewer neither.
+  const reachable = (secretRole: string, scope: SecretScope): boolean => mayGrant(role, secretRole, scope);
   const rows = secrets.map(
     (secret) => html`<tr>
   <td>${secret.name}</td>
@@ -32,7 +73,7 @@ async function secretsPage(deps: PortalDeps, request: FastifyRequest, env: Envir
   <td>${when(secret.created_at)}</td>
   <td>${secret.last_used_at === null ? 'Never' : when(secret.last_used_at)}</td>
   <td>${
-    manage
+    reachable(secret.role, scopes(secretEnvironments(secret)))
       ? html`<details class="confirm"><summary>Revoke<span class="visually-hidden"> ${secret.name}</span></summary>
   <form method="post" action="/portal/e/${env.key}/secrets/${secret.key}/revoke">${csrfField(request)}
   <p>Requests using “${secret.name}” will be refused at once. This cannot be undone.</p>
@@ -41,17 +82,7 @@ async function secretsPage(deps: PortalDeps, request: FastifyRequest, env: Envir
   }</td>
 </tr>`,
   );
-  const form = manage
-    ? html`<h2>New access secret</h2>
-<form class="inline" method="post" action="/portal/e/${env.key}/secrets">
-  ${csrfField(request)}<input type="hidden" name="_once" value="${randomBytes(18).toString('base64url')}">
-  <div class="field"><label for="secret-name">Name</label><input id="secret-name" name="name" type="text" maxlength="255" required></div>
-  <div class="field"><label for="secret-role">Role</label><select id="secret-role" name="role">
-    ${ROLES.map((role) => html`<option value="${role}"${role === 'transact' ? html` selected` : ''}>${ROLE_HINTS[role]}</option>`)}
-  </select></div>
-  <button class="primary" type="submit">Create</button>
-</form>`
-    : null;
+  const form = newSecretForm(request, env, (secretRole, scope) => reachable(secretRole, scopes(environmentKeysOf(scope, env))));
   const body = html`${created}
 <p>Use these with HTTP Basic: the environment key <code>${env.key}</code> as the user, the access secret as the password.</p>
 <table>
@@ -63,7 +94,10 @@ ${form}`;
   return page(request, frame, body);
 }
 
-/** Access secrets of an environment: list, create (shown once), revoke. */
+/**
+ * Access secrets of an environment: list, create (shown once), revoke; each only as strong as the
+ * user's role allows (src/domain/secret-grants.ts).
+ */
 export function secretRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   portal.get<EnvParams>('/e/:env/secrets', async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
@@ -74,12 +108,18 @@ export function secretRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     const env = await environmentOf(deps, request, request.params.env);
     const form = formOf(request);
     const name = requiredField(form, 'name');
-    // A reload of the page that showed a secret re-POSTs its form: nothing is created or shown again.
-    if (!(await deps.portalSessions.claimNonce(sessionOf(request), form._once))) return redirectTo(reply, `/portal/e/${env.key}/secrets?done=not_again`);
     const role = form.role ?? 'transact';
     if (!isRole(role)) throw new AppError(fieldError.inclusion('role'));
-    const created = await deps.tenancy.createAccessSecret(sessionOf(request).user.organization_token, { name, role, environmentKeys: [env.key] });
-    await audit(deps, request, { action: 'access_secret.create', objectType: 'access_secret', objectId: created.row.key, environmentKey: env.key, details: { name, role } });
+    const scope = form.scope ?? 'environment';
+    if (scope !== 'environment' && scope !== 'organization') throw new AppError(fieldError.inclusion('scope'));
+    const organization = sessionOf(request).user.organization_token;
+    const environmentKeys = environmentKeysOf(scope, env);
+    // A forged form asking for more than the role may create is refused before anything is written.
+    await deps.tenancy.refuseUngrantable(roleOf(request), organization, role, environmentKeys);
+    // A reload of the page that showed a secret re-POSTs its form: nothing is created or shown again.
+    if (!(await deps.portalSessions.claimNonce(sessionOf(request), form._once))) return redirectTo(reply, `/portal/e/${env.key}/secrets?done=not_again`);
+    const created = await deps.tenancy.createAccessSecret(organization, { name, role, environmentKeys });
+    await audit(deps, request, { action: 'access_secret.create', objectType: 'access_secret', objectId: created.row.key, environmentKey: env.key, details: { name, role, scope } });
     // Rendered in the response to this POST only (no-store): a reload or a later visit never shows it.
     const shown = html`<section class="notice warn" aria-labelledby="new-secret-heading">
   <h2 id="new-secret-heading">Access secret “${name}” created</h2>
@@ -91,14 +131,10 @@ export function secretRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     return sendPage(reply, await secretsPage(deps, request, env, shown), 201);
   });
 
-  portal.post<SecretParams>('/e/:env/secrets/:key/revoke', { config: { portal: 'manage_secrets' } }, async (request, reply) => {
+  // Revoking only cuts access off: a deactivated organization, whose secrets still read, may do it.
+  portal.post<SecretParams>('/e/:env/secrets/:key/revoke', { config: { portal: 'manage_secrets', whileInactive: 'allowed' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
-    const secret = await deps.tenancy.findAccessSecret(request.params.key);
-    const organization = sessionOf(request).user.organization_token;
-    if (secret === undefined || secret.organization_token !== organization || secret.revoked_at !== null || !secretCoversEnvironment(secret, env.key)) {
-      throw new AppError({ key: 'errors.access_secret_not_found', message: MESSAGES.accessSecretNotFound });
-    }
-    await deps.tenancy.revokeAccessSecret(secret.key);
+    const secret = await deps.tenancy.revokeAccessSecretFor(roleOf(request), sessionOf(request).user.organization_token, env.key, request.params.key);
     await audit(deps, request, { action: 'access_secret.revoke', objectType: 'access_secret', objectId: secret.key, environmentKey: env.key, details: { name: secret.name } });
     return redirectTo(reply, `/portal/e/${env.key}/secrets?done=revoked`);
   });
