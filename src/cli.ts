@@ -152,8 +152,8 @@ function program(): Command {
 export async function main(argv: string[]): Promise<void> {
   // Whatever any command creates is its user's alone (docs/deployment.md, "File permissions"):
   // the code that writes the data directory asks for 0700/0600 itself, and this also covers the
-  // files it does not open itself (SQLite's -wal, -shm and -journal, made later and again after
-  // every checkpoint that removes them) and any file added later without a mode.
+  // files it does not create itself (SQLite's -wal, -shm and -journal, made later, and made again
+  // at each open once a clean close removed them) and any file added later without a mode.
   process.umask(0o077);
   try {
     await program().parseAsync(argv);

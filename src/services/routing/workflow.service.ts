@@ -4,7 +4,7 @@ import type { StoreHandle } from '../../store/database.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
 import type { GatewayRecord, GatewayService } from '../gateway.service.js';
 import { WorkflowsRepo, type WorkflowPatch, type WorkflowRow } from '../../store/repositories/workflows.repo.js';
-import { type RuleTarget, type Workflow, type WorkflowDefinition, type WorkflowRetryMode, type WorkflowRule } from './workflow-definition.js';
+import type { RuleTarget, Workflow, WorkflowDefinition, WorkflowRetryMode, WorkflowRule } from './workflow-definition.js';
 import { gatewayPlaces, WORKFLOW_KEY, workflowErrors } from './workflow-validation.js';
 
 /** What the admin API passes in: the fields a body named, and the shape errors its parser found. */
