@@ -150,6 +150,11 @@ function program(): Command {
 
 /** Entry point of `bin/coffer`. */
 export async function main(argv: string[]): Promise<void> {
+  // Whatever any command creates is its user's alone (docs/deployment.md, "File permissions"):
+  // the code that writes the data directory asks for 0700/0600 itself, and this also covers the
+  // files it does not create itself (SQLite's -wal, -shm and -journal, made later, and made again
+  // at each open once a clean close removed them) and any file added later without a mode.
+  process.umask(0o077);
   try {
     await program().parseAsync(argv);
   } catch (error) {

@@ -8,7 +8,7 @@ import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
 import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
 import type { DefinitionCache } from '../cache/definition-cache.js';
-import { freshTimestamp, signatureMatches, signedText, SIGNATURE_MAX_AGE_SECONDS, type SignedRequest } from './signature.js';
+import { freshTimestamp, isCanonicalTimestamp, signatureMatches, signedText, SIGNATURE_MAX_AGE_SECONDS, type SignedRequest } from './signature.js';
 
 /** Where a public tokenization came from, as far as the browser tells. */
 export type RequestOrigin =
@@ -101,6 +101,7 @@ export class BrowserTokenizationService {
     const { nonce, timestamp, certificateToken, signature } = signed;
     if (nonce === undefined || timestamp === undefined || certificateToken === undefined || signature === undefined) throw invalid();
     if (nonce === '' || nonce.length > MAX_NONCE_LENGTH) throw invalid();
+    if (!isCanonicalTimestamp(timestamp)) throw refused({ key: 'errors.invalid_signature', message: MESSAGES.malformedTimestamp });
     const now = this.clock.now();
     const seconds = freshTimestamp(timestamp, now);
     if (seconds === null) throw refused({ key: 'errors.invalid_signature', message: MESSAGES.staleTimestamp });

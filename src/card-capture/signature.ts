@@ -24,10 +24,23 @@ export function signedText(request: Pick<SignedRequest, 'nonce' | 'timestamp' | 
   return `${request.nonce}${request.timestamp}${request.certificateToken}`;
 }
 
-/** Unix seconds of a timestamp that is fresh at `now`, or null (malformed, stale or in the future). */
+/**
+ * Whether a timestamp is spelled the one way a merchant's server spells Unix seconds: exactly 10
+ * ASCII digits, nothing around them. The signed text is the bare concatenation
+ * `nonce + timestamp + certificate_token` (docs/card-capture.md), so any other spelling lets
+ * characters move across the nonce/timestamp boundary without changing the text: a leading `0`
+ * taken from the end of a spent nonce (`abc0` + `1700000000` = `abc` + `01700000000`) would sign
+ * a "new" nonce, and so would a sign or a space. With the timestamp's length fixed (10 digits
+ * until the year 2286) and the certificate token known, the text splits one way only.
+ */
+export function isCanonicalTimestamp(timestamp: string): boolean {
+  return /^[0-9]{10}$/.test(timestamp);
+}
+
+/** Unix seconds of a canonical timestamp that is fresh at `now`, or null (malformed, stale or in the future). */
 export function freshTimestamp(timestamp: string, now: Date): number | null {
-  if (!/^\d{1,12}$/.test(timestamp.trim())) return null;
-  const seconds = Number(timestamp.trim());
+  if (!isCanonicalTimestamp(timestamp)) return null;
+  const seconds = Number(timestamp);
   const age = now.getTime() / 1000 - seconds;
   return age <= SIGNATURE_MAX_AGE_SECONDS && age >= -SIGNATURE_MAX_SKEW_SECONDS ? seconds : null;
 }

@@ -4,6 +4,7 @@ import { createLogger } from '../logger.js';
 import { NotEmptyError, type InitResult } from '../services/tenancy.service.js';
 import type { Core } from '../app.js';
 import type { CreatedUser } from '../services/portal-users.service.js';
+import { warnWidePermissions } from './file-permissions.js';
 
 /** The portal owner created on a fresh installation. */
 export const INITIAL_OWNER_EMAIL = 'owner@coffer.local';
@@ -53,6 +54,8 @@ export async function serve(config: Config): Promise<void> {
   }
   const tls = await resolveTls(config);
   if (tls.caPath !== null) process.stderr.write(`Local CA certificate (pass to clients, e.g. curl --cacert): ${tls.caPath}\n`);
+  // After everything this start creates: what is still wider was made before, or by someone else.
+  warnWidePermissions(logger, config);
   const app = buildApp(core, logger, tls.material);
   // Caching windows end on time even when nobody reads the card (the read path also enforces them).
   core.sweeper.start(
@@ -69,9 +72,6 @@ export async function serve(config: Config): Promise<void> {
   if (metricsListener !== null) logger.info({ url: `${metricsListener.url}/metrics` }, 'metrics listening');
   const url = tls.material === null ? address : address.replace(/^http:/, 'https:');
   logger.info({ url, store: config.store.kind }, 'listening');
-  // The portal line first: scripts (and the tests) wait for "listening" as the last line.
-  if (config.portal) process.stderr.write(`Merchant portal: ${url}/portal/\n`);
-  process.stderr.write(`Coffer listening on ${url}\n`);
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -86,4 +86,9 @@ export async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // Announced once SIGTERM is handled: a script that stops Coffer as soon as it listens gets a
+  // clean shutdown, not the default kill. The portal line first: scripts (and the tests) wait
+  // for "listening" as the last line.
+  if (config.portal) process.stderr.write(`Merchant portal: ${url}/portal/\n`);
+  process.stderr.write(`Coffer listening on ${url}\n`);
 }

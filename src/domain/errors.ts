@@ -118,6 +118,7 @@ export const MESSAGES = {
   originNotAllowed: 'This origin is not allowed to tokenize payment methods for the environment.',
   invalidSignature: 'The signature of this tokenization request is missing or invalid.',
   staleTimestamp: 'The timestamp of this tokenization request is too old or in the future.',
+  malformedTimestamp: 'The timestamp of this tokenization request must be Unix time in seconds, written as 10 digits.',
   nonceAlreadyUsed: 'The nonce of this tokenization request has already been used.',
   organizationInactive: 'Your organization has been deactivated. Please contact your Coffer operator.',
   testGatewayNeedsTestCard:

@@ -154,7 +154,7 @@ export class TenancyService {
     for (const key of options.environmentKeys ?? []) {
       const environment = await this.repos.environments.find(key);
       if (environment === undefined || environment.organization_token !== organizationToken) {
-        throw new AppError({ ...fieldError.invalid('environment_key'), message: `Environment ${key} is not in this organization` });
+        throw new AppError({ ...fieldError.invalid('environment_key'), message: 'One of the environments named for this secret is not in this organization' });
       }
     }
     await this.keyring.hashSecret('warm-up');

@@ -34,8 +34,24 @@ export interface SqliteOpenOptions {
   checkpoints?: { every?: number; driver?: string };
 }
 
+/**
+ * Creates the database file empty with mode 0600 unless it exists (SQLite takes an empty file
+ * for an empty database). SQLite creates its -wal, -shm and -journal itself, whenever it needs
+ * them again, with the mode of the database file (os_unix.c, findCreateFileMode): a database
+ * born 0600 keeps them 0600 too, where SQLite alone would make all of them 0644 under the usual
+ * umask. What is inside is password hashes, personal data and the audit log (docs/deployment.md).
+ */
+function createPrivately(file: string): void {
+  try {
+    fs.closeSync(fs.openSync(file, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
 export function openSqliteStore(file: string, options: SqliteOpenOptions = {}): SqliteStore {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  createPrivately(file);
   const handle = new BetterSqlite3(file);
   const wal = String(handle.pragma('journal_mode = WAL', { simple: true })).toLowerCase() === 'wal';
   // In WAL mode commits are made durable by group commit (wal-sync.ts): NORMAL here, one shared

@@ -89,7 +89,8 @@ describe.each(storeKinds)('portal workflows (%s)', (store) => {
     expect(badWeight.text).toContain('default_target.split[0].weight must be a positive integer');
     const unknown = await admin.post(`/portal/e/${env}/workflows`, { key: 'bad', name: 'Bad', default_target: 'NoSuchGateway', rules: '[]' });
     expect(unknown.status).toBe(422);
-    expect(unknown.text).toContain('Gateway NoSuchGateway is not a gateway of this environment');
+    expect(unknown.text).toContain('default_target.gateway_token is not a gateway of this environment');
+    expect(unknown.text).not.toContain('NoSuchGateway');
     expect((await server.client.get('/v1/workflows.json')).json().workflows).toEqual([]);
   });
 

@@ -168,7 +168,7 @@ describe.each(storeKinds)('workflows admin API (%s)', (store) => {
     expect((await admin.sendJson('POST', '/v1/workflows.json', { workflow: valid() })).status).toBe(201);
     const again = await admin.sendJson('POST', '/v1/workflows.json', { workflow: { ...valid(), name: 'Again' } });
     expect(again.status).toBe(422);
-    expect(again.json().errors).toEqual([{ key: 'errors.invalid', attribute: 'key', message: 'A workflow with key valid already exists in this environment' }]);
+    expect(again.json().errors).toEqual([{ key: 'errors.invalid', attribute: 'key', message: 'A workflow with this key already exists in this environment' }]);
     const renamed = await admin.sendJson('PUT', '/v1/workflows/valid.json', { workflow: { key: 'other' } });
     expect(renamed.status).toBe(422);
     expect(errorKeys('json', renamed)).toEqual(['errors.invalid']);

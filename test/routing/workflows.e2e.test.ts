@@ -288,7 +288,7 @@ describe.each(storeKinds)('routing workflows (%s)', (store) => {
       // Saving it again now refuses the redacted gateway.
       const again = await json('PUT', '/v1/workflows/spare.json', { workflow: { name: 'Spare again' } });
       expect(again.status).toBe(422);
-      expect(again.json().errors[0].message).toBe(`Gateway ${spare} has been redacted`);
+      expect(again.json().errors[0].message).toBe('backup_gateway_tokens[0] names a gateway that has been redacted');
     });
 
     it('refuses a workflow mixing test and production gateways (one card goes down the chain)', async () => {

@@ -67,7 +67,7 @@ export async function ensureLocalTls(
     // Without the CA key we cannot sign anything that chains to the trusted CA, so start over.
     ca = await createCa();
     await writePrivate(paths.caKey, ca.keyPem);
-    await writePublic(paths.ca, ca.certPem);
+    await writePrivate(paths.ca, ca.certPem);
     created = true;
   }
 
@@ -77,7 +77,7 @@ export async function ensureLocalTls(
 
   const server = await createServerCert(ca);
   await writePrivate(paths.serverKey, server.keyPem);
-  await writePublic(paths.server, server.certPem);
+  await writePrivate(paths.server, server.certPem);
   return { key: server.keyPem, cert: server.certPem, caPath: paths.ca, created: true };
 }
 
@@ -202,5 +202,10 @@ async function writeAtomic(file: string, data: string, mode: number): Promise<vo
   await rename(tmp, file);
 }
 
+/*
+ * Certificates are public, but everything under the data directory is Coffer's alone, 0600
+ * (docs/deployment.md, "File permissions"): one rule an operator can check with one command,
+ * and the start-up warning has no exception to make. The CA certificate is read by the same
+ * user who passes it to clients.
+ */
 const writePrivate = (file: string, pem: string) => writeAtomic(file, pem, 0o600);
-const writePublic = (file: string, pem: string) => writeAtomic(file, pem, 0o644);

@@ -14,29 +14,31 @@ const ATTRIBUTE = 'retry.gateway_tokens';
 export async function checkedBackups(gateways: GatewayService, environment: EnvironmentRow, primary: GatewayRecord, tokens: readonly string[], operation: ChainOperation): Promise<GatewayRecord[]> {
   const seen = new Set([primary.row.token]);
   const backups: GatewayRecord[] = [];
-  for (const token of tokens) {
-    if (seen.has(token)) throw new AppError({ key: 'errors.invalid', attribute: ATTRIBUTE, message: `Gateway ${token} appears more than once in the retry chain.` });
+  for (const [index, token] of tokens.entries()) {
+    // Errors name the backup by its place in the list, never by the token sent (docs/security.md).
+    const place = `${ATTRIBUTE}[${index}]`;
+    if (seen.has(token)) throw new AppError({ key: 'errors.invalid', attribute: ATTRIBUTE, message: `The gateway of ${place} appears more than once in the retry chain.` });
     seen.add(token);
-    const backup = await showBackup(gateways, environment, token);
-    if (backup.row.state === 'redacted') throw invalid(token, 'is redacted');
-    if (backup.definition.test !== primary.definition.test) throw invalid(token, primary.definition.test ? 'is not a test gateway like the primary' : 'is a test gateway but the primary is not');
-    if (!gatewaySupports(backup.definition, operation)) throw invalid(token, `does not support ${operation}`);
+    const backup = await showBackup(gateways, environment, token, place);
+    if (backup.row.state === 'redacted') throw invalid(place, 'is redacted');
+    if (backup.definition.test !== primary.definition.test) throw invalid(place, primary.definition.test ? 'is not a test gateway like the primary' : 'is a test gateway but the primary is not');
+    if (!gatewaySupports(backup.definition, operation)) throw invalid(place, `does not support ${operation}`);
     backups.push(backup);
   }
   return backups;
 }
 
-async function showBackup(gateways: GatewayService, environment: EnvironmentRow, token: string): Promise<GatewayRecord> {
+async function showBackup(gateways: GatewayService, environment: EnvironmentRow, token: string, place: string): Promise<GatewayRecord> {
   try {
     return await gateways.show(environment, token);
   } catch (error) {
     if (error instanceof AppError && error.status === 404) {
-      throw new AppError({ key: 'errors.retry_gateway_not_found', attribute: ATTRIBUTE, message: `Unable to find the retry gateway ${token}.` });
+      throw new AppError({ key: 'errors.retry_gateway_not_found', attribute: ATTRIBUTE, message: `Unable to find the retry gateway of ${place}.` });
     }
     throw error;
   }
 }
 
-function invalid(token: string, why: string): AppError {
-  return new AppError({ key: 'errors.retry_gateway_invalid', attribute: ATTRIBUTE, message: `The retry gateway ${token} ${why}.` });
+function invalid(place: string, why: string): AppError {
+  return new AppError({ key: 'errors.retry_gateway_invalid', attribute: ATTRIBUTE, message: `The retry gateway of ${place} ${why}.` });
 }

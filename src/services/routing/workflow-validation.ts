@@ -19,23 +19,27 @@ function targetErrors(target: RuleTarget, path: string): ErrorEntry[] {
   if (!('split' in target)) return target.gateway_token === '' ? [invalid(path, `${path} must name a gateway_token or a split`)] : [];
   const errors: ErrorEntry[] = [];
   if (target.split.length === 0) errors.push(invalid(`${path}.split`, `${path}.split must list at least one gateway`));
-  const seen = new Set<string>();
+  const firstIndex = new Map<string, number>();
   target.split.forEach((share, index) => {
     if (share.gateway_token === '') errors.push(invalid(`${path}.split[${index}].gateway_token`, `${path}.split[${index}] must name a gateway_token`));
     if (!Number.isInteger(share.weight) || share.weight < 1 || share.weight > 1_000_000) {
       errors.push(invalid(`${path}.split[${index}].weight`, `${path}.split[${index}].weight must be a positive integer (at most 1000000)`));
     }
-    if (seen.has(share.gateway_token)) errors.push(invalid(`${path}.split`, `${path}.split names gateway ${share.gateway_token} more than once`));
-    seen.add(share.gateway_token);
+    const first = firstIndex.get(share.gateway_token);
+    if (first !== undefined) errors.push(invalid(`${path}.split`, `${path}.split[${index}] names the same gateway as ${path}.split[${first}]`));
+    else firstIndex.set(share.gateway_token, index);
   });
   return errors;
 }
 
+/** Unknown entries are named by their index, never by their text (docs/security.md: errors echo no submitted value). */
 function listErrors(values: string[] | undefined, allowed: readonly string[] | RegExp, attribute: string, what: string): ErrorEntry[] {
   if (values === undefined) return [];
   if (values.length === 0) return [invalid(attribute, `${attribute} must list at least one ${what} (or be left out)`)];
-  const wrong = values.filter((value) => (allowed instanceof RegExp ? !allowed.test(value) : !allowed.includes(value)));
-  return wrong.length === 0 ? [] : [invalid(attribute, `${attribute} has unknown ${what}: ${wrong.join(', ')}`)];
+  const wrong = values.flatMap((value, index) => ((allowed instanceof RegExp ? allowed.test(value) : allowed.includes(value)) ? [] : [index]));
+  if (wrong.length === 0) return [];
+  const known = allowed instanceof RegExp ? '' : ` (known: ${allowed.join(', ')})`;
+  return [invalid(attribute, `${attribute} has an unknown ${what} at index ${wrong.join(', ')}${known}`)];
 }
 
 function conditionErrors(condition: RuleCondition, path: string): ErrorEntry[] {
@@ -59,13 +63,14 @@ function conditionErrors(condition: RuleCondition, path: string): ErrorEntry[] {
 /** Everything wrong with a complete workflow definition (none: it can be stored). */
 export function workflowErrors(definition: WorkflowDefinition): ErrorEntry[] {
   const errors: ErrorEntry[] = [];
-  const names = new Set<string>();
+  const firstWithName = new Map<string, number>();
   let catchAll: string | null = null;
   definition.rules.forEach((rule, index) => {
     const path = `rules[${index}]`;
     if (catchAll !== null) errors.push(invalid(path, `${path} can never match: ${catchAll} before it has no condition and matches every transaction`));
-    if (names.has(rule.name)) errors.push(invalid(`${path}.name`, `${path}.name "${rule.name}" is used by an earlier rule`));
-    names.add(rule.name);
+    const earlier = firstWithName.get(rule.name);
+    if (earlier !== undefined) errors.push(invalid(`${path}.name`, `${path}.name is already the name of rules[${earlier}]`));
+    else firstWithName.set(rule.name, index);
     errors.push(...conditionErrors(rule.condition, `${path}.condition`), ...targetErrors(rule.target, `${path}.target`));
     if (isCatchAll(rule.condition) && catchAll === null) catchAll = path;
   });
@@ -73,4 +78,33 @@ export function workflowErrors(definition: WorkflowDefinition): ErrorEntry[] {
   const backups = definition.backup_gateway_tokens;
   if (new Set(backups).size !== backups.length) errors.push(invalid('backup_gateway_tokens', 'backup_gateway_tokens names a gateway more than once'));
   return errors;
+}
+
+/** A gateway token of a workflow and the first place that names it (`rules[0].target.split[1].gateway_token`). */
+export interface GatewayPlace {
+  place: string;
+  token: string;
+}
+
+function targetPlaces(target: RuleTarget, path: string): GatewayPlace[] {
+  if (!('split' in target)) return [{ place: `${path}.gateway_token`, token: target.gateway_token }];
+  return target.split.map((share, index) => ({ place: `${path}.split[${index}].gateway_token`, token: share.gateway_token }));
+}
+
+/**
+ * Every gateway a workflow names, once, at the first place naming it: errors about a gateway say
+ * where it is named, not which token it is (docs/security.md: errors echo no submitted value).
+ */
+export function gatewayPlaces(definition: Pick<WorkflowDefinition, 'rules' | 'default_target' | 'backup_gateway_tokens'>): GatewayPlace[] {
+  const places = [
+    ...definition.rules.flatMap((rule, index) => targetPlaces(rule.target, `rules[${index}].target`)),
+    ...targetPlaces(definition.default_target, 'default_target'),
+    ...definition.backup_gateway_tokens.map((token, index) => ({ place: `backup_gateway_tokens[${index}]`, token })),
+  ];
+  const seen = new Set<string>();
+  return places.filter(({ token }) => {
+    if (seen.has(token)) return false;
+    seen.add(token);
+    return true;
+  });
 }

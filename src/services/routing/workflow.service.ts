@@ -4,8 +4,8 @@ import type { StoreHandle } from '../../store/database.js';
 import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
 import type { GatewayRecord, GatewayService } from '../gateway.service.js';
 import { WorkflowsRepo, type WorkflowPatch, type WorkflowRow } from '../../store/repositories/workflows.repo.js';
-import { workflowGateways, type RuleTarget, type Workflow, type WorkflowDefinition, type WorkflowRetryMode, type WorkflowRule } from './workflow-definition.js';
-import { WORKFLOW_KEY, workflowErrors } from './workflow-validation.js';
+import type { RuleTarget, Workflow, WorkflowDefinition, WorkflowRetryMode, WorkflowRule } from './workflow-definition.js';
+import { gatewayPlaces, WORKFLOW_KEY, workflowErrors } from './workflow-validation.js';
 
 /** What the admin API passes in: the fields a body named, and the shape errors its parser found. */
 export interface WorkflowChange {
@@ -60,7 +60,7 @@ export class WorkflowService {
       created_at: now,
       updated_at: now,
     });
-    if (!inserted) throw new AppError({ key: 'errors.invalid', attribute: 'key', message: `A workflow with key ${change.key} already exists in this environment` });
+    if (!inserted) throw new AppError({ key: 'errors.invalid', attribute: 'key', message: 'A workflow with this key already exists in this environment' });
     return this.show(environment, change.key as string);
   }
 
@@ -122,11 +122,11 @@ export class WorkflowService {
     const reported = new Set(errors.map((error) => error.attribute));
     errors.push(...workflowErrors(definition).filter((error) => !reported.has(error.attribute)));
     const kinds = new Set<boolean>();
-    for (const token of workflowGateways(definition)) {
+    for (const { place, token } of gatewayPlaces(definition)) {
       if (token === '') continue;
       const gateway = await this.findGateway(environment, token);
-      if (gateway === null) errors.push({ key: 'errors.invalid', attribute: 'gateway_token', message: `Gateway ${token} is not a gateway of this environment` });
-      else if (gateway.row.state === 'redacted') errors.push({ key: 'errors.invalid', attribute: 'gateway_token', message: `Gateway ${token} has been redacted` });
+      if (gateway === null) errors.push({ key: 'errors.invalid', attribute: 'gateway_token', message: `${place} is not a gateway of this environment` });
+      else if (gateway.row.state === 'redacted') errors.push({ key: 'errors.invalid', attribute: 'gateway_token', message: `${place} names a gateway that has been redacted` });
       else kinds.add(gateway.definition.test);
     }
     // One card goes down the whole chain: test cards only go to test gateways and real ones to real gateways.
