@@ -120,8 +120,14 @@ describe.each(storeKinds)('portal gateways, transactions, payment methods, overv
 
   it('looks up a payment method (masked), retains and redacts it; a developer may not', async () => {
     pm = await card();
-    const lookup = await owner.get(`/portal/e/${env}/payment-methods?token=${pm}`);
+    const lookup = await owner.post(`/portal/e/${env}/payment-methods/lookup`, { token: pm });
     expect(lookup.headers.location).toBe(`/portal/e/${env}/payment-methods/${pm}`);
+    // A card number typed by mistake is refused without being shown, and never redirected into a URL.
+    const mistaken = await owner.post(`/portal/e/${env}/payment-methods/lookup`, { token: VISA });
+    expect(mistaken.status).toBe(422);
+    expect(mistaken.headers.location).toBeUndefined();
+    expect(mistaken.text).toContain('That is not a payment method token');
+    expect(mistaken.text).not.toContain(VISA);
     const shown = await owner.get(lookup.headers.location as string);
     expect(shown.text).toContain('XXXX-XXXX-XXXX-1111');
     expect(shown.text).not.toContain(VISA);
