@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import { buildCallbacks } from '../../src/callbacks-wiring.js';
@@ -72,5 +74,64 @@ export async function until(condition: () => boolean | Promise<boolean>, guardMs
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${guardMs} ms`);
     await sleep(20);
+  }
+}
+
+/**
+ * A callback receiver on 127.0.0.1 that records each delivery's path and X-Coffer-Delivery-Id and
+ * answers as told: `pass` (200 at once), `fail` (500 at once) or `hold` (keeps the request open
+ * until `release()` answers it 200). `holding` is how many attempts are waiting for it right now.
+ */
+export class GateReceiver {
+  mode: 'pass' | 'fail' | 'hold' = 'pass';
+  readonly received: Array<{ target: string; deliveryId: string }> = [];
+  private readonly held: http.ServerResponse[] = [];
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(private readonly server: http.Server) {
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
+      request.resume();
+      request.on('end', () => {
+        this.received.push({ target: request.url ?? '', deliveryId: String(request.headers['x-coffer-delivery-id']) });
+        if (this.mode === 'hold') this.held.push(response);
+        else response.writeHead(this.mode === 'pass' ? 200 : 500).end();
+      });
+    });
+  }
+
+  static async start(): Promise<GateReceiver> {
+    const server = http.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return new GateReceiver(server);
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  get holding(): number {
+    return this.held.length;
+  }
+
+  /** Answers every held request 200, and the next ones at once. */
+  release(): void {
+    this.mode = 'pass';
+    for (const response of this.held.splice(0)) response.writeHead(200).end();
+  }
+
+  /** How many times each delivery arrived. */
+  arrivals(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const { deliveryId } of this.received) counts.set(deliveryId, (counts.get(deliveryId) ?? 0) + 1);
+    return counts;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }

@@ -20,7 +20,8 @@ export interface DispatcherSettings {
   perEnvironment: number;
   /**
    * Consecutive failed attempts after which a destination is backed off as a whole: sent nothing
-   * for the retry delay of its failures beyond this number, then one attempt at a time.
+   * for the retry delay of its failures beyond this number. (From its first failure it is sent one
+   * attempt at a time, until one is delivered.)
    */
   backOffAfter: number;
 }
@@ -136,7 +137,6 @@ export class CallbackDispatcher {
       claimId,
       slots,
       perEnvironment: this.settings.perEnvironment,
-      probeAfter: this.settings.backOffAfter,
     });
     for (const delivery of claimed) this.track(this.attempt(delivery, claimId));
     return claimed.length;

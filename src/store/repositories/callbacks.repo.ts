@@ -98,8 +98,6 @@ export interface DueClaim {
   slots: number;
   /** Attempts of one environment at once, counting every node's leases. */
   perEnvironment: number;
-  /** Consecutive failures from which a destination is sent one attempt at a time. */
-  probeAfter: number;
 }
 
 /** Abandons the due deliveries whose 24 hours ended without a delivery (e.g. while their destination was backed off). */
@@ -161,8 +159,9 @@ export class CallbacksRepo {
   /**
    * Claims the next deliveries to attempt, fairly (docs/events.md, "Delivery"): at most
    * `perEnvironment` attempts of one environment at once, counting every node's leases; across
-   * environments, each one's oldest due delivery before anyone's second; a destination backed off
-   * is skipped, and one that keeps failing gets one attempt at a time once its block ends. Claims
+   * environments, each one's oldest due delivery before anyone's second; a destination whose last
+   * attempt failed gets one attempt at a time (after the environment's others), and none while
+   * it is blocked. Claims
    * of every node run one at a time (an advisory lock on PostgreSQL; SQLite's write transactions
    * already do), so the leases counted are all of them; the conditional update decides, as before.
    * Deliveries still queued past their give-up time are abandoned first. Reads every due delivery:
@@ -173,7 +172,7 @@ export class CallbacksRepo {
     return this.db.transaction().execute(async (trx) => {
       await new LocksRepo(trx, this.dialect).serialize('callback_claims');
       await abandonExpired(trx, claim.now);
-      const { now, perEnvironment, probeAfter, slots } = claim;
+      const { now, perEnvironment, slots } = claim;
       const picked = await sql<{ token: string }>`
         with leased as (
           select environment_key, destination, count(*) as n from callback_deliveries
@@ -185,9 +184,9 @@ export class CallbacksRepo {
         ),
         ranked as (
           select c.token, c.seq, c.next_attempt_at, c.environment_key, c.destination,
-            case when coalesce(d.failures, 0) >= ${probeAfter} then 1 else 0 end as probe,
+            case when d.failures is null then 0 else 1 end as probe,
             row_number() over (partition by c.environment_key
-              order by case when coalesce(d.failures, 0) >= ${probeAfter} then 1 else 0 end, c.next_attempt_at, c.seq) as environment_rank,
+              order by case when d.failures is null then 0 else 1 end, c.next_attempt_at, c.seq) as environment_rank,
             row_number() over (partition by c.environment_key, c.destination order by c.next_attempt_at, c.seq) as destination_rank
           from callback_deliveries c
           left join callback_destinations d on d.environment_key = c.environment_key and d.destination = c.destination
@@ -203,7 +202,7 @@ export class CallbacksRepo {
         limit ${slots}`.execute(trx);
       const tokens = picked.rows.map((row) => row.token);
       if (tokens.length === 0) return [];
-      return trx
+      const claimed = await trx
         .updateTable('callback_deliveries')
         .set({ claim_id: claim.claimId, claimed_until: claim.leaseUntil })
         .where('token', 'in', tokens)
@@ -211,6 +210,8 @@ export class CallbacksRepo {
         .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
         .returningAll()
         .execute();
+      // RETURNING follows no order: the attempts start in the fair order chosen above.
+      return claimed.sort((a, b) => tokens.indexOf(a.token) - tokens.indexOf(b.token));
     });
   }
 

@@ -1,0 +1,223 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { migrateStore, openStore, type StoreHandle } from '../../src/store/database.js';
+import { DELIVERY_WINDOW_MS, type AttemptResult, type DeliveryRow, type DueClaim } from '../../src/store/repositories/callbacks.repo.js';
+import { repositories, type Repositories } from '../../src/store/repositories.js';
+import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/temp.js';
+
+/*
+ * The store contract of the callback queue's fair claim and per-destination backoff
+ * (callbacks.repo.ts; docs/events.md, "Delivery"), on SQLite and PostgreSQL: the cap per
+ * environment counts every claimer's leases, environments are interleaved, two claimers never get
+ * the same row, a lapsed lease is claimed again, a failing destination is blocked and then probed
+ * one attempt at a time, and deliveries past their 24 hours are abandoned.
+ */
+
+const T0 = Date.parse('2031-01-01T00:00:00.000Z');
+const at = (ms: number) => new Date(T0 + ms).toISOString();
+
+describe.each(storeKinds)('callback claims on %s', (kind) => {
+  let first: StoreHandle;
+  /** Another node's handle: its own pool on PostgreSQL; on SQLite the same file's only handle. */
+  let second: StoreHandle;
+  let repos: Repositories;
+  let other: Repositories;
+  const cleanups: Array<() => Promise<void> | void> = [];
+
+  beforeAll(async () => {
+    let open: () => StoreHandle;
+    if (kind === 'sqlite') {
+      const temp = tempDir('coffer-claims-');
+      cleanups.push(() => temp.cleanup());
+      const file = path.join(temp.dir, 'coffer.sqlite');
+      open = () => openStore({ kind: 'sqlite', path: file });
+    } else {
+      const database = await createPostgresDatabase();
+      cleanups.push(() => database.drop());
+      open = () => openStore({ kind: 'postgres', url: database.url });
+    }
+    first = open();
+    await migrateStore(first);
+    second = kind === 'postgres' ? open() : first;
+    cleanups.push(async () => {
+      await first.close();
+      if (second !== first) await second.close();
+    });
+    repos = repositories(first.db, first.dialect);
+    other = repositories(second.db, second.dialect);
+  });
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+  beforeEach(async () => {
+    await first.db.deleteFrom('callback_deliveries').execute();
+    await first.db.deleteFrom('callback_attempts').execute();
+    await first.db.deleteFrom('callback_destinations').execute();
+  });
+
+  /** Queues `count` deliveries of `environment` to `url`, due from `dueAt` (1 ms apart, in order). */
+  async function queue(environment: string, url: string, count: number, dueAt = at(0)): Promise<string[]> {
+    const tokens = Array.from({ length: count }, () => `cd_${randomBytes(8).toString('hex')}`);
+    for (const [index, token] of tokens.entries()) {
+      const due = new Date(Date.parse(dueAt) + index).toISOString();
+      await first.db
+        .insertInto('callback_deliveries')
+        .values({
+          token,
+          environment_key: environment,
+          event_token: `ev_${token}`,
+          kind: 'event',
+          url,
+          destination: url,
+          format: 'json',
+          state: 'queued',
+          attempts: 0,
+          next_attempt_at: due,
+          give_up_at: new Date(Date.parse(due) + DELIVERY_WINDOW_MS).toISOString(),
+          created_at: due,
+          updated_at: due,
+        })
+        .execute();
+    }
+    return tokens;
+  }
+
+  function claim(overrides: Partial<DueClaim> = {}, on: Repositories = repos): Promise<DeliveryRow[]> {
+    return on.callbacks.claimDue({ now: at(1000), leaseUntil: at(61_000), claimId: `claim-${randomBytes(4).toString('hex')}`, slots: 32, perEnvironment: 4, ...overrides });
+  }
+
+  /** Records a failed attempt (blocked from the third consecutive failure until `blockedUntil`), or a delivered one. */
+  function finish(delivery: DeliveryRow, outcome: 'failed' | 'delivered', when = at(2000), blockedUntil = at(60_000), on: Repositories = repos): Promise<boolean> {
+    const result: AttemptResult = {
+      status: outcome === 'delivered' ? 200 : 500,
+      latencyMs: 1,
+      error: outcome === 'delivered' ? null : 'HTTP 500',
+      state: outcome === 'delivered' ? 'delivered' : 'queued',
+      nextAttemptAt: at(5000),
+      at: when,
+      destination: outcome === 'delivered' ? { outcome: 'delivered' } : { outcome: 'failed', blockedUntil: (failures) => (failures >= 3 ? blockedUntil : null) },
+    };
+    return on.callbacks.finishAttempt(delivery, delivery.claim_id ?? '', result);
+  }
+
+  const environments = (rows: DeliveryRow[]) => rows.map((row) => row.environment_key);
+
+  it('claims what is due, oldest first; not what is not due yet', async () => {
+    const due = await queue('env-a', 'https://a.example/hook', 2);
+    await queue('env-a', 'https://a.example/hook', 1, at(5000));
+    const claimed = await claim();
+    expect(claimed.map((row) => row.token)).toEqual(due);
+    expect(claimed.every((row) => row.claimed_until === at(61_000))).toBe(true);
+  });
+
+  it('claims at most perEnvironment of one environment at once, counting the leases of every claimer', async () => {
+    const tokens = await queue('env-a', 'https://a.example/hook', 10);
+    const firstClaim = await claim({ perEnvironment: 3 });
+    expect(firstClaim.map((row) => row.token)).toEqual(tokens.slice(0, 3));
+    // Another node: the three leases of the first count against the environment's cap.
+    expect(await claim({ perEnvironment: 3 }, other)).toEqual([]);
+    expect(await finish(firstClaim[0] as DeliveryRow, 'delivered')).toBe(true);
+    expect((await claim({ perEnvironment: 3, now: at(3000) }, other)).map((row) => row.token)).toEqual([tokens[3]]);
+  });
+
+  it('interleaves environments: each one’s oldest due delivery before anyone’s second', async () => {
+    // A's backlog is older than everyone else's.
+    await queue('env-a', 'https://a.example/hook', 20, at(0));
+    await queue('env-b', 'https://b.example/hook', 5, at(100));
+    await queue('env-c', 'https://c.example/hook', 5, at(200));
+    expect(environments(await claim({ slots: 3 }))).toEqual(['env-a', 'env-b', 'env-c']);
+    expect(environments(await claim({ slots: 4 }))).toEqual(['env-a', 'env-b', 'env-c', 'env-a']);
+  });
+
+  it('two claimers at once never get the same delivery, and together keep each environment within its cap', async () => {
+    for (const environment of ['env-a', 'env-b', 'env-c']) await queue(environment, `https://${environment}.example/hook`, 10);
+    const claims = await Promise.all(Array.from({ length: 8 }, (_, index) => claim({ slots: 2, perEnvironment: 3 }, index % 2 === 0 ? repos : other)));
+    const tokens = claims.flat().map((row) => row.token);
+    expect(new Set(tokens).size).toBe(tokens.length);
+    const perEnvironment = new Map<string, number>();
+    for (const row of claims.flat()) perEnvironment.set(row.environment_key, (perEnvironment.get(row.environment_key) ?? 0) + 1);
+    expect([...perEnvironment.values()]).toEqual([3, 3, 3]);
+  });
+
+  it('a lease that ran out is claimed again, and its first claimer can no longer record the attempt', async () => {
+    await queue('env-a', 'https://a.example/hook', 1);
+    const [stale] = await claim({ leaseUntil: at(2000) });
+    expect(await claim({ now: at(1500) })).toEqual([]);
+    const [again] = await claim({ now: at(2500) }, other);
+    expect(again?.token).toBe(stale?.token);
+    expect(await finish(stale as DeliveryRow, 'delivered')).toBe(false);
+    expect(await finish(again as DeliveryRow, 'delivered', at(3000), at(60_000), other)).toBe(true);
+    expect(await repos.callbacks.attempts([again?.token ?? ''])).toHaveLength(1);
+  });
+
+  it('a destination that keeps failing is blocked, then sent one attempt at a time; the environment’s other destinations go on; a delivery clears it', async () => {
+    const dead = 'https://dead.example/hook';
+    await queue('env-a', dead, 8);
+    const alive = await queue('env-a', 'https://alive.example/hook', 2, at(500));
+    const attempts = await claim();
+    expect(attempts.map((row) => row.url)).toEqual([dead, dead, dead, dead]);
+    for (const delivery of attempts) await finish(delivery, 'failed', at(2000), at(60_000));
+    expect(await repos.callbacks.destination('env-a', dead)).toMatchObject({ failures: 4, blocked_until: at(60_000) });
+
+    // Blocked: nothing more to it, on any node; the other destination of the environment is claimed.
+    const whileBlocked = await claim({ now: at(10_000) }, other);
+    expect(whileBlocked.map((row) => row.token)).toEqual(alive);
+    for (const delivery of whileBlocked) await finish(delivery, 'delivered', at(10_001));
+
+    // Block over: one attempt (a probe), however many are due and however free the cap.
+    const [probe, ...more] = await claim({ now: at(60_000), leaseUntil: at(120_000) });
+    expect(probe?.url).toBe(dead);
+    expect(more).toEqual([]);
+    expect(await claim({ now: at(60_001) }, other)).toEqual([]);
+    // It answers: the destination's failures are forgotten, and its backlog goes at the usual pace.
+    expect(await finish(probe as DeliveryRow, 'delivered', at(61_000))).toBe(true);
+    expect(await repos.callbacks.destination('env-a', dead)).toBeUndefined();
+    expect(await claim({ now: at(62_000) })).toHaveLength(4);
+  });
+
+  it('after one failure a destination is sent one attempt at a time, after the environment’s others, until one is delivered', async () => {
+    const flaky = 'https://flaky.example/hook';
+    await queue('env-a', flaky, 1);
+    const [once] = await claim();
+    await finish(once as DeliveryRow, 'failed');
+    await queue('env-a', flaky, 5, at(3000));
+    const later = await queue('env-a', 'https://other.example/hook', 2, at(4000));
+    const claimed = await claim({ now: at(10_000), leaseUntil: at(70_000) });
+    // The other destination first although it is younger, then one attempt to the failing one.
+    expect(claimed.map((row) => row.url)).toEqual(['https://other.example/hook', 'https://other.example/hook', flaky]);
+    expect(claimed.slice(0, 2).map((row) => row.token)).toEqual(later);
+    expect(await claim({ now: at(10_001) }, other)).toEqual([]);
+    await finish(claimed[2] as DeliveryRow, 'delivered', at(10_002));
+    expect(await claim({ now: at(10_003) })).toHaveLength(2);
+  });
+
+  it('failures noted by two nodes at once all count; a shorter block does not cut a longer one', async () => {
+    const url = 'https://dead.example/hook';
+    await queue('env-a', url, 5);
+    const claimed = await claim({ perEnvironment: 5 });
+    const [last, ...together] = claimed.reverse();
+    await Promise.all(together.map((delivery, index) => finish(delivery, 'failed', at(2000), at(60_000), index % 2 === 0 ? repos : other)));
+    expect(await repos.callbacks.destination('env-a', url)).toMatchObject({ failures: 4, blocked_until: at(60_000) });
+    await finish(last as DeliveryRow, 'failed', at(2001), at(30_000));
+    expect(await repos.callbacks.destination('env-a', url)).toMatchObject({ failures: 5, blocked_until: at(60_000) });
+  });
+
+  it('a destination of one environment is not blocked for another environment with the same URL', async () => {
+    const url = 'https://shared.example/hook';
+    await queue('env-a', url, 3);
+    for (const delivery of await claim()) await finish(delivery, 'failed');
+    await queue('env-b', url, 1, at(3000));
+    expect(environments(await claim({ now: at(10_000) }))).toEqual(['env-b']);
+  });
+
+  it('abandons deliveries still queued 24 hours after their event instead of claiming them', async () => {
+    const [late] = await queue('env-a', 'https://a.example/hook', 1);
+    const [fresh] = await queue('env-b', 'https://b.example/hook', 1, at(DELIVERY_WINDOW_MS));
+    const claimed = await claim({ now: at(DELIVERY_WINDOW_MS + 1) });
+    expect(claimed.map((row) => row.token)).toEqual([fresh]);
+    const row = await first.db.selectFrom('callback_deliveries').select(['state', 'attempts']).where('token', '=', late ?? '').executeTakeFirstOrThrow();
+    expect(row).toEqual({ state: 'abandoned', attempts: 0 });
+  });
+});
