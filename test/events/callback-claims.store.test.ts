@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { migrateStore, openStore, type StoreHandle } from '../../src/store/database.js';
-import { DELIVERY_WINDOW_MS, type AttemptResult, type DeliveryRow, type DueClaim } from '../../src/store/repositories/callbacks.repo.js';
+import { DELIVERY_WINDOW_MS, type AttemptResult, type ClaimResult, type DeliveryRow, type DueClaim } from '../../src/store/repositories/callbacks.repo.js';
 import { repositories, type Repositories } from '../../src/store/repositories.js';
 import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
@@ -84,8 +84,17 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
     return tokens;
   }
 
-  function claim(overrides: Partial<DueClaim> = {}, on: Repositories = repos): Promise<DeliveryRow[]> {
+  function claimResult(overrides: Partial<DueClaim> = {}, on: Repositories = repos): Promise<ClaimResult> {
     return on.callbacks.claimDue({ now: at(1000), leaseUntil: at(61_000), claimId: `claim-${randomBytes(4).toString('hex')}`, slots: 32, perEnvironment: 4, ...overrides });
+  }
+
+  async function claim(overrides: Partial<DueClaim> = {}, on: Repositories = repos): Promise<DeliveryRow[]> {
+    return (await claimResult(overrides, on)).claimed;
+  }
+
+  async function dueAt(tokens: string[]): Promise<string[]> {
+    const rows = await first.db.selectFrom('callback_deliveries').select(['token', 'next_attempt_at']).where('token', 'in', tokens).execute();
+    return tokens.map((token) => rows.find((row) => row.token === token)?.next_attempt_at ?? '');
   }
 
   /** Records a failed attempt (blocked from the third consecutive failure until `blockedUntil`), or a delivered one. */
@@ -152,45 +161,39 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
     expect(await repos.callbacks.attempts([again?.token ?? ''])).toHaveLength(1);
   });
 
-  it('a destination that keeps failing is blocked, then sent one attempt at a time; the environment’s other destinations go on; a delivery clears it', async () => {
+  it('a destination that keeps failing is blocked and its waiting deliveries deferred; the environment’s other destinations go on; then it is tried again, and a delivery clears it', async () => {
     const dead = 'https://dead.example/hook';
-    await queue('env-a', dead, 8);
+    const waiting = (await queue('env-a', dead, 8)).slice(4);
     const alive = await queue('env-a', 'https://alive.example/hook', 2, at(500));
     const attempts = await claim();
     expect(attempts.map((row) => row.url)).toEqual([dead, dead, dead, dead]);
-    for (const delivery of attempts) await finish(delivery, 'failed', at(2000), at(60_000));
+    // Two failures: not blocked yet; the third blocks it and defers what waits for it.
+    for (const delivery of attempts.slice(0, 2)) await finish(delivery, 'failed', at(2000), at(60_000));
+    expect(await repos.callbacks.destination('env-a', dead)).toMatchObject({ failures: 2, blocked_until: null });
+    for (const delivery of attempts.slice(2)) await finish(delivery, 'failed', at(2000), at(60_000));
     expect(await repos.callbacks.destination('env-a', dead)).toMatchObject({ failures: 4, blocked_until: at(60_000) });
+    expect(await dueAt(waiting)).toEqual(Array(4).fill(at(60_000)));
 
     // Blocked: nothing more to it, on any node; the other destination of the environment is claimed.
     const whileBlocked = await claim({ now: at(10_000) }, other);
     expect(whileBlocked.map((row) => row.token)).toEqual(alive);
     for (const delivery of whileBlocked) await finish(delivery, 'delivered', at(10_001));
 
-    // Block over: one attempt (a probe), however many are due and however free the cap.
-    const [probe, ...more] = await claim({ now: at(60_000), leaseUntil: at(120_000) });
-    expect(probe?.url).toBe(dead);
-    expect(more).toEqual([]);
-    expect(await claim({ now: at(60_001) }, other)).toEqual([]);
-    // It answers: the destination's failures are forgotten, and its backlog goes at the usual pace.
-    expect(await finish(probe as DeliveryRow, 'delivered', at(61_000))).toBe(true);
+    // Block over: tried again, within the cap; it answers, and its failures are forgotten.
+    const retried = await claim({ now: at(60_000), leaseUntil: at(120_000) });
+    expect(retried.map((row) => row.url)).toEqual([dead, dead, dead, dead]);
+    expect(await finish(retried[0] as DeliveryRow, 'delivered', at(61_000))).toBe(true);
     expect(await repos.callbacks.destination('env-a', dead)).toBeUndefined();
-    expect(await claim({ now: at(62_000) })).toHaveLength(4);
   });
 
-  it('after one failure a destination is sent one attempt at a time, after the environment’s others, until one is delivered', async () => {
-    const flaky = 'https://flaky.example/hook';
-    await queue('env-a', flaky, 1);
-    const [once] = await claim();
-    await finish(once as DeliveryRow, 'failed');
-    await queue('env-a', flaky, 5, at(3000));
-    const later = await queue('env-a', 'https://other.example/hook', 2, at(4000));
-    const claimed = await claim({ now: at(10_000), leaseUntil: at(70_000) });
-    // The other destination first although it is younger, then one attempt to the failing one.
-    expect(claimed.map((row) => row.url)).toEqual(['https://other.example/hook', 'https://other.example/hook', flaky]);
-    expect(claimed.slice(0, 2).map((row) => row.token)).toEqual(later);
-    expect(await claim({ now: at(10_001) }, other)).toEqual([]);
-    await finish(claimed[2] as DeliveryRow, 'delivered', at(10_002));
-    expect(await claim({ now: at(10_003) })).toHaveLength(2);
+  it('a delivery queued while its destination is blocked is deferred by the claim that meets it, not sent', async () => {
+    const dead = 'https://dead.example/hook';
+    await queue('env-a', dead, 3);
+    for (const delivery of await claim()) await finish(delivery, 'failed', at(2000), at(60_000));
+    const [late] = await queue('env-a', dead, 1, at(3000));
+    const result = await claimResult({ now: at(4000) });
+    expect(result).toEqual({ claimed: [], setAside: 1 });
+    expect(await dueAt([late ?? ''])).toEqual([at(60_000)]);
   });
 
   it('failures noted by two nodes at once all count; a shorter block does not cut a longer one', async () => {
@@ -215,8 +218,9 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
   it('abandons deliveries still queued 24 hours after their event instead of claiming them', async () => {
     const [late] = await queue('env-a', 'https://a.example/hook', 1);
     const [fresh] = await queue('env-b', 'https://b.example/hook', 1, at(DELIVERY_WINDOW_MS));
-    const claimed = await claim({ now: at(DELIVERY_WINDOW_MS + 1) });
-    expect(claimed.map((row) => row.token)).toEqual([fresh]);
+    const result = await claimResult({ now: at(DELIVERY_WINDOW_MS + 1) });
+    expect(result.claimed.map((row) => row.token)).toEqual([fresh]);
+    expect(result.setAside).toBe(1);
     const row = await first.db.selectFrom('callback_deliveries').select(['state', 'attempts']).where('token', '=', late ?? '').executeTakeFirstOrThrow();
     expect(row).toEqual({ state: 'abandoned', attempts: 0 });
   });

@@ -83,7 +83,7 @@ describe.each(storeKinds)('callback dispatch (%s)', (store) => {
     expect(held.received.map((d) => d.target).sort()).toEqual(['/a', '/b', '/c']);
   });
 
-  it('backs off a destination that keeps failing, on every node, without holding the others; probes it one attempt at a time; resumes when it answers', async () => {
+  it('backs off a destination that keeps failing, on every node, without holding the others; tries it again when the block ends; resumes when it answers', async () => {
     const bad = await receiver();
     bad.mode = 'fail';
     const good = await receiver();
@@ -95,34 +95,40 @@ describe.each(storeKinds)('callback dispatch (%s)', (store) => {
     await queueCallbacks(a, 2);
     await queueCallbacks(b, 1);
     const clock = new ManualClock(Date.now());
-    const node = dispatcherOn(server, server.core.store, { timeoutMs: 30_000 }, clock);
-    const otherNode = dispatcherOn(server, otherHandle, { timeoutMs: 30_000 }, clock);
+    const settings = { timeoutMs: 30_000, perEnvironment: 4, backOffAfter: 3 };
+    const node = dispatcherOn(server, server.core.store, settings, clock);
+    const otherNode = dispatcherOn(server, otherHandle, settings, clock);
+    const callbacks = repositories(server.core.store.db, server.core.store.dialect).callbacks;
+    const destination = `${bad.url}/bad`;
 
-    // Four attempts (the cap) fail: from the first, no more to it; from the third it is blocked. Its other four wait.
-    expect(await node.deliverDue()).toBe(7);
-    expect(bad.received).toHaveLength(4);
+    // The cap's worth fails (and at most the two claimed before the third failure blocks it); the rest waits.
+    const failed = (await node.deliverDue()) - 3;
+    expect(bad.received).toHaveLength(failed);
+    expect(failed).toBeGreaterThanOrEqual(4);
+    expect(failed).toBeLessThanOrEqual(4 + 3 - 1);
     expect(good.received.map((d) => d.target).sort()).toEqual(['/a', '/a', '/b']);
-    const destination = (await deliveriesOf(server, a))[0]?.destination ?? '';
-    expect(destination).toBe(`${bad.url}/bad`);
-    const backoff = await repositories(server.core.store.db, server.core.store.dialect).callbacks.destination(a.key, destination);
-    expect(backoff?.failures).toBe(4);
-    expect(Date.parse(backoff?.blocked_until ?? '')).toBeGreaterThan(clock.now().getTime());
+    const backoff = await callbacks.destination(a.key, destination);
+    expect(backoff?.failures).toBe(failed);
+    const blockedUntil = Date.parse(backoff?.blocked_until ?? '');
+    expect(blockedUntil).toBeGreaterThan(clock.now().getTime());
+    const waiting = (await deliveriesOf(server, a)).filter((d) => d.url === destination && d.attempts === 0);
+    expect(waiting).toHaveLength(8 - failed);
+    expect(waiting.every((d) => Date.parse(d.next_attempt_at) === blockedUntil)).toBe(true);
     clock.advance(1000);
     expect(await otherNode.deliverDue()).toBe(0);
+    expect(bad.received).toHaveLength(failed);
 
-    // The block is over: one probe, however many are due; the other node claims nothing meanwhile.
-    clock.advance(60_000);
+    // The block is over: tried again within the cap, whichever node claims; it answers.
+    clock.advance(3_600_000);
     bad.mode = 'hold';
-    const probing = otherNode.deliverDue();
-    await until(() => bad.holding === 1);
+    const retrying = otherNode.deliverDue();
+    await until(() => bad.holding === 4);
     expect(await node.deliverDue()).toBe(0);
-    expect(bad.holding).toBe(1);
-    // It answers: its failures are forgotten and the whole backlog goes.
     bad.release();
-    expect(await probing).toBe(8);
-    expect(await delivered(a)).toBe(10);
-    expect(await repositories(server.core.store.db, server.core.store.dialect).callbacks.destination(a.key, destination)).toBeUndefined();
-    expect([...bad.arrivals().values()].sort()).toEqual([1, 1, 1, 1, 2, 2, 2, 2]);
+    expect(await retrying).toBe(8);
+    expect(await callbacks.destination(a.key, destination)).toBeUndefined();
+    expect((await deliveriesOf(server, a)).every((d) => d.state === 'delivered')).toBe(true);
+    expect([...bad.arrivals().values()].filter((count) => count === 2)).toHaveLength(failed);
   });
 
   it('two nodes polling at once send every callback exactly once', async () => {

@@ -20,8 +20,7 @@ export interface DispatcherSettings {
   perEnvironment: number;
   /**
    * Consecutive failed attempts after which a destination is backed off as a whole: sent nothing
-   * for the retry delay of its failures beyond this number. (From its first failure it is sent one
-   * attempt at a time, until one is delivered.)
+   * for the retry delay of its failures beyond this number, its waiting deliveries deferred.
    */
   backOffAfter: number;
 }
@@ -76,7 +75,10 @@ export class CallbackDispatcher {
   async deliverDue(): Promise<number> {
     let attempted = 0;
     for (;;) {
-      attempted += await this.claim();
+      const { started, setAside } = await this.claim();
+      attempted += started;
+      // Rows set aside (abandoned, deferred) make room at the heads of their queues: claim again at once.
+      if (setAside > 0) continue;
       if (this.active.size === 0) break;
       await Promise.race(this.active);
     }
@@ -115,8 +117,8 @@ export class CallbackDispatcher {
     this.claim().catch((error: unknown) => this.onError(error));
   }
 
-  /** One claim after this node's previous one; starts the claimed attempts; how many. */
-  private claim(): Promise<number> {
+  /** One claim after this node's previous one; starts the claimed attempts. */
+  private claim(): Promise<{ started: number; setAside: number }> {
     const next = this.claimChain.then(() => {
       this.claimQueued = false;
       return this.claimAndStart();
@@ -125,13 +127,13 @@ export class CallbackDispatcher {
     return next;
   }
 
-  private async claimAndStart(): Promise<number> {
+  private async claimAndStart(): Promise<{ started: number; setAside: number }> {
     const slots = this.settings.concurrency - this.active.size;
-    if (slots <= 0) return 0;
+    if (slots <= 0) return { started: 0, setAside: 0 };
     const now = this.clock.now();
     this.claims += 1;
     const claimId = `${this.nodeId}:${this.claims}`;
-    const claimed = await this.repos.callbacks.claimDue({
+    const { claimed, setAside } = await this.repos.callbacks.claimDue({
       now: now.toISOString(),
       leaseUntil: new Date(now.getTime() + this.settings.timeoutMs + 30_000).toISOString(),
       claimId,
@@ -139,7 +141,8 @@ export class CallbackDispatcher {
       perEnvironment: this.settings.perEnvironment,
     });
     for (const delivery of claimed) this.track(this.attempt(delivery, claimId));
-    return claimed.length;
+    if (setAside > 0 && this.timer !== null) this.claimSoon();
+    return { started: claimed.length, setAside };
   }
 
   /** Keeps `work` among the attempts under way until it ends; then, when polling, claims again. */

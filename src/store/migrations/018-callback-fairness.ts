@@ -9,9 +9,13 @@ import { sql, type Kysely } from 'kysely';
  * - `callback_destinations`: one row per destination of an environment that failed its last
  *   attempt: consecutive failures and, past the threshold, when it may be tried again. In the
  *   database so that every node sharing it sees the same backoff.
+ * - `callback_deliveries_queue` (state, environment_key, next_attempt_at) in place of
+ *   `callback_deliveries_due` (state, next_attempt_at): the claim walks the environments that have
+ *   a queue and reads the head of each, so one environment's backlog is never read through to
+ *   reach another's (the abandoning and deferring of due rows go through it too).
  * - `callback_deliveries_leased`: the rows a node holds right now (a lease), which the claim
- *   counts per environment and destination. Few rows; partial, so the queue's inserts and the
- *   delivered rows do not pay for it.
+ *   counts per environment. Few rows; partial, so the queue's inserts and the delivered rows do
+ *   not pay for it.
  */
 export const callbackFairness = {
   async up(db: Kysely<unknown>): Promise<void> {
@@ -26,6 +30,8 @@ export const callbackFairness = {
       .addColumn('updated_at', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('callback_destinations_pk', ['environment_key', 'destination'])
       .execute();
+    await db.schema.dropIndex('callback_deliveries_due').execute();
+    await db.schema.createIndex('callback_deliveries_queue').on('callback_deliveries').columns(['state', 'environment_key', 'next_attempt_at']).execute();
     await db.schema
       .createIndex('callback_deliveries_leased')
       .on('callback_deliveries')

@@ -4,8 +4,11 @@ import { orderedToken } from '../../domain/tokens.js';
 import { knownUnsubscribed } from '../../domain/request-context.js';
 import type { Dialect } from '../dialect.js';
 import { LocksRepo } from './locks.repo.js';
+import { claimFairly, deferredTo, type ClaimResult, type DueClaim } from './callback-claim.js';
 import type { CallbackAttemptsTable, CallbackDeliveriesTable, CallbackDestinationsTable, Database } from '../schema.js';
 import type { RecordedEvent } from './events.repo.js';
+
+export type { ClaimResult, DueClaim } from './callback-claim.js';
 
 export type DeliveryRow = Selectable<CallbackDeliveriesTable>;
 export type DestinationRow = Selectable<CallbackDestinationsTable>;
@@ -88,40 +91,11 @@ export interface AttemptResult {
   destination: { outcome: 'delivered' } | { outcome: 'failed'; blockedUntil: (failures: number) => string | null } | { outcome: 'not contacted' };
 }
 
-/** What the dispatcher may claim now (docs/events.md, "Delivery"). */
-export interface DueClaim {
-  now: string;
-  /** The claim holds each row until then (the attempt's timeout and a margin). */
-  leaseUntil: string;
-  claimId: string;
-  /** Free attempts on the claiming node (its global cap less what it runs). */
-  slots: number;
-  /** Attempts of one environment at once, counting every node's leases. */
-  perEnvironment: number;
-}
-
-/** Abandons the due deliveries whose 24 hours ended without a delivery (e.g. while their destination was backed off). */
-async function abandonExpired(trx: Kysely<Database>, now: string): Promise<void> {
-  const expired = await trx
-    .selectFrom('callback_deliveries')
-    .select('token')
-    .where('state', '=', 'queued')
-    .where('next_attempt_at', '<=', now)
-    .where('give_up_at', '<=', now)
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
-    .limit(500)
-    .execute();
-  // Only when there are some: an update that matches nothing would still make a write transaction of every claim.
-  if (expired.length === 0) return;
-  await trx
-    .updateTable('callback_deliveries')
-    .set({ state: 'abandoned', claim_id: null, claimed_until: null, updated_at: now })
-    .where('token', 'in', expired.map((row) => row.token))
-    .where('state', '=', 'queued')
-    .execute();
-}
-
-/** Counts the destination's consecutive failures (blocking it past the threshold), or forgets them on a delivery. */
+/**
+ * Counts the destination's consecutive failures, or forgets them on a delivery. Past the
+ * threshold (the dispatcher's `blockedUntil`) the destination is blocked and its waiting
+ * deliveries are deferred to the block's end.
+ */
 async function noteDestination(trx: Kysely<Database>, delivery: DeliveryRow, result: AttemptResult): Promise<void> {
   const outcome = result.destination;
   if (delivery.destination === null || outcome.outcome === 'not contacted') return;
@@ -147,6 +121,16 @@ async function noteDestination(trx: Kysely<Database>, delivery: DeliveryRow, res
     // Failures noted at once by two nodes: the longer block stays.
     .where((eb) => eb.or([eb('blocked_until', 'is', null), eb('blocked_until', '<', blockedUntil)]))
     .execute();
+  // Its waiting deliveries leave the due range until the block ends, so claims do not read them meanwhile.
+  await trx
+    .updateTable('callback_deliveries')
+    .set({ next_attempt_at: deferredTo(blockedUntil) })
+    .where('state', '=', 'queued')
+    .where('environment_key', '=', key.environment_key)
+    .where('destination', '=', key.destination)
+    .where('next_attempt_at', '<', blockedUntil)
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', result.at)]))
+    .execute();
 }
 
 /** The callback queue and its delivery log (issue 17). */
@@ -157,61 +141,18 @@ export class CallbacksRepo {
   ) {}
 
   /**
-   * Claims the next deliveries to attempt, fairly (docs/events.md, "Delivery"): at most
-   * `perEnvironment` attempts of one environment at once, counting every node's leases; across
-   * environments, each one's oldest due delivery before anyone's second; a destination whose last
-   * attempt failed gets one attempt at a time (after the environment's others), and none while
-   * it is blocked. Claims
-   * of every node run one at a time (an advisory lock on PostgreSQL; SQLite's write transactions
-   * already do), so the leases counted are all of them; the conditional update decides, as before.
-   * Deliveries still queued past their give-up time are abandoned first. Reads every due delivery:
-   * the cost grows with the due backlog, not with the queue.
+   * Claims the next deliveries to attempt, fairly (callback-claim.ts; docs/events.md, "Delivery"):
+   * at most `perEnvironment` attempts of one environment at once, counting every node's leases;
+   * across environments, each one's oldest due delivery before anyone's second; none to a blocked
+   * destination. Claims of every node run one at a time (an advisory lock on PostgreSQL; SQLite's
+   * write transactions already do), so the leases counted are all of them; the conditional update
+   * decides, as before.
    */
-  claimDue(claim: DueClaim): Promise<DeliveryRow[]> {
-    if (claim.slots <= 0) return Promise.resolve([]);
+  claimDue(claim: DueClaim): Promise<ClaimResult> {
+    if (claim.slots <= 0) return Promise.resolve({ claimed: [], setAside: 0 });
     return this.db.transaction().execute(async (trx) => {
       await new LocksRepo(trx, this.dialect).serialize('callback_claims');
-      await abandonExpired(trx, claim.now);
-      const { now, perEnvironment, slots } = claim;
-      const picked = await sql<{ token: string }>`
-        with leased as (
-          select environment_key, destination, count(*) as n from callback_deliveries
-          where claimed_until > ${now} and state = 'queued'
-          group by environment_key, destination
-        ),
-        leased_environments as (
-          select environment_key, sum(n) as n from leased group by environment_key
-        ),
-        ranked as (
-          select c.token, c.seq, c.next_attempt_at, c.environment_key, c.destination,
-            case when d.failures is null then 0 else 1 end as probe,
-            row_number() over (partition by c.environment_key
-              order by case when d.failures is null then 0 else 1 end, c.next_attempt_at, c.seq) as environment_rank,
-            row_number() over (partition by c.environment_key, c.destination order by c.next_attempt_at, c.seq) as destination_rank
-          from callback_deliveries c
-          left join callback_destinations d on d.environment_key = c.environment_key and d.destination = c.destination
-          where c.state = 'queued' and c.next_attempt_at <= ${now} and (c.claimed_until is null or c.claimed_until <= ${now})
-            and (d.blocked_until is null or d.blocked_until <= ${now})
-        )
-        select r.token from ranked r
-        left join leased_environments le on le.environment_key = r.environment_key
-        left join leased l on l.environment_key = r.environment_key and l.destination = r.destination
-        where r.environment_rank + coalesce(le.n, 0) <= ${perEnvironment}
-          and (r.probe = 0 or (r.destination_rank = 1 and coalesce(l.n, 0) = 0))
-        order by r.environment_rank, r.next_attempt_at, r.seq
-        limit ${slots}`.execute(trx);
-      const tokens = picked.rows.map((row) => row.token);
-      if (tokens.length === 0) return [];
-      const claimed = await trx
-        .updateTable('callback_deliveries')
-        .set({ claim_id: claim.claimId, claimed_until: claim.leaseUntil })
-        .where('token', 'in', tokens)
-        .where('state', '=', 'queued')
-        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
-        .returningAll()
-        .execute();
-      // RETURNING follows no order: the attempts start in the fair order chosen above.
-      return claimed.sort((a, b) => tokens.indexOf(a.token) - tokens.indexOf(b.token));
+      return claimFairly(trx, claim);
     });
   }
 
