@@ -24,33 +24,32 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
   let second: StoreHandle;
   let repos: Repositories;
   let other: Repositories;
-  const cleanups: Array<() => Promise<void> | void> = [];
+  let cleanup: () => Promise<void>;
 
   beforeAll(async () => {
-    let open: () => StoreHandle;
     if (kind === 'sqlite') {
       const temp = tempDir('coffer-claims-');
-      cleanups.push(() => temp.cleanup());
-      const file = path.join(temp.dir, 'coffer.sqlite');
-      open = () => openStore({ kind: 'sqlite', path: file });
+      first = openStore({ kind: 'sqlite', path: path.join(temp.dir, 'coffer.sqlite') });
+      second = first;
+      cleanup = async () => {
+        await first.close();
+        temp.cleanup();
+      };
     } else {
       const database = await createPostgresDatabase();
-      cleanups.push(() => database.drop());
-      open = () => openStore({ kind: 'postgres', url: database.url });
+      first = openStore({ kind: 'postgres', url: database.url });
+      second = openStore({ kind: 'postgres', url: database.url });
+      cleanup = async () => {
+        await first.close();
+        await second.close();
+        await database.drop();
+      };
     }
-    first = open();
     await migrateStore(first);
-    second = kind === 'postgres' ? open() : first;
-    cleanups.push(async () => {
-      await first.close();
-      if (second !== first) await second.close();
-    });
     repos = repositories(first.db, first.dialect);
     other = repositories(second.db, second.dialect);
   });
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  });
+  afterAll(() => cleanup());
   beforeEach(async () => {
     await first.db.deleteFrom('callback_deliveries').execute();
     await first.db.deleteFrom('callback_attempts').execute();

@@ -53,16 +53,22 @@ describe.each(storeKinds)('callback dispatch (%s)', (store) => {
     return dispatcher;
   }
 
+  /** Tenant A's callbacks go to a receiver answering as `mode`, tenant B's to one answering at once; A has `queued` queued. */
+  async function twoTenants(name: string, mode: GateReceiver['mode'], queued: number) {
+    const forA = await receiver();
+    forA.mode = mode;
+    const forB = await receiver();
+    const a = await subscribedTenant(server, `${name}-a-${store}`, `${forA.url}/a`);
+    const b = await subscribedTenant(server, `${name}-b-${store}`, `${forB.url}/b`);
+    await queueCallbacks(a, queued);
+    await queueCallbacks(b, 1);
+    return { forA, forB, a, b };
+  }
+
   const delivered = async (tenant: Tenant) => (await deliveriesOf(server, tenant)).filter((d) => d.state === 'delivered').length;
 
   it('never runs more than perEnvironment attempts of one environment at once, with two nodes polling', async () => {
-    const held = await receiver();
-    held.mode = 'hold';
-    const quick = await receiver();
-    const a = await subscribedTenant(server, `cap-a-${store}`, `${held.url}/a`);
-    const b = await subscribedTenant(server, `cap-b-${store}`, `${quick.url}/b`);
-    await queueCallbacks(a, 10);
-    await queueCallbacks(b, 1);
+    const { forA: held, a, b } = await twoTenants('cap', 'hold', 10);
     for (const handle of [server.core.store, otherHandle]) poll(dispatcherOn(server, handle, { timeoutMs: 30_000, perEnvironment: 3, concurrency: 8 }));
     await until(async () => held.holding >= 3 && (await delivered(b)) === 1);
     // More rounds of claims by both nodes: B's next callback goes through them.
@@ -70,6 +76,7 @@ describe.each(storeKinds)('callback dispatch (%s)', (store) => {
     await until(async () => (await delivered(b)) === 2);
     expect(held.holding).toBe(3);
     expect(new Set(held.received.map((d) => d.deliveryId)).size).toBe(3);
+    expect((await deliveriesOf(server, a)).filter((d) => d.claim_id !== null)).toHaveLength(3);
   });
 
   it('interleaves environments with backlogs: the first attempts are one of each', async () => {
@@ -84,29 +91,23 @@ describe.each(storeKinds)('callback dispatch (%s)', (store) => {
   });
 
   it('backs off a destination that keeps failing, on every node, without holding the others; tries it again when the block ends; resumes when it answers', async () => {
-    const bad = await receiver();
-    bad.mode = 'fail';
-    const good = await receiver();
-    const a = await subscribedTenant(server, `breaker-a-${store}`, `${bad.url}/bad`);
-    const b = await subscribedTenant(server, `breaker-b-${store}`, `${good.url}/b`);
-    await queueCallbacks(a, 8);
-    // The same environment's other destination, and another environment's.
-    expect((await server.client.sendJson('PUT', `/v1/environments/${a.key}/callback.json`, { callback: { url: `${good.url}/a`, format: 'json', event_types: ['AddGateway'] } })).status).toBe(200);
+    // Another environment's destination (B), and the same environment's other one (A's second URL).
+    const { forA: bad, forB: good, a } = await twoTenants('breaker', 'fail', 8);
+    expect((await server.client.sendJson('PUT', `/v1/environments/${a.key}/callback.json`, { callback: { url: `${good.url}/a2`, format: 'json', event_types: ['AddGateway'] } })).status).toBe(200);
     await queueCallbacks(a, 2);
-    await queueCallbacks(b, 1);
     const clock = new ManualClock(Date.now());
     const settings = { timeoutMs: 30_000, perEnvironment: 4, backOffAfter: 3 };
     const node = dispatcherOn(server, server.core.store, settings, clock);
     const otherNode = dispatcherOn(server, otherHandle, settings, clock);
     const callbacks = repositories(server.core.store.db, server.core.store.dialect).callbacks;
-    const destination = `${bad.url}/bad`;
+    const destination = `${bad.url}/a`;
 
     // The cap's worth fails (and at most the two claimed before the third failure blocks it); the rest waits.
     const failed = (await node.deliverDue()) - 3;
     expect(bad.received).toHaveLength(failed);
     expect(failed).toBeGreaterThanOrEqual(4);
     expect(failed).toBeLessThanOrEqual(4 + 3 - 1);
-    expect(good.received.map((d) => d.target).sort()).toEqual(['/a', '/a', '/b']);
+    expect(good.received.map((d) => d.target).sort()).toEqual(['/a2', '/a2', '/b']);
     const backoff = await callbacks.destination(a.key, destination);
     expect(backoff?.failures).toBe(failed);
     const blockedUntil = Date.parse(backoff?.blocked_until ?? '');
