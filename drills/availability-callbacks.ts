@@ -177,7 +177,7 @@ export async function callbackAvailabilityDrill(options: CallbackAvailabilityOpt
       ok: lost.length === 0,
       tried: [
         `attacker: ${stuckCallbacks} callbacks queued to a local URL that accepts and never answers (COFFER_RECEIVER_TIMEOUT ${timeoutSeconds} s)`,
-        `victim: ${samples} callbacks, one after another, to a local URL that answers 200 at once, while the attacker's attempts hang`,
+        `victim: ${samples} callback${samples === 1 ? '' : 's'}, one after another, to a local URL that answers 200 at once, while the attacker's attempts hang`,
       ],
       lost,
       figures: {

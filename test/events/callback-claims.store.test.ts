@@ -195,6 +195,17 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
     expect(await dueAt([late ?? ''])).toEqual([at(60_000)]);
   });
 
+  it('a redelivery forgets its destination’s failures: the redelivered callback goes now, not at the end of the block', async () => {
+    const dead = 'https://dead.example/hook';
+    await queue('env-a', dead, 3);
+    const failed = await claim();
+    for (const delivery of failed) await finish(delivery, 'failed', at(2000), at(3_600_000));
+    const [redelivered] = failed;
+    expect(await repos.callbacks.requeueEvent('env-a', redelivered?.event_token ?? '', at(3000))).toBe(1);
+    expect(await repos.callbacks.destination('env-a', dead)).toBeUndefined();
+    expect((await claim({ now: at(3001) })).map((row) => row.token)).toEqual([redelivered?.token]);
+  });
+
   it('failures noted by two nodes at once all count; a shorter block does not cut a longer one', async () => {
     const url = 'https://dead.example/hook';
     await queue('env-a', url, 5);

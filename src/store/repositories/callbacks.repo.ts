@@ -189,15 +189,25 @@ export class CallbacksRepo {
     return this.db.selectFrom('callback_destinations').selectAll().where('environment_key', '=', environmentKey).where('destination', '=', destination).executeTakeFirst();
   }
 
-  /** Queues every delivery of an event again, now, for another 24 hours; how many. */
-  async requeueEvent(environmentKey: string, eventToken: string, now: string): Promise<number> {
-    const result = await this.db
-      .updateTable('callback_deliveries')
-      .set({ state: 'queued', next_attempt_at: now, give_up_at: plus(now, DELIVERY_WINDOW_MS), claim_id: null, claimed_until: null, updated_at: now })
-      .where('environment_key', '=', environmentKey)
-      .where('event_token', '=', eventToken)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+  /**
+   * Queues every delivery of an event again, now, for another 24 hours; how many. A redelivery is
+   * the merchant saying the receiver is back: its destinations' failures (and blocks) are forgotten.
+   */
+  requeueEvent(environmentKey: string, eventToken: string, now: string): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('callback_deliveries')
+        .set({ state: 'queued', next_attempt_at: now, give_up_at: plus(now, DELIVERY_WINDOW_MS), claim_id: null, claimed_until: null, updated_at: now })
+        .where('environment_key', '=', environmentKey)
+        .where('event_token', '=', eventToken)
+        .executeTakeFirst();
+      await trx
+        .deleteFrom('callback_destinations')
+        .where('environment_key', '=', environmentKey)
+        .where('destination', 'in', (eb) => eb.selectFrom('callback_deliveries').select('destination').where('environment_key', '=', environmentKey).where('event_token', '=', eventToken))
+        .execute();
+      return Number(result.numUpdatedRows);
+    });
   }
 
   forEvent(environmentKey: string, eventToken: string): Promise<DeliveryRow[]> {
