@@ -3,7 +3,7 @@ import { eventView } from './http/views/event.view.js';
 import { eventCallback, transactionCallback } from './http/views/callback-payload.js';
 import { transactionView } from './http/views/transaction.view.js';
 import type { HttpDeliveryClient } from './receivers/http-delivery.js';
-import { CallbackDispatcher, DEFAULT_DISPATCH, type CallbackRenderer } from './services/callbacks/callback-dispatcher.js';
+import { CallbackDispatcher, DEFAULT_DISPATCH, type CallbackRenderer, type DispatcherSettings } from './services/callbacks/callback-dispatcher.js';
 import { SigningSecretService } from './services/callbacks/signing-secret.service.js';
 import { CallbackAdminService } from './services/callbacks/callback-admin.service.js';
 import type { EventService } from './services/event.service.js';
@@ -28,6 +28,8 @@ export function buildCallbacks(deps: {
   transactionQuery: TransactionQueryService;
   events: EventService;
   timeoutMs: number;
+  /** Overrides of DEFAULT_DISPATCH (tests, drills). */
+  dispatch?: Partial<Omit<DispatcherSettings, 'timeoutMs'>>;
 }): CallbacksCore {
   const { store, keyring, clock, client, transactionQuery } = deps;
   const repos = repositories(store.db, store.dialect);
@@ -43,6 +45,7 @@ export function buildCallbacks(deps: {
   };
   const callbacks = new CallbackDispatcher(store, (request) => client.send(request), (key) => signingSecrets.secretFor(key), render, clock, {
     ...DEFAULT_DISPATCH,
+    ...deps.dispatch,
     timeoutMs: deps.timeoutMs,
   });
   return { signingSecrets, callbacks, callbackAdmin: new CallbackAdminService(store, deps.events, clock) };

@@ -16,6 +16,7 @@ import { retryChains } from './migrations/013-retry-chains.js';
 import { workflows } from './migrations/014-workflows.js';
 import { cacheGeneration } from './migrations/015-cache-generation.js';
 import { partialIndexes } from './migrations/016-partial-indexes.js';
+import { callbackFairness } from './migrations/018-callback-fairness.js';
 import { openSqliteStore } from './sqlite-store.js';
 import { preparingPool } from './postgres-prepared.js';
 import { CofferPostgresDialect } from './postgres-dialect.js';
@@ -64,6 +65,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '014-workflows': workflows(dialect),
     '015-cache-generation': cacheGeneration(dialect),
     '016-partial-indexes': partialIndexes,
+    '018-callback-fairness': callbackFairness,
   };
 }
 

@@ -258,6 +258,7 @@ export interface Database {
   events: EventsTable;
   callback_deliveries: CallbackDeliveriesTable;
   callback_attempts: CallbackAttemptsTable;
+  callback_destinations: CallbackDestinationsTable;
   cache_generation: CacheGenerationTable;
   workflows: WorkflowsTable;
 }
@@ -373,6 +374,19 @@ export interface CallbackDeliveriesTable {
   last_status: number | null;
   last_error: string | null;
   created_at: string;
+  updated_at: string;
+  /** Migration 018: the key its destination's failures are counted under (the URL's first 200 characters). */
+  destination: string | null;
+}
+
+/** Migration 018: a destination of an environment whose last attempt failed (docs/events.md, "Delivery"). */
+export interface CallbackDestinationsTable {
+  environment_key: string;
+  destination: string;
+  /** Consecutive failed attempts; the row is deleted by the next delivered one. */
+  failures: number;
+  /** Past the threshold: nothing is sent to it before then. */
+  blocked_until: string | null;
   updated_at: string;
 }
 

@@ -3,10 +3,15 @@ import { markDeferrable } from '../postgres-pipeline.js';
 import { orderedToken } from '../../domain/tokens.js';
 import { knownUnsubscribed } from '../../domain/request-context.js';
 import type { Dialect } from '../dialect.js';
-import type { CallbackAttemptsTable, CallbackDeliveriesTable, Database } from '../schema.js';
+import { LocksRepo } from './locks.repo.js';
+import { claimFairly, deferredTo, type ClaimResult, type DueClaim } from './callback-claim.js';
+import type { CallbackAttemptsTable, CallbackDeliveriesTable, CallbackDestinationsTable, Database } from '../schema.js';
 import type { RecordedEvent } from './events.repo.js';
 
+export type { ClaimResult, DueClaim } from './callback-claim.js';
+
 export type DeliveryRow = Selectable<CallbackDeliveriesTable>;
+export type DestinationRow = Selectable<CallbackDestinationsTable>;
 export type AttemptRow = Selectable<CallbackAttemptsTable>;
 
 /** Callbacks are retried for this long after the event (issue 17: 24 hours). */
@@ -14,6 +19,13 @@ export const DELIVERY_WINDOW_MS = 24 * 3_600_000;
 
 /** The outcomes that fire a transaction's own callback_url (when it finished asynchronously). */
 const TRANSACTION_CALLBACK_EVENTS = new Set(['TransactionSucceeded', 'TransactionFailed', 'TransactionReconciled']);
+
+/**
+ * A delivery's destination, the key its failures are counted under: the URL's first 200
+ * characters (in SQL, where the row is queued; migration 018 filled existing rows alike). Per URL
+ * within one environment: another tenant sending to the same URL cannot back it off.
+ */
+const DESTINATION = sql.raw('substr(callback_url, 1, 200)');
 
 function plus(at: string, ms: number): string {
   return new Date(Date.parse(at) + ms).toISOString();
@@ -44,8 +56,8 @@ export async function enqueueCallbacks(db: Kysely<Database>, event: RecordedEven
   if (!knownUnsubscribed(event.environment_key))
     await queue(
       db,
-      sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)
-    select ${orderedToken()}, key, ${event.token}, 'event', callback_url, coalesce(callback_format, 'xml'), 'queued', 0, ${at}, ${giveUp}, ${at}, ${at}
+      sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, destination, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)
+    select ${orderedToken()}, key, ${event.token}, 'event', callback_url, ${DESTINATION}, coalesce(callback_format, 'xml'), 'queued', 0, ${at}, ${giveUp}, ${at}, ${at}
     from environments
     where key = ${event.environment_key} and callback_url is not null
       and (callback_event_types is null or callback_event_types like ${`%"${event.event_type}"%`})`,
@@ -54,8 +66,8 @@ export async function enqueueCallbacks(db: Kysely<Database>, event: RecordedEven
   const reconciled = event.event_type === 'TransactionReconciled' ? 1 : 0;
   await queue(
     db,
-    sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)
-    select ${orderedToken()}, environment_key, ${event.token}, 'transaction', callback_url, coalesce(callback_format, 'xml'), 'queued', 0, ${at}, ${giveUp}, ${at}, ${at}
+    sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, destination, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)
+    select ${orderedToken()}, environment_key, ${event.token}, 'transaction', callback_url, ${DESTINATION}, coalesce(callback_format, 'xml'), 'queued', 0, ${at}, ${giveUp}, ${at}, ${at}
     from transactions t
     where t.environment_key = ${event.environment_key} and t.token = ${event.object_key} and t.callback_url is not null
       and (${reconciled} = 1 or exists (select 1 from events e where e.environment_key = t.environment_key and e.object_key = t.token and e.event_type = 'TransactionPending'))`,
@@ -71,6 +83,54 @@ export interface AttemptResult {
   state: 'delivered' | 'abandoned' | 'queued';
   nextAttemptAt: string;
   at: string;
+  /**
+   * What the attempt says about its destination: it answered with a 2xx (its failures are
+   * forgotten), it failed (one more; `blockedUntil` gives, from the consecutive failures, until
+   * when to send it nothing, or null), or it was not contacted (the event is gone).
+   */
+  destination: { outcome: 'delivered' } | { outcome: 'failed'; blockedUntil: (failures: number) => string | null } | { outcome: 'not contacted' };
+}
+
+/**
+ * Counts the destination's consecutive failures, or forgets them on a delivery. Past the
+ * threshold (the dispatcher's `blockedUntil`) the destination is blocked and its waiting
+ * deliveries are deferred to the block's end.
+ */
+async function noteDestination(trx: Kysely<Database>, delivery: DeliveryRow, result: AttemptResult): Promise<void> {
+  const outcome = result.destination;
+  if (delivery.destination === null || outcome.outcome === 'not contacted') return;
+  const key = { environment_key: delivery.environment_key, destination: delivery.destination };
+  if (outcome.outcome === 'delivered') {
+    await trx.deleteFrom('callback_destinations').where('environment_key', '=', key.environment_key).where('destination', '=', key.destination).execute();
+    return;
+  }
+  // One statement, so that failures noted at once by several nodes all count.
+  const { failures } = await trx
+    .insertInto('callback_destinations')
+    .values({ ...key, failures: 1, blocked_until: null, updated_at: result.at })
+    .onConflict((conflict) => conflict.columns(['environment_key', 'destination']).doUpdateSet({ failures: sql`callback_destinations.failures + 1`, updated_at: result.at }))
+    .returning('failures')
+    .executeTakeFirstOrThrow();
+  const blockedUntil = outcome.blockedUntil(failures);
+  if (blockedUntil === null) return;
+  await trx
+    .updateTable('callback_destinations')
+    .set({ blocked_until: blockedUntil })
+    .where('environment_key', '=', key.environment_key)
+    .where('destination', '=', key.destination)
+    // Failures noted at once by two nodes: the longer block stays.
+    .where((eb) => eb.or([eb('blocked_until', 'is', null), eb('blocked_until', '<', blockedUntil)]))
+    .execute();
+  // Its waiting deliveries leave the due range until the block ends, so claims do not read them meanwhile.
+  await trx
+    .updateTable('callback_deliveries')
+    .set({ next_attempt_at: deferredTo(blockedUntil) })
+    .where('state', '=', 'queued')
+    .where('environment_key', '=', key.environment_key)
+    .where('destination', '=', key.destination)
+    .where('next_attempt_at', '<', blockedUntil)
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', result.at)]))
+    .execute();
 }
 
 /** The callback queue and its delivery log (issue 17). */
@@ -81,32 +141,18 @@ export class CallbacksRepo {
   ) {}
 
   /**
-   * Claims up to `limit` due deliveries for one attempt by `claimId` until `leaseUntil`. The
-   * conditional update decides (a row another node claimed meanwhile is not returned); on
-   * PostgreSQL the candidates are also locked with FOR UPDATE SKIP LOCKED, so nodes polling
-   * at once pick different rows instead of queuing on the same ones.
+   * Claims the next deliveries to attempt, fairly (callback-claim.ts; docs/events.md, "Delivery"):
+   * at most `perEnvironment` attempts of one environment at once, counting every node's leases;
+   * across environments, each one's oldest due delivery before anyone's second; none to a blocked
+   * destination. Claims of every node run one at a time (an advisory lock on PostgreSQL; SQLite's
+   * write transactions already do), so the leases counted are all of them; the conditional update
+   * decides, as before.
    */
-  claimDue(now: string, leaseUntil: string, claimId: string, limit: number): Promise<DeliveryRow[]> {
+  claimDue(claim: DueClaim): Promise<ClaimResult> {
+    if (claim.slots <= 0) return Promise.resolve({ claimed: [], setAside: 0 });
     return this.db.transaction().execute(async (trx) => {
-      let candidates = trx
-        .selectFrom('callback_deliveries')
-        .select('token')
-        .where('state', '=', 'queued')
-        .where('next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
-        .orderBy('next_attempt_at')
-        .limit(limit);
-      if (this.dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
-      const tokens = (await candidates.execute()).map((row) => row.token);
-      if (tokens.length === 0) return [];
-      return trx
-        .updateTable('callback_deliveries')
-        .set({ claim_id: claimId, claimed_until: leaseUntil })
-        .where('token', 'in', tokens)
-        .where('state', '=', 'queued')
-        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
-        .returningAll()
-        .execute();
+      await new LocksRepo(trx, this.dialect).serialize('callback_claims');
+      return claimFairly(trx, claim);
     });
   }
 
@@ -133,19 +179,35 @@ export class CallbacksRepo {
         .insertInto('callback_attempts')
         .values({ delivery_token: delivery.token, attempt: delivery.attempts + 1, status: result.status, latency_ms: result.latencyMs, error: result.error, created_at: result.at })
         .execute();
+      await noteDestination(trx, delivery, result);
       return true;
     });
   }
 
-  /** Queues every delivery of an event again, now, for another 24 hours; how many. */
-  async requeueEvent(environmentKey: string, eventToken: string, now: string): Promise<number> {
-    const result = await this.db
-      .updateTable('callback_deliveries')
-      .set({ state: 'queued', next_attempt_at: now, give_up_at: plus(now, DELIVERY_WINDOW_MS), claim_id: null, claimed_until: null, updated_at: now })
-      .where('environment_key', '=', environmentKey)
-      .where('event_token', '=', eventToken)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+  /** The backoff of an environment's destination, if its last attempt failed. */
+  destination(environmentKey: string, destination: string): Promise<DestinationRow | undefined> {
+    return this.db.selectFrom('callback_destinations').selectAll().where('environment_key', '=', environmentKey).where('destination', '=', destination).executeTakeFirst();
+  }
+
+  /**
+   * Queues every delivery of an event again, now, for another 24 hours; how many. A redelivery is
+   * the merchant saying the receiver is back: its destinations' failures (and blocks) are forgotten.
+   */
+  requeueEvent(environmentKey: string, eventToken: string, now: string): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('callback_deliveries')
+        .set({ state: 'queued', next_attempt_at: now, give_up_at: plus(now, DELIVERY_WINDOW_MS), claim_id: null, claimed_until: null, updated_at: now })
+        .where('environment_key', '=', environmentKey)
+        .where('event_token', '=', eventToken)
+        .executeTakeFirst();
+      await trx
+        .deleteFrom('callback_destinations')
+        .where('environment_key', '=', environmentKey)
+        .where('destination', 'in', (eb) => eb.selectFrom('callback_deliveries').select('destination').where('environment_key', '=', environmentKey).where('event_token', '=', eventToken))
+        .execute();
+      return Number(result.numUpdatedRows);
+    });
   }
 
   forEvent(environmentKey: string, eventToken: string): Promise<DeliveryRow[]> {
