@@ -32,6 +32,13 @@ export class PortalClient {
     return this.post('/portal/sign-in', { email, password });
   }
 
+  /** Opens an invitation link (as shown on the team page) and submits its form. */
+  async acceptInvitation(link: string, fields: Record<string, string>): Promise<ApiResponse> {
+    const path = new URL(link).pathname;
+    await this.get(path);
+    return this.post(path, fields);
+  }
+
   cookie(name: string): string | undefined {
     return this.cookies.get(name);
   }
