@@ -10,15 +10,13 @@ type JsonFlag = { json?: boolean };
 type OrganizationFlag = { organization?: string };
 type WithCore = (work: (core: Core) => Promise<void>) => Promise<void>;
 
-const isLocked = (lockedUntil: string | null, now: Date) => lockedUntil !== null && Date.parse(lockedUntil) > now.getTime();
-
-const memberOut = (row: PortalMember, now: Date) => ({
+const memberOut = (core: Core, row: PortalMember) => ({
   email: row.email,
   role: row.role,
   organization_token: row.organization_token,
   two_step: row.totp_enabled === 1,
   disabled: row.disabled_at !== null,
-  locked: isLocked(row.locked_until, now),
+  locked: core.portalUsers.lockout.isLocked(row),
   created_at: row.created_at,
 });
 
@@ -66,7 +64,7 @@ export function userCommands(cli: Command, withCore: WithCore): void {
       await withCore(async (core) => {
         const created = await core.portalUsers.create(opts.organization, { email: opts.email, role: opts.role, password });
         await core.audit.record(OPERATOR, { organizationToken: opts.organization, action: 'user.create', objectType: 'user', objectId: created.user.token, details: { email: created.user.email, role: created.user.role } });
-        const out = { ...memberOut(created.user, new Date()), existing_account: created.existing };
+        const out = { ...memberOut(core, created.user), existing_account: created.existing };
         printResult(created.password === null ? out : { ...out, password: created.password }, opts.json === true);
       });
     });
@@ -75,8 +73,7 @@ export function userCommands(cli: Command, withCore: WithCore): void {
     withCore(async (core) => {
       const organizations = opts.organization === undefined ? (await core.tenancy.listOrganizations()).map((o) => o.token) : [(await core.tenancy.requireOrganization(opts.organization)).token];
       const rows = (await Promise.all(organizations.map((token) => core.portalUsers.list(token)))).flat();
-      const now = new Date();
-      printResult(rows.map((row) => memberOut(row, now)), opts.json === true);
+      printResult(rows.map((row) => memberOut(core, row)), opts.json === true);
     }));
 
   for (const [verb, disabled] of [['disable', true], ['enable', false]] as const) {
@@ -90,8 +87,7 @@ export function userCommands(cli: Command, withCore: WithCore): void {
             await core.audit.record(OPERATOR, { organizationToken: member.organization_token, action: `user.${verb}`, objectType: 'user', objectId: member.token, details: { email: person.email } });
             changed.push((await core.portalUsers.find(member.token)) as PortalMember);
           }
-          const now = new Date();
-          printResult(changed.map((member) => memberOut(member, now)), opts.json === true);
+          printResult(changed.map((member) => memberOut(core, member)), opts.json === true);
         }));
   }
 
@@ -130,7 +126,7 @@ export function userCommands(cli: Command, withCore: WithCore): void {
       withCore(async (core) => {
         const person = await core.portalUsers.requireByEmail(email);
         await core.portalUsers.lockout.unlock(person.token);
-        await auditPerson(core, person, { action: 'user.unlock', details: { email: person.email, was_locked: isLocked(person.locked_until, new Date()) } });
+        await auditPerson(core, person, { action: 'user.unlock', details: { email: person.email, was_locked: core.portalUsers.lockout.isLocked(person) } });
         printResult({ email: person.email, locked: false }, opts.json === true);
       }));
 }

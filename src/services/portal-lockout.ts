@@ -18,7 +18,8 @@ export class PortalLockout {
     private readonly clock: Clock,
   ) {}
 
-  isLocked(person: PortalPersonRow): boolean {
+  /** True while the lock of a person (or of a member's person) lasts. */
+  isLocked(person: { locked_until: string | null }): boolean {
     return person.locked_until !== null && Date.parse(person.locked_until) > this.clock.now().getTime();
   }
 

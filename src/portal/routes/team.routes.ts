@@ -16,10 +16,6 @@ function assignable(manager: PortalRole): readonly PortalRole[] {
   return manager === 'owner' ? PORTAL_ROLES : PORTAL_ROLES.filter((role) => role !== 'owner');
 }
 
-function isLocked(member: PortalMember, now: Date): boolean {
-  return member.locked_until !== null && Date.parse(member.locked_until) > now.getTime();
-}
-
 /**
  * A member of the session's organization the manager may change, or 403/404: not themselves, and
  * an owner only by an owner (so an admin cannot unlock, disable or remove an owner either).
@@ -64,12 +60,11 @@ async function teamPage(deps: PortalDeps, request: FastifyRequest, created: Safe
   const organization = sessionOf(request).user.organization_token;
   const [members, invitations] = await Promise.all([deps.portalUsers.list(organization), deps.portalUsers.invitations.list(organization)]);
   const manage = can(request, 'manage_team');
-  const now = new Date();
   const frame = await frameFor(deps, request, { title: 'Team', current: 'team', notice: created === null ? doneNotice(request) : null });
   const status = (member: PortalMember, locked: boolean) =>
     html`${member.disabled_at === null ? html`<span class="badge ok">active</span>` : html`<span class="badge bad">disabled</span>`}${locked ? html` <span class="badge bad">locked</span>` : null}`;
   const rows = members.map((member) => {
-    const locked = isLocked(member, now);
+    const locked = deps.portalUsers.lockout.isLocked(member);
     return html`<tr><td>${member.email}</td><td>${member.role}</td><td>${member.totp_enabled === 1 ? 'on' : 'off'}</td>
 <td>${status(member, locked)}</td><td>${when(member.created_at)}</td><td>${memberActions(request, member, locked)}</td></tr>`;
   });
