@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshotAccessible } from '../helpers/browser.js';
+import { launchBrowser, newPageWatchingCsp, screenshotAccessible } from '../helpers/browser.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const PASSWORD = 'correct horse battery';
@@ -31,11 +31,7 @@ describe('organizations in the portal, in Chromium', () => {
     await server.core.portalUsers.create(server.init.organization_token, { email: 'locked@example.com', role: 'developer', password: PASSWORD });
     await server.core.portalUsers.create(bravo.token, { email: 'outsider@example.com', role: 'developer', password: 'outsider has this one' });
     browser = await launchBrowser();
-    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (/Content.Security.Policy|Refused to/i.test(message.text())) cspErrors.push(message.text());
-    });
+    page = await newPageWatchingCsp(browser, cspErrors);
   }, 120_000);
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import * as OTPAuth from 'otpauth';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshotAccessible } from '../helpers/browser.js';
+import { launchBrowser, newPageWatchingCsp, screenshotAccessible } from '../helpers/browser.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const PASSWORD = 'correct horse battery';
@@ -15,7 +15,6 @@ const VISA = '4111111111111111';
 describe('the merchant portal in Chromium', () => {
   let server: TestServer;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let base: string;
   let env: string;
@@ -42,11 +41,7 @@ describe('the merchant portal in Chromium', () => {
     await server.core.portalUsers.create(server.init.organization_token, { email: 'owner@example.com', role: 'owner', password: PASSWORD });
     await server.core.portalUsers.create(server.init.organization_token, { email: 'viewer@example.com', role: 'viewer', password: PASSWORD });
     browser = await launchBrowser();
-    context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (/Content.Security.Policy|Refused to/i.test(message.text())) cspErrors.push(message.text());
-    });
+    page = await newPageWatchingCsp(browser, cspErrors);
   }, 120_000);
 
   afterAll(async () => {

@@ -8,22 +8,11 @@ export type PortalMembershipRow = Selectable<PortalMembershipsTable>;
  * A membership with the facts of its person a page shows or a check needs: what a portal session
  * acts as (`sessionOf(request).user`). `token` is the membership's.
  */
-export interface PortalMember {
-  token: string;
-  person_token: string;
-  organization_token: string;
-  role: string;
-  disabled_at: string | null;
-  created_at: string;
-  email: string;
-  totp_enabled: number;
-  locked_until: string | null;
-}
+export type PortalMember = Pick<PortalMembershipRow, 'token' | 'person_token' | 'organization_token' | 'role' | 'disabled_at' | 'created_at'> &
+  Pick<PortalPersonRow, 'email' | 'totp_enabled' | 'locked_until'>;
 
 /** A membership with its organization's name, for the organization switcher. */
-export interface PortalMemberOrganization extends PortalMember {
-  organization_name: string;
-}
+export type PortalMemberOrganization = PortalMember & { organization_name: string };
 
 /** Single-query primitives over `portal_people`. */
 export class PortalPeopleRepo {
