@@ -40,6 +40,11 @@ export class PortalLockout {
     }
   }
 
+  /** A refused attempt that counts nothing (unknown email, locked person), at the cost of one that does. */
+  async failWithoutCount(): Promise<void> {
+    await this.repos.portalPeople.decoyFailure();
+  }
+
   /** A complete sign-in (or a right code): the failures start again from zero. */
   async succeed(person: PortalPersonRow): Promise<void> {
     await this.repos.portalPeople.clearFailures(person.token);

@@ -118,12 +118,14 @@ export class PortalUserService {
 
   /**
    * The person whose password this is, or null: unknown email, wrong password (counted towards
-   * the lockout) or locked. The same argon2 work is done in every case, so timing does not tell.
+   * the lockout) or locked. The same argon2 work and one write are done in every case, so timing
+   * does not tell which.
    */
   async authenticate(email: string, password: string, address: string | null): Promise<PortalPersonRow | null> {
     const person = await this.repos.portalPeople.findByEmail(email.trim().toLowerCase());
     if (person !== undefined) return this.checkPassword(person, password, address);
     await this.passwords.matches(null, password);
+    await this.lockout.failWithoutCount();
     return null;
   }
 
@@ -131,7 +133,10 @@ export class PortalUserService {
   async checkPassword(person: PortalPersonRow, password: string, address: string | null): Promise<PortalPersonRow | null> {
     const locked = this.lockout.isLocked(person);
     const matches = await this.passwords.matches(locked ? null : person.password_hash, password);
-    if (locked) return null;
+    if (locked) {
+      await this.lockout.failWithoutCount();
+      return null;
+    }
     if (!matches) {
       await this.lockout.fail(person, address);
       return null;

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../helpers/manual-clock.js';
@@ -66,6 +67,34 @@ describe.each(storeKinds)('portal lockout (%s)', (store) => {
     expect((await from().signIn('locked@example.com', PASSWORD)).status).toBe(303);
     const lock = (await actions()).find((a) => a.startsWith('user.lock locked@example.com'));
     expect(lock).toContain('"failures":10');
+  });
+
+  it('writes the same for every refused password (unknown email, wrong password, locked), so its time tells nothing', async () => {
+    await createUser('timed@example.com', 'viewer');
+    /** Row versions of portal_people on PostgreSQL (each UPDATE makes a new one, changed or not). */
+    const versions = async () => new Map((await sql<{ token: string; v: string }>`select token, xmin::text as v from portal_people`.execute(server.core.store.db)).rows.map((r) => [r.token, r.v]));
+    /** Writes made while a refused sign-in was answered: SQLite's durable commits, PostgreSQL's new row versions. */
+    const writesOf = async (email: string): Promise<number> => {
+      const client = from();
+      await client.get('/portal/sign-in');
+      let commits = 0;
+      const before = store === 'postgres' ? await versions() : null;
+      const stop = server.core.store.commits.subscribe((sample) => (commits += sample.batchSize));
+      try {
+        expect((await client.post('/portal/sign-in', { email, password: WRONG })).status).toBe(401);
+      } finally {
+        stop();
+      }
+      if (before === null) return commits;
+      const after = await versions();
+      return [...after].filter(([token, version]) => before.get(token) !== version).length;
+    };
+    const wrong = await writesOf('timed@example.com');
+    const unknown = await writesOf('nobody@example.com');
+    await lockOut('timed@example.com');
+    const locked = await writesOf('timed@example.com');
+    expect(wrong).toBe(1);
+    expect([unknown, locked]).toEqual([wrong, wrong]);
   });
 
   it('gives each address 5 attempts at an account per 15 minutes (429), so one source alone cannot lock it; the owner elsewhere signs in', async () => {

@@ -51,6 +51,21 @@ export class PortalPeopleRepo {
   }
 
   /**
+   * The write of a counted failure, changing nothing (one row's count set to itself): a refused
+   * sign-in of an unknown email or a locked person costs the same write as a wrong password, so
+   * its time does not tell which it was (docs/portal.md "Lockout").
+   */
+  async decoyFailure(): Promise<void> {
+    const first = this.db.selectFrom('portal_people').select((eb) => eb.fn.min('seq').as('seq'));
+    await this.db
+      .updateTable('portal_people')
+      .set((eb) => ({ failed_sign_ins: eb.ref('failed_sign_ins') }))
+      .where('seq', '=', first)
+      .returning('failed_sign_ins')
+      .executeTakeFirst();
+  }
+
+  /**
    * Locks the person when the failures reached `limit`, restarting the count. True for the one
    * caller that locked (of several nodes counting the same failures), which records it.
    */
