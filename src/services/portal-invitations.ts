@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AppError, fieldError } from '../domain/errors.js';
+import { AppError, fieldError, MESSAGES } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import { isPortalRole } from '../domain/portal-roles.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
@@ -80,11 +80,15 @@ export class PortalInvitations {
     return invitation;
   }
 
-  /** The live invitation behind a link's secret, or a 404. */
+  /**
+   * The live invitation behind a link's secret, or a 404; a 402 with the API's reason while the
+   * organization is deactivated (it takes no new members, like every other change).
+   */
   async open(secret: string): Promise<OpenInvitation> {
     const invitation = secret.length > 100 ? undefined : await this.repos.portalInvitations.findLive(invitationSecretHash(secret), this.clock.now().toISOString());
     const organization = invitation === undefined ? undefined : await this.repos.organizations.find(invitation.organization_token);
     if (invitation === undefined || organization === undefined) throw invitationGone();
+    if (organization.active !== 1) throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.organizationInactive });
     return { invitation, organizationName: organization.name };
   }
 }

@@ -201,4 +201,17 @@ describe.each(storeKinds)('portal memberships across organizations (%s)', (store
     const acmeLog = (await server.core.audit.list(orgA, { count: 100 })).map((e) => e.action);
     expect(acmeLog).toContain('user.invite_cancel');
   });
+
+  it('takes no new member into a deactivated organization: its invitation links answer 402 with the API\'s reason', async () => {
+    const charlie = await server.core.tenancy.createOrganization('Charlie');
+    const { secret } = await server.core.portalUsers.invitations.invite(charlie.token, { email: 'shared@example.com', role: 'viewer', invitedBy: 'operator' });
+    await server.core.tenancy.setOrganizationActive(charlie.token, false);
+    const path = `/portal/invitations/${secret}`;
+    const page = await new PortalClient(server.client).get(path);
+    expect(page.status).toBe(402);
+    expect(page.text).toContain('Your organization has been deactivated');
+    const joined = await new PortalClient(server.client).post(path, { password: SHARED_PASSWORD });
+    expect(joined.status).toBe(402);
+    expect(await memberIn(charlie.token, 'shared@example.com')).toBeUndefined();
+  });
 });
