@@ -1,18 +1,22 @@
 import { Option, type Command } from 'commander';
 import type { Core } from '../app.js';
+import { AppError } from '../domain/errors.js';
 import { isPortalRole, PORTAL_ROLES } from '../domain/portal-roles.js';
-import type { PortalUserRow } from '../store/repositories/portal-users.repo.js';
+import type { AuditEntry } from '../services/audit.service.js';
+import type { PortalMember, PortalPersonRow } from '../store/repositories/portal-users.repo.js';
 import { fail, printResult } from './output.js';
 
 type JsonFlag = { json?: boolean };
+type OrganizationFlag = { organization?: string };
 type WithCore = (work: (core: Core) => Promise<void>) => Promise<void>;
 
-const userOut = (row: PortalUserRow) => ({
+const memberOut = (core: Core, row: PortalMember) => ({
   email: row.email,
   role: row.role,
   organization_token: row.organization_token,
   two_step: row.totp_enabled === 1,
   disabled: row.disabled_at !== null,
+  locked: core.portalUsers.lockout.isLocked(row),
   created_at: row.created_at,
 });
 
@@ -25,52 +29,104 @@ async function readStdin(): Promise<string> {
 
 const OPERATOR = { type: 'operator' as const, id: 'cli', address: null };
 
+/** The person's memberships a command acts on: the one of `--organization`, else all of them. */
+async function membershipsFor(core: Core, person: PortalPersonRow, organization: string | undefined): Promise<PortalMember[]> {
+  const all = await core.portalUsers.membershipsOf(person.token);
+  if (organization === undefined) return all;
+  const one = all.filter((member) => member.organization_token === organization);
+  if (one.length === 0) throw new AppError({ key: 'errors.user_not_found', message: 'Unable to find the specified user in that organization.' });
+  return one;
+}
+
+/** Records an operator's change to a person in each organization they belong to (the operator sees them all). */
+async function auditPerson(core: Core, person: PortalPersonRow, entry: Omit<AuditEntry, 'organizationToken' | 'objectType' | 'objectId'>): Promise<void> {
+  for (const member of await core.portalUsers.membershipsOf(person.token)) {
+    await core.audit.record(OPERATOR, { organizationToken: member.organization_token, objectType: 'user', objectId: member.token, ...entry });
+  }
+}
+
 /**
- * `coffer users create|list|disable|enable|reset-password`: portal users, for the operator.
- * Passwords come on standard input (never in argv, which other users of the machine can read);
- * without `--password-stdin` one is generated and printed once.
+ * `coffer users create|list|disable|enable|remove|reset-password|reset-two-step|unlock`: portal
+ * people and their memberships, for the operator (who sees every organization). Passwords come
+ * on standard input (never in argv, which other users of the machine can read); without
+ * `--password-stdin` a new person's password is generated and printed once.
  */
 export function userCommands(cli: Command, withCore: WithCore): void {
   const json = () => new Option('--json', 'print machine-readable JSON');
-  const users = cli.command('users').description('manage merchant portal users');
+  const users = cli.command('users').description('manage merchant portal users and their organizations');
 
-  users.command('create').requiredOption('--organization <token>').requiredOption('--email <email>')
-    .requiredOption('--role <role>', PORTAL_ROLES.join(', ')).option('--password-stdin', 'read the password from standard input', false).addOption(json())
+  users.command('create').description('add a member to an organization (a new person gets a password; an existing one keeps theirs)')
+    .requiredOption('--organization <token>').requiredOption('--email <email>')
+    .requiredOption('--role <role>', PORTAL_ROLES.join(', ')).option('--password-stdin', 'read the new person\'s password from standard input', false).addOption(json())
     .action(async (opts: JsonFlag & { organization: string; email: string; role: string; passwordStdin: boolean }) => {
       if (!isPortalRole(opts.role)) fail(`--role must be one of ${PORTAL_ROLES.join(', ')} (got ${opts.role})`);
       const password = opts.passwordStdin ? await readStdin() : null;
       await withCore(async (core) => {
         const created = await core.portalUsers.create(opts.organization, { email: opts.email, role: opts.role, password });
         await core.audit.record(OPERATOR, { organizationToken: opts.organization, action: 'user.create', objectType: 'user', objectId: created.user.token, details: { email: created.user.email, role: created.user.role } });
-        printResult({ ...userOut(created.user), ...(created.password === null ? {} : { password: created.password }) }, opts.json === true);
+        const out = { ...memberOut(core, created.user), existing_account: created.existing };
+        printResult(created.password === null ? out : { ...out, password: created.password }, opts.json === true);
       });
     });
 
-  users.command('list').option('--organization <token>').addOption(json()).action((opts: JsonFlag & { organization?: string }) =>
+  users.command('list').description('members, one line per person and organization').option('--organization <token>').addOption(json()).action((opts: JsonFlag & OrganizationFlag) =>
     withCore(async (core) => {
       const organizations = opts.organization === undefined ? (await core.tenancy.listOrganizations()).map((o) => o.token) : [(await core.tenancy.requireOrganization(opts.organization)).token];
       const rows = (await Promise.all(organizations.map((token) => core.portalUsers.list(token)))).flat();
-      printResult(rows.map(userOut), opts.json === true);
+      printResult(rows.map((row) => memberOut(core, row)), opts.json === true);
     }));
 
   for (const [verb, disabled] of [['disable', true], ['enable', false]] as const) {
-    users.command(`${verb} <email>`).addOption(json()).action((email: string, opts: JsonFlag) =>
-      withCore(async (core) => {
-        const user = await core.portalUsers.requireByEmail(email);
-        await core.portalUsers.setDisabled(user.token, disabled);
-        await core.audit.record(OPERATOR, { organizationToken: user.organization_token, action: `user.${verb}`, objectType: 'user', objectId: user.token, details: { email: user.email } });
-        printResult(userOut((await core.portalUsers.find(user.token)) as PortalUserRow), opts.json === true);
-      }));
+    users.command(`${verb} <email>`).description(`${verb} the person's membership of --organization, or every membership`).option('--organization <token>').addOption(json())
+      .action((email: string, opts: JsonFlag & OrganizationFlag) =>
+        withCore(async (core) => {
+          const person = await core.portalUsers.requireByEmail(email);
+          const changed: PortalMember[] = [];
+          for (const member of await membershipsFor(core, person, opts.organization)) {
+            await core.portalUsers.setDisabled(member.token, disabled);
+            await core.audit.record(OPERATOR, { organizationToken: member.organization_token, action: `user.${verb}`, objectType: 'user', objectId: member.token, details: { email: person.email } });
+            changed.push((await core.portalUsers.find(member.token)) as PortalMember);
+          }
+          printResult(changed.map((member) => memberOut(core, member)), opts.json === true);
+        }));
   }
 
-  users.command('reset-password <email>').option('--password-stdin', 'read the new password from standard input', false).addOption(json())
+  users.command('remove <email>').description('remove the person from one organization (their other memberships stay)').requiredOption('--organization <token>').addOption(json())
+    .action((email: string, opts: JsonFlag & { organization: string }) =>
+      withCore(async (core) => {
+        const person = await core.portalUsers.requireByEmail(email);
+        const [member] = await membershipsFor(core, person, opts.organization);
+        const removed = await core.portalUsers.remove((member as PortalMember).token);
+        await core.audit.record(OPERATOR, { organizationToken: removed.organization_token, action: 'user.remove', objectType: 'user', objectId: removed.token, details: { email: removed.email, role: removed.role } });
+        printResult({ email: removed.email, organization_token: removed.organization_token, removed: true }, opts.json === true);
+      }));
+
+  users.command('reset-password <email>').description('set a new password (every session of the person ends)').option('--password-stdin', 'read the new password from standard input', false).addOption(json())
     .action(async (email: string, opts: JsonFlag & { passwordStdin: boolean }) => {
       const password = opts.passwordStdin ? await readStdin() : null;
       await withCore(async (core) => {
-        const user = await core.portalUsers.requireByEmail(email);
-        const generated = await core.portalUsers.resetPassword(user.token, password);
-        await core.audit.record(OPERATOR, { organizationToken: user.organization_token, action: 'user.reset_password', objectType: 'user', objectId: user.token, details: { email: user.email } });
-        printResult({ email: user.email, ...(generated === null ? {} : { password: generated }), sessions_ended: true }, opts.json === true);
+        const person = await core.portalUsers.requireByEmail(email);
+        const generated = await core.portalUsers.resetPassword(person.token, password);
+        await auditPerson(core, person, { action: 'user.reset_password', details: { email: person.email } });
+        printResult({ email: person.email, ...(generated === null ? {} : { password: generated }), sessions_ended: true }, opts.json === true);
       });
     });
+
+  users.command('reset-two-step <email>').description('turn the person\'s two-step verification off (a lost authenticator; every session ends)').addOption(json())
+    .action((email: string, opts: JsonFlag) =>
+      withCore(async (core) => {
+        const person = await core.portalUsers.requireByEmail(email);
+        await core.portalUsers.resetTwoStep(person.token);
+        await auditPerson(core, person, { action: 'user.totp_disable', details: { email: person.email } });
+        printResult({ email: person.email, two_step: false, sessions_ended: true }, opts.json === true);
+      }));
+
+  users.command('unlock <email>').description('lift a lockout after failed sign-ins (docs/portal.md "Lockout")').addOption(json())
+    .action((email: string, opts: JsonFlag) =>
+      withCore(async (core) => {
+        const person = await core.portalUsers.requireByEmail(email);
+        await core.portalUsers.lockout.unlock(person.token);
+        await auditPerson(core, person, { action: 'user.unlock', details: { email: person.email, was_locked: core.portalUsers.lockout.isLocked(person) } });
+        printResult({ email: person.email, locked: false }, opts.json === true);
+      }));
 }

@@ -28,8 +28,10 @@ export const RATE_LIMIT_DEFAULTS = {
   certificates_create: { limit: 30, windowSeconds: 60 },
   certificates_generate: { limit: 30, windowSeconds: 60 },
   certificates_update: { limit: 30, windowSeconds: 60 },
-  // Portal sign-in (every attempt counts, right or wrong): per account and per client address.
-  portal_sign_in_account: { limit: 10, windowSeconds: 900 },
+  // Portal sign-in (every attempt counts, right or wrong): per account and client address (below
+  // the lockout's 10 failures, so one source alone cannot lock an account out in one window), and
+  // per client address (docs/portal.md "Lockout").
+  portal_sign_in_account: { limit: 5, windowSeconds: 900 },
   portal_sign_in_ip: { limit: 50, windowSeconds: 900 },
 } as const satisfies Record<string, RateLimitRule>;
 

@@ -40,7 +40,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * What a portal route needs: a permission of the signed-in user's role, 'public' (sign-in,
-     * assets), 'pending' (a session waiting for its second factor) or 'session' (any session:
+     * invitations, assets), 'pending' (a session waiting for its second factor) or 'session' (any session:
      * sign-out). Unset on a POST: refused.
      */
     portal?: PortalPermission | 'public' | 'pending' | 'session';
@@ -80,7 +80,7 @@ export function queryOf(request: FastifyRequest): Record<string, string> {
   return out;
 }
 
-/** Records a change made by the signed-in user. */
+/** Records a change made by the signed-in user, in the session's organization. */
 export async function audit(deps: PortalDeps, request: FastifyRequest, entry: Omit<AuditEntry, 'organizationToken'>): Promise<void> {
   const session = sessionOf(request);
   await deps.audit.record(
@@ -89,7 +89,22 @@ export async function audit(deps: PortalDeps, request: FastifyRequest, entry: Om
   );
 }
 
-/** The environment of the URL, when it belongs to the user's organization (404 otherwise). */
+/**
+ * Records a change to the signed-in person's own account (password, second factor) in every
+ * organization they belong to: each one's owners see it, naming their own membership, and
+ * nothing about the others.
+ */
+export async function auditOwnAccount(deps: PortalDeps, request: FastifyRequest, action: string): Promise<void> {
+  const session = sessionOf(request);
+  for (const member of await deps.portalUsers.membershipsOf(session.user.person_token)) {
+    await deps.audit.record(
+      { type: 'user', id: session.user.email, address: request.ip ?? null },
+      { organizationToken: member.organization_token, action, objectType: 'user', objectId: member.token },
+    );
+  }
+}
+
+/** The environment of the URL, when it belongs to the session's organization (404 otherwise). */
 export async function environmentOf(deps: PortalDeps, request: FastifyRequest, key: string): Promise<EnvironmentRow> {
   return deps.tenancy.findEnvironment(sessionOf(request).user.organization_token, key);
 }

@@ -10,9 +10,13 @@ export function environmentsOf(deps: PortalDeps, request: FastifyRequest): Promi
   return deps.tenancy.listEnvironments(sessionOf(request).user.organization_token, ALL);
 }
 
-/** The frame of a page: its title, navigation entry and the environment switcher. */
-export async function frameFor(deps: PortalDeps, request: FastifyRequest, frame: Omit<PageFrame, 'environments'>): Promise<PageFrame> {
-  return { ...frame, environments: await environmentsOf(deps, request) };
+/** The frame of a page: its title, navigation entry, and the environment and organization switchers. */
+export async function frameFor(deps: PortalDeps, request: FastifyRequest, frame: Omit<PageFrame, 'environments' | 'organizations'>): Promise<PageFrame> {
+  const [environments, organizations] = await Promise.all([
+    environmentsOf(deps, request),
+    deps.portalUsers.activeMembershipsOf(sessionOf(request).user.person_token),
+  ]);
+  return { ...frame, environments, organizations };
 }
 
 /** Fixed confirmation texts chosen by a redirect's `?done=` (never text from the URL itself). */
@@ -28,6 +32,11 @@ const DONE: Record<string, string> = {
   retained: 'Retained.',
   totp_on: 'Two-step verification is on. You will be asked for a code at every sign-in.',
   totp_off: 'Two-step verification is off.',
+  totp_changed: 'Two-step verification now uses your new authenticator app; codes of the previous one no longer work.',
+  not_again_invitation: 'That form was already used: the invitation link it created is not shown again.',
+  unlocked: 'The account was unlocked: it may sign in again.',
+  member_removed: 'The member was removed from this organization.',
+  invitation_cancelled: 'The invitation was cancelled: its link no longer works.',
   password: 'Your password was changed. Other sessions were signed out.',
   disabled: 'The user was disabled and signed out.',
   enabled: 'The user was enabled.',

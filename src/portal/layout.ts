@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { portalRoleAllows, type PortalPermission, type PortalRole } from '../domain/portal-roles.js';
 import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
+import type { PortalMemberOrganization } from '../store/repositories/portal-users.repo.js';
 import { CSS_PATH, JS_PATH } from './assets.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 
@@ -10,6 +11,8 @@ export interface PageFrame {
   /** The environment pages are scoped to, and the list for the switcher. */
   environment?: EnvironmentRow;
   environments?: EnvironmentRow[];
+  /** The signed-in person's organizations, for the organization switcher (shown when several). */
+  organizations?: PortalMemberOrganization[];
   current?: string;
   notice?: { kind: 'ok' | 'error' | 'warn'; text: string } | null;
 }
@@ -79,6 +82,7 @@ export function page(request: FastifyRequest, frame: PageFrame, content: HtmlVal
   const body = html`<a class="skip" href="#main">Skip to content</a>
 <header class="top">
   <a class="brand" href="/portal/">Coffer</a>
+  ${organizationSwitcher(request, frame)}
   ${switcher}
   <span class="who">${session?.user.email ?? ''} · ${role}</span>
   <form method="post" action="/portal/sign-out">${csrfField(request)}<button type="submit">Sign out</button></form>
@@ -94,6 +98,23 @@ export function page(request: FastifyRequest, frame: PageFrame, content: HtmlVal
   </main>
 </div>`;
   return document(frame.title, body);
+}
+
+/**
+ * The organization switcher of a person in several organizations: a POST with the CSRF token
+ * (switching changes what every page acts on), submitted on change by the portal script.
+ */
+function organizationSwitcher(request: FastifyRequest, frame: PageFrame): SafeHtml | null {
+  const organizations = frame.organizations ?? [];
+  if (organizations.length < 2) return null;
+  const current = request.portalSession?.user.organization_token;
+  return html`<form method="post" action="/portal/organizations/switch">${csrfField(request)}
+  <label for="organization-switch">Organization</label>
+  <select id="organization-switch" name="organization" data-autosubmit>
+    ${organizations.map((o) => html`<option value="${o.organization_token}"${o.organization_token === current ? html` selected` : ''}>${o.organization_name}</option>`)}
+  </select>
+  <button type="submit">Switch<span class="visually-hidden"> organization</span></button>
+</form>`;
 }
 
 /** A page outside the signed-in frame (sign-in, second factor, errors before sign-in). */

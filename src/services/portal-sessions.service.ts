@@ -3,7 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
 import type { PortalSessionRow } from '../store/repositories/portal-sessions.repo.js';
-import type { PortalUserRow } from '../store/repositories/portal-users.repo.js';
+import type { PortalMember } from '../store/repositories/portal-users.repo.js';
 
 /** How long sessions live. */
 export interface SessionPolicy {
@@ -18,10 +18,13 @@ export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 30 * 60_000, abso
 /** `last_seen_at` is written at most this often: not one write per page view. */
 const TOUCH_EVERY_MS = 60_000;
 
-/** A session as the portal sees it. */
+/**
+ * A session as the portal sees it: `user` is the person's membership in the session's
+ * organization (its role, its organization), with the person's email and second-factor state.
+ */
 export interface LiveSession {
   row: PortalSessionRow;
-  user: PortalUserRow;
+  user: PortalMember;
 }
 
 /** A new session: the cookie value is returned here only; the store keeps its hash. */
@@ -36,8 +39,9 @@ function hashId(cookie: string): string {
 
 /**
  * Server-side portal sessions in the database, so every node behind a load balancer sees them.
- * A session starts at stage 'password' when the user has a second factor to give, else 'active';
- * passing the second factor replaces it with a new session (a new cookie value).
+ * A session is one person acting in one organization. It starts at stage 'password' when the
+ * person has a second factor to give, else 'active'; passing the second factor replaces it with a
+ * new session (a new cookie value).
  */
 export class PortalSessionService {
   private readonly repos: Repositories;
@@ -50,12 +54,13 @@ export class PortalSessionService {
     this.repos = repositories(store.db, store.dialect);
   }
 
-  async start(user: PortalUserRow, stage: 'password' | 'active', address: string, environmentKey: string | null): Promise<NewSession> {
+  async start(user: PortalMember, stage: 'password' | 'active', address: string, environmentKey: string | null): Promise<NewSession> {
     const cookie = randomBytes(32).toString('base64url');
     const now = this.clock.now();
     const row: PortalSessionRow = {
       id_hash: hashId(cookie),
-      user_token: user.token,
+      person_token: user.person_token,
+      organization_token: user.organization_token,
       csrf_token: randomBytes(32).toString('base64url'),
       stage,
       environment_key: environmentKey,
@@ -69,7 +74,7 @@ export class PortalSessionService {
     return { cookie, row };
   }
 
-  /** The live session behind a cookie value, or null (unknown, expired, user disabled). */
+  /** The live session behind a cookie value, or null (unknown, expired, membership disabled or removed). */
   async resolve(cookie: string): Promise<LiveSession | null> {
     if (cookie.length === 0 || cookie.length > 100) return null;
     const idHash = hashId(cookie);
@@ -81,7 +86,7 @@ export class PortalSessionService {
       await this.repos.portalSessions.delete(idHash);
       return null;
     }
-    const user = await this.repos.portalUsers.find(row.user_token);
+    const user = await this.repos.portalMemberships.of(row.person_token, row.organization_token);
     if (user === undefined || user.disabled_at !== null) return null;
     if (now - idleSince >= TOUCH_EVERY_MS) {
       const seen = new Date(now).toISOString();
@@ -95,6 +100,18 @@ export class PortalSessionService {
   async promote(session: LiveSession): Promise<NewSession> {
     await this.repos.portalSessions.delete(session.row.id_hash);
     return this.start(session.user, 'active', session.row.address, session.row.environment_key);
+  }
+
+  /**
+   * Moves the session to another organization of the person: its environment is that
+   * organization's first, and the CSRF token changes, so a form of the previous organization's
+   * pages (another tab) cannot act in this one.
+   */
+  async switchOrganization(session: LiveSession, member: PortalMember, environmentKey: string | null): Promise<void> {
+    const changes = { organization_token: member.organization_token, environment_key: environmentKey, csrf_token: randomBytes(32).toString('base64url'), consumed_nonce: null };
+    await this.repos.portalSessions.update(session.row.id_hash, changes);
+    Object.assign(session.row, changes);
+    session.user = member;
   }
 
   async selectEnvironment(session: LiveSession, environmentKey: string): Promise<void> {
@@ -116,9 +133,9 @@ export class PortalSessionService {
     await this.repos.portalSessions.delete(session.row.id_hash);
   }
 
-  /** Ends every session of a user but this one (after a password change). */
+  /** Ends every session of the person but this one (after a password change). */
   async endOthers(session: LiveSession): Promise<void> {
-    await this.repos.portalSessions.deleteForUser(session.user.token);
+    await this.repos.portalSessions.deleteForPerson(session.user.person_token);
     await this.repos.portalSessions.insert(session.row);
   }
 

@@ -1,174 +1,254 @@
-import { randomBytes } from 'node:crypto';
-import { Algorithm, hash, verify } from '@node-rs/argon2';
-import * as OTPAuth from 'otpauth';
 import { AppError, fieldError } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import { isPortalRole } from '../domain/portal-roles.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
-import type { PortalUserRow } from '../store/repositories/portal-users.repo.js';
+import type { PortalMember, PortalMemberOrganization, PortalPersonRow } from '../store/repositories/portal-users.repo.js';
 import type { PortalSecretBox } from '../vault/portal-secret-box.js';
+import { AuditService } from './audit.service.js';
+import { checkNewPassword, generatePassword, hashPassword, normalizeEmail, PasswordVerifier } from './portal-credentials.js';
+import { invitationGone, PortalInvitations } from './portal-invitations.js';
+import { PortalLockout } from './portal-lockout.js';
+import { PortalTotp } from './portal-totp.js';
 
-/** OWASP's argon2id minimum (19 MiB, 2 passes, 1 lane): tens of ms, paid at sign-in only. */
-const ARGON2 = { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
-export const MIN_PASSWORD_LENGTH = 12;
-const MAX_PASSWORD_LENGTH = 256;
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
-const TOTP = { issuer: 'Coffer', algorithm: 'SHA1', digits: 6, period: 30 } as const;
+export { generatePassword, MIN_PASSWORD_LENGTH } from './portal-credentials.js';
 
-/** A user and, when Coffer generated it, the password to hand over once. */
+/** A membership and, when Coffer generated the new person's password, that password, once. */
 export interface CreatedUser {
-  user: PortalUserRow;
+  user: PortalMember;
   password: string | null;
+  /** The person had an account already (in another organization): their password stays theirs. */
+  existing: boolean;
 }
 
-/** A TOTP enrolment in progress: the secret to type or scan, once. */
-export interface TotpEnrolment {
-  secret: string;
-  uri: string;
+/** What the invitation form submits: the person's password (or the one they choose) and code. */
+export interface InvitationAnswer {
+  password: string;
+  passwordAgain: string;
+  code: string;
 }
 
-/** A password people can type: 20 base-62 characters (~119 bits). */
-export function generatePassword(): string {
-  return randomToken(20);
-}
-
-/** Portal users: accounts, passwords (argon2id), roles and the optional TOTP second factor. */
+/**
+ * Portal people and their memberships (docs/portal.md "Accounts and organizations"): a person
+ * (email, password, second factor, lockout) signs in once and acts in one organization at a time
+ * through a membership (role, disabled). Organizations see only their own members.
+ */
 export class PortalUserService {
+  readonly totp: PortalTotp;
+  readonly lockout: PortalLockout;
+  readonly invitations: PortalInvitations;
   private readonly repos: Repositories;
-  /** Verified against for unknown emails, so a wrong email costs what a wrong password does. */
-  private readonly decoy: Promise<string>;
+  private readonly passwords = new PasswordVerifier();
 
   constructor(
     private readonly store: StoreHandle,
-    private readonly box: PortalSecretBox,
+    box: PortalSecretBox,
     private readonly clock: Clock,
   ) {
     this.repos = repositories(store.db, store.dialect);
-    this.decoy = hash(randomBytes(16).toString('hex'), ARGON2);
-  }
-
-  /** Creates a user; without a password one is generated and returned once. */
-  async create(organizationToken: string, input: { email: string; role: string; password: string | null }): Promise<CreatedUser> {
-    const email = normalizeEmail(input.email);
-    if (!isPortalRole(input.role)) throw new AppError(fieldError.inclusion('role'));
-    const password = input.password ?? generatePassword();
-    checkPassword(password);
-    const organization = await this.repos.organizations.find(organizationToken);
-    if (organization === undefined) throw new AppError({ key: 'errors.invalid', attribute: 'organization', message: 'Organization is invalid' });
-    if ((await this.repos.portalUsers.findByEmail(email)) !== undefined) {
-      throw new AppError({ key: 'errors.invalid', attribute: 'email', message: 'Email is already taken' });
-    }
-    const now = this.now();
-    const token = randomToken(TOKEN_LENGTH.item);
-    await this.repos.portalUsers.insert({
-      token,
-      organization_token: organizationToken,
-      email,
-      role: input.role,
-      password_hash: await hash(password, ARGON2),
-      totp_secret: null,
-      totp_enabled: 0,
-      disabled_at: null,
-      created_at: now,
-      updated_at: now,
-    });
-    return { user: (await this.repos.portalUsers.find(token)) as PortalUserRow, password: input.password === null ? password : null };
-  }
-
-  /** The first owner of a fresh installation, unless the organization already has users. */
-  async createInitialOwner(organizationToken: string, email: string): Promise<CreatedUser | null> {
-    if ((await this.repos.portalUsers.listByOrganization(organizationToken)).length > 0) return null;
-    return this.create(organizationToken, { email, role: 'owner', password: null });
-  }
-
-  list(organizationToken: string): Promise<PortalUserRow[]> {
-    return this.repos.portalUsers.listByOrganization(organizationToken);
-  }
-
-  find(token: string): Promise<PortalUserRow | undefined> {
-    return this.repos.portalUsers.find(token);
-  }
-
-  /** The user with this email (CLI input), or an error naming it. */
-  async requireByEmail(email: string): Promise<PortalUserRow> {
-    const user = await this.repos.portalUsers.findByEmail(normalizeEmail(email));
-    if (user === undefined) throw new AppError({ key: 'errors.user_not_found', message: 'Unable to find the specified user.' });
-    return user;
+    this.totp = new PortalTotp(this.repos, box, clock);
+    this.lockout = new PortalLockout(this.repos, new AuditService(store, clock), clock);
+    this.invitations = new PortalInvitations(this.repos, clock);
   }
 
   /**
-   * The enabled user whose password this is, or null. The same argon2 work is done whether the
-   * email exists or not, so timing does not tell which was wrong.
+   * The operator's way in (CLI, first start): a membership of the organization, and the person
+   * when the email has none yet (with the given password, or a generated one returned once). An
+   * existing person keeps their password: giving one for them is refused.
    */
-  async checkPassword(email: string, password: string): Promise<PortalUserRow | null> {
-    const user = await this.repos.portalUsers.findByEmail(email.trim().toLowerCase());
-    const candidate = password.length > MAX_PASSWORD_LENGTH ? '' : password;
-    const matches = await verify(user?.password_hash ?? (await this.decoy), candidate).catch(() => false);
-    if (user === undefined || !matches || user.disabled_at !== null) return null;
-    return user;
+  async create(organizationToken: string, input: { email: string; role: string; password: string | null }): Promise<CreatedUser> {
+    const email = normalizeEmail(input.email);
+    if (!isPortalRole(input.role)) throw new AppError(fieldError.inclusion('role'));
+    const existing = await this.repos.portalPeople.findByEmail(email);
+    const password = existing === undefined ? (input.password ?? generatePassword()) : null;
+    if (existing !== undefined && input.password !== null) {
+      throw new AppError({ key: 'errors.invalid', attribute: 'password', message: 'Email already has a portal account: its password stays its own (leave the password out)' });
+    }
+    if (password !== null) checkNewPassword(password);
+    const organization = await this.repos.organizations.find(organizationToken);
+    if (organization === undefined) throw new AppError({ key: 'errors.invalid', attribute: 'organization', message: 'Organization is invalid' });
+    const passwordHash = password === null ? null : await hashPassword(password);
+    const token = await inTransaction(this.store, async (repos) => {
+      const personToken = existing?.token ?? (await this.insertPerson(repos, email, passwordHash as string));
+      if ((await repos.portalMemberships.of(personToken, organizationToken)) !== undefined) {
+        throw new AppError({ key: 'errors.invalid', attribute: 'email', message: 'Email is already a member of this organization' });
+      }
+      return this.insertMembership(repos, personToken, organizationToken, input.role);
+    });
+    return { user: (await this.repos.portalMemberships.find(token)) as PortalMember, password: input.password === null ? password : null, existing: existing !== undefined };
   }
 
-  /** Sets a new password (given, or generated and returned once) and ends the user's sessions. */
-  async resetPassword(token: string, password: string | null): Promise<string | null> {
+  /** The first owner of a fresh installation, unless the organization already has members. */
+  async createInitialOwner(organizationToken: string, email: string): Promise<CreatedUser | null> {
+    if ((await this.repos.portalMemberships.listByOrganization(organizationToken)).length > 0) return null;
+    return this.create(organizationToken, { email, role: 'owner', password: null });
+  }
+
+  /** Members of an organization, oldest first. */
+  list(organizationToken: string): Promise<PortalMember[]> {
+    return this.repos.portalMemberships.listByOrganization(organizationToken);
+  }
+
+  /** A membership by its token. */
+  find(token: string): Promise<PortalMember | undefined> {
+    return this.repos.portalMemberships.find(token);
+  }
+
+  person(token: string): Promise<PortalPersonRow | undefined> {
+    return this.repos.portalPeople.find(token);
+  }
+
+  /** The person with this email (CLI input), or an error naming none. */
+  async requireByEmail(email: string): Promise<PortalPersonRow> {
+    const person = await this.repos.portalPeople.findByEmail(normalizeEmail(email));
+    if (person === undefined) throw userNotFound();
+    return person;
+  }
+
+  /** Every membership of a person, with the organizations' names. */
+  membershipsOf(personToken: string): Promise<PortalMemberOrganization[]> {
+    return this.repos.portalMemberships.listByPerson(personToken);
+  }
+
+  /** The memberships a person may act through now (not disabled). */
+  async activeMembershipsOf(personToken: string): Promise<PortalMemberOrganization[]> {
+    return (await this.membershipsOf(personToken)).filter((member) => member.disabled_at === null);
+  }
+
+  /**
+   * The person whose password this is, or null: unknown email, wrong password (counted towards
+   * the lockout) or locked. The same argon2 work and one write are done in every case, so timing
+   * does not tell which.
+   */
+  async authenticate(email: string, password: string, address: string | null): Promise<PortalPersonRow | null> {
+    const person = await this.repos.portalPeople.findByEmail(email.trim().toLowerCase());
+    if (person !== undefined) return this.checkPassword(person, password, address);
+    await this.passwords.matches(null, password);
+    await this.lockout.failWithoutCount();
+    return null;
+  }
+
+  /** True when `password` is the person's and they are not locked; a wrong one counts as a failure. */
+  async checkPassword(person: PortalPersonRow, password: string, address: string | null): Promise<PortalPersonRow | null> {
+    const locked = this.lockout.isLocked(person);
+    const matches = await this.passwords.matches(locked ? null : person.password_hash, password);
+    if (locked) {
+      await this.lockout.failWithoutCount();
+      return null;
+    }
+    if (!matches) {
+      await this.lockout.fail(person, address);
+      return null;
+    }
+    return person;
+  }
+
+  /** True once for a current code of the person's second factor; a wrong one counts as a failure. */
+  async checkCode(person: PortalPersonRow, code: string, address: string | null): Promise<boolean> {
+    const fresh = await this.repos.portalPeople.find(person.token);
+    if (fresh === undefined || this.lockout.isLocked(fresh)) return false;
+    if (await this.totp.accept(fresh, code)) return true;
+    await this.lockout.fail(fresh, address);
+    return false;
+  }
+
+  /**
+   * Accepts an invitation: the invited email's person (their password, and code when two-step is
+   * on) or, for an email without one, a new person with the password chosen here. Null when the
+   * credentials were wrong; the membership joined otherwise. The link works once.
+   */
+  async acceptInvitation(secret: string, answer: InvitationAnswer, address: string | null): Promise<PortalMember | null> {
+    const { invitation } = await this.invitations.open(secret);
+    const existing = await this.repos.portalPeople.findByEmail(invitation.email);
+    let passwordHash: string | null = null;
+    if (existing !== undefined) {
+      if ((await this.checkPassword(existing, answer.password, address)) === null) return null;
+      if (existing.totp_enabled === 1 && !(await this.checkCode(existing, answer.code, address))) return null;
+      await this.lockout.succeed(existing);
+    } else {
+      checkNewPassword(answer.password);
+      if (answer.password !== answer.passwordAgain) throw new AppError({ key: 'errors.invalid', attribute: 'password_again', message: 'The two passwords differ' });
+      passwordHash = await hashPassword(answer.password);
+    }
+    const token = await inTransaction(this.store, async (repos) => {
+      if (!(await repos.portalInvitations.delete(invitation.token))) throw invitationGone();
+      // The person checked above, or a new one (a person created meanwhile fails on the unique email).
+      const person = existing?.token ?? (await this.insertPerson(repos, invitation.email, passwordHash as string));
+      const member = await repos.portalMemberships.of(person, invitation.organization_token);
+      return member?.token ?? (await this.insertMembership(repos, person, invitation.organization_token, invitation.role));
+    });
+    return (await this.repos.portalMemberships.find(token)) as PortalMember;
+  }
+
+  /** Sets a new password (given, or generated and returned once) and ends the person's sessions. */
+  async resetPassword(personToken: string, password: string | null): Promise<string | null> {
     const next = password ?? generatePassword();
-    checkPassword(next);
-    const passwordHash = await hash(next, ARGON2);
+    checkNewPassword(next);
+    const passwordHash = await hashPassword(next);
     await inTransaction(this.store, async (repos) => {
-      if (!(await repos.portalUsers.update(token, { password_hash: passwordHash, updated_at: this.now() }))) throw userNotFound();
-      await repos.portalSessions.deleteForUser(token);
+      if (!(await repos.portalPeople.update(personToken, { password_hash: passwordHash, updated_at: this.now() }))) throw userNotFound();
+      await repos.portalSessions.deleteForPerson(personToken);
     });
     return password === null ? next : null;
+  }
+
+  /** Turns a person's second factor off and ends their sessions (the operator, for a lost device). */
+  async resetTwoStep(personToken: string): Promise<void> {
+    await this.totp.remove(personToken);
+    await this.repos.portalSessions.deleteForPerson(personToken);
   }
 
   async setRole(token: string, role: string): Promise<void> {
     if (!isPortalRole(role)) throw new AppError(fieldError.inclusion('role'));
     await inTransaction(this.store, async (repos) => {
-      const user = await repos.portalUsers.find(token);
-      if (user === undefined) throw userNotFound();
-      if (user.role === 'owner' && role !== 'owner') await refuseLastOwner(repos, user);
-      await repos.portalUsers.update(token, { role, updated_at: this.now() });
-      await repos.portalSessions.deleteForUser(token);
+      const member = await requireMember(repos, token);
+      if (member.role === 'owner' && role !== 'owner') await refuseLastOwner(repos, member);
+      await repos.portalMemberships.update(token, { role, updated_at: this.now() });
+      await repos.portalSessions.deleteForMember(member.person_token, member.organization_token);
     });
   }
 
-  /** Disables (or enables again) a user; disabling ends every session at once. */
+  /** Disables (or enables again) a membership; disabling ends its sessions at once. */
   async setDisabled(token: string, disabled: boolean): Promise<void> {
     await inTransaction(this.store, async (repos) => {
-      const user = await repos.portalUsers.find(token);
-      if (user === undefined) throw userNotFound();
-      if (disabled && user.role === 'owner' && user.disabled_at === null) await refuseLastOwner(repos, user);
-      await repos.portalUsers.update(token, { disabled_at: disabled ? this.now() : null, updated_at: this.now() });
-      if (disabled) await repos.portalSessions.deleteForUser(token);
+      const member = await requireMember(repos, token);
+      if (disabled && member.role === 'owner' && member.disabled_at === null) await refuseLastOwner(repos, member);
+      await repos.portalMemberships.update(token, { disabled_at: disabled ? this.now() : null, updated_at: this.now() });
+      if (disabled) await repos.portalSessions.deleteForMember(member.person_token, member.organization_token);
     });
   }
 
-  /** Starts (or restarts) TOTP enrolment: a new secret, not yet required at sign-in. */
-  async beginTotp(user: PortalUserRow): Promise<TotpEnrolment> {
-    const secret = new OTPAuth.Secret({ size: 20 });
-    const sealed = await this.box.seal(secret.base32, `totp:${user.token}`);
-    await this.repos.portalUsers.update(user.token, { totp_secret: sealed, totp_enabled: 0, updated_at: this.now() });
-    return { secret: secret.base32, uri: totpFor(user.email, secret.base32).toString() };
+  /**
+   * Removes a membership: the person loses this organization only. A person left without any
+   * membership is deleted too (no password hash kept for nothing).
+   */
+  async remove(token: string): Promise<PortalMember> {
+    return inTransaction(this.store, async (repos) => {
+      const member = await requireMember(repos, token);
+      if (member.role === 'owner' && member.disabled_at === null) await refuseLastOwner(repos, member);
+      await repos.portalSessions.deleteForMember(member.person_token, member.organization_token);
+      await repos.portalMemberships.delete(token);
+      if ((await repos.portalMemberships.countForPerson(member.person_token)) === 0) {
+        await repos.portalSessions.deleteForPerson(member.person_token);
+        await repos.portalPeople.delete(member.person_token);
+      }
+      return member;
+    });
   }
 
-  /** Turns the second factor on when `code` matches the pending secret. */
-  async confirmTotp(user: PortalUserRow, code: string): Promise<boolean> {
-    if (user.totp_secret === null || !(await this.codeMatches(user, code))) return false;
-    await this.repos.portalUsers.update(user.token, { totp_enabled: 1, updated_at: this.now() });
-    return true;
+  private async insertPerson(repos: Repositories, email: string, passwordHash: string): Promise<string> {
+    const now = this.now();
+    const token = randomToken(TOKEN_LENGTH.item);
+    await repos.portalPeople.insert({ token, email, password_hash: passwordHash, totp_secret: null, totp_pending_secret: null, totp_enabled: 0, totp_last_step: null, locked_until: null, created_at: now, updated_at: now });
+    return token;
   }
 
-  async disableTotp(user: PortalUserRow): Promise<void> {
-    await this.repos.portalUsers.update(user.token, { totp_secret: null, totp_enabled: 0, updated_at: this.now() });
-  }
-
-  /** True when `code` is the user's current TOTP code (one step of clock drift either way). */
-  async codeMatches(user: PortalUserRow, code: string): Promise<boolean> {
-    if (user.totp_secret === null || !/^\d{6}$/.test(code.trim())) return false;
-    const secret = await this.box.open(user.totp_secret, `totp:${user.token}`);
-    const delta = totpFor(user.email, secret).validate({ token: code.trim(), timestamp: this.clock.now().getTime(), window: 1 });
-    return delta !== null;
+  private async insertMembership(repos: Repositories, personToken: string, organizationToken: string, role: string): Promise<string> {
+    const now = this.now();
+    const token = randomToken(TOKEN_LENGTH.item);
+    await repos.portalMemberships.insert({ token, person_token: personToken, organization_token: organizationToken, role, disabled_at: null, created_at: now, updated_at: now });
+    return token;
   }
 
   private now(): string {
@@ -176,30 +256,18 @@ export class PortalUserService {
   }
 }
 
-function totpFor(email: string, base32: string): OTPAuth.TOTP {
-  return new OTPAuth.TOTP({ ...TOTP, label: email, secret: OTPAuth.Secret.fromBase32(base32) });
-}
-
-function normalizeEmail(email: string): string {
-  const trimmed = email.trim().toLowerCase();
-  if (trimmed === '') throw new AppError(fieldError.blank('email'));
-  if (!EMAIL.test(trimmed)) throw new AppError(fieldError.invalid('email'));
-  return trimmed;
-}
-
-function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) {
-    throw new AppError({ key: 'errors.invalid', attribute: 'password', message: `Password is too short (minimum is ${MIN_PASSWORD_LENGTH} characters)` });
-  }
-  if (password.length > MAX_PASSWORD_LENGTH) throw new AppError(fieldError.tooLong('password', MAX_PASSWORD_LENGTH));
-}
-
 function userNotFound(): AppError {
   return new AppError({ key: 'errors.user_not_found', message: 'Unable to find the specified user.' });
 }
 
-async function refuseLastOwner(repos: Repositories, user: PortalUserRow): Promise<void> {
-  if ((await repos.portalUsers.countActiveOwners(user.organization_token)) <= 1) {
-    throw new AppError({ key: 'errors.invalid', attribute: 'role', message: 'The last owner cannot be demoted or disabled' });
+async function requireMember(repos: Repositories, token: string): Promise<PortalMember> {
+  const member = await repos.portalMemberships.find(token);
+  if (member === undefined) throw userNotFound();
+  return member;
+}
+
+async function refuseLastOwner(repos: Repositories, member: PortalMember): Promise<void> {
+  if ((await repos.portalMemberships.countActiveOwners(member.organization_token)) <= 1) {
+    throw new AppError({ key: 'errors.invalid', attribute: 'role', message: 'The last owner cannot be demoted, disabled or removed' });
   }
 }

@@ -16,6 +16,7 @@ import { retryChains } from './migrations/013-retry-chains.js';
 import { workflows } from './migrations/014-workflows.js';
 import { cacheGeneration } from './migrations/015-cache-generation.js';
 import { partialIndexes } from './migrations/016-partial-indexes.js';
+import { portalMemberships } from './migrations/017-portal-memberships.js';
 import { callbackFairness } from './migrations/018-callback-fairness.js';
 import { openSqliteStore } from './sqlite-store.js';
 import { preparingPool } from './postgres-prepared.js';
@@ -50,7 +51,7 @@ export interface StoreHandle {
 }
 
 // Explicit list, in order; a migration is never edited once released, only added.
-function migrationsFor(dialect: Dialect): Record<string, Migration> {
+export function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
     '001-foundation': foundation(dialect),
     '002-payment-methods': paymentMethods(dialect),
@@ -65,6 +66,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '014-workflows': workflows(dialect),
     '015-cache-generation': cacheGeneration(dialect),
     '016-partial-indexes': partialIndexes,
+    '017-portal-memberships': portalMemberships(dialect),
     '018-callback-fairness': callbackFairness,
   };
 }

@@ -14,7 +14,8 @@ import { ReceiversRepo } from './repositories/receivers.repo.js';
 import { SealedBlobsRepo } from './repositories/sealed-blobs.repo.js';
 import { CertificatesRepo } from './repositories/certificates.repo.js';
 import { UsedNoncesRepo } from './repositories/used-nonces.repo.js';
-import { PortalUsersRepo } from './repositories/portal-users.repo.js';
+import { PortalMembershipsRepo, PortalPeopleRepo } from './repositories/portal-users.repo.js';
+import { PortalInvitationsRepo } from './repositories/portal-invitations.repo.js';
 import { PortalSessionsRepo } from './repositories/portal-sessions.repo.js';
 import { AuditEventsRepo } from './repositories/audit-events.repo.js';
 import { RollupsRepo } from './repositories/rollups.repo.js';
@@ -35,7 +36,9 @@ export interface Repositories {
   sealedBlobs: SealedBlobsRepo;
   certificates: CertificatesRepo;
   usedNonces: UsedNoncesRepo;
-  portalUsers: PortalUsersRepo;
+  portalPeople: PortalPeopleRepo;
+  portalMemberships: PortalMembershipsRepo;
+  portalInvitations: PortalInvitationsRepo;
   portalSessions: PortalSessionsRepo;
   auditEvents: AuditEventsRepo;
   rollups: RollupsRepo;
@@ -57,7 +60,9 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
     sealedBlobs: new SealedBlobsRepo(db),
     certificates: new CertificatesRepo(db),
     usedNonces: new UsedNoncesRepo(db),
-    portalUsers: new PortalUsersRepo(db),
+    portalPeople: new PortalPeopleRepo(db),
+    portalMemberships: new PortalMembershipsRepo(db),
+    portalInvitations: new PortalInvitationsRepo(db),
     portalSessions: new PortalSessionsRepo(db),
     auditEvents: new AuditEventsRepo(db),
     rollups: new RollupsRepo(db),

@@ -249,7 +249,9 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   receivers: ReceiversTable;
   certificates: CertificatesTable;
-  portal_users: PortalUsersTable;
+  portal_people: PortalPeopleTable;
+  portal_memberships: PortalMembershipsTable;
+  portal_invitations: PortalInvitationsTable;
   used_nonces: UsedNoncesTable;
   portal_sessions: PortalSessionsTable;
   audit_events: AuditEventsTable;
@@ -269,29 +271,74 @@ export interface CacheGenerationTable {
   generation: number;
 }
 
-/** A person who signs in to the merchant portal (migration 009). */
-export interface PortalUsersTable {
+/**
+ * A person who signs in to the merchant portal (migration 017): one per email, whatever the
+ * number of organizations. The credentials (password, second factor) and the lockout are the
+ * person's; what they may do is their membership's.
+ */
+export interface PortalPeopleTable {
   seq: Generated<number>;
   token: string;
-  organization_token: string;
   /** Lower case. */
   email: string;
-  /** owner | admin | developer | viewer */
-  role: string;
   /** argon2id PHC string. */
   password_hash: string;
-  /** The TOTP secret sealed under the master key, or null before enrolment starts. */
+  /** The TOTP secret in use, sealed (vault/portal-secret-box.ts); null when two-step is off. */
   totp_secret: string | null;
+  /** A new TOTP secret being set up, sealed; it replaces `totp_secret` once a code of it is typed. */
+  totp_pending_secret: string | null;
   totp_enabled: number;
+  /** The RFC 6238 time step of the last code accepted: a code is accepted only for a newer step. */
+  totp_last_step: number | null;
+  /** Failed sign-ins (password or code) since the last success, unlock or lock. */
+  failed_sign_ins: Generated<number>;
+  /** Sign-in is refused until then (ISO-8601), whatever the password. */
+  locked_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A person's place in one organization: the role, and whether it is disabled (migration 017). */
+export interface PortalMembershipsTable {
+  seq: Generated<number>;
+  token: string;
+  person_token: string;
+  organization_token: string;
+  /** owner | admin | developer | viewer */
+  role: string;
   disabled_at: string | null;
   created_at: string;
   updated_at: string;
 }
 
-/** A portal session; the cookie holds a random value whose SHA-256 is `id_hash`. */
+/**
+ * An invitation to join an organization (migration 017). Whoever holds its link joins as the
+ * invited email: with that person's password when they have one, else choosing it.
+ */
+export interface PortalInvitationsTable {
+  seq: Generated<number>;
+  token: string;
+  organization_token: string;
+  /** Lower case. */
+  email: string;
+  role: string;
+  /** SHA-256 (hex) of the secret in the link; the secret itself is shown once and never stored. */
+  secret_hash: string;
+  /** The email of who invited. */
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/**
+ * A portal session (migration 017): one person in one organization at a time. The cookie holds a
+ * random value whose SHA-256 is `id_hash`.
+ */
 export interface PortalSessionsTable {
   id_hash: string;
-  user_token: string;
+  person_token: string;
+  /** The organization the session acts in; switching changes it (and the CSRF token). */
+  organization_token: string;
   csrf_token: string;
   /** 'password' (second factor pending) or 'active'. */
   stage: string;

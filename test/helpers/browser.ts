@@ -15,6 +15,19 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 }
 
+/**
+ * A page in a fresh context (1280×800, the test CA ignored) whose console messages about the
+ * Content-Security-Policy are pushed to `cspErrors`: a portal page must cause none.
+ */
+export async function newPageWatchingCsp(browser: Browser, cspErrors: string[]): Promise<Page> {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (/Content.Security.Policy|Refused to/i.test(message.text())) cspErrors.push(message.text());
+  });
+  return page;
+}
+
 export interface AxeViolation {
   id: string;
   impact: string | null;

@@ -11,7 +11,11 @@ export class PortalClient {
   /** The `_once` value of the last page's secret form. */
   once: string | null = null;
 
-  constructor(private readonly client: ApiClient) {}
+  /** `headers` go with every request (e.g. X-Forwarded-For, to come from another address behind a trusted proxy). */
+  constructor(
+    private readonly client: ApiClient,
+    private readonly extraHeaders: Record<string, string> = {},
+  ) {}
 
   async get(path: string): Promise<ApiResponse> {
     return this.remember(await this.client.request('GET', path, { auth: null, headers: this.headers() }));
@@ -32,13 +36,20 @@ export class PortalClient {
     return this.post('/portal/sign-in', { email, password });
   }
 
+  /** Opens an invitation link (as shown on the team page) and submits its form. */
+  async acceptInvitation(link: string, fields: Record<string, string>): Promise<ApiResponse> {
+    const path = new URL(link).pathname;
+    await this.get(path);
+    return this.post(path, fields);
+  }
+
   cookie(name: string): string | undefined {
     return this.cookies.get(name);
   }
 
   private headers(): Record<string, string> {
     const jar = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    return jar === '' ? {} : { cookie: jar };
+    return jar === '' ? { ...this.extraHeaders } : { ...this.extraHeaders, cookie: jar };
   }
 
   private remember(response: ApiResponse): ApiResponse {

@@ -174,15 +174,20 @@ describe.each(storeKinds)('portal gateways, transactions, payment methods, overv
     expect(Date.parse(marks[0]?.complete_until as string) % 3_600_000).toBe(0);
   });
 
-  it('team: an admin adds a developer (one-time password works once), but cannot create or change owners', async () => {
+  it('team: an admin invites a developer (who chooses their password), but cannot invite or change owners', async () => {
     await admin.get('/portal/team');
     const added = await admin.post('/portal/team', { email: 'new@example.com', role: 'developer' });
     expect(added.status).toBe(201);
-    const password = fieldValue(added.text, 'one-time-password') as string;
-    expect(password).toMatch(/^[A-Za-z0-9]{20}$/);
-    expect((await new PortalClient(server.client).signIn('new@example.com', password)).status).toBe(303);
-    const again = await admin.get('/portal/team');
-    expect(again.text).not.toContain(password);
+    const link = fieldValue(added.text, 'invitation-link') as string;
+    expect(link).toMatch(/\/portal\/invitations\/[A-Za-z0-9_-]{43}$/);
+    expect(added.text).not.toContain('one-time-password');
+    const joined = new PortalClient(server.client);
+    expect((await joined.acceptInvitation(link, { password: PASSWORD, password_again: PASSWORD })).status).toBe(303);
+    expect((await joined.get('/portal/team')).text).toContain('new@example.com');
+    expect((await new PortalClient(server.client).signIn('new@example.com', PASSWORD)).status).toBe(303);
+    // The link worked once, and the team page shows it no more.
+    expect((await new PortalClient(server.client).get(new URL(link).pathname)).status).toBe(404);
+    expect((await admin.get('/portal/team')).text).not.toContain(new URL(link).pathname);
 
     expect((await admin.post('/portal/team', { email: 'boss@example.com', role: 'owner' })).status).toBe(403);
     const users = await server.core.portalUsers.list(server.init.organization_token);
@@ -196,9 +201,9 @@ describe.each(storeKinds)('portal gateways, transactions, payment methods, overv
     const adminRow = users.find((u) => u.email === 'admin@example.com');
     expect((await admin.post(`/portal/team/${adminRow?.token}/disable`, {})).status).toBe(403);
     expect((await owner.post(`/portal/team/${newRow?.token}/disable`, {})).status).toBe(303);
-    expect((await new PortalClient(server.client).signIn('new@example.com', password)).status).toBe(401);
+    expect((await new PortalClient(server.client).signIn('new@example.com', PASSWORD)).status).toBe(401);
     const actions = (await server.core.audit.list(server.init.organization_token, { count: 50 })).map((e) => e.action);
-    expect(actions).toEqual(expect.arrayContaining(['user.create', 'user.role_change', 'user.disable']));
+    expect(actions).toEqual(expect.arrayContaining(['user.invite', 'user.join', 'user.role_change', 'user.disable']));
   });
 
   it('certificates: generates a key pair and CSR, downloads the CSR (no private key anywhere)', async () => {

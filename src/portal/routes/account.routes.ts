@@ -1,24 +1,39 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
-import { audit, formOf, redirectTo, sessionOf, type PortalDeps } from '../context.js';
+import type { PortalPersonRow } from '../../store/repositories/portal-users.repo.js';
+import { auditOwnAccount, formOf, redirectTo, sessionOf, type PortalDeps } from '../context.js';
 import { doneNotice, frameFor } from '../frame.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, page, sendPage } from '../layout.js';
 import { MIN_PASSWORD_LENGTH } from '../../services/portal-users.service.js';
+import { auditSignIn, requireSignInAttempt } from '../sign-in-steps.js';
+
+function codeField(id: string, label = 'Authentication code'): SafeHtml {
+  return html`<div class="field"><label for="${id}">${label}</label><input id="${id}" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required></div>`;
+}
+
+/** Two-step verification while it is on: changing the app or turning it off, each with a current code. */
+function totpOn(request: FastifyRequest): SafeHtml {
+  return html`<p><span class="badge ok">On</span> A code from your authenticator app is asked at every sign-in. Changing or turning it off needs a current code.</p>
+<form class="inline" method="post" action="/portal/account/totp/start">${csrfField(request)}
+  ${codeField('change-code', 'Current authentication code')}
+  <button type="submit">Use a new authenticator app</button></form>
+<form class="inline" method="post" action="/portal/account/totp/disable">${csrfField(request)}
+  ${codeField('disable-code')}
+  <button class="danger" type="submit">Turn off two-step verification</button></form>`;
+}
 
 async function accountPage(deps: PortalDeps, request: FastifyRequest, enrolment: SafeHtml | null, notice = doneNotice(request)): Promise<SafeHtml> {
   const user = sessionOf(request).user;
   const frame = await frameFor(deps, request, { title: 'Your account', current: 'account', notice });
+  const organization = frame.organizations?.find((o) => o.organization_token === user.organization_token)?.organization_name ?? '';
   const totp =
-    user.totp_enabled === 1
-      ? html`<p><span class="badge ok">On</span> A code from your authenticator app is asked at every sign-in.</p>
-<form class="inline" method="post" action="/portal/account/totp/disable">${csrfField(request)}
-  <div class="field"><label for="disable-code">Authentication code</label><input id="disable-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="6" required></div>
-  <button class="danger" type="submit">Turn off two-step verification</button></form>`
-      : (enrolment ??
-        html`<p><span class="badge">Off</span> Protect your account with a code from an authenticator app (TOTP).</p>
+    enrolment ??
+    (user.totp_enabled === 1
+      ? totpOn(request)
+      : html`<p><span class="badge">Off</span> Protect your account with a code from an authenticator app (TOTP).</p>
 <form method="post" action="/portal/account/totp/start">${csrfField(request)}<button class="primary" type="submit">Set up two-step verification</button></form>`);
-  const body = html`<dl class="facts"><dt>Email</dt><dd>${user.email}</dd><dt>Role</dt><dd>${user.role}</dd></dl>
+  const body = html`<dl class="facts"><dt>Email</dt><dd>${user.email}</dd><dt>Organization</dt><dd>${organization}</dd><dt>Role</dt><dd>${user.role}</dd></dl>
 <h2>Two-step verification</h2>
 ${totp}
 <h2>Change password</h2>
@@ -30,15 +45,37 @@ ${totp}
   return page(request, frame, body);
 }
 
-/** The signed-in user's own account: password and the TOTP second factor. */
+/** The signed-in person, fresh from the store (the session's copy may predate a change). */
+async function personOf(deps: PortalDeps, request: FastifyRequest): Promise<PortalPersonRow> {
+  const person = await deps.portalUsers.person(sessionOf(request).user.person_token);
+  if (person === undefined) throw new AppError({ key: 'errors.forbidden', message: 'Your session has ended. Sign in again.' });
+  return person;
+}
+
+/**
+ * A current code of the second factor in use, or 422. Each try spends the sign-in budgets and a
+ * wrong code counts towards the lockout: a stolen session cannot guess its way to turning it off.
+ */
+async function requireCurrentCode(deps: PortalDeps, request: FastifyRequest, person: PortalPersonRow): Promise<void> {
+  await requireSignInAttempt(deps, request, person.email);
+  if (!(await deps.portalUsers.checkCode(person, formOf(request).code ?? '', request.ip ?? null))) {
+    throw new AppError({ key: 'errors.invalid', attribute: 'code', message: 'Authentication code is invalid: a current code of your authenticator app is needed' });
+  }
+}
+
+/** The signed-in person's own account (password, TOTP second factor) and their organizations. */
 export function accountRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   const own = { config: { portal: 'manage_own_account' as const } };
 
   portal.get('/account', async (request, reply) => sendPage(reply, await accountPage(deps, request, null)));
 
+  // Setting up a new secret; while two-step is on, only with a current code of the one in use
+  // (else re-enrolling would be a way to turn it off without one).
   portal.post('/account/totp/start', own, async (request, reply) => {
-    const enrolment = await deps.portalUsers.beginTotp(sessionOf(request).user);
-    const form = html`<p>Add this key to your authenticator app (as a time-based key), then type the code it shows.</p>
+    const person = await personOf(deps, request);
+    if (person.totp_enabled === 1) await requireCurrentCode(deps, request, person);
+    const enrolment = await deps.portalUsers.totp.begin(person);
+    const form = html`<p>Add this key to your authenticator app (as a time-based key), then type the code it shows.${person.totp_enabled === 1 ? ' Until then the app you use now stays in force.' : ''}</p>
 <div class="field"><label for="totp-secret">Setup key</label>
 <div class="secret-box"><input id="totp-secret" type="text" readonly value="${enrolment.secret}" spellcheck="false" autocomplete="off">
 <button type="button" data-copy="totp-secret" hidden>Copy</button><span id="totp-secret-status" role="status"></span></div></div>
@@ -51,34 +88,70 @@ export function accountRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   });
 
   portal.post('/account/totp/confirm', own, async (request, reply) => {
-    const user = (await deps.portalUsers.find(sessionOf(request).user.token)) ?? sessionOf(request).user;
-    if (!(await deps.portalUsers.confirmTotp(user, formOf(request).code ?? ''))) {
+    const person = await personOf(deps, request);
+    const changing = person.totp_enabled === 1;
+    if (!(await deps.portalUsers.totp.confirm(person, formOf(request).code ?? ''))) {
       throw new AppError({ key: 'errors.invalid', attribute: 'code', message: 'Authentication code is invalid. Set up again and type the current code.' });
     }
-    await audit(deps, request, { action: 'user.totp_enable', objectType: 'user', objectId: user.token });
-    return redirectTo(reply, '/portal/account?done=totp_on');
+    await auditOwnAccount(deps, request, changing ? 'user.totp_change' : 'user.totp_enable');
+    return redirectTo(reply, `/portal/account?done=${changing ? 'totp_changed' : 'totp_on'}`);
   });
 
   portal.post('/account/totp/disable', own, async (request, reply) => {
-    const user = sessionOf(request).user;
-    if (!(await deps.portalUsers.codeMatches(user, formOf(request).code ?? ''))) {
-      throw new AppError({ key: 'errors.invalid', attribute: 'code', message: 'Authentication code is invalid' });
-    }
-    await deps.portalUsers.disableTotp(user);
-    await audit(deps, request, { action: 'user.totp_disable', objectType: 'user', objectId: user.token });
+    const person = await personOf(deps, request);
+    await requireCurrentCode(deps, request, person);
+    await deps.portalUsers.totp.remove(person.token);
+    await auditOwnAccount(deps, request, 'user.totp_disable');
     return redirectTo(reply, '/portal/account?done=totp_off');
   });
 
   portal.post('/account/password', own, async (request, reply) => {
     const session = sessionOf(request);
+    const person = await personOf(deps, request);
     const form = formOf(request);
-    if ((await deps.portalUsers.checkPassword(session.user.email, form.current_password ?? '')) === null) {
+    await requireSignInAttempt(deps, request, person.email);
+    if ((await deps.portalUsers.checkPassword(person, form.current_password ?? '', request.ip ?? null)) === null) {
       throw new AppError({ key: 'errors.invalid', attribute: 'current_password', message: 'Current password is invalid' });
     }
-    await deps.portalUsers.resetPassword(session.user.token, form.new_password ?? '');
+    await deps.portalUsers.resetPassword(person.token, form.new_password ?? '');
     // resetPassword ended every session; this one goes on.
     await deps.portalSessions.endOthers(session);
-    await audit(deps, request, { action: 'user.password_change', objectType: 'user', objectId: session.user.token });
+    await auditOwnAccount(deps, request, 'user.password_change');
     return redirectTo(reply, '/portal/account?done=password');
+  });
+
+  organizationRoutes(portal, deps);
+}
+
+/** Choosing and switching the organization a session acts in (a person may belong to several). */
+function organizationRoutes(portal: FastifyInstance, deps: PortalDeps): void {
+  portal.get('/organizations', async (request, reply) => {
+    const session = sessionOf(request);
+    const frame = await frameFor(deps, request, { title: 'Your organizations', current: 'organizations', notice: doneNotice(request) });
+    const rows = (frame.organizations ?? []).map(
+      (o) => html`<tr><td>${o.organization_name}</td><td>${o.role}</td><td>${o.organization_token === session.user.organization_token
+        ? html`<span class="badge ok">current</span>`
+        : html`<form class="inline" method="post" action="/portal/organizations/switch">${csrfField(request)}<input type="hidden" name="organization" value="${o.organization_token}">
+  <button type="submit">Open<span class="visually-hidden"> ${o.organization_name}</span></button></form>`}</td></tr>`,
+    );
+    const body = html`<p>You belong to these organizations. Pages show one at a time; switch here or with the menu at the top.</p>
+<table><caption class="visually-hidden">Your organizations</caption>
+<thead><tr><th scope="col">Organization</th><th scope="col">Your role</th><th scope="col"><span class="visually-hidden">Open</span></th></tr></thead>
+<tbody>${rows}</tbody></table>`;
+    return sendPage(reply, page(request, frame, body));
+  });
+
+  portal.post('/organizations/switch', { config: { portal: 'manage_own_account' } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const wanted = formOf(request).organization ?? '';
+    // Only the person's own active memberships are looked at: any other token is "not found".
+    const member = (await deps.portalUsers.activeMembershipsOf(session.user.person_token)).find((m) => m.organization_token === wanted);
+    if (member === undefined) throw new AppError({ key: 'errors.user_not_found', message: 'You do not belong to that organization.' });
+    if (member.organization_token !== session.user.organization_token) {
+      const environments = await deps.tenancy.listEnvironments(member.organization_token, { sinceToken: null, order: 'asc', count: 1 });
+      await deps.portalSessions.switchOrganization(session, member, environments[0]?.key ?? null);
+      await auditSignIn(deps, request, member);
+    }
+    return redirectTo(reply, '/portal/');
   });
 }

@@ -23,9 +23,14 @@ export class PortalSessionsRepo {
     await this.db.deleteFrom('portal_sessions').where('id_hash', '=', idHash).execute();
   }
 
-  /** Ends every session of a user (disabled, new password, new role). */
-  async deleteForUser(userToken: string): Promise<void> {
-    await this.db.deleteFrom('portal_sessions').where('user_token', '=', userToken).execute();
+  /** Ends every session of a person, in every organization (new password, second factor reset). */
+  async deleteForPerson(personToken: string): Promise<void> {
+    await this.db.deleteFrom('portal_sessions').where('person_token', '=', personToken).execute();
+  }
+
+  /** Ends a person's sessions in one organization (membership disabled, removed, new role). */
+  async deleteForMember(personToken: string, organizationToken: string): Promise<void> {
+    await this.db.deleteFrom('portal_sessions').where('person_token', '=', personToken).where('organization_token', '=', organizationToken).execute();
   }
 
   /** Removes sessions past their absolute expiry. */

@@ -1,0 +1,94 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { AppError, fieldError, MESSAGES } from '../domain/errors.js';
+import type { Clock } from '../domain/clock.js';
+import { isPortalRole } from '../domain/portal-roles.js';
+import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
+import type { Repositories } from '../store/repositories.js';
+import type { PortalInvitationRow } from '../store/repositories/portal-invitations.repo.js';
+import { normalizeEmail } from './portal-credentials.js';
+
+/** An invitation link works for a week, once. */
+export const INVITATION_TTL_MS = 7 * 86_400_000;
+
+/** A new invitation and the secret of its link, shown once (only its hash is stored). */
+export interface NewInvitation {
+  invitation: PortalInvitationRow;
+  secret: string;
+}
+
+/** The invitation behind a link, with the name of the organization it opens. */
+export interface OpenInvitation {
+  invitation: PortalInvitationRow;
+  organizationName: string;
+}
+
+function invitationSecretHash(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export function invitationGone(): AppError {
+  return new AppError({ key: 'errors.user_not_found', message: 'This invitation link is not valid any more: it was used, cancelled or replaced, or it expired. Ask for a new one.' });
+}
+
+/**
+ * Invitations to join an organization (docs/portal.md "Adding a team member"). Inviting answers
+ * the same whether the address has a Coffer account in another organization or not: nothing is
+ * looked up outside the inviting organization. Accepting is PortalUserService.acceptInvitation.
+ */
+export class PortalInvitations {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Invites an address with a role, replacing an open invitation of the same address. Refused
+   * only for an address that is already a member of this organization (its own team).
+   */
+  async invite(organizationToken: string, input: { email: string; role: string; invitedBy: string }): Promise<NewInvitation> {
+    const email = normalizeEmail(input.email);
+    if (!isPortalRole(input.role)) throw new AppError(fieldError.inclusion('role'));
+    const members = await this.repos.portalMemberships.listByOrganization(organizationToken);
+    if (members.some((member) => member.email === email)) {
+      throw new AppError({ key: 'errors.invalid', attribute: 'email', message: 'Email is already a member of this organization' });
+    }
+    const secret = randomBytes(32).toString('base64url');
+    const now = this.clock.now();
+    const row = {
+      token: randomToken(TOKEN_LENGTH.item),
+      organization_token: organizationToken,
+      email,
+      role: input.role,
+      secret_hash: invitationSecretHash(secret),
+      invited_by: input.invitedBy,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
+    };
+    await this.repos.portalInvitations.deleteFor(organizationToken, email);
+    await this.repos.portalInvitations.insert(row);
+    return { invitation: (await this.repos.portalInvitations.find(row.token)) as PortalInvitationRow, secret };
+  }
+
+  list(organizationToken: string): Promise<PortalInvitationRow[]> {
+    return this.repos.portalInvitations.listByOrganization(organizationToken);
+  }
+
+  /** Cancels an open invitation of this organization; the invitation, or a 404. */
+  async cancel(organizationToken: string, token: string): Promise<PortalInvitationRow> {
+    const invitation = await this.repos.portalInvitations.find(token);
+    if (invitation === undefined || invitation.organization_token !== organizationToken || !(await this.repos.portalInvitations.delete(token))) throw invitationGone();
+    return invitation;
+  }
+
+  /**
+   * The live invitation behind a link's secret, or a 404; a 402 with the API's reason while the
+   * organization is deactivated (it takes no new members, like every other change).
+   */
+  async open(secret: string): Promise<OpenInvitation> {
+    const invitation = secret.length > 100 ? undefined : await this.repos.portalInvitations.findLive(invitationSecretHash(secret), this.clock.now().toISOString());
+    const organization = invitation === undefined ? undefined : await this.repos.organizations.find(invitation.organization_token);
+    if (invitation === undefined || organization === undefined) throw invitationGone();
+    if (organization.active !== 1) throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.organizationInactive });
+    return { invitation, organizationName: organization.name };
+  }
+}

@@ -1,0 +1,57 @@
+import type { Clock } from '../domain/clock.js';
+import type { Repositories } from '../store/repositories.js';
+import type { PortalPersonRow } from '../store/repositories/portal-users.repo.js';
+import type { AuditService } from './audit.service.js';
+
+/**
+ * PCI DSS 8.3.4: a person is locked out after at most 10 failed attempts (wrong password or
+ * wrong code), for at least 30 minutes. docs/portal.md "Lockout" explains the trade-off against
+ * lockout as a denial of service (the per-address budget before it, unlock by people and the CLI).
+ */
+export const LOCKOUT = { failures: 10, durationMs: 30 * 60_000 } as const;
+
+/** Counts failures per person in the store (every node sees the same count) and locks. */
+export class PortalLockout {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** True while the lock of a person (or of a member's person) lasts. */
+  isLocked(person: { locked_until: string | null }): boolean {
+    return person.locked_until !== null && Date.parse(person.locked_until) > this.clock.now().getTime();
+  }
+
+  /**
+   * One more failure; the one that reaches the limit locks the person and records `user.lock` in
+   * each of their organizations (their owners see who was attacked, and from where).
+   */
+  async fail(person: PortalPersonRow, address: string | null): Promise<void> {
+    const failures = await this.repos.portalPeople.addFailure(person.token);
+    if (failures < LOCKOUT.failures) return;
+    const until = new Date(this.clock.now().getTime() + LOCKOUT.durationMs).toISOString();
+    if (!(await this.repos.portalPeople.lockAt(person.token, LOCKOUT.failures, until))) return;
+    for (const member of await this.repos.portalMemberships.listByPerson(person.token)) {
+      await this.audit.record(
+        { type: 'user', id: person.email, address },
+        { organizationToken: member.organization_token, action: 'user.lock', objectType: 'user', objectId: member.token, details: { email: person.email, failures: LOCKOUT.failures, until } },
+      );
+    }
+  }
+
+  /** A refused attempt that counts nothing (unknown email, locked person), at the cost of one that does. */
+  async failWithoutCount(): Promise<void> {
+    await this.repos.portalPeople.decoyFailure();
+  }
+
+  /** A complete sign-in (or a right code): the failures start again from zero. */
+  async succeed(person: PortalPersonRow): Promise<void> {
+    await this.repos.portalPeople.clearFailures(person.token);
+  }
+
+  /** Lifts a lock and forgets the failures (an owner, an admin or the operator decided). */
+  async unlock(personToken: string): Promise<void> {
+    await this.repos.portalPeople.update(personToken, { locked_until: null, failed_sign_ins: 0, updated_at: this.clock.now().toISOString() });
+  }
+}
