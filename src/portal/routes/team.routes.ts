@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
-import { PORTAL_ROLES, type PortalRole } from '../../domain/portal-roles.js';
+import { isPortalRole, PORTAL_ROLES, type PortalRole } from '../../domain/portal-roles.js';
 import type { PortalInvitationRow } from '../../store/repositories/portal-invitations.repo.js';
 import type { PortalMember } from '../../store/repositories/portal-users.repo.js';
 import { audit, can, formOf, redirectTo, roleOf, sessionOf, type PortalDeps } from '../context.js';
@@ -103,6 +103,15 @@ function invitationShown(request: FastifyRequest, invitation: PortalInvitationRo
 </section>`;
 }
 
+/**
+ * A role the caller may not give. A known role is named (it is one of four words); anything
+ * else sent in the form is not repeated, since it may be anything (docs/security.md).
+ */
+function roleRefused(request: FastifyRequest, role: string, doing: string): AppError {
+  if (!isPortalRole(role)) return new AppError({ key: 'errors.invalid', attribute: 'role', message: `Role must be one of ${PORTAL_ROLES.join(', ')}.` });
+  return new AppError({ key: 'errors.forbidden', message: `Your role (${roleOf(request)}) cannot ${doing} role ${role}.` });
+}
+
 /** Team: invite members, change roles, unlock, disable, enable and remove them; cancel invitations. */
 export function teamRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   const team = { config: { portal: 'manage_team' as const } };
@@ -113,9 +122,7 @@ export function teamRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     const session = sessionOf(request);
     const form = formOf(request);
     const role = form.role ?? '';
-    if (!(assignable(roleOf(request)) as readonly string[]).includes(role)) {
-      throw new AppError({ key: 'errors.forbidden', message: `Your role (${roleOf(request)}) cannot invite a member with role ${role}.` });
-    }
+    if (!(assignable(roleOf(request)) as readonly string[]).includes(role)) throw roleRefused(request, role, 'invite a member with');
     if (!(await deps.portalSessions.claimNonce(session, form._once))) return redirectTo(reply, '/portal/team?done=not_again_invitation');
     const { invitation, secret } = await deps.portalUsers.invitations.invite(session.user.organization_token, { email: form.email ?? '', role, invitedBy: session.user.email });
     await audit(deps, request, { action: 'user.invite', objectType: 'invitation', objectId: invitation.token, details: { email: invitation.email, role } });
@@ -131,9 +138,7 @@ export function teamRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   portal.post<TokenParams>('/team/:token/role', team, async (request, reply) => {
     const member = await manageable(deps, request, request.params.token);
     const role = formOf(request).role ?? '';
-    if (!(assignable(roleOf(request)) as readonly string[]).includes(role)) {
-      throw new AppError({ key: 'errors.forbidden', message: `Your role (${roleOf(request)}) cannot grant role ${role}.` });
-    }
+    if (!(assignable(roleOf(request)) as readonly string[]).includes(role)) throw roleRefused(request, role, 'grant');
     await deps.portalUsers.setRole(member.token, role);
     await audit(deps, request, { action: 'user.role_change', objectType: 'user', objectId: member.token, details: { email: member.email, from: member.role, to: role } });
     return redirectTo(reply, '/portal/team?done=role');
