@@ -125,8 +125,30 @@ function refuseBeforeReading(reply: FastifyReply, error: AppError): AppError {
   return error;
 }
 
-/** Registers the preParsing hook that every body goes through. */
+/**
+ * How much of a body left unread Node may drain to keep the connection for the next request
+ * (Go's net/http drains 256 KiB likewise). A larger or unbounded rest is not worth reading.
+ */
+export const MAX_DRAINED_BYTES = 256 * 1024;
+
+/**
+ * Whether the answer leaves a body behind that is not worth draining: a refusal before the body
+ * (401, 404, 429, 413), a public GET sent with a body. Then the connection closes after the
+ * answer instead of reading on: a stranger looping 1 MiB bodies gets a new connection to set up
+ * for each, not Coffer reading megabytes for nothing.
+ */
+function leavesLargeBodyUnread(request: FastifyRequest): boolean {
+  if (request.raw.complete) return false;
+  const declared = declaredLength(request);
+  return declared === null ? request.headers['transfer-encoding'] !== undefined : declared > MAX_DRAINED_BYTES;
+}
+
+/** Registers the hooks that every body goes through. */
 export function registerBodyIntake(app: FastifyInstance, budget: BodyBytesInFlight): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (leavesLargeBodyUnread(request)) reply.header('Connection', 'close');
+    return payload;
+  });
   app.addHook('preParsing', async (request, reply, payload) => {
     if (!carriesBody(request)) return payload;
     // No route: the answer is 404 whatever the body holds, so it is not read.

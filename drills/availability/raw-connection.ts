@@ -9,8 +9,9 @@ export interface RawResponse {
 }
 
 /**
- * A connection where the test decides exactly which bytes go out and when: a request whose body
- * is withheld, sent in part, or never finished. Plain HTTP or TLS, as the server's URL says.
+ * A connection where the caller decides exactly which bytes go out and when: a request whose body
+ * is withheld, sent in part, or never finished. Plain HTTP or TLS, as the server's URL says. The
+ * availability drill's attacks and the request-body tests both speak HTTP through it.
  */
 export class RawConnection {
   private received = Buffer.alloc(0);
@@ -50,6 +51,26 @@ export class RawConnection {
   write(bytes: string | Buffer): this {
     if (!this.socket.destroyed) this.socket.write(bytes);
     return this;
+  }
+
+  /** Resolves once what was written has left (or the connection is gone). */
+  async flushed(): Promise<void> {
+    while (!this.socket.destroyed && this.socket.writableLength > 0) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.socket.off('drain', done);
+          this.socket.off('close', done);
+          resolve();
+        };
+        this.socket.once('drain', done);
+        this.socket.once('close', done);
+      });
+    }
+  }
+
+  /** Whether the connection is gone (closed by either side). */
+  get isClosed(): boolean {
+    return this.socket.destroyed;
   }
 
   /**
