@@ -2,8 +2,9 @@ import { ownAuthorization, requestLoop, withheldBody, type Attack, type AttackRe
 import { BODY_SHAPES, type BodyShape } from './hostile-bodies.js';
 
 /**
- * The attacks of the availability drill (docs/security.md, "Request bodies"), in the order they
- * run. Each is a small named unit (attack.ts); the coordinator adds those of other items here.
+ * The attacks of the availability drill (docs/wire-compatibility.md, "Request body limits"), in
+ * the order they run. Each is a small named unit (attack.ts); attacks of other kinds (slow
+ * callbacks, large pages) are added to this list.
  */
 
 /** Connections of each CPU attack: the four of the report. */

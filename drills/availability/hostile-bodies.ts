@@ -1,7 +1,7 @@
 /**
- * The 1 MiB bodies of the CPU attack (docs/security.md, "Request bodies"): each shape was the
- * most expensive of its kind to decode or bound-check before the limits and the one-pass
- * decoders. Every body is built once per attack and sent as it is, over and over.
+ * The 1 MiB bodies of the CPU attack (docs/wire-compatibility.md, "Request body limits"): each
+ * shape was the most expensive of its kind to decode or bound-check before the limits and the
+ * one-pass decoders. Every body is built once per attack and sent as it is, over and over.
  */
 
 export const ATTACK_BODY_BYTES = 1024 * 1024;

@@ -13,7 +13,7 @@ import { routeNotFound } from './errors.js';
  *   over it is refused at once, 413, and the connection closed, nothing read;
  * - bodies being received or held count against one budget for the whole process
  *   (`BodyBytesInFlight`): a body that would pass it is refused, 503 with Retry-After, so slow
- *   or withheld bodies cannot grow the heap without bound (docs/security.md);
+ *   or withheld bodies cannot grow the heap without bound (docs/wire-compatibility.md, "Request body limits");
  * - a chunked body is counted as it arrives, against both;
  * - a client that goes away mid-body is a ClientAbortedError, never a store outage.
  *

@@ -8,7 +8,7 @@ import { MAX_FREE_FORM_BYTES } from './format/input-bounds.js';
  * "Request body limits"). A body is only ever read after the caller is known (or, on the public
  * card-capture routes, after the environment and the public rate limit), and never past its
  * route's limit: a stranger cannot make Coffer read, hold or parse more than the few KiB of the
- * public routes (docs/security.md).
+ * public routes.
  *
  * Each size is what the route's schema can legitimately carry written plainly (UTF-8, the format's
  * usual escaping), with room to spare, rounded up to a power of two. XML spells a free-form field

@@ -2,8 +2,8 @@ import type { AppError } from '../../domain/errors.js';
 import { controlCharacterError, MAX_NESTING, nestingError } from './input-bounds.js';
 
 /**
- * A JSON request body decoded and bound-checked in one linear pass (docs/security.md, "Request
- * bodies"). It replaces `JSON.parse` with a reviver followed by a walk of the tree: on a 1 MiB
+ * A JSON request body decoded and bound-checked in one linear pass (docs/wire-compatibility.md,
+ * "Request body limits"). It replaces `JSON.parse` with a reviver followed by a walk of the tree: on a 1 MiB
  * body of `[1,1,1,…]` the reviver cost 15 to 20 times the parse, and the walk as much again.
  *
  * The values are those `JSON.parse` gives, byte for byte: numbers through `Number` of their text
