@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import { checkInputBounds } from '../../src/http/format/input-bounds.js';
-import { decodeJson } from '../../src/http/format/json-codec.js';
+import { decodeJson, requestBodyOf } from '../../src/http/format/json-codec.js';
 import { bodyArb, seedBodies } from '../../drills/fuzz-inputs.js';
 
 /**
@@ -14,10 +14,6 @@ import { bodyArb, seedBodies } from '../../drills/fuzz-inputs.js';
 
 type Outcome = { ok: true; root: string | null; fields: string } | { ok: false; key: string; entries: unknown };
 
-function malformed(detail: string): AppError {
-  return new AppError({ key: 'errors.malformed_request', message: `The request body could not be parsed: ${detail}.` });
-}
-
 class StackExhausted extends Error {}
 
 /** The decoder as it was: JSON.parse with a reviver, then the bounds walk. */
@@ -28,18 +24,11 @@ function previousDecoder(text: string): { root: string | null; fields: Record<st
   } catch (error) {
     // The reviver recurses: thousands of levels exhausted the stack, and a valid body read as malformed.
     if (error instanceof RangeError) throw new StackExhausted();
-    throw malformed('invalid JSON');
+    throw new AppError({ key: 'errors.malformed_request', message: 'The request body could not be parsed: invalid JSON.' });
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw malformed('expected a JSON object');
-  const keys = Object.keys(parsed);
-  if (keys.length === 0) return { root: null, fields: {} };
-  if (keys.length !== 1) throw malformed('expected exactly one root key');
-  const root = keys[0] as string;
-  const inner = (parsed as Record<string, unknown>)[root];
-  if (inner === null) return { root, fields: {} };
-  if (typeof inner !== 'object' || Array.isArray(inner)) throw malformed(`"${root}" must be an object`);
-  checkInputBounds(inner as Record<string, unknown>);
-  return { root, fields: inner as Record<string, unknown> };
+  const body = requestBodyOf(parsed);
+  checkInputBounds(body.fields);
+  return body;
 }
 
 /** A tree as text that keeps what toEqual glosses over: key order, -0, own `__proto__` keys, prototypes. */

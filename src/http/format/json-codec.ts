@@ -219,7 +219,13 @@ export function decodeJson(text: string): DecodedBody {
     if (error instanceof JsonSyntaxError) throw malformed('invalid JSON');
     throw error;
   }
-  const parsed = document.value;
+  const body = requestBodyOf(document.value);
+  if (document.fault !== null) throw document.fault;
+  return body;
+}
+
+/** A decoded JSON document as a request body: one root key over an object (or null), or none at all. */
+export function requestBodyOf(parsed: unknown): DecodedBody {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw malformed('expected a JSON object');
   const keys = Object.keys(parsed);
   if (keys.length === 0) return { root: null, fields: {} };
@@ -228,6 +234,5 @@ export function decodeJson(text: string): DecodedBody {
   const inner = (parsed as Record<string, unknown>)[root];
   if (inner === null) return { root, fields: {} };
   if (typeof inner !== 'object' || Array.isArray(inner)) throw malformed(`"${root}" must be an object`);
-  if (document.fault !== null) throw document.fault;
   return { root, fields: inner as Record<string, unknown> };
 }
