@@ -142,9 +142,9 @@ export function bodyLimitOf(methods: string | readonly string[], url: string): n
   return limit === 0 ? MAX_BODY_LIMIT : limit;
 }
 
-/** onRoute hook: gives every API route its limit from the table. */
+/** onRoute hook: gives every API route its limit from the table (or its own, when that is smaller). */
 export function applyBodyLimit(route: RouteOptions): void {
-  route.bodyLimit = bodyLimitOf(route.method, route.url ?? '');
+  route.bodyLimit = Math.min(route.bodyLimit ?? MAX_BODY_LIMIT, bodyLimitOf(route.method, route.url ?? ''));
 }
 
 /** "16 KiB", "1 MiB": the limit as error messages and docs show it. */
