@@ -27,6 +27,8 @@ export interface AvailabilityOptions {
   quick: boolean;
   /** Attack ids to run (all when undefined). */
   attacks?: readonly string[];
+  /** Another checkout's bin/coffer, to measure a build from before a change the same way. */
+  bin?: string;
 }
 
 /** How long each phase lasts, in ms. */
@@ -112,7 +114,7 @@ async function runAttack(attack: Attack, target: BenchTarget, attacker: AttackTa
 export async function availabilityDrill(options: AvailabilityOptions, progress: (line: string) => void): Promise<DrillReport[]> {
   const wanted = ATTACKS.filter((attack) => options.attacks === undefined || options.attacks.includes(attack.id));
   // The production rate limits (the drills' servers lift them unless told otherwise): they are part of the defence.
-  const target = await startTarget({ store: 'sqlite', build: 'current', postgresUrl: null, fakeGatewayUrl: null, logDir: options.logDir, sizes: { cards: 1, purchases: 0 }, env: { COFFER_RATE_LIMITS: '{}' } });
+  const target = await startTarget({ store: 'sqlite', build: 'current', postgresUrl: null, fakeGatewayUrl: null, logDir: options.logDir, sizes: { cards: 1, purchases: 0 }, env: { COFFER_RATE_LIMITS: '{}' }, ...(options.bin === undefined ? {} : { bin: options.bin }) });
   try {
     const victim = await createVictim(target);
     const attacker: AttackTarget = { url: target.coffer.url, ca: null, environmentKey: target.init.environment_key, ownCredentials: target.init };
