@@ -12,7 +12,7 @@ function fromFramework(error: FastifyError, request: FastifyRequest): AppError |
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new AppError({ key: 'errors.unsupported_media_type', message: 'Unsupported Content-Type.' });
   }
-  // Anything else the framework refuses (bad Content-Length, aborted body, …) is a malformed request.
+  // Anything else the framework refuses (a Content-Length the body does not match, …) is a malformed request.
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return new AppError({ key: 'errors.malformed_request', message: 'The request could not be parsed.' });
   }
@@ -30,7 +30,7 @@ function storeUnavailable(logger: Logger, request: FastifyRequest, error: Error)
 
 /**
  * The client went away before its body arrived: a client-side event, logged as one (never a 503
- * or a store warning). The answer is written for form's sake; nobody reads it.
+ * or a store warning). An answer is still made, as Fastify expects one; nobody is left to read it.
  */
 function clientAborted(logger: Logger, request: FastifyRequest): AppError {
   logger.info({ reqId: request.id }, 'client closed the connection before its request body arrived');
