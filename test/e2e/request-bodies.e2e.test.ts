@@ -86,9 +86,23 @@ describe('request bodies: refused before they are read', () => {
     expect(JSON.parse(res.body).errors[0].key).toBe('errors.access_denied');
   });
 
-  it('an authenticated route: no credentials is 401 while the body is still held back', async () => {
+  it('an authenticated route: no credentials is 401 while the body is still held back; more than 256 KiB left unread closes the connection', async () => {
     const connection = (await connect(server)).head('POST', '/v1/gateways.json', { 'Content-Type': 'application/json', 'Content-Length': MiB });
-    expect((await connection.response()).status).toBe(401);
+    const res = await connection.response();
+    expect(res.status).toBe(401);
+    expect(res.headers.connection).toBe('close');
+    await connection.closed;
+  });
+
+  it('a refusal with a small body left over keeps the connection for the next request', async () => {
+    const connection = await connect(server);
+    const body = JSON.stringify({ gateway: { gateway_type: 'test' } });
+    connection.head('POST', '/v1/gateways.json', { 'Content-Type': 'application/json', 'Content-Length': body.length }).write(body);
+    const refused = await connection.response();
+    expect(refused.status).toBe(401);
+    expect(refused.headers.connection).not.toBe('close');
+    connection.head('POST', '/v1/gateways.json', { Authorization: admin, 'Content-Type': 'application/json', 'Content-Length': body.length }).write(body);
+    expect((await connection.response()).status).toBe(201);
   });
 
   it('an authenticated route takes only what it can need: 16 KiB for an environment, with the limit named', async () => {
