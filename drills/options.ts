@@ -1,3 +1,5 @@
+import { ATTACKS } from './availability/attacks.js';
+
 /** How `npm run drill` runs. */
 export interface DrillOptions {
   quick: boolean;
@@ -7,14 +9,17 @@ export interface DrillOptions {
   only: DrillId[] | undefined;
   fuzzRuns: number;
   fuzzSeed: number;
+  /** The availability drill's attacks to run (all when undefined). */
+  attacks: string[] | undefined;
 }
 
-export const DRILL_IDS = ['kill9', 'pg-restart', 'fuzz'] as const;
+export const DRILL_IDS = ['kill9', 'pg-restart', 'fuzz', 'availability'] as const;
 export type DrillId = (typeof DRILL_IDS)[number];
 
 export class DrillOptionsError extends Error {}
 
-export const DRILL_USAGE = `usage: npm run drill -- [--quick] [--json] [--only kill9,pg-restart,fuzz] [--fuzz-runs N] [--seed N]
+export const DRILL_USAGE = `usage: npm run drill -- [--quick] [--json] [--only kill9,pg-restart,fuzz,availability] [--fuzz-runs N] [--seed N] [--attacks ID,…]
+  --attacks                                the availability drill's attacks to run: ${ATTACKS.map((attack) => attack.id).join(', ')}
   COFFER_BENCH_DATABASE_URL=postgres://…   also run the kill -9 drill on PostgreSQL and the PostgreSQL restart drill
                                            (which restarts that local cluster with pg_ctlcluster)`;
 
@@ -25,6 +30,7 @@ export function parseDrillOptions(argv: readonly string[], env: Record<string, s
   let only: DrillId[] | undefined;
   let fuzzRuns: number | null = null;
   let fuzzSeed = 7;
+  let attacks: string[] | undefined;
   for (let index = 0; index < argv.length; index += 1) {
     const flag = argv[index];
     const value = () => argv[++index];
@@ -37,7 +43,12 @@ export function parseDrillOptions(argv: readonly string[], env: Record<string, s
     else if (flag === '--json') json = true;
     else if (flag === '--fuzz-runs') fuzzRuns = integer();
     else if (flag === '--seed') fuzzSeed = integer();
-    else if (flag === '--only') {
+    else if (flag === '--attacks') {
+      const ids = (value() ?? '').split(',').filter((id) => id !== '');
+      const known = ATTACKS.map((attack) => attack.id);
+      if (ids.length === 0 || ids.some((id) => !known.includes(id))) throw new DrillOptionsError(`--attacks takes ${known.join(', ')}`);
+      attacks = ids;
+    } else if (flag === '--only') {
       const ids = (value() ?? '').split(',').filter((id) => id !== '');
       if (ids.length === 0 || ids.some((id) => !(DRILL_IDS as readonly string[]).includes(id))) throw new DrillOptionsError(`--only takes ${DRILL_IDS.join(', ')}`);
       only = ids as DrillId[];
@@ -46,5 +57,5 @@ export function parseDrillOptions(argv: readonly string[], env: Record<string, s
   const raw = env.COFFER_BENCH_DATABASE_URL?.trim();
   const postgresUrl = raw === undefined || raw === '' ? null : raw;
   if (postgresUrl !== null && !/^postgres(ql)?:\/\//.test(postgresUrl)) throw new DrillOptionsError('COFFER_BENCH_DATABASE_URL must be a postgres:// URL');
-  return { quick, json, postgresUrl, only, fuzzRuns: fuzzRuns ?? (quick ? 40 : 250), fuzzSeed };
+  return { quick, json, postgresUrl, only, fuzzRuns: fuzzRuns ?? (quick ? 40 : 250), fuzzSeed, attacks };
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { startHelper } from '../bench/helper-process.js';
 import { redactUrl } from '../bench/postgres-database.js';
 import { formatDrill, notRun, type DrillReport } from './drill-report.js';
+import { availabilityDrill } from './availability/availability.drill.js';
 import { fuzzDrill } from './fuzz.drill.js';
 import { killDrill } from './kill9.drill.js';
 import { logScanDrill } from './log-scan.drill.js';
@@ -12,9 +13,9 @@ import { pgRestartDrill } from './pg-restart.drill.js';
 
 /**
  * `npm run drill`: kill -9 under load (SQLite, and PostgreSQL when COFFER_BENCH_DATABASE_URL is
- * set), PostgreSQL restarted under load, the fuzz run, then a scan of every log those drills'
- * servers wrote. Each drill reports what it tried and what was lost; the exit code is 1 when any
- * drill lost something.
+ * set), PostgreSQL restarted under load, the fuzz run, the availability attacks (a victim tenant's
+ * latency while strangers attack), then a scan of every log those drills' servers wrote. Each
+ * drill reports what it tried and what was lost; the exit code is 1 when any drill lost something.
  */
 
 const progress = (line: string) => process.stderr.write(`drill: ${line}\n`);
@@ -50,6 +51,10 @@ async function runDrills(options: DrillOptions, workDir: string): Promise<DrillR
     if (wanted('fuzz')) {
       progress(`fuzz, ${options.fuzzRuns} cases per endpoint`);
       record(await fuzzDrill({ root: path.join(workDir, 'fuzz'), runs: options.fuzzRuns, seed: options.fuzzSeed }));
+    }
+    if (wanted('availability')) {
+      const availability = await availabilityDrill({ logDir: path.join(logDir, 'availability'), quick: options.quick, ...(options.attacks === undefined ? {} : { attacks: options.attacks }) }, progress);
+      for (const report of availability) record(report);
     }
   } finally {
     await fake.stop();

@@ -11,7 +11,6 @@ import type { BrowserTokenizationService, RequestOrigin } from './browser-tokeni
 import { CHANNEL, FRAME_FIELDS, frameCsp, framePage, refusalPage, type FrameField } from './frame-page.js';
 import { signedFields } from './signed-fields.js';
 
-
 const PUBLIC = { access: 'none' as const, plainText: true };
 
 type FrameQuery = { Querystring: Record<string, string | undefined> };
@@ -101,9 +100,10 @@ export function cardCaptureRoutes(app: FastifyInstance, tokenization: BrowserTok
   app.post(
     '/v1/payment_methods/restricted',
     {
-      config: { access: 'none', rateLimits: TOKENIZATION_LIMITS },
-      // Before the rate limits (a preHandler): they count per environment.
-      preValidation: async (request, reply) => {
+      config: { access: 'none', publicTokenization: true, rateLimits: TOKENIZATION_LIMITS },
+      // Before the body is read (an unknown key is refused without reading it) and before the
+      // rate limits of API.md §7, which count per environment.
+      onRequest: async (request, reply) => {
         const environment = await tokenization.environment(environmentKeyOf(request));
         allowCors(request, reply, tokenization.allowedOrigins(environment));
         request.tokenizingEnvironment = environment;

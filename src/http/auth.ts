@@ -21,6 +21,11 @@ declare module 'fastify' {
     rateLimits?: readonly import('../limits/rate-limit-policy.js').RateLimitName[];
     /** The route also takes a form-encoded body without credentials (the transparent redirect). */
     formPost?: boolean;
+    /**
+     * Tokenization with the environment key alone (the card form's restricted route): the public
+     * rate limit applies before the body is read (rate-limit.ts). Form posts are found by `formPost`.
+     */
+    publicTokenization?: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext | null;
@@ -57,7 +62,7 @@ export function authenticateHook(auth: AuthService) {
     const access = request.routeOptions.config.access ?? (readOnly ? 'read' : 'transact');
     if (access === 'none') return;
     // A transparent-redirect form carries its environment key in the body, and no secret.
-    if (request.routeOptions.config.formPost === true && isFormEncoded(request.headers['content-type'])) return;
+    if (isPublicFormPost(request)) return;
     const credentials = basicCredentials(request.headers.authorization);
     if (credentials === null) throw accessDenied();
     const context = await auth.authenticate(
@@ -77,6 +82,16 @@ export function authenticateHook(auth: AuthService) {
 /** Whether a request's body is an HTML form post (application/x-www-form-urlencoded). */
 export function isFormEncoded(contentType: string | undefined): boolean {
   return contentType !== undefined && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType.trim());
+}
+
+/** A transparent-redirect form post: a form body on a route that takes one, with no credentials checked. */
+export function isPublicFormPost(request: FastifyRequest): boolean {
+  return request.routeOptions.config.formPost === true && isFormEncoded(request.headers['content-type']);
+}
+
+/** A tokenization anyone with the environment key may send: the card form's route or a form post. */
+export function isPublicTokenization(request: FastifyRequest): boolean {
+  return request.routeOptions.config.publicTokenization === true || isPublicFormPost(request);
 }
 
 /** The authenticated caller of a route that required one. */

@@ -4,15 +4,15 @@ import { AppError, type ErrorEntry } from '../domain/errors.js';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../store/unavailable.js';
 import { errorFormatOf } from './format/negotiation.js';
 import { renderErrors } from './reply.js';
+import { bodyLimitOfRequest, payloadTooLarge } from './body-limits.js';
+import { ClientAbortedError } from './client-abort.js';
 
-function fromFramework(error: FastifyError): AppError | null {
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new AppError({ key: 'errors.payload_too_large', message: 'The request body is larger than 1 MiB.' });
-  }
+function fromFramework(error: FastifyError, request: FastifyRequest): AppError | null {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return payloadTooLarge(bodyLimitOfRequest(request));
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new AppError({ key: 'errors.unsupported_media_type', message: 'Unsupported Content-Type.' });
   }
-  // Anything else the framework refuses (bad Content-Length, aborted body, …) is a malformed request.
+  // Anything else the framework refuses (a Content-Length the body does not match, …) is a malformed request.
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return new AppError({ key: 'errors.malformed_request', message: 'The request could not be parsed.' });
   }
@@ -29,13 +29,36 @@ function storeUnavailable(logger: Logger, request: FastifyRequest, error: Error)
 }
 
 /**
+ * The client went away before its body arrived: a client-side event, logged as one (never a 503
+ * or a store warning). An answer is still made, as Fastify expects one; nobody is left to read it.
+ */
+function clientAborted(logger: Logger, request: FastifyRequest): AppError {
+  logger.info({ reqId: request.id }, 'client closed the connection before its request body arrived');
+  return new AppError({ key: 'errors.malformed_request', message: 'The request body did not arrive in full.' });
+}
+
+/** The error's answer on the closed list, or null for a bug. */
+function toAppError(logger: Logger, error: FastifyError | AppError | Error, request: FastifyRequest): AppError | null {
+  if (error instanceof AppError) return error;
+  // Before the store test: Node reports an aborted request as ECONNRESET, one of its codes.
+  if (error instanceof ClientAbortedError) return clientAborted(logger, request);
+  if (isStoreUnavailable(error)) return storeUnavailable(logger, request, error);
+  return fromFramework(error as FastifyError, request);
+}
+
+/** The 404 of a path no route serves (and of a method a path does not take). */
+export function routeNotFound(): AppError {
+  return new AppError({ key: 'errors.route_not_found', message: 'The requested resource does not exist.' });
+}
+
+/**
  * The one place errors become responses: an `AppError` renders its entries; a framework
  * refusal is mapped onto the closed list; anything else is a bug, answered 500 with the
  * request id and logged with its stack (messages in Coffer's code never carry card data).
  */
 export function errorHandler(logger: Logger) {
   return (error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const appError = error instanceof AppError ? error : isStoreUnavailable(error) ? storeUnavailable(logger, request, error) : fromFramework(error as FastifyError);
+    const appError = toAppError(logger, error, request);
     let status: number;
     let entries: ErrorEntry[];
     if (appError !== null) {

@@ -6,6 +6,7 @@ import { TOKENIZATION_LIMITS, type RateLimitName, type RateLimitRules } from '..
 import type { RateLimitCheck, RateLimitOutcome, RateLimitVerdict, RateLimiter } from '../limits/rate-limiter.js';
 import { firstSix, issuerIdentificationNumber, lastFour, normalizePan } from '../vault/card-rules.js';
 import type { DecodedBody } from './format/json-codec.js';
+import { isPublicTokenization } from './auth.js';
 
 /** What the rate-limit hook needs; built by the composition root. */
 export interface RateLimiting {
@@ -167,27 +168,57 @@ export function rateLimitedError(retryAfterSeconds: number): AppError {
 }
 
 /**
- * preHandler hook for the routes that declare `config.rateLimits`. It runs after authentication
- * (budgets are per environment) and body decoding (the tokenization limits key by the card), and
- * must be registered before the idempotency hook: a 429 never claims an Idempotency-Key.
- * Every limited response carries RateLimit-Limit/-Remaining/-Reset (IETF draft fields, seconds).
+ * Counts a request against `checks`; on a refusal throws 429 with Retry-After. Sets the
+ * RateLimit-Limit/-Remaining/-Reset headers (IETF draft fields, seconds) of the headline budget,
+ * always or (`headersOnRefusal`) only when refused.
+ */
+async function enforce(checks: NamedCheck[], reply: FastifyReply, limits: RateLimiting, headersOnRefusal = false): Promise<void> {
+  if (checks.length === 0) return;
+  const outcome = await limits.limiter.consume(checks, limits.clock.now().getTime());
+  const shown = headlineVerdict(outcome);
+  if (shown === null || (headersOnRefusal && outcome.allowed)) return;
+  reply.header('RateLimit-Limit', String(shown.limit));
+  reply.header('RateLimit-Remaining', String(shown.remaining));
+  reply.header('RateLimit-Reset', String(seconds(shown.resetMs)));
+  if (!outcome.allowed) {
+    if (limits.onRefused !== undefined) reportRefusals(checks, outcome, limits.onRefused);
+    throw rateLimitedError(Math.max(1, seconds(shown.resetMs)));
+  }
+}
+
+/**
+ * The budget a public tokenization spends before its body is read: per client address, in every
+ * environment together (the transparent redirect's environment is in the body, and naming many
+ * environments must not buy many budgets). Null when the operator lifted it.
+ */
+function publicBudget(request: FastifyRequest, limits: RateLimiting): NamedCheck | null {
+  const name = 'public_tokenization_client_ip';
+  const rule = limits.rules[name];
+  if (rule === null) return null;
+  const client = clientKey(request.ip ?? 'unknown');
+  return { key: `{ip:${client}}:${name}`, limit: rule.limit, windowMs: rule.windowSeconds * 1000, name };
+}
+
+/**
+ * The rate limits. An onRequest hook (after authentication) spends a public tokenization's
+ * budget before anything of its body is read: a stranger looping bodies at the card form is
+ * refused for the price of reading headers. The API.md §7 budgets of `config.rateLimits` are a
+ * preHandler: they run after authentication (budgets are per environment) and body decoding (the
+ * tokenization limits key by the card, and a transaction naming a vaulted card spends nothing),
+ * and it must be registered before the idempotency hook: a 429 never claims an Idempotency-Key.
+ * Every limited response carries RateLimit-Limit/-Remaining/-Reset.
  */
 export function registerRateLimits(app: FastifyInstance, limits: RateLimiting): void {
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!isPublicTokenization(request)) return;
+    const budget = publicBudget(request, limits);
+    // Its headers only on a refusal: an answer shows the budgets of API.md §7.
+    if (budget !== null) await enforce([budget], reply, limits, true);
+  });
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const names = request.routeOptions.config.rateLimits;
     if (names === undefined || names.length === 0) return;
-    const checks = await budgetsOf(request, names, limits);
-    if (checks.length === 0) return;
-    const outcome = await limits.limiter.consume(checks, limits.clock.now().getTime());
-    const shown = headlineVerdict(outcome);
-    if (shown === null) return;
-    reply.header('RateLimit-Limit', String(shown.limit));
-    reply.header('RateLimit-Remaining', String(shown.remaining));
-    reply.header('RateLimit-Reset', String(seconds(shown.resetMs)));
-    if (!outcome.allowed) {
-      if (limits.onRefused !== undefined) reportRefusals(checks, outcome, limits.onRefused);
-      throw rateLimitedError(Math.max(1, seconds(shown.resetMs)));
-    }
+    await enforce(await budgetsOf(request, names, limits), reply, limits);
   });
 }
 

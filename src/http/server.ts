@@ -22,9 +22,12 @@ import type { AuditService } from '../services/audit.service.js';
 import { auditRoutes } from './routes/audit.routes.js';
 import type { StoreHandle } from '../store/database.js';
 import { authenticateHook } from './auth.js';
-import { BODY_LIMIT, registerBodyDecoder } from './body.js';
+import { registerBodyDecoder } from './body.js';
+import { BodyBytesInFlight, registerBodyIntake } from './body-intake.js';
+import { applyBodyLimit, MAX_BODY_LIMIT } from './body-limits.js';
+import { SERVER_TIMEOUTS } from './server-timeouts.js';
 import { clientErrorHandler } from './client-errors.js';
-import { errorHandler } from './errors.js';
+import { errorHandler, routeNotFound } from './errors.js';
 import fastifyCompress from '@fastify/compress';
 import { COMPRESSION_OPTIONS } from './compression.js';
 import { acceptAllows, formatOf, rememberFormat, splitFormat } from './format/negotiation.js';
@@ -91,16 +94,27 @@ function requestId(req: IncomingMessage): string {
   return typeof incoming === 'string' && REQUEST_ID.test(incoming) && !LONG_DIGITS.test(incoming) && !containsCardLike(incoming) ? incoming : randomUUID();
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The bytes of request bodies in flight across the process (body-intake.ts). */
+    bodiesInFlight: BodyBytesInFlight;
+  }
+}
+
 /**
  * Builds the Fastify app. Order of checks on a request: format (suffix) and Accept (406),
- * authentication (401/402), body size (413), Content-Type (415), body syntax (422), then
- * the route's own validation and service call.
+ * authentication (401/402), for a public tokenization its rate limit and environment (429/401),
+ * body size (413) and room for the body (503), all before any of the body is read; then
+ * Content-Type (415), body syntax and bounds (422), the rate limits of API.md §7 (429), then the
+ * route's own validation and service call.
  */
 export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: string } | null): FastifyInstance {
+  // Fastify's own requestTimeout option does not reach a server made by serverFactory: the
+  // timeouts are given to both kinds of server here (server-timeouts.ts).
   const serverFactory =
     tls === null
       ? undefined
-      : (handler: (req: IncomingMessage, res: ServerResponse) => void) => refuseRenegotiation(https.createServer(serverTlsOptions(tls), handler));
+      : (handler: (req: IncomingMessage, res: ServerResponse) => void) => refuseRenegotiation(https.createServer({ ...serverTlsOptions(tls), ...SERVER_TIMEOUTS }, handler));
   const handleError = errorHandler(deps.logger);
   const app = Fastify({
     logger: false,
@@ -110,7 +124,9 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     frameworkErrors: (error, request, reply) => void handleError(error, request, reply),
     // …and so do requests Node's parser refuses (400, 431, 408), which never reach a route.
     clientErrorHandler,
-    bodyLimit: BODY_LIMIT,
+    bodyLimit: MAX_BODY_LIMIT,
+    requestTimeout: SERVER_TIMEOUTS.requestTimeout,
+    http: { ...SERVER_TIMEOUTS },
     genReqId: requestId,
     // The suffix picks the format; routes are declared once, without it.
     rewriteUrl: (req) => {
@@ -129,7 +145,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   registerBodyDecoder(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(() => {
-    throw new AppError({ key: 'errors.route_not_found', message: 'The requested resource does not exist.' });
+    throw routeNotFound();
   });
 
   // Events recorded while serving a request carry its X-Request-Id (issue 17). The callback form
@@ -145,8 +161,13 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   });
   app.addHook('onRequest', authenticateHook(deps.auth));
   // Limits before idempotency (both preHandlers, run in this order): a 429 never claims a key.
+  // The public tokenization's limit is an onRequest hook, before the body is read.
   registerRateLimits(app, deps.rateLimiting);
   registerIdempotency(app, deps.idempotency);
+  // Every body (the portal's too) is metered as it arrives, after all of the above.
+  const bodiesInFlight = new BodyBytesInFlight();
+  app.decorate('bodiesInFlight', bodiesInFlight);
+  registerBodyIntake(app, bodiesInFlight);
 
   // Group commit (issue 12): nothing is answered before every commit it could reflect is on disk.
   // Free when nothing is pending (reads, PostgreSQL); otherwise a wait of at most one shared fsync.
@@ -189,6 +210,8 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   // in a child context that inherits every hook above.
   void app.register(fastifyCompress, COMPRESSION_OPTIONS);
   void app.register(async (routes) => {
+    // Each API route's body limit, from one table (body-limits.ts).
+    routes.addHook('onRoute', applyBodyLimit);
     healthRoutes(routes, deps.store, deps.sharedState);
     metricsRoutes(routes, deps.metricsEndpoint ?? null);
     gatewayRoutes(routes, deps.gateways);

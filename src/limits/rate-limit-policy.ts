@@ -16,6 +16,10 @@ export const RATE_LIMIT_DEFAULTS = {
   payment_methods_bin6_last4: { limit: 1000, windowSeconds: 86_400 },
   payment_methods_bin8_last4: { limit: 250, windowSeconds: 86_400 },
   payment_methods_client_ip: { limit: 30, windowSeconds: 60 },
+  // Coffer's own: every public tokenization (the card form, the transparent redirect), counted
+  // per client address before its body is read. Twice the per-IP budget above, which still
+  // applies after the body, so a shopper correcting a typo never meets this one.
+  public_tokenization_client_ip: { limit: 60, windowSeconds: 60 },
   receivers_options: { limit: 30, windowSeconds: 60 },
   receivers_list: { limit: 30, windowSeconds: 60 },
   receivers_create: { limit: 30, windowSeconds: 60 },

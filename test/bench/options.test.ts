@@ -38,8 +38,14 @@ describe('drill options', () => {
     expect(parseDrillOptions(['--fuzz-runs', '5', '--seed', '9', '--only', 'fuzz'], {})).toMatchObject({ fuzzRuns: 5, fuzzSeed: 9, only: ['fuzz'] });
   });
 
+  it("narrows the availability drill's attacks with --attacks and refuses unknown ones", () => {
+    expect(parseDrillOptions(['--only', 'availability', '--attacks', 'json-wide@public,slow-bodies'], {})).toMatchObject({ only: ['availability'], attacks: ['json-wide@public', 'slow-bodies'] });
+    expect(parseDrillOptions([], {}).attacks).toBeUndefined();
+    expect(() => parseDrillOptions(['--attacks', 'ddos'], {})).toThrow(/^--attacks takes json-deep@public, /);
+  });
+
   it('refuses unknown drills and flags', () => {
-    expect(() => parseDrillOptions(['--only', 'chaos'], {})).toThrow(new DrillOptionsError('--only takes kill9, pg-restart, fuzz'));
+    expect(() => parseDrillOptions(['--only', 'chaos'], {})).toThrow(new DrillOptionsError('--only takes kill9, pg-restart, fuzz, availability'));
     expect(() => parseDrillOptions(['--fuzz-runs', 'x'], {})).toThrow(new DrillOptionsError('--fuzz-runs needs a positive integer'));
     expect(() => parseDrillOptions(['--loud'], {})).toThrow(new DrillOptionsError('unknown option --loud'));
   });

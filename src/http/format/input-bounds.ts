@@ -1,8 +1,9 @@
 import { AppError, humanize } from '../../domain/errors.js';
 
 /**
- * Bounds on every decoded request body, both formats (issue 11 §3 and §8), checked once in the
- * body decoder before any route sees the fields:
+ * Bounds on every decoded request body, all formats (issue 11 §3 and §8), checked before any
+ * route sees the fields: by the JSON and form decoders as they decode (json-decoder.ts,
+ * form-codec.ts), by `checkInputBounds` for XML:
  *
  * - Nesting: no field's value may be nested more than MAX_NESTING levels (`{"data": {"a": 1}}` is
  *   one level). Free-form fields (`data`, `metadata`, `gateway_specific_fields`, …) are the only
@@ -13,7 +14,8 @@ import { AppError, humanize } from '../../domain/errors.js';
  *   feed and carriage return; XML 1.0 cannot carry them, so a stored one broke every XML page
  *   that showed it.
  *
- * The walk is iterative (no recursion to exhaust) and linear in the body's size.
+ * The walk is iterative (no recursion to exhaust) and linear in the body's size; the decoders
+ * that check as they go report the same errors.
  */
 
 export const MAX_NESTING = 32;
@@ -28,6 +30,21 @@ function invalid(attribute: string, detail: string): AppError {
   return new AppError({ key: 'errors.invalid', attribute, message: `${humanize(attribute)} ${detail}` });
 }
 
+/** 422 for the field whose value is nested more than MAX_NESTING levels deep. */
+export function nestingError(field: string): AppError {
+  return invalid(field, `is nested more than ${MAX_NESTING} levels deep`);
+}
+
+/** 422 for a string or key holding a forbidden control character, named by the nearest key above it. */
+export function controlCharacterError(attribute: string): AppError {
+  return invalid(attribute, 'contains a control character');
+}
+
+/** Whether `text` holds a C0 control character other than tab, line feed and carriage return. */
+export function hasControlCharacter(text: string): boolean {
+  return FORBIDDEN_CONTROL.test(text);
+}
+
 /** Throws 422 errors.invalid on the first field nested too deep or holding a control character. */
 export function checkInputBounds(fields: Record<string, unknown>): void {
   // [value, depth of the value, the field it belongs to (top-level name), the nearest key above it]
@@ -40,7 +57,7 @@ export function checkInputBounds(fields: Record<string, unknown>): void {
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
-    if (depth + 1 > MAX_NESTING) throw invalid(field, `is nested more than ${MAX_NESTING} levels deep`);
+    if (depth + 1 > MAX_NESTING) throw nestingError(field);
     if (Array.isArray(value)) {
       for (const item of value) stack.push([item, depth + 1, field, nearest]);
       continue;
@@ -53,7 +70,7 @@ export function checkInputBounds(fields: Record<string, unknown>): void {
 }
 
 function checkText(text: string, attribute: string): void {
-  if (FORBIDDEN_CONTROL.test(text)) throw invalid(attribute, 'contains a control character');
+  if (FORBIDDEN_CONTROL.test(text)) throw controlCharacterError(attribute);
 }
 
 /**

@@ -2,6 +2,7 @@ import { AppError } from '../../domain/errors.js';
 import { WireErrors, WireList, WireMessage, WireTime, type Wire } from './wire.js';
 import { wireTime } from './wire-time.js';
 import { NameCache } from './name-cache.js';
+import { readJson, JsonSyntaxError, type JsonDocument } from './json-decoder.js';
 
 export { wireTime } from './wire-time.js';
 
@@ -205,14 +206,26 @@ function malformed(detail: string): AppError {
   return new AppError({ key: 'errors.malformed_request', message: `The request body could not be parsed: ${detail}.` });
 }
 
-/** Parses a JSON request body; prototype-polluting keys are dropped. */
+/**
+ * Parses a JSON request body and checks its fields' bounds (input-bounds.ts) in the same pass
+ * (json-decoder.ts); prototype-polluting keys are dropped. A malformed body is reported before a
+ * broken bound.
+ */
 export function decodeJson(text: string): DecodedBody {
-  let parsed: unknown;
+  let document: JsonDocument;
   try {
-    parsed = JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value));
-  } catch {
-    throw malformed('invalid JSON');
+    document = readJson(text);
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) throw malformed('invalid JSON');
+    throw error;
   }
+  const body = requestBodyOf(document.value);
+  if (document.fault !== null) throw document.fault;
+  return body;
+}
+
+/** A decoded JSON document as a request body: one root key over an object (or null), or none at all. */
+export function requestBodyOf(parsed: unknown): DecodedBody {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw malformed('expected a JSON object');
   const keys = Object.keys(parsed);
   if (keys.length === 0) return { root: null, fields: {} };

@@ -1,6 +1,9 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { AppError } from '../../domain/errors.js';
+import { MAX_BODY_LIMIT } from '../body-limits.js';
+import { checkInputBounds } from './input-bounds.js';
 import type { DecodedBody } from './json-codec.js';
+import { checkXmlSize, xmlBoundsFor, type XmlBounds } from './xml-size.js';
 
 // The response writer has its own module; its callers import it from here, with the reader.
 export { encodeXml, encodeXmlErrors } from './xml-writer.js';
@@ -94,10 +97,15 @@ function normalize(value: unknown): unknown {
   return value;
 }
 
-/** Parses an XML request body into its root name and untyped fields. */
-export function decodeXml(text: string): DecodedBody {
+/**
+ * Parses an XML request body into its root name and untyped fields, refusing it first when it
+ * holds more elements or attributes than `bounds` allow (xml-size.ts), and checking the fields'
+ * bounds (input-bounds.ts) last.
+ */
+export function decodeXml(text: string, bounds: XmlBounds = xmlBoundsFor(MAX_BODY_LIMIT)): DecodedBody {
   // Document type declarations are never needed by clients and open entity-expansion attacks.
   if (/<!DOCTYPE/i.test(text)) throw malformed('document type declarations are not allowed');
+  checkXmlSize(text, bounds);
   if (XMLValidator.validate(text) !== true) throw malformed('invalid XML');
   let parsed: Record<string, unknown>;
   try {
@@ -113,6 +121,7 @@ export function decodeXml(text: string): DecodedBody {
   const emptyElements = emptyElementsOf(parsed[root]);
   if (inner === undefined) return { root, fields: {}, emptyElements };
   if (typeof inner !== 'object' || Array.isArray(inner)) throw malformed(`<${root}> must contain elements`);
+  checkInputBounds(inner as Record<string, unknown>);
   return { root, fields: inner as Record<string, unknown>, emptyElements };
 }
 

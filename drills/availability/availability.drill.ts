@@ -1,0 +1,130 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiClient, type ApiCredentials } from '../../bench/api-client.js';
+import { startTarget, type BenchTarget } from '../../bench/bench-target.js';
+import { runCofferCommand } from '../../bench/coffer-process.js';
+import type { LatencySummary } from '../../bench/latency.js';
+import type { DrillReport } from '../drill-report.js';
+import type { Attack, AttackTally, AttackTarget } from './attack.js';
+import { startAttack } from './attack-process.js';
+import { ATTACKS } from './attacks.js';
+import { measureVictim, residentMb, watchResident, type VictimSample } from './victim.js';
+
+/**
+ * The availability drill (`npm run drill -- --only availability`): one `coffer serve` with the
+ * production rate limits, a victim tenant listing its gateways in a loop, and each attack of
+ * attacks.ts run in turn from a process of its own. For each attack it prints the victim's p50 and
+ * p99 idle (measured just before) and under attack, and fails when the target is missed:
+ * a `latency` attack must keep the victim's p50 within twice its idle p50; a `memory` attack must
+ * keep the server's RSS under MEMORY_BOUND_MB, with the victim still answering.
+ */
+
+export const MEMORY_BOUND_MB = 250;
+/** The victim's attacked p50 may be at most this many times its idle p50. */
+export const LATENCY_FACTOR = 2;
+
+export interface AvailabilityOptions {
+  logDir: string;
+  quick: boolean;
+  /** Attack ids to run (all when undefined). */
+  attacks?: readonly string[];
+  /** Another checkout's bin/coffer, to measure a build from before a change the same way. */
+  bin?: string;
+}
+
+/** How long each phase lasts, in ms. */
+interface Phases {
+  idle: number;
+  warmup: number;
+  attacked: number;
+  /** A memory attack runs longer: past the 30 s request timeout in a full run. */
+  memory: number;
+}
+
+function phasesOf(quick: boolean): Phases {
+  return quick ? { idle: 2_000, warmup: 500, attacked: 3_000, memory: 10_000 } : { idle: 4_000, warmup: 1_000, attacked: 8_000, memory: 40_000 };
+}
+
+/** A second organization with a gateway: the tenant whose latency is measured. */
+async function createVictim(target: BenchTarget): Promise<ApiCredentials> {
+  const cli = async (args: string[]) => JSON.parse(await runCofferCommand([...args, '--json'], target.env)) as Record<string, string>;
+  const organization = (await cli(['organizations', 'create', '--name', 'victim'])).token as string;
+  const environment = (await cli(['environments', 'create', '--organization', organization, '--name', 'victim'])).environment_key as string;
+  const secret = await cli(['access-secrets', 'create', '--organization', organization, '--environment', environment, '--role', 'transact']);
+  const credentials = { environment_key: environment, access_secret: secret.access_secret as string };
+  const client = new ApiClient(target.coffer.url, credentials, 1);
+  try {
+    await client.expect(201, 'POST', '/v1/gateways.json', { json: { gateway: { gateway_type: 'test' } } });
+  } finally {
+    await client.close();
+  }
+  return credentials;
+}
+
+function ms(value: number): string {
+  return value.toFixed(1);
+}
+
+function latencyFigure(summary: LatencySummary): string {
+  return `${ms(summary.p50)} / ${ms(summary.p99)}`;
+}
+
+function tallyFigure(tally: AttackTally): string {
+  const answered = Object.entries(tally.answered).map(([status, count]) => `${status} ×${count}`);
+  return `${answered.length === 0 ? 'none answered' : answered.join(', ')}; ${tally.unanswered} cut without an answer`;
+}
+
+/** What the attack must not have done; one line per miss. */
+export function judge(attack: Pick<Attack, 'goal'>, idle: VictimSample, attacked: VictimSample, peakRssMb: number | null): string[] {
+  const misses: string[] = [];
+  if (attacked.answered === 0) misses.push('the victim got no answer under attack');
+  if (attacked.failed > 0) misses.push(`${attacked.failed} victim requests failed under attack`);
+  if (attack.goal === 'latency' && attacked.latency.p50 > LATENCY_FACTOR * idle.latency.p50) {
+    misses.push(`the victim's p50 under attack, ${ms(attacked.latency.p50)} ms, is over ${LATENCY_FACTOR}× its idle p50 of ${ms(idle.latency.p50)} ms`);
+  }
+  if (attack.goal === 'memory' && peakRssMb !== null && peakRssMb >= MEMORY_BOUND_MB) misses.push(`the server's RSS reached ${peakRssMb} MiB (bound ${MEMORY_BOUND_MB})`);
+  return misses;
+}
+
+async function runAttack(attack: Attack, target: BenchTarget, attacker: AttackTarget, victim: ApiCredentials, phases: Phases): Promise<DrillReport> {
+  const url = target.coffer.url;
+  const idle = await measureVictim(url, victim, phases.idle);
+  const rssBefore = residentMb(target.coffer.pid);
+  const measured = attack.goal === 'memory' ? phases.memory : phases.attacked;
+  const running = startAttack({ attack: attack.id, target: attacker, durationMs: phases.warmup + measured + 500 });
+  await running.ready;
+  await sleep(phases.warmup);
+  const rss = watchResident(target.coffer.pid);
+  const attacked = await measureVictim(url, victim, measured);
+  const peakRss = rss.stop();
+  const tally = await running.done.catch((error: unknown) => {
+    running.stop();
+    throw error;
+  });
+  const figures: Record<string, string> = {
+    'victim p50 / p99 idle (ms)': latencyFigure(idle.latency),
+    'victim p50 / p99 under attack (ms)': latencyFigure(attacked.latency),
+    'victim requests under attack': `${attacked.answered} answered, ${attacked.failed} failed`,
+    'attack requests': tallyFigure(tally),
+    'server RSS before / peak under attack (MiB)': `${rssBefore ?? '?'} / ${peakRss ?? '?'}`,
+  };
+  const misses = judge(attack, idle, attacked, peakRss);
+  return { name: `availability: ${attack.id}`, ok: misses.length === 0, tried: [attack.title], lost: misses, figures, logFiles: [target.logFile] };
+}
+
+export async function availabilityDrill(options: AvailabilityOptions, progress: (line: string) => void): Promise<DrillReport[]> {
+  const wanted = ATTACKS.filter((attack) => options.attacks === undefined || options.attacks.includes(attack.id));
+  // The production rate limits (the drills' servers lift them unless told otherwise): they are part of the defence.
+  const target = await startTarget({ store: 'sqlite', build: 'current', postgresUrl: null, fakeGatewayUrl: null, logDir: options.logDir, sizes: { cards: 1, purchases: 0 }, env: { COFFER_RATE_LIMITS: '{}' }, ...(options.bin === undefined ? {} : { bin: options.bin }) });
+  try {
+    const victim = await createVictim(target);
+    const attacker: AttackTarget = { url: target.coffer.url, ca: null, environmentKey: target.init.environment_key, ownCredentials: target.init };
+    const reports: DrillReport[] = [];
+    for (const attack of wanted) {
+      progress(`availability: ${attack.id}`);
+      reports.push(await runAttack(attack, target, attacker, victim, phasesOf(options.quick)));
+    }
+    return reports;
+  } finally {
+    await target.close();
+  }
+}
