@@ -1,4 +1,5 @@
 import { AppError, humanize } from '../../domain/errors.js';
+import { containsCardLike } from '../../domain/scrubbing/card-like.js';
 
 /**
  * Bounds on every decoded request body, all formats (issue 11 §3 and §8), checked before any
@@ -26,7 +27,20 @@ export const MAX_FREE_FORM_BYTES = 64 * 1024;
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const FORBIDDEN_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
 
-function invalid(attribute: string, detail: string): AppError {
+/** A name that reads as a field name: what an error may repeat. */
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/**
+ * The name an error gives: the key as sent when it reads as a field name and holds nothing
+ * card-like, else "value". Keys of free-form fields (`metadata`, `data`, …) and unknown fields are
+ * the client's own text, and errors never repeat what was submitted (docs/security.md).
+ */
+export function reportableName(name: string): string {
+  return FIELD_NAME.test(name) && !/\d{12,}/.test(name) && !containsCardLike(name) ? name : 'value';
+}
+
+function invalid(name: string, detail: string): AppError {
+  const attribute = reportableName(name);
   return new AppError({ key: 'errors.invalid', attribute, message: `${humanize(attribute)} ${detail}` });
 }
 

@@ -1,4 +1,5 @@
 import { AppError } from '../../domain/errors.js';
+import { reportableName } from './input-bounds.js';
 import { WireErrors, WireList, WireMessage, WireTime, type Wire } from './wire.js';
 import { wireTime } from './wire-time.js';
 import { NameCache } from './name-cache.js';
@@ -224,6 +225,12 @@ export function decodeJson(text: string): DecodedBody {
   return body;
 }
 
+/** The root key as an error names it: quoted when it reads as a field name, never when it could be anything sent. */
+function rootNamed(root: string): string {
+  const name = reportableName(root);
+  return name === root ? `"${root}"` : "the root key's value";
+}
+
 /** A decoded JSON document as a request body: one root key over an object (or null), or none at all. */
 export function requestBodyOf(parsed: unknown): DecodedBody {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw malformed('expected a JSON object');
@@ -233,6 +240,6 @@ export function requestBodyOf(parsed: unknown): DecodedBody {
   const root = keys[0] as string;
   const inner = (parsed as Record<string, unknown>)[root];
   if (inner === null) return { root, fields: {} };
-  if (typeof inner !== 'object' || Array.isArray(inner)) throw malformed(`"${root}" must be an object`);
+  if (typeof inner !== 'object' || Array.isArray(inner)) throw malformed(`${rootNamed(root)} must be an object`);
   return { root, fields: inner as Record<string, unknown> };
 }

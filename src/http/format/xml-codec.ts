@@ -1,7 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { AppError } from '../../domain/errors.js';
 import { MAX_BODY_LIMIT } from '../body-limits.js';
-import { checkInputBounds } from './input-bounds.js';
+import { checkInputBounds, reportableName } from './input-bounds.js';
 import type { DecodedBody } from './json-codec.js';
 import { checkXmlSize, xmlBoundsFor, type XmlBounds } from './xml-size.js';
 
@@ -120,7 +120,7 @@ export function decodeXml(text: string, bounds: XmlBounds = xmlBoundsFor(MAX_BOD
   const inner = normalize(parsed[root]);
   const emptyElements = emptyElementsOf(parsed[root]);
   if (inner === undefined) return { root, fields: {}, emptyElements };
-  if (typeof inner !== 'object' || Array.isArray(inner)) throw malformed(`<${root}> must contain elements`);
+  if (typeof inner !== 'object' || Array.isArray(inner)) throw malformed(`${reportableName(root) === root ? `<${root}>` : 'the root element'} must contain elements`);
   checkInputBounds(inner as Record<string, unknown>);
   return { root, fields: inner as Record<string, unknown>, emptyElements };
 }

@@ -19,7 +19,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   406: 'The Accept header does not allow the format of the suffix',
   408: 'The gateway did not answer in time (the transaction, state gateway_processing_result_unknown)',
   409: 'An Idempotency-Key is in use by a request still running',
-  413: 'Body over 1 MiB',
+  413: 'Body over the route’s limit (docs/wire-compatibility.md, Request body limits)',
   415: 'Content-Type does not match the suffix',
   422: 'Invalid request, or a failed transaction (then the body is the transaction)',
   429: 'Rate limited (Retry-After)',
