@@ -1,36 +1,44 @@
 import { Readable } from 'node:stream';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { nextBulkTurn } from '../limits/bulk-turns.js';
 import type { BodyWriter } from './format/body-writer.js';
 
 /*
  * Response bodies written a slice of the event loop at a time (docs/wire-compatibility.md, "Large
  * pages"). A page of 100 payment methods whose `data` is as large as input allows is hundreds of
  * MB of XML and seconds of encoding: written in one call, it held the event loop, and every other
- * tenant's request waited. Written here, no slice runs for more than about SLICE_MS, and between
- * two slices every other request gets its turn. The bytes are those of the one-call encoders.
+ * tenant's request waited. Written here, no slice runs for more than about SLICE_MS, and slices
+ * take bulk turns (src/limits/bulk-turns.ts): one slice of all the bodies being written per turn of
+ * the event loop, the requests that came in meanwhile first. The bytes are those of the one-call
+ * encoders.
  */
 
 /** A slice stops after its step that ended past this long (ms). */
 export const SLICE_MS = 1;
 
-/** What one step may write: values and characters. Fresh per step (the writer lowers them). */
-const STEP_VALUES = 256;
-const STEP_CHARS = 32 * 1024;
+/** What one step may write: values and characters (a long text counts a value a piece, see long-text.ts). */
+const STEP_VALUES = 128;
+const STEP_CHARS = 16 * 1024;
 
 /**
  * At most this many steps a slice, whatever the clock says (a coarse or a stalled clock): a slice
- * writes at most 4,096 values and 512 KiB.
+ * writes at most 2,048 values and about 256 KiB.
  */
 const SLICE_MAX_STEPS = 16;
 
 /** Text up to this many characters is sent whole, as one-call encoding sent it (Content-Length, compressed in one go when small); larger is streamed. */
 export const STREAM_AFTER_CHARS = 1024 * 1024;
 
-/** Writes one slice; true when the body is done. */
-function writeSlice(writer: BodyWriter): boolean {
+/**
+ * Writes one slice, a step at a time, handing each step's text to `out` (which may encode it: its
+ * time counts in the slice's); true when the body is done.
+ */
+function writeSlice(writer: BodyWriter, out: (text: string) => void): boolean {
   const deadline = performance.now() + SLICE_MS;
   for (let step = 0; step < SLICE_MAX_STEPS; step += 1) {
-    if (writer.advance({ values: STEP_VALUES, chars: STEP_CHARS })) return true;
+    const done = writer.advance({ values: STEP_VALUES, chars: STEP_CHARS });
+    const text = writer.take();
+    if (text !== '') out(text);
+    if (done) return true;
     if (performance.now() >= deadline) return false;
   }
   return false;
@@ -44,35 +52,43 @@ function writeSlice(writer: BodyWriter): boolean {
  * is closed when done, on a throw, or when the stream is destroyed (the client went away).
  */
 export function writeInSlices(writer: BodyWriter, streamAfter: number): string | Promise<string | Readable> {
+  const written = new Written();
   let done: boolean;
-  let text: string;
   try {
-    done = writeSlice(writer);
-    text = writer.take();
+    done = writeSlice(writer, written.keep);
   } catch (error) {
     writer.close();
     throw error;
   }
-  if (!done) return writeRest(writer, text, streamAfter);
+  if (!done) return writeRest(writer, written, streamAfter);
   writer.close();
-  return text;
+  return written.text();
 }
 
-async function writeRest(writer: BodyWriter, first: string, streamAfter: number): Promise<string | Readable> {
-  const parts = [first];
-  let length = first.length;
+/** The text of a body written so far, in its steps' pieces. */
+class Written {
+  readonly parts: string[] = [];
+  length = 0;
+  readonly keep = (text: string): void => {
+    this.parts.push(text);
+    this.length += text.length;
+  };
+
+  text(): string {
+    return this.parts.length === 1 ? (this.parts[0] as string) : this.parts.join('');
+  }
+}
+
+async function writeRest(writer: BodyWriter, written: Written, streamAfter: number): Promise<string | Readable> {
   try {
     for (;;) {
-      await yieldToEventLoop();
-      const done = writeSlice(writer);
-      const part = writer.take();
-      parts.push(part);
-      length += part.length;
+      await nextBulkTurn();
+      const done = writeSlice(writer, written.keep);
       if (done) {
         writer.close();
-        return parts.join('');
+        return written.text();
       }
-      if (length > streamAfter) return new SlicedStream(writer, parts.join(''));
+      if (written.length > streamAfter) return new SlicedStream(writer, written.parts);
     }
   } catch (error) {
     writer.close();
@@ -90,17 +106,16 @@ class SlicedStream extends Readable {
   private writer: BodyWriter | null;
   private scheduled = false;
 
-  constructor(writer: BodyWriter, written: string) {
+  constructor(writer: BodyWriter, written: readonly string[]) {
     super({ highWaterMark: 64 * 1024 });
     this.writer = writer;
-    this.push(Buffer.from(written, 'utf8'));
+    for (const text of written) this.pushText(text);
   }
 
   override _read(): void {
     if (this.scheduled || this.writer === null) return;
     this.scheduled = true;
-    // A slice of its own in the event loop: the requests waiting meanwhile go first.
-    setImmediate(() => this.writeNext());
+    void nextBulkTurn().then(() => this.writeNext());
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
@@ -113,11 +128,13 @@ class SlicedStream extends Readable {
     this.scheduled = false;
     const writer = this.writer;
     if (writer === null) return;
+    let pushed = false;
     let done: boolean;
-    let text: string;
     try {
-      done = writeSlice(writer);
-      text = writer.take();
+      done = writeSlice(writer, (text) => {
+        this.pushText(text);
+        pushed = true;
+      });
     } catch (error) {
       this.destroy(error as Error);
       return;
@@ -125,10 +142,12 @@ class SlicedStream extends Readable {
     if (done) {
       writer.close();
       this.writer = null;
-    }
-    // Slice boundaries fall between values, never inside a string: no character is cut in two.
-    if (text !== '') this.push(Buffer.from(text, 'utf8'));
-    else if (!done) this._read(); // nothing final yet (see BodyWriter.take): on to the next slice
-    if (done) this.push(null);
+      this.push(null);
+    } else if (!pushed) this._read(); // nothing final yet (see BodyWriter.take): on to the next slice
+  }
+
+  /** Step boundaries fall between values or long-text pieces, never inside a character: each encodes alone. */
+  private pushText(text: string): void {
+    this.push(Buffer.from(text, 'utf8'));
   }
 }

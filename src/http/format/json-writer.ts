@@ -2,6 +2,7 @@ import { WireErrors, WireList, WireMessage, WireTime, type Wire } from './wire.j
 import { wireTime } from './wire-time.js';
 import { NameCache } from './name-cache.js';
 import { budgetSpent, type BodyWriter, type ListItems, type WriteBudget } from './body-writer.js';
+import { LONG_TEXT, pieceEnd } from './long-text.js';
 
 /*
  * The JSON response writer. It writes a Wire tree straight to JSON text, in one pass. The version
@@ -54,7 +55,7 @@ const NATIVE_MAX_DEPTH = 64;
  */
 const RECURSIVE_MAX_VALUES = 512;
 
-/** Thrown by the recursive writer past NATIVE_MAX_DEPTH or its values; the tree goes to JsonTreeWriter. */
+/** Thrown by the recursive writer past NATIVE_MAX_DEPTH, its values or (with a limit of values) at a long text; the tree goes to JsonTreeWriter. */
 class OffRecursivePath extends Error {}
 
 /** Values the recursive writer may still write (one-call encodes: no limit). */
@@ -76,6 +77,8 @@ function writeJson(value: unknown, depth: number): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
+      // Written whole by a one-call encode; in pieces by JsonTreeWriter in a body written in steps.
+      if (value.length > LONG_TEXT && valuesLeft !== Number.POSITIVE_INFINITY) throw new OffRecursivePath();
       return quote(value);
     case 'number':
       return Number.isFinite(value) ? String(value) : 'null';
@@ -167,11 +170,13 @@ const ARRAY = 0;
 const OBJECT = 1;
 /** A member holding a WireMessage: `"<field>_key":key,"<field>":text`, written in two values. */
 const MESSAGE = 2;
+/** A long text, quoted a piece at a time (long-text.ts). */
+const TEXT = 3;
 
 /** A container being written by JsonTreeWriter; frames are reused, and hold no data once done. */
 class JsonFrame {
   kind = ARRAY;
-  /** The items, the object, or the WireMessage. */
+  /** The items, the object, the WireMessage or the text. */
   container: unknown = null;
   /** An object's members (Object.keys: what for-in lists for a plain object, see writeJson). */
   fields: readonly string[] = [];
@@ -242,6 +247,17 @@ class JsonTreeWriter {
             this.push(MESSAGE, child, field);
             text = this.writeValue(text, child.key);
           } else text = this.writeValue(text + memberPrefix(field), child);
+        } else if (frame.kind === TEXT) {
+          const whole = frame.container as string;
+          if (index >= whole.length) {
+            text += '"';
+            this.pop();
+            continue;
+          }
+          values -= 1;
+          frame.index = pieceEnd(whole, index);
+          const piece = whole.slice(index, frame.index);
+          text += NEEDS_ESCAPE.test(piece) ? JSON.stringify(piece).slice(1, -1) : piece;
         } else if (index === 0) {
           frame.index = 1;
           text = this.writeValue(`${text},${memberPrefix(frame.field)}`, (frame.container as WireMessage).text);
@@ -274,7 +290,9 @@ class JsonTreeWriter {
     if (unwrapped === null) return `${text}null`;
     switch (typeof unwrapped) {
       case 'string':
-        return text + quote(unwrapped);
+        if (unwrapped.length <= LONG_TEXT) return text + quote(unwrapped);
+        this.push(TEXT, unwrapped, '');
+        return `${text}"`;
       case 'number':
         return text + (Number.isFinite(unwrapped) ? String(unwrapped) : 'null');
       case 'boolean':

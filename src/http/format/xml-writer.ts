@@ -3,6 +3,7 @@ import { wireTime } from './wire-time.js';
 import { WireErrors, WireList, WireMessage, WireTime, type Wire } from './wire.js';
 import { NameCache } from './name-cache.js';
 import { budgetSpent, type BodyWriter, type ListItems, type WriteBudget } from './body-writer.js';
+import { LONG_TEXT, pieceEnd } from './long-text.js';
 
 /*
  * The XML response writer: Rails `to_xml` typing (integers, floats, booleans and datetimes carry
@@ -114,6 +115,8 @@ class Frame {
   close = '';
   /** Values written only for what they may throw (see openMerged): the text before them, put back when done. */
   restore: string | null = null;
+  /** A long text escaped a piece at a time (long-text.ts), from `index` to `end`, then `close`. */
+  text: string | null = null;
 }
 
 function clearFrame(frame: Frame): void {
@@ -121,6 +124,7 @@ function clearFrame(frame: Frame): void {
   frame.itemTag = null;
   frame.close = '';
   frame.restore = null;
+  frame.text = null;
 }
 
 /**
@@ -181,6 +185,12 @@ class XmlTreeWriter {
         if (values <= 0 || text.length >= limit) return false;
         const frame = this.frames[this.depth - 1] as Frame;
         const index = frame.index;
+        if (index < frame.end && frame.text !== null) {
+          values -= 1;
+          frame.index = pieceEnd(frame.text, index);
+          text += escapeText(frame.text.slice(index, frame.index));
+          continue;
+        }
         if (index < frame.end) {
           values -= 1;
           frame.index = index + 1;
@@ -228,10 +238,10 @@ class XmlTreeWriter {
 
   /** Test seam: field names on the stacks and frames holding a value or a name. */
   held(): number {
-    return this.fieldStack.length + this.tagStack.length + this.frames.filter((frame) => frame.container !== null || frame.itemTag !== null || frame.close !== '' || frame.restore !== null).length;
+    return this.fieldStack.length + this.tagStack.length + this.frames.filter((frame) => frame.container !== null || frame.itemTag !== null || frame.close !== '' || frame.restore !== null || frame.text !== null).length;
   }
 
-  private pushFrame(container: unknown, itemTag: Tag | null, index: number, end: number, level: number, close: string, restore: string | null): void {
+  private pushFrame(container: unknown, itemTag: Tag | null, index: number, end: number, level: number, close: string, restore: string | null): Frame {
     let frame = this.frames[this.depth];
     if (frame === undefined) {
       frame = new Frame();
@@ -247,6 +257,7 @@ class XmlTreeWriter {
     frame.close = close;
     frame.restore = restore;
     if (restore !== null) this.restoring += 1;
+    return frame;
   }
 
   /**
@@ -257,7 +268,8 @@ class XmlTreeWriter {
     const indent = indentAt(level);
     switch (typeof value) {
       case 'string':
-        return value === '' ? out + (indent + tag.empty) : out + (indent + tag.start + escapeText(value) + tag.close);
+        if (value === '') return out + (indent + tag.empty);
+        return value.length > LONG_TEXT ? this.openLongText(out, indent, tag, value, level) : out + (indent + tag.start + escapeText(value) + tag.close);
       case 'number':
         // `${-0}` is "0"; NaN and the infinities are floats. Digits, signs, `.`, `e`: nothing to escape.
         return out + (indent + tag.open + (Number.isInteger(value) ? ' type="integer">' : ' type="float">') + `${value}` + tag.close);
@@ -283,6 +295,15 @@ class XmlTreeWriter {
     if (Array.isArray(value)) return value.length === 0 ? out + (indent + tag.open + ' type="array"/>\n') : this.openItems(out, indent, tag, ' type="array"', value, ITEM, level);
     // for-in over an object without a prototype lists its own fields only.
     return this.openObject(out, indent, tag, value as Record<string, unknown>, prototype === null ? null : Object.keys(value), level);
+  }
+
+  /** The opening tag of a long text; advance writes it a piece at a time (long-text.ts), escaped, then closes it. */
+  private openLongText(out: string, indent: string, tag: Tag, value: string, level: number): string {
+    const frame = this.pushFrame(null, null, 0, value.length, level, tag.close, null);
+    frame.text = value;
+    // No fields of its own: `top` stays where it is when the frame is done.
+    frame.base = this.top;
+    return out + (indent + tag.start);
   }
 
   /**
