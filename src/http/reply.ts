@@ -6,7 +6,7 @@ import { formatOf } from './format/negotiation.js';
 import { encodeXmlErrors } from './format/xml-codec.js';
 import { xmlBodyWriter, xmlListWriter } from './format/xml-writer.js';
 import type { Format, Wire } from './format/wire.js';
-import { STREAM_AFTER_CHARS, writeInSlices } from './sliced-body.js';
+import { STREAM_AFTER_BYTES, writeInSlices } from './sliced-body.js';
 
 const CONTENT_TYPE: Record<Format, string> = {
   json: 'application/json; charset=utf-8',
@@ -15,13 +15,13 @@ const CONTENT_TYPE: Record<Format, string> = {
 
 /**
  * Sends what `writer` writes, written a slice at a time (sliced-body.ts). A body done in one slice
- * (nearly all) is sent at once; a longer one later, and a body past `streamAfter` characters as a
+ * (nearly all) is sent at once; a longer one later, and a body past `streamAfter` bytes as a
  * stream. Either way the handler returns the reply, which Fastify awaits. A throw while writing is
  * the handler's error, as it was when the body was written in one call.
  */
 function sendWritten(reply: FastifyReply, status: number, format: Format, writer: BodyWriter, streamAfter: number): FastifyReply {
   const written = writeInSlices(writer, streamAfter);
-  if (typeof written === 'string') return reply.code(status).type(CONTENT_TYPE[format]).send(written);
+  if (!(written instanceof Promise)) return reply.code(status).type(CONTENT_TYPE[format]).send(written);
   void written.then((payload) => reply.code(status).type(CONTENT_TYPE[format]).send(payload)).catch((error: unknown) => reply.send(error));
   return reply;
 }
@@ -34,14 +34,14 @@ export function sendWire(request: FastifyRequest, reply: FastifyReply, status: n
 
 /**
  * Sends a list, `{root: [view(row), …]}` (XML: an element `itemName` per row), 200. Each row's view
- * is made when it is written and dropped after, and a list longer than STREAM_AFTER_CHARS is
+ * is made when it is written and dropped after, and a list longer than STREAM_AFTER_BYTES is
  * streamed: a page of large rows never holds the event loop for long, nor the whole text in memory.
  * Every row is written: a page is never cut short (docs/wire-compatibility.md, "Large pages").
  */
 export function sendWireList<Row>(request: FastifyRequest, reply: FastifyReply, root: string, itemName: string, rows: readonly Row[], view: (row: Row) => Wire): FastifyReply {
   const format = formatOf(request.raw);
   const items = listItems(rows, view);
-  return sendWritten(reply, 200, format, format === 'xml' ? xmlListWriter(root, itemName, items) : jsonListWriter(root, items), STREAM_AFTER_CHARS);
+  return sendWritten(reply, 200, format, format === 'xml' ? xmlListWriter(root, itemName, items) : jsonListWriter(root, items), STREAM_AFTER_BYTES);
 }
 
 /** Renders the error envelope in `format`. */

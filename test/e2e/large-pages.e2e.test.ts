@@ -1,0 +1,192 @@
+import diagnostics from 'node:diagnostics_channel';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { largeData, largeMetadata } from '../../drills/availability-pages.js';
+import { encodeJson } from '../../src/http/format/json-codec.js';
+import { WireList, type Wire } from '../../src/http/format/wire.js';
+import { encodeXml } from '../../src/http/format/xml-codec.js';
+import { paymentMethodView } from '../../src/http/views/payment-method.view.js';
+import { transactionView } from '../../src/http/views/transaction.view.js';
+import type { EnvironmentRow } from '../../src/store/repositories/environments.repo.js';
+import type { TransactionRow } from '../../src/store/repositories/transactions.repo.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+/*
+ * docs/wire-compatibility.md, "Large pages". A page of 100 payment methods whose `data` is as large
+ * as input allows was written in one synchronous call (seconds, hundreds of MB of XML): every other
+ * request waited for it. The server runs in this process, so its event loop is this test's: turns
+ * of the loop are counted while the server writes a large page, from the moment it receives the
+ * request to the moment it ends the response, and a second request sent as the first arrives must
+ * be answered before that end. Counted, never timed: the slices are bounded in values and bytes
+ * whatever the machine's speed. The page must still be the one-call encoding, byte for byte, and
+ * complete (every row: a Spreedly client stops listing at a short page).
+ */
+
+/** Counts turns of the event loop (one immediate a turn) until stopped. */
+function turnCounter(): { turns: () => number; stop: () => void } {
+  let turns = 0;
+  let running = true;
+  const tick = () => {
+    if (!running) return;
+    turns += 1;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  return { turns: () => turns, stop: () => (running = false) };
+}
+
+interface Watched {
+  /** Turns counted when the server received the request. */
+  startedAt: number;
+  /** Turns counted when the server ended the response (the whole body written). */
+  endedAt: Promise<number>;
+}
+
+/**
+ * Watches the server's handling of the request for `url`: when it arrives (`onArrival` runs then,
+ * inside the server's turn) and when the server calls end() on its response.
+ */
+function watchRequest(url: string, turns: () => number, onArrival: () => void): Promise<Watched> {
+  return new Promise((resolveWatched) => {
+    const onStart = (message: unknown) => {
+      const { request: incoming, response } = message as { request: IncomingMessage; response: ServerResponse };
+      if (incoming.url !== url) return;
+      diagnostics.unsubscribe('http.server.request.start', onStart);
+      const startedAt = turns();
+      const endedAt = new Promise<number>((resolveEnd) => {
+        const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
+        response.end = ((...args: unknown[]) => {
+          resolveEnd(turns());
+          return end(...args);
+        }) as ServerResponse['end'];
+      });
+      onArrival();
+      resolveWatched({ startedAt, endedAt });
+    };
+    diagnostics.subscribe('http.server.request.start', onStart);
+  });
+}
+
+describe('a page of 100 large payment methods is written a slice at a time', () => {
+  let server: TestServer;
+  let environment: EnvironmentRow;
+  let authorization: string;
+  const arraysFilter = { states: ['retained'], metadata: { kind: 'arrays' } };
+
+  async function seed(kind: string, shape: 'nested-arrays' | 'ampersands'): Promise<string[]> {
+    const metadata = { ...largeMetadata(), kind };
+    delete (metadata as Record<string, string>)[Object.keys(largeMetadata())[0] as string];
+    const body = JSON.stringify({ payment_method: { credit_card: { first_name: 'Joe', last_name: 'Jones', number: '4111111111111111', month: 3, year: 2035 }, retained: true, data: largeData(shape), metadata } });
+    const tokens: string[] = [];
+    for (let start = 0; start < 100; start += 10) {
+      const batch = await Promise.all(Array.from({ length: 10 }, () => server.client.request('POST', '/v1/payment_methods.json', { body, contentType: 'application/json' })));
+      for (const res of batch) {
+        expect(res.status).toBe(201);
+        tokens.push(res.json().transaction.payment_method.token as string);
+      }
+    }
+    return tokens;
+  }
+
+  beforeAll(async () => {
+    server = await startServer({ tls: false });
+    authorization = `Basic ${Buffer.from(`${server.init.environment_key}:${server.init.access_secret}`).toString('base64')}`;
+    environment = await server.core.tenancy.findEnvironment(server.init.organization_token, server.init.environment_key);
+    const methods = await seed('arrays', 'nested-arrays');
+    await seed('text', 'ampersands');
+    // 100 purchases, each on its own large method: a page of transactions nests them all.
+    const gateway = (await server.client.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } })).json().gateway.token as string;
+    for (let start = 0; start < methods.length; start += 10) {
+      await Promise.all(
+        methods.slice(start, start + 10).map(async (token) => {
+          const res = await server.client.sendJson('POST', `/v1/gateways/${gateway}/purchase.json`, { transaction: { payment_method_token: token, amount: 100, currency_code: 'USD' } });
+          expect(res.status).toBe(200);
+        }),
+      );
+    }
+  }, 240_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  /**
+   * GETs `path` while counting turns; the moment the server receives it, a second request (another
+   * list, small) is sent. Returns the page's bytes and the turns at which things happened.
+   */
+  async function readWhileAnotherAsks(path: string) {
+    const counter = turnCounter();
+    let victimDoneAt: Promise<number> = Promise.resolve(Number.POSITIVE_INFINITY);
+    const sendVictim = () => {
+      victimDoneAt = (async () => {
+        const res = await request(`${server.client.baseUrl}/v1/gateways.json?count=1`, { headers: { authorization } });
+        expect(res.statusCode).toBe(200);
+        await res.body.arrayBuffer();
+        return counter.turns();
+      })();
+    };
+    const watched = watchRequest(path, counter.turns, sendVictim);
+    const res = await request(`${server.client.baseUrl}${path}`, { headers: { authorization } });
+    const bytes = Buffer.from(await res.body.arrayBuffer());
+    const { startedAt, endedAt } = await watched;
+    const result = { status: res.statusCode, bytes, startedAt, endedAt: await endedAt, victimDoneAt: await victimDoneAt };
+    counter.stop();
+    return result;
+  }
+
+  it('JSON: the loop turns while the page is written, another request is answered meanwhile, the bytes are the one-call encoding', async () => {
+    const page = await readWhileAnotherAsks('/v1/payment_methods.json?count=100&metadata[kind]=arrays');
+    expect(page.status).toBe(200);
+    // 100 rows of ~32,000 values: hundreds of slices by the per-slice cap of values alone.
+    expect(page.endedAt - page.startedAt).toBeGreaterThanOrEqual(100);
+    expect(page.victimDoneAt).toBeLessThan(page.endedAt);
+    const rows = await server.core.paymentMethods.list(environment, arraysFilter, { sinceToken: null, order: 'asc', count: 100 });
+    expect(rows).toHaveLength(100);
+    const expected = Buffer.from(encodeJson('payment_methods', new WireList('payment_method', rows.map(paymentMethodView))), 'utf8');
+    expect(page.bytes.length).toBe(expected.length);
+    expect(page.bytes.equals(expected)).toBe(true);
+  });
+
+  it('XML: the same, for a page of ~39 MB (long texts escaped a piece at a time)', async () => {
+    const page = await readWhileAnotherAsks('/v1/payment_methods.xml?count=100&metadata[kind]=text');
+    expect(page.status).toBe(200);
+    expect(page.endedAt - page.startedAt).toBeGreaterThanOrEqual(30);
+    expect(page.victimDoneAt).toBeLessThan(page.endedAt);
+    const rows = await server.core.paymentMethods.list(environment, { states: ['retained'], metadata: { kind: 'text' } }, { sinceToken: null, order: 'asc', count: 100 });
+    expect(rows).toHaveLength(100);
+    const expected = Buffer.from(encodeXml('payment_methods', new WireList('payment_method', rows.map(paymentMethodView))), 'utf8');
+    expect(page.bytes.length).toBe(expected.length);
+    expect(page.bytes.equals(expected)).toBe(true);
+  });
+
+  it('JSON: a page of 100 transactions nesting the large methods, the same', async () => {
+    const page = await readWhileAnotherAsks('/v1/transactions.json?count=100&order=desc');
+    expect(page.status).toBe(200);
+    expect(page.endedAt - page.startedAt).toBeGreaterThanOrEqual(100);
+    expect(page.victimDoneAt).toBeLessThan(page.endedAt);
+    const query = server.core.transactionQuery;
+    const listed = await query.withChains(environment, await query.list(environment, { sinceToken: null, order: 'desc', count: 100 }, {}));
+    const lookup = (token: string | null) => (token === null ? null : (listed.paymentMethods.get(token) ?? null));
+    const attemptsOf = (row: TransactionRow) => (row.first_attempt_token === null ? [] : (listed.chains?.get(row.first_attempt_token) ?? []));
+    const views: Wire[] = listed.transactions.map((row) => transactionView(row, lookup, attemptsOf));
+    expect(views).toHaveLength(100);
+    const expected = Buffer.from(encodeJson('transactions', new WireList('transaction', views)), 'utf8');
+    expect(page.bytes.equals(expected)).toBe(true);
+  });
+
+  it('pages through every method with since_token: each page full until the last', async () => {
+    const seen: string[] = [];
+    let since = '';
+    for (;;) {
+      const res = await server.client.request('GET', `/v1/payment_methods.json?count=30&metadata[kind]=arrays${since === '' ? '' : `&since_token=${since}`}`);
+      expect(res.status).toBe(200);
+      const page = res.json().payment_methods as Array<{ token: string }>;
+      seen.push(...page.map((method) => method.token));
+      if (page.length < 30) break;
+      since = (page[page.length - 1] as { token: string }).token;
+    }
+    expect(seen).toHaveLength(100);
+    expect(new Set(seen).size).toBe(100);
+  });
+});
