@@ -1,10 +1,10 @@
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateStore, openStore, type StoreHandle } from '../../src/store/database.js';
+import type { StoreHandle } from '../../src/store/database.js';
 import { repositories } from '../../src/store/repositories.js';
 import { readInGroups, readPage, type PageRequest } from '../../src/store/repositories/page.js';
-import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/temp.js';
+import { storeKinds } from '../helpers/postgres.js';
+import { scratchStore } from '../helpers/scratch-store.js';
+import { turnCounter } from '../helpers/turn-counter.js';
 
 /*
  * Pages of large rows are read in several statements with a turn of the event loop between two
@@ -13,19 +13,6 @@ import { tempDir } from '../helpers/temp.js';
  * The rows must be those one statement reads, and a page is never short unless the list ends.
  * Turns are counted, never timed.
  */
-
-/** Counts turns of the event loop (one immediate a turn) until stopped. */
-function turnCounter(): { turns: () => number; stop: () => void } {
-  let turns = 0;
-  let running = true;
-  const tick = () => {
-    if (!running) return;
-    turns += 1;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  return { turns: () => turns, stop: () => (running = false) };
-}
 
 interface FakeRow {
   seq: number;
@@ -116,20 +103,9 @@ describe.each(storeKinds)('lists of large rows on the store (%s)', (kind) => {
   const data = JSON.stringify({ text: 'd'.repeat(60_000) });
 
   beforeAll(async () => {
-    if (kind === 'sqlite') {
-      const temp = tempDir();
-      store = openStore({ kind: 'sqlite', path: path.join(temp.dir, 'coffer.db') });
-      cleanup = temp.cleanup;
-    } else {
-      const database = await createPostgresDatabase();
-      store = openStore({ kind: 'postgres', url: database.url });
-      cleanup = database.drop;
-    }
-    await migrateStore(store);
+    ({ store, cleanup } = await scratchStore(kind));
     const repos = repositories(store.db, store.dialect);
     const now = '2026-03-01T00:00:00.000Z';
-    await repos.organizations.insert({ token: 'org', name: 'org', active: 1, created_at: now, updated_at: now });
-    await repos.environments.insert({ key: 'env', organization_token: 'org', name: 'env', production: 0, created_at: now, updated_at: now });
     for (let index = 0; index < 100; index += 1) {
       const token = `pm${String(index).padStart(3, '0')}`;
       await repos.paymentMethods.insert({

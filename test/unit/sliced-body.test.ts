@@ -7,6 +7,7 @@ import { WireList, WireTime, type Wire } from '../../src/http/format/wire.js';
 import { encodeXml, xmlListWriter } from '../../src/http/format/xml-writer.js';
 import { STREAM_AFTER_BYTES, writeInSlices } from '../../src/http/sliced-body.js';
 import { nextBulkTurn } from '../../src/limits/bulk-turns.js';
+import { turnCounter } from '../helpers/turn-counter.js';
 
 /*
  * Bodies written a slice of the event loop at a time (src/http/sliced-body.ts): between two slices
@@ -14,19 +15,6 @@ import { nextBulkTurn } from '../../src/limits/bulk-turns.js';
  * body past STREAM_AFTER_BYTES is streamed as it is read, and a failure or a client gone away
  * stops the writing and frees what it held. Turns are counted, never timed.
  */
-
-/** Counts turns of the event loop (one immediate a turn) until stopped. */
-function turnCounter(): { turns: () => number; stop: () => void } {
-  let turns = 0;
-  let running = true;
-  const tick = () => {
-    if (!running) return;
-    turns += 1;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  return { turns: () => turns, stop: () => (running = false) };
-}
 
 /** A writer of `steps` steps of `piece` each (then done), counting its calls; `failAt` throws at that step. */
 function fakeWriter(steps: number, piece: string, failAt = -1): BodyWriter & { advances: number; closed: boolean } {

@@ -1,7 +1,7 @@
 import { WireErrors, WireList, WireMessage, WireTime, type Wire } from './wire.js';
 import { wireTime } from './wire-time.js';
 import { NameCache } from './name-cache.js';
-import { budgetSpent, type BodyWriter, type ListItems, type WriteBudget } from './body-writer.js';
+import { frameAt, SteppedText, TreesBody, type BodyWriter, type ListItems, type WriteBudget } from './body-writer.js';
 import { LONG_TEXT, pieceEnd } from './long-text.js';
 
 /*
@@ -192,88 +192,69 @@ class JsonFrame {
  * linear in its output, and `advance` can stop after any value and go on later. Prints what the
  * recursive writer prints (test/unit/json-writer.test.ts, test/unit/sliced-body.test.ts).
  */
-class JsonTreeWriter {
+class JsonTreeWriter extends SteppedText {
   private readonly frames: JsonFrame[] = [];
   private depth = 0;
-  private text = '';
 
-  write(raw: string): void {
-    this.text += raw;
-  }
-
-  /** Writes `value`: whole, or up to its members or items (see advance). */
+  /** Writes `value`: whole, or up to its members or items (see SteppedText.advance). */
   begin(value: unknown): void {
     this.text = this.writeValue(this.text, value);
   }
 
-  /** Writes the members and items of what was begun until all are done (true) or `budget` is spent (false). */
-  advance(budget: WriteBudget): boolean {
-    let text = this.text;
-    const limit = text.length + budget.chars;
-    let values = budget.values;
-    try {
-      while (this.depth > 0) {
-        if (values <= 0 || text.length >= limit) return false;
-        const frame = this.frames[this.depth - 1] as JsonFrame;
-        const index = frame.index;
-        if (frame.kind === ARRAY) {
-          const items = frame.container as readonly unknown[];
-          if (index >= items.length) {
-            text += ']';
-            this.pop();
-            continue;
-          }
-          frame.index = index + 1;
-          values -= 1;
-          const item = items[index];
-          if (index > 0) text += ',';
-          text = item === undefined || typeof item === 'function' ? `${text}null` : this.writeValue(text, item);
-        } else if (frame.kind === OBJECT) {
-          if (index >= frame.fields.length) {
-            text += '}';
-            this.pop();
-            continue;
-          }
-          frame.index = index + 1;
-          const field = frame.fields[index] as string;
-          const child = (frame.container as Record<string, unknown>)[field];
-          if (child === undefined || typeof child === 'function') continue;
-          values -= 1;
-          if (frame.wrote) text += ',';
-          frame.wrote = true;
-          if (child instanceof WireMessage) {
-            text += memberPrefix(`${field}_key`);
-            // The key, then (when this frame is on top again) the text.
-            this.push(MESSAGE, child, field);
-            text = this.writeValue(text, child.key);
-          } else text = this.writeValue(text + memberPrefix(field), child);
-        } else if (frame.kind === TEXT) {
-          const whole = frame.container as string;
-          if (index >= whole.length) {
-            text += '"';
-            this.pop();
-            continue;
-          }
-          values -= 1;
-          frame.index = pieceEnd(whole, index);
-          const piece = whole.slice(index, frame.index);
-          text += NEEDS_ESCAPE.test(piece) ? JSON.stringify(piece).slice(1, -1) : piece;
-        } else if (index === 0) {
-          frame.index = 1;
-          text = this.writeValue(`${text},${memberPrefix(frame.field)}`, (frame.container as WireMessage).text);
-        } else this.pop();
+  protected pending(): boolean {
+    return this.depth > 0;
+  }
+
+  /** The innermost open container's next member, item or piece of text, or its end. */
+  protected step(text: string): string {
+    const frame = this.frames[this.depth - 1] as JsonFrame;
+    const index = frame.index;
+    switch (frame.kind) {
+      case ARRAY: {
+        const items = frame.container as readonly unknown[];
+        if (index >= items.length) return this.end(`${text}]`);
+        frame.index = index + 1;
+        const item = items[index];
+        const before = index > 0 ? `${text},` : text;
+        return item === undefined || typeof item === 'function' ? `${before}null` : this.writeValue(before, item);
       }
-      return true;
-    } finally {
-      budget.values = values;
-      budget.chars = limit - text.length;
-      this.text = text;
+      case OBJECT:
+        return this.nextMember(text, frame);
+      case TEXT: {
+        const whole = frame.container as string;
+        if (index >= whole.length) return this.end(`${text}"`);
+        frame.index = pieceEnd(whole, index);
+        const piece = whole.slice(index, frame.index);
+        return text + (NEEDS_ESCAPE.test(piece) ? JSON.stringify(piece).slice(1, -1) : piece);
+      }
+      default:
+        if (index > 0) return this.end(text);
+        frame.index = 1;
+        return this.writeValue(`${text},${memberPrefix(frame.field)}`, (frame.container as WireMessage).text);
     }
   }
 
-  take(): string {
-    const text = this.text;
-    this.text = '';
+  /** An object's next member that is written (undefined and functions are skipped, as JSON.stringify does), or its end. */
+  private nextMember(text: string, frame: JsonFrame): string {
+    const object = frame.container as Record<string, unknown>;
+    for (let index = frame.index; index < frame.fields.length; index += 1) {
+      const field = frame.fields[index] as string;
+      const child = object[field];
+      if (child === undefined || typeof child === 'function') continue;
+      frame.index = index + 1;
+      const before = frame.wrote ? `${text},` : text;
+      frame.wrote = true;
+      if (!(child instanceof WireMessage)) return this.writeValue(before + memberPrefix(field), child);
+      // The key, then (when this frame is on top again) the text.
+      this.push(MESSAGE, child, field);
+      return this.writeValue(before + memberPrefix(`${field}_key`), child.key);
+    }
+    return this.end(`${text}}`);
+  }
+
+  /** `text`, the innermost container being done. */
+  private end(text: string): string {
+    this.pop();
     return text;
   }
 
@@ -315,11 +296,7 @@ class JsonTreeWriter {
   }
 
   private push(kind: number, container: unknown, field: string): JsonFrame {
-    let frame = this.frames[this.depth];
-    if (frame === undefined) {
-      frame = new JsonFrame();
-      this.frames.push(frame);
-    }
+    const frame = frameAt(this.frames, this.depth, () => new JsonFrame());
     this.depth += 1;
     frame.kind = kind;
     frame.container = container;
@@ -374,62 +351,34 @@ export function jsonListWriter(root: string, items: ListItems): BodyWriter {
  * written whole by the recursive writer; a larger or deeper one by JsonTreeWriter, a budget at a
  * time.
  */
-class JsonBodyWriter implements BodyWriter {
-  private readonly writer = new JsonTreeWriter();
-  private started = false;
-  /** The list's next item; -1 once its closing bracket is written. */
-  private next = 0;
-
+class JsonBodyWriter extends TreesBody<JsonTreeWriter> {
   constructor(
     private readonly root: string,
     private readonly body: Wire | undefined,
-    private readonly items: ListItems | null,
-  ) {}
+    items: ListItems | null,
+  ) {
+    super(new JsonTreeWriter(), items);
+  }
 
-  advance(budget: WriteBudget): boolean {
-    const { writer, items } = this;
-    if (!this.started) {
-      this.started = true;
-      if (items === null) {
-        if (this.body === undefined) {
-          writer.write('{}');
-          this.next = -1;
-          return true;
-        }
-        writer.write(`{${JSON.stringify(this.root)}:`);
-        this.writeTree(this.body, budget);
-      } else writer.write(`{${JSON.stringify(this.root)}:[`);
-    }
-    for (;;) {
-      if (!writer.advance(budget)) return false;
-      if (this.next < 0) return true;
-      if (items === null) {
-        writer.write('}');
-        this.next = -1;
-        return true;
-      }
-      if (this.next === items.count) {
-        writer.write(']}');
-        this.next = -1;
-        return true;
-      }
-      if (budgetSpent(budget)) return false;
-      const index = this.next;
-      this.next += 1;
-      if (index > 0) writer.write(',');
-      const item = items.item(index);
-      // An undefined (or function) item is null, as writeArray writes it.
-      if (item === undefined || typeof item === 'function') writer.write('null');
-      else this.writeTree(item, budget);
+  protected open(budget: WriteBudget): void {
+    if (this.items !== null) this.writer.write(`{${JSON.stringify(this.root)}:[`);
+    else if (this.body === undefined) this.writer.write('{}');
+    else {
+      this.writer.write(`{${JSON.stringify(this.root)}:`);
+      this.writeTree(this.body, budget);
     }
   }
 
-  take(): string {
-    return this.writer.take();
+  protected beginItem(index: number, item: Wire, budget: WriteBudget): void {
+    if (index > 0) this.writer.write(',');
+    // An undefined (or function) item is null, as writeArray writes it.
+    if (item === undefined || typeof item === 'function') this.writer.write('null');
+    else this.writeTree(item, budget);
   }
 
-  close(): void {
-    this.writer.clear();
+  protected finish(): void {
+    if (this.items !== null) this.writer.write(']}');
+    else if (this.body !== undefined) this.writer.write('}');
   }
 
   /** `value` whole when the recursive writer takes it, else begun in the tree writer (advance writes the rest). */

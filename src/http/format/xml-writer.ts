@@ -2,7 +2,7 @@ import type { ErrorEntry } from '../../domain/errors.js';
 import { wireTime } from './wire-time.js';
 import { WireErrors, WireList, WireMessage, WireTime, type Wire } from './wire.js';
 import { NameCache } from './name-cache.js';
-import { budgetSpent, type BodyWriter, type ListItems, type WriteBudget } from './body-writer.js';
+import { frameAt, SteppedText, TreesBody, type BodyWriter, type ListItems, type WriteBudget } from './body-writer.js';
 import { LONG_TEXT, pieceEnd } from './long-text.js';
 
 /*
@@ -133,7 +133,7 @@ function clearFrame(frame: Frame): void {
  * one body at a time; a body written in steps has a writer of its own (see XmlBodyWriter), the
  * one-call encoders share one.
  */
-class XmlTreeWriter {
+class XmlTreeWriter extends SteppedText {
   /**
    * The fields of the objects being written, outermost first, and their tags: an object's fields
    * are looked at once, before any is written, to know whether their names need the old writer's
@@ -152,77 +152,48 @@ class XmlTreeWriter {
    * literal or JSON.parse lists what Object.keys lists, in the same order. Set by each step.
    */
   private forInIsOwnKeys = true;
-  /** Written, not yet taken. */
-  private text = '';
-
-  /** Appends `raw` as it is (the prolog, a list's own tags). */
-  write(raw: string): void {
-    this.text += raw;
-  }
-
   /** Writes the element `tag` holding `value` at `level`: whole, or up to its children (see advance). */
   begin(tag: Tag, value: unknown, level: number): void {
     this.forInIsOwnKeys = Object.keys(Object.prototype).length === 0;
     this.text = this.writeValue(this.text, tag, value, level);
   }
 
-  /** Whether every element begun is done. */
-  done(): boolean {
-    return this.depth === 0;
-  }
-
-  /**
-   * Writes the children of the elements begun, one value at a time, until all are done (true) or
-   * `budget` is spent (false: the next call goes on from there).
-   */
-  advance(budget: WriteBudget): boolean {
+  /** Writes the children of the elements begun, a value a step (see SteppedText). */
+  override advance(budget: WriteBudget): boolean {
     this.forInIsOwnKeys = Object.keys(Object.prototype).length === 0;
-    let text = this.text;
-    const limit = text.length + budget.chars;
-    let values = budget.values;
-    try {
-      while (this.depth > 0) {
-        if (values <= 0 || text.length >= limit) return false;
-        const frame = this.frames[this.depth - 1] as Frame;
-        const index = frame.index;
-        if (index < frame.end && frame.text !== null) {
-          values -= 1;
-          frame.index = pieceEnd(frame.text, index);
-          text += escapeText(frame.text.slice(index, frame.index));
-          continue;
-        }
-        if (index < frame.end) {
-          values -= 1;
-          frame.index = index + 1;
-          const itemTag = frame.itemTag;
-          text =
-            itemTag === null
-              ? this.writeValue(text, this.tagStack[index] as Tag, (frame.container as Record<string, unknown>)[this.fieldStack[index] as string], frame.level)
-              : this.writeValue(text, itemTag, (frame.container as readonly unknown[])[index], frame.level);
-          continue;
-        }
-        if (frame.restore !== null) {
-          text = frame.restore;
-          this.restoring -= 1;
-        } else text += frame.close;
-        if (frame.itemTag === null) this.top = frame.base;
-        clearFrame(frame);
-        this.depth -= 1;
-      }
-      return true;
-    } finally {
-      budget.values = values;
-      budget.chars = limit - text.length;
-      this.text = text;
-    }
+    return super.advance(budget);
   }
 
   /** The text written since the last take; '' while values written only for what they may throw are open. */
-  take(): string {
-    if (this.restoring > 0) return '';
-    const text = this.text;
-    this.text = '';
-    return text;
+  override take(): string {
+    return this.restoring > 0 ? '' : super.take();
+  }
+
+  protected pending(): boolean {
+    return this.depth > 0;
+  }
+
+  /** The innermost open element's next child (or piece of its long text), or its end. */
+  protected step(text: string): string {
+    const frame = this.frames[this.depth - 1] as Frame;
+    const index = frame.index;
+    if (index < frame.end) {
+      if (frame.text !== null) {
+        frame.index = pieceEnd(frame.text, index);
+        return text + escapeText(frame.text.slice(index, frame.index));
+      }
+      frame.index = index + 1;
+      const itemTag = frame.itemTag;
+      return itemTag === null
+        ? this.writeValue(text, this.tagStack[index] as Tag, (frame.container as Record<string, unknown>)[this.fieldStack[index] as string], frame.level)
+        : this.writeValue(text, itemTag, (frame.container as readonly unknown[])[index], frame.level);
+    }
+    const ended = frame.restore ?? text + frame.close;
+    if (frame.restore !== null) this.restoring -= 1;
+    if (frame.itemTag === null) this.top = frame.base;
+    clearFrame(frame);
+    this.depth -= 1;
+    return ended;
   }
 
   /** Drops every frame, field name and text, even half way through a body. */
@@ -242,11 +213,7 @@ class XmlTreeWriter {
   }
 
   private pushFrame(container: unknown, itemTag: Tag | null, index: number, end: number, level: number, close: string, restore: string | null): Frame {
-    let frame = this.frames[this.depth];
-    if (frame === undefined) {
-      frame = new Frame();
-      this.frames.push(frame);
-    }
+    const frame = frameAt(this.frames, this.depth, () => new Frame());
     this.depth += 1;
     frame.container = container;
     frame.itemTag = itemTag;
@@ -476,53 +443,34 @@ export function xmlListWriter(root: string, itemName: string, items: ListItems):
  * one after another into it, each at the level encodeXml writes a list's items, so the text is
  * the same as the list's in one call.
  */
-class XmlBodyWriter implements BodyWriter {
-  private readonly writer = new XmlTreeWriter();
+class XmlBodyWriter extends TreesBody<XmlTreeWriter> {
   private readonly rootTag: Tag;
-  private started = false;
   /** The list items' tag, made when the first is written (an empty list's item name is never looked at). */
   private itemTag: Tag | null = null;
-  /** The list's next item; -1 once its closing tag is written. */
-  private next = 0;
 
   constructor(
     root: string,
     private readonly bodyOrItemName: Wire | string,
-    private readonly items: ListItems | null,
+    items: ListItems | null,
   ) {
+    super(new XmlTreeWriter(), items);
     this.rootTag = new Tag(root);
   }
 
-  advance(budget: WriteBudget): boolean {
-    const { writer, items } = this;
-    if (!this.started) {
-      this.started = true;
-      writer.write(PROLOG);
-      if (items === null) writer.begin(this.rootTag, this.bodyOrItemName, 0);
-      // As writeValue opens a list at level 0: `<root/>` when empty, else `<root>` and items at level 1.
-      else writer.write(items.count === 0 ? this.rootTag.empty : `${this.rootTag.start}\n`);
-    }
-    for (;;) {
-      if (!writer.advance(budget)) return false;
-      if (items === null || this.next < 0) return true;
-      if (this.next === items.count) {
-        if (items.count > 0) writer.write(this.rootTag.close);
-        this.next = -1;
-        return true;
-      }
-      if (budgetSpent(budget)) return false;
-      const index = this.next;
-      this.next += 1;
-      this.itemTag ??= tagOf(this.bodyOrItemName as string);
-      writer.begin(this.itemTag, items.item(index), 1);
-    }
+  protected open(): void {
+    const writer = this.writer;
+    writer.write(PROLOG);
+    if (this.items === null) writer.begin(this.rootTag, this.bodyOrItemName, 0);
+    // As writeValue opens a list at level 0: `<root/>` when empty, else `<root>` and items at level 1.
+    else writer.write(this.items.count === 0 ? this.rootTag.empty : `${this.rootTag.start}\n`);
   }
 
-  take(): string {
-    return this.writer.take();
+  protected beginItem(_index: number, item: Wire): void {
+    this.itemTag ??= tagOf(this.bodyOrItemName as string);
+    this.writer.begin(this.itemTag, item, 1);
   }
 
-  close(): void {
-    this.writer.clear();
+  protected finish(): void {
+    if (this.items !== null && this.items.count > 0) this.writer.write(this.rootTag.close);
   }
 }
