@@ -76,8 +76,9 @@ async function seedLargePage(baseUrl: string, credentials: ApiCredentials, shape
   }
 }
 
-/** A second environment of the organization, with its own secret and a gateway: the victim. */
-async function victimTenant(baseUrl: string, env: Record<string, string>, organization: string): Promise<ApiCredentials> {
+/** Another organization, with an environment, a secret and a gateway of its own: the victim. */
+async function victimTenant(baseUrl: string, env: Record<string, string>): Promise<ApiCredentials> {
+  const organization = (JSON.parse(await runCofferCommand(['organizations', 'create', '--name', 'victim', '--json'], env)) as { token: string }).token;
   const environment = JSON.parse(await runCofferCommand(['environments', 'create', '--organization', organization, '--name', 'victim', '--json'], env)) as { environment_key: string };
   const secret = JSON.parse(
     await runCofferCommand(['access-secrets', 'create', '--organization', organization, '--environment', environment.environment_key, '--role', 'transact', '--json'], env),
@@ -166,7 +167,7 @@ export async function availabilityPagesDrill(options: PagesDrillOptions): Promis
     const organization = target.init.organization_token;
     await seedLargePage(baseUrl, target.tenant.sandbox, options.shape);
     const reader = await readOnlySecret(target.env, organization, target.init.environment_key);
-    const victim = await victimTenant(baseUrl, target.env, organization);
+    const victim = await victimTenant(baseUrl, target.env);
     const idle = await phase(baseUrl, target.metricsToken, victim, reader, 0, options.format, options.seconds);
     const one = await phase(baseUrl, target.metricsToken, victim, reader, 1, options.format, options.seconds);
     const attack = await phase(baseUrl, target.metricsToken, victim, reader, options.readers, options.format, options.seconds);
@@ -177,7 +178,7 @@ export async function availabilityPagesDrill(options: PagesDrillOptions): Promis
       ok: lost.length === 0,
       tried: [
         `${MAX_PAGE_SIZE} payment methods with \`data\` of ${options.shape} (${MAX_FREE_FORM_BYTES} bytes of JSON, ${MAX_NESTING} levels) and ${METADATA_LIMITS.keys} metadata values of ${METADATA_LIMITS.valueLength} \`&\``,
-        `GET /v1/payment_methods.${options.format}?count=${MAX_PAGE_SIZE} in a loop with a read-only secret; victim: GET /v1/gateways.json?count=1 in a loop, another environment; ${options.seconds} s a phase`,
+        `GET /v1/payment_methods.${options.format}?count=${MAX_PAGE_SIZE} in a loop with a read-only secret; victim: GET /v1/gateways.json?count=1 in a loop, another organization; ${options.seconds} s a phase`,
       ],
       lost,
       figures: {

@@ -12,16 +12,19 @@ import type { BodyWriter } from './format/body-writer.js';
  * encoders.
  */
 
-/** A slice stops after its step that ended past this long (ms). */
-export const SLICE_MS = 1;
+/**
+ * A slice stops after its step that ended past this long (ms). A request that comes in waits for
+ * the slice under way (a request is answered within one turn of the loop): half a slice on average.
+ */
+export const SLICE_MS = 0.5;
 
 /** What one step may write: values and characters (a long text counts a value a piece, see long-text.ts). */
 const STEP_VALUES = 128;
-const STEP_CHARS = 16 * 1024;
+const STEP_CHARS = 8 * 1024;
 
 /**
  * At most this many steps a slice, whatever the clock says (a coarse or a stalled clock): a slice
- * writes at most 8,192 values and about 1 MiB.
+ * writes at most 8,192 values and about 512 KiB.
  */
 const SLICE_MAX_STEPS = 64;
 
@@ -136,7 +139,7 @@ class SlicedStream extends Readable {
   private scheduled = false;
 
   constructor(writer: BodyWriter, written: readonly Buffer[]) {
-    super({ highWaterMark: 64 * 1024 });
+    super({ highWaterMark: 1024 * 1024 });
     this.writer = writer;
     for (const chunk of written) this.push(chunk);
   }

@@ -7,7 +7,7 @@
  */
 
 /** Texts longer than this are escaped in pieces of this many characters. */
-export const LONG_TEXT = 16 * 1024;
+export const LONG_TEXT = 8 * 1024;
 
 /** Where the piece of `text` that starts at `start` ends: LONG_TEXT characters on, one fewer rather than cut a surrogate pair. */
 export function pieceEnd(text: string, start: number): number {
