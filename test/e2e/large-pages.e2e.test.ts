@@ -60,20 +60,25 @@ describe('a page of 100 large payment methods is written a slice at a time', () 
   let server: TestServer;
   let environment: EnvironmentRow;
   let authorization: string;
+  /** Methods in list order, the 3rd and 29th holding a stored time that is no date. */
+  let broken: string[] = [];
 
-  async function seed(kind: string, shape: 'nested-arrays' | 'ampersands'): Promise<string[]> {
+  async function seed(kind: string, shape: 'nested-arrays' | 'ampersands', count = 100): Promise<string[]> {
     const metadata = { ...largeMetadata(), kind };
     delete (metadata as Record<string, string>)[Object.keys(largeMetadata())[0] as string];
     const body = JSON.stringify({ payment_method: { credit_card: { first_name: 'Joe', last_name: 'Jones', number: '4111111111111111', month: 3, year: 2035 }, retained: true, data: largeData(shape), metadata } });
     const tokens: string[] = [];
-    for (let start = 0; start < 100; start += 10) {
+    for (let start = 0; start < count; start += 10) {
       const batch = await Promise.all(Array.from({ length: 10 }, () => server.client.request('POST', '/v1/payment_methods.json', { body, contentType: 'application/json' })));
       for (const res of batch) {
         expect(res.status).toBe(201);
         tokens.push(res.json().transaction.payment_method.token as string);
       }
     }
-    return tokens;
+    // In list order (ascending seq), whatever order the concurrent creations finished in.
+    const rows = await server.core.paymentMethods.list(environment, { states: ['retained'], metadata: { kind } }, { sinceToken: null, order: 'asc', count });
+    expect(rows.map((row) => row.token).sort()).toEqual([...tokens].sort());
+    return rows.map((row) => row.token);
   }
 
   beforeAll(async () => {
@@ -82,6 +87,12 @@ describe('a page of 100 large payment methods is written a slice at a time', () 
     environment = await server.core.tenancy.findEnvironment(server.init.organization_token, server.init.environment_key);
     const methods = await seed('arrays', 'nested-arrays');
     await seed('text', 'ampersands');
+    // A stored time that is no date (the one value the writers refuse), early in one page and
+    // past its first MiB in another.
+    broken = await seed('broken', 'nested-arrays', 30);
+    for (const token of [broken[2], broken[28]] as string[]) {
+      await server.core.store.db.updateTable('payment_methods').set({ created_at: 'not a date' }).where('token', '=', token).execute();
+    }
     // 100 purchases, each on its own large method: a page of transactions nests them all.
     const gateway = (await server.client.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } })).json().gateway.token as string;
     for (let start = 0; start < methods.length; start += 10) {
@@ -168,5 +179,16 @@ describe('a page of 100 large payment methods is written a slice at a time', () 
     }
     expect(seen).toHaveLength(100);
     expect(new Set(seen).size).toBe(100);
+  });
+
+  it('a value that cannot be written before the first MiB is the usual 500 envelope; past it, the connection is cut, never a page that looks complete', async () => {
+    const early = await server.client.request('GET', '/v1/payment_methods.json?count=5&metadata[kind]=broken');
+    expect(early.status).toBe(500);
+    expect(early.json().errors[0].key).toBe('errors.internal');
+    expect(server.logs.some((line) => line.includes('unhandled error') && line.includes('RangeError'))).toBe(true);
+    // From the 4th: the broken one is the 26th of the page, ~2 MB of JSON in.
+    const late = await request(`${server.client.baseUrl}/v1/payment_methods.json?count=30&metadata[kind]=broken&since_token=${broken[2] as string}`, { headers: { authorization } });
+    expect(late.statusCode).toBe(200);
+    await expect(late.body.arrayBuffer()).rejects.toThrow();
   });
 });
