@@ -31,6 +31,9 @@ const SLICE_MAX_STEPS = 64;
 /** A body up to this many bytes is sent whole, as one-call encoding sent it (with its Content-Length); larger is streamed. */
 export const STREAM_AFTER_BYTES = 1024 * 1024;
 
+/** A stream writes this far ahead of its reader (the socket, or the compressor): slices keep coming while the socket drains. */
+const STREAM_AHEAD_BYTES = 1024 * 1024;
+
 /**
  * Writes one slice, a step at a time, handing each step's text to `out` (which may encode it: its
  * time counts in the slice's); true when the body is done.
@@ -51,7 +54,7 @@ function writeSlice(writer: BodyWriter, out: (text: string) => void): boolean {
  * Writes `writer`'s body, a slice at a time, with a bulk turn of the event loop between two. A body
  * done in the first slice is returned at once; one done within `streamAfter` bytes resolves to its
  * bytes; a longer one resolves, once it passes `streamAfter`, to a stream that writes the rest as
- * it is read (so no more than a slice or two of it is held at once). The writer is closed when
+ * it is read (so no more than about STREAM_AHEAD_BYTES of it is held at once). The writer is closed when
  * done, on a throw, or when the stream is destroyed (the client went away).
  */
 export function writeInSlices(writer: BodyWriter, streamAfter: number): string | Buffer | Promise<string | Buffer | Readable> {
@@ -139,7 +142,7 @@ class SlicedStream extends Readable {
   private scheduled = false;
 
   constructor(writer: BodyWriter, written: readonly Buffer[]) {
-    super({ highWaterMark: 1024 * 1024 });
+    super({ highWaterMark: STREAM_AHEAD_BYTES });
     this.writer = writer;
     for (const chunk of written) this.push(chunk);
   }
