@@ -16,7 +16,7 @@ export interface WriteBudget {
   chars: number;
 }
 
-export function budgetSpent(budget: WriteBudget): boolean {
+function budgetSpent(budget: WriteBudget): boolean {
   return budget.values <= 0 || budget.chars <= 0;
 }
 
