@@ -8,6 +8,7 @@ import type { EnvironmentRow } from '../store/repositories/environments.repo.js'
 import type { PaymentMethodFilter, PaymentMethodPatch, PaymentMethodRow } from '../store/repositories/payment-methods.repo.js';
 import type { TransactionRow } from '../store/repositories/transactions.repo.js';
 import type { Keyring } from '../vault/keyring.js';
+import { nextBulkTurn } from '../limits/bulk-turns.js';
 import { pageAfter, type ListQuery } from './list-query.js';
 import { parseDetails, redactedDetails, resolveNames, withoutPersonalData, type Details } from './payment-method-records.js';
 import { checkMetadata, emailErrors, expiryErrors, nameErrors } from './payment-method-validation.js';
@@ -22,6 +23,10 @@ export interface VaultOutcome {
 
 /** A list's filters: the repository's own shape (states, metadata key → value). */
 export type PaymentMethodListFilter = PaymentMethodFilter;
+
+/** Ended caching windows a list applies before it reads (the sweep applies the rest), and how many a statement. */
+const EXPIRED_PER_LIST = 1000;
+const EXPIRED_BATCH = 20;
 
 const NOT_FOUND = (): AppError => new AppError({ key: 'errors.payment_method_not_found', message: MESSAGES.paymentMethodNotFound });
 
@@ -101,10 +106,25 @@ export class PaymentMethodService {
     const unknown = filter.states.filter((state) => !(STORAGE_STATES as readonly string[]).includes(state));
     if (unknown.length > 0) throw new AppError(fieldError.inclusion('state'));
     const page = await pageAfter(query, (since) => this.repos.paymentMethods.find(environment.key, since));
-    // Windows that ended since the last sweep are applied first, so the state filter sees the truth.
-    for (const expired of await this.repos.paymentMethods.expiredCached(this.clock.now().toISOString(), 1000, environment.key)) await this.settle(expired);
+    await this.settleEndedWindows(environment);
     const rows = await this.repos.paymentMethods.list(environment.key, filter, page);
     return Promise.all(rows.map((row) => this.settle(row)));
+  }
+
+  /**
+   * Windows that ended since the last sweep are applied before a list, so the state filter sees the
+   * truth: up to EXPIRED_PER_LIST methods, EXPIRED_BATCH at a time with a bulk turn of the event
+   * loop between (their rows may hold large free-form data; docs/wire-compatibility.md, "Large pages").
+   */
+  private async settleEndedWindows(environment: EnvironmentRow): Promise<void> {
+    const now = this.clock.now().toISOString();
+    for (let settled = 0; settled < EXPIRED_PER_LIST; ) {
+      const expired = await this.repos.paymentMethods.expiredCached(now, EXPIRED_BATCH, environment.key);
+      for (const row of expired) await this.settle(row);
+      settled += expired.length;
+      if (expired.length < EXPIRED_BATCH) return;
+      await nextBulkTurn();
+    }
   }
 
   /** Non-sensitive fields only; the number, CVV and bank numbers cannot be changed. */

@@ -1,10 +1,9 @@
-import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateStore, openStore, type StoreHandle } from '../../src/store/database.js';
+import type { StoreHandle } from '../../src/store/database.js';
 import { repositories } from '../../src/store/repositories.js';
-import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/temp.js';
+import { storeKinds } from '../helpers/postgres.js';
+import { scratchStore } from '../helpers/scratch-store.js';
 
 /*
  * The portal's date-range search (migration 012): newest first by (created_at, seq), paged by a
@@ -17,20 +16,8 @@ describe.each(storeKinds)('transactions search by date range (%s)', (kind) => {
   const seqs = new Map<string, number>();
 
   beforeAll(async () => {
-    if (kind === 'sqlite') {
-      const temp = tempDir();
-      store = openStore({ kind: 'sqlite', path: path.join(temp.dir, 'coffer.db') });
-      cleanup = temp.cleanup;
-    } else {
-      const database = await createPostgresDatabase();
-      store = openStore({ kind: 'postgres', url: database.url });
-      cleanup = database.drop;
-    }
-    await migrateStore(store);
+    ({ store, cleanup } = await scratchStore(kind));
     const repos = repositories(store.db, store.dialect);
-    const now = '2026-03-01T00:00:00.000Z';
-    await repos.organizations.insert({ token: 'org', name: 'org', active: 1, created_at: now, updated_at: now });
-    await repos.environments.insert({ key: 'env', organization_token: 'org', name: 'env', production: 0, created_at: now, updated_at: now });
     // Inserted out of time order: t-late first, t-early last (a clock step, a slow writer).
     const rows: Array<[string, string]> = [
       ['t-late', '2026-03-10T18:00:00.000Z'],

@@ -3,8 +3,7 @@ import { AppError, fieldError } from '../../domain/errors.js';
 import type { AuditService } from '../../services/audit.service.js';
 import { auditFilterOf } from '../../services/audit-filter.js';
 import { callerOf } from '../auth.js';
-import { WireList } from '../format/wire.js';
-import { sendWire } from '../reply.js';
+import { sendWireList } from '../reply.js';
 import { auditEventView } from '../views/audit.view.js';
 
 const DEFAULT_COUNT = 20;
@@ -24,6 +23,6 @@ export function auditRoutes(app: FastifyInstance, audit: AuditService): void {
       count = Number(query.count);
     }
     const rows = await audit.list(callerOf(request).organization.token, auditFilterOf(query, count));
-    return sendWire(request, reply, 200, 'audit_events', new WireList('audit_event', rows.map(auditEventView)));
+    return sendWireList(request, reply, 'audit_events', 'audit_event', rows, auditEventView);
   });
 }

@@ -5,8 +5,7 @@ import type { CertificateService } from '../../services/certificate.service.js';
 import { parseListQuery } from '../../services/list-query.js';
 import { callerOf } from '../auth.js';
 import { fieldsOf } from '../body.js';
-import { WireList } from '../format/wire.js';
-import { sendWire } from '../reply.js';
+import { sendWire, sendWireList } from '../reply.js';
 import { parseInput } from '../validation.js';
 import { certificateView } from '../views/certificate.view.js';
 import { generateSchema, givenFields, updateSchema, uploadSchema } from './certificates.schemas.js';
@@ -31,7 +30,7 @@ export function certificateRoutes(app: FastifyInstance, certificates: Certificat
   app.get('/v1/certificates', { config: { rateLimits: ['certificates_list'] } }, async (request, reply) => {
     const query = parseListQuery(request.query as Record<string, unknown>);
     const rows = await certificates.list(callerOf(request).environment, query);
-    return sendWire(request, reply, 200, 'certificates', new WireList('certificate', rows.map(certificateView)));
+    return sendWireList(request, reply, 'certificates', 'certificate', rows, certificateView);
   });
 
   app.post('/v1/certificates', { config: { rateLimits: ['certificates_create'] } }, async (request, reply) => {

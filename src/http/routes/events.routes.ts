@@ -2,8 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseListQuery } from '../../services/list-query.js';
 import { parseEventType, type EventService } from '../../services/event.service.js';
 import { callerOf } from '../auth.js';
-import { WireList } from '../format/wire.js';
-import { sendWire } from '../reply.js';
+import { sendWire, sendWireList } from '../reply.js';
 import { eventView } from '../views/event.view.js';
 
 type IdParams = { Params: { id: string } };
@@ -24,7 +23,7 @@ export function eventRoutes(app: FastifyInstance, events: EventService): void {
   app.get('/v1/events', limited, async (request, reply) => {
     const { list, filter } = eventsQuery(request.query);
     const rows = await events.list(callerOf(request).environment, list, filter);
-    return sendWire(request, reply, 200, 'events', new WireList('event', rows.map(eventView)));
+    return sendWireList(request, reply, 'events', 'event', rows, eventView);
   });
 
   app.get<IdParams>('/v1/events/:id', async (request, reply) => {
@@ -34,12 +33,12 @@ export function eventRoutes(app: FastifyInstance, events: EventService): void {
   app.get('/v1/payment_methods/events', limited, async (request, reply) => {
     const { list, filter } = eventsQuery(request.query);
     const rows = await events.list(callerOf(request).environment, list, { ...filter, objectType: 'payment_method' });
-    return sendWire(request, reply, 200, 'payment_method_events', new WireList('event', rows.map(eventView)));
+    return sendWireList(request, reply, 'payment_method_events', 'event', rows, eventView);
   });
 
   app.get<TokenParams>('/v1/payment_methods/:token/events', limited, async (request, reply) => {
     const { list, filter } = eventsQuery(request.query);
     const rows = await events.forPaymentMethod(callerOf(request).environment, request.params.token, list, filter);
-    return sendWire(request, reply, 200, 'payment_method_events', new WireList('event', rows.map(eventView)));
+    return sendWireList(request, reply, 'payment_method_events', 'event', rows, eventView);
   });
 }

@@ -6,7 +6,7 @@ import { parseListQuery } from '../../services/list-query.js';
 import { callerOf } from '../auth.js';
 import { fieldsOf } from '../body.js';
 import { WireList } from '../format/wire.js';
-import { sendWire } from '../reply.js';
+import { sendWire, sendWireList } from '../reply.js';
 import { flag, integer, parseInput, text } from '../validation.js';
 import { gatewayOptionView, gatewayView } from '../views/gateway.view.js';
 import { redactGatewayView } from '../views/redact-gateway.view.js';
@@ -68,7 +68,7 @@ export function gatewayRoutes(app: FastifyInstance, gateways: GatewayService): v
   app.get('/v1/gateways', async (request, reply) => {
     const query = parseListQuery(request.query as Record<string, unknown>);
     const records = await gateways.list(callerOf(request).environment, query);
-    return sendWire(request, reply, 200, 'gateways', new WireList('gateway', records.map(gatewayView)));
+    return sendWireList(request, reply, 'gateways', 'gateway', records, gatewayView);
   });
 
   app.get<TokenParams>('/v1/gateways/:token', async (request, reply) => {

@@ -4,8 +4,7 @@ import { parseListQuery } from '../../services/list-query.js';
 import type { PaymentMethodListFilter, PaymentMethodService, VaultOutcome } from '../../services/payment-method.service.js';
 import { callerOf } from '../auth.js';
 import { emptyFieldsOf, fieldsOf } from '../body.js';
-import { WireList } from '../format/wire.js';
-import { sendWire } from '../reply.js';
+import { sendWire, sendWireList } from '../reply.js';
 import { paymentMethodView } from '../views/payment-method.view.js';
 import { vaultTransactionView } from '../views/vault-transaction.view.js';
 import { transactionView } from '../views/transaction.view.js';
@@ -51,7 +50,7 @@ export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: Paymen
   app.get('/v1/payment_methods', async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const rows = await paymentMethods.list(callerOf(request).environment, listFilter(query), parseListQuery(query));
-    return sendWire(request, reply, 200, 'payment_methods', new WireList('payment_method', rows.map(paymentMethodView)));
+    return sendWireList(request, reply, 'payment_methods', 'payment_method', rows, paymentMethodView);
   });
 
   app.get<TokenParams>('/v1/payment_methods/:token', async (request, reply) => {
@@ -101,7 +100,6 @@ export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: Paymen
     // amount and gateway fields, the vault's own lean, each with the methods it nests.
     const page = await transactionQuery.withPaymentMethods(environment, transactions);
     const lookup = (token: string | null) => (token === null ? null : (page.paymentMethods.get(token) ?? null));
-    const views = page.transactions.map((transaction) => transactionView(transaction, lookup));
-    return sendWire(request, reply, 200, 'transactions', new WireList('transaction', views));
+    return sendWireList(request, reply, 'transactions', 'transaction', page.transactions, (transaction) => transactionView(transaction, lookup));
   });
 }

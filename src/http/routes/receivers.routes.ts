@@ -7,7 +7,7 @@ import { parseListQuery } from '../../services/list-query.js';
 import { callerOf } from '../auth.js';
 import { fieldsOf } from '../body.js';
 import { WireList } from '../format/wire.js';
-import { sendWire } from '../reply.js';
+import { sendWire, sendWireList } from '../reply.js';
 import { receiverOptionView, receiverView } from '../views/receiver.view.js';
 import { receiverTransactionView, redactReceiverView } from '../views/receiver-transaction.view.js';
 import { deliveryInput, exportInput, receiverInput } from './receivers.schemas.js';
@@ -37,7 +37,7 @@ export function receiverRoutes(app: FastifyInstance, services: ReceiverRouteServ
 
   app.get('/v1/receivers', { config: { rateLimits: ['receivers_list'] } }, async (request, reply) => {
     const records = await receivers.list(callerOf(request).environment, parseListQuery(request.query as Record<string, unknown>));
-    return sendWire(request, reply, 200, 'receivers', new WireList('receiver', records.map((record) => receiverView(record.row))));
+    return sendWireList(request, reply, 'receivers', 'receiver', records, (record) => receiverView(record.row));
   });
 
   app.get<TokenParams>('/v1/receivers/:token', { config: { rateLimits: ['receivers_show'] } }, async (request, reply) => {

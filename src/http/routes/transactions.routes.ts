@@ -6,8 +6,8 @@ import type { TransactionPage, TransactionQueryService } from '../../services/tr
 import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import { callerOf } from '../auth.js';
 import { fieldsOf } from '../body.js';
-import { WireList } from '../format/wire.js';
-import { sendWire } from '../reply.js';
+import type { Wire } from '../format/wire.js';
+import { sendWire, sendWireList } from '../reply.js';
 import { transactionView } from '../views/transaction.view.js';
 import { parseTransaction } from './transactions.schemas.js';
 import { parseRetry } from './retry.schemas.js';
@@ -15,17 +15,29 @@ import type { AttemptChain, ChainOperation } from '../../services/routing/attemp
 
 type TokenParams = { Params: { token: string } };
 
-function viewsOf(page: TransactionPage) {
+/** The view of one transaction of `page`, with the payment methods and attempts the page holds. */
+function viewOf(page: TransactionPage): (transaction: TransactionRow) => Wire {
   const lookup = (token: string | null) => (token === null ? null : (page.paymentMethods.get(token) ?? null));
   const attemptsOf = (row: TransactionRow) => (row.first_attempt_token === null ? [] : (page.chains?.get(row.first_attempt_token) ?? []));
-  return page.transactions.map((transaction) => transactionView(transaction, lookup, attemptsOf));
+  return (transaction) => transactionView(transaction, lookup, attemptsOf);
+}
+
+/** A page of transactions, each view made when it is written (reply.ts). */
+function sendPage(request: FastifyRequest, reply: FastifyReply, page: TransactionPage): FastifyReply {
+  return sendWireList(request, reply, 'transactions', 'transaction', page.transactions, viewOf(page));
+}
+
+/** The one transaction of `page` (or `{}`, as before, when there is none). */
+function firstView(page: TransactionPage): Wire {
+  const first = page.transactions[0];
+  return first === undefined ? {} : viewOf(page)(first);
 }
 
 /** A transaction result with its payment method and retry-chain attempts, in the request's format. */
 export async function sendResult(request: FastifyRequest, reply: FastifyReply, result: TransactionResult, query: TransactionQueryService): Promise<FastifyReply> {
   const environment = callerOf(request).environment;
   const page = await query.withChains(environment, await query.withPaymentMethod(environment, result.transaction, result.paymentMethod));
-  return sendWire(request, reply, result.status, 'transaction', viewsOf(page)[0] ?? {});
+  return sendWire(request, reply, result.status, 'transaction', firstView(page));
 }
 
 const DIRECT = ['purchase', 'authorize', 'verify', 'store', 'general_credit'] as const;
@@ -75,7 +87,7 @@ export function transactionRoutes(app: FastifyInstance, transactions: GatewayTra
     const params = request.query as Record<string, unknown>;
     const environment = callerOf(request).environment;
     const page = await query.withChains(environment, await query.list(environment, parseListQuery(params), { ...(typeof params.state === 'string' ? { state: params.state } : {}) }));
-    return sendWire(request, reply, 200, 'transactions', new WireList('transaction', viewsOf(page)));
+    return sendPage(request, reply, page);
   });
 
   app.get<TokenParams>('/v1/gateways/:token/transactions', async (request, reply) => {
@@ -85,14 +97,13 @@ export function transactionRoutes(app: FastifyInstance, transactions: GatewayTra
       gatewayToken: request.params.token,
       ...(typeof params.state === 'string' ? { state: params.state } : {}),
     });
-    const page = await query.withChains(environment, listed);
-    return sendWire(request, reply, 200, 'transactions', new WireList('transaction', viewsOf(page)));
+    return sendPage(request, reply, await query.withChains(environment, listed));
   });
 
   app.get<TokenParams>('/v1/transactions/:token', async (request, reply) => {
     const environment = callerOf(request).environment;
     const page = await query.withChains(environment, await query.show(environment, request.params.token));
-    return sendWire(request, reply, 200, 'transaction', viewsOf(page)[0] ?? {});
+    return sendWire(request, reply, 200, 'transaction', firstView(page));
   });
 
   // Plain text whatever the suffix (clients call it without one), scrubbed when it was stored.

@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from '../schema.js';
-import { applyPage, type PageRequest } from './page.js';
+import { applyPage, readPage, type PageRequest } from './page.js';
 import { journaled, changeIf } from '../change-journal.js';
 import { redactablePatchEvent } from '../event-types.js';
 
@@ -37,8 +37,9 @@ export abstract class EnvironmentScopedRepo<T extends ScopedTable> {
     return this.scoped(environmentKey).where('token', '=', token).executeTakeFirst() as Promise<Selectable<Database[T]> | undefined>;
   }
 
+  /** A page; read a part at a time (page.ts): a certificate's PEM alone may be 64 KiB. */
   list(environmentKey: string, page: PageRequest): Promise<Array<Selectable<Database[T]>>> {
-    return applyPage(this.scoped(environmentKey), 'seq', page).execute() as Promise<Array<Selectable<Database[T]>>>;
+    return readPage(page, (part) => applyPage(this.scoped(environmentKey), 'seq', part).execute()) as Promise<Array<Selectable<Database[T]>>>;
   }
 
   private scoped(environmentKey: string) {

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Dialect } from '../dialect.js';
 import type { Database, PaymentMethodsTable } from '../schema.js';
-import { applyPage, type PageRequest } from './page.js';
+import { applyPage, readInGroups, readPage, type PageRequest } from './page.js';
 import { SEALED_COLUMNS, type SealedColumn } from './sealed-blobs.repo.js';
 import { changeIf, journaled, type Change } from '../change-journal.js';
 import { paymentMethodPatchEvent } from '../event-types.js';
@@ -83,8 +83,9 @@ export class PaymentMethodsRepo {
     if (tokens.length === 0) return [];
     // By token alone (unique), then scoped to the environment here: with the environment in the
     // WHERE clause, SQLite's planner walks the environment's whole index from three tokens on,
-    // which made every list page cost O(payment methods in the environment).
-    const rows = await FIND_MANY.rows(this.db, String(tokens.length), tokens);
+    // which made every list page cost O(payment methods in the environment). A page's methods
+    // may be large (free-form data): read a group at a time (page.ts).
+    const rows = await readInGroups(tokens, (group) => FIND_MANY.rows(this.db, String(group.length), group));
     return rows.filter((row) => row.environment_key === environmentKey);
   }
 
@@ -100,7 +101,8 @@ export class PaymentMethodsRepo {
           : sql<boolean>`exists (select 1 from json_each(payment_methods.metadata) where json_each.key = ${key} and (case json_each.type when 'true' then 'true' when 'false' then 'false' else cast(json_each.value as text) end) = ${value})`;
       query = query.where(matches);
     }
-    return applyPage(query, 'seq', page).execute();
+    // Rows hold free-form data up to the input caps: read a part of the page at a time (page.ts).
+    return readPage(page, (part) => applyPage(query, 'seq', part).execute());
   }
 
   /** Updates only when the row is still in one of `fromStates`; false when it was not. */

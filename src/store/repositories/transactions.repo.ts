@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable, type UpdateResult } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
-import { applyPage, type PageRequest } from './page.js';
+import { applyPage, readInGroups, readPage, type PageRequest } from './page.js';
 import { journaled, type Change } from '../change-journal.js';
 import { transactionStateEvent } from '../event-types.js';
 import { columnsOf, Precompiled, recordOf, recordShape } from './precompiled.js';
@@ -138,16 +138,12 @@ export class TransactionsRepo {
     }));
   }
 
-  /** Issue 18: the attempts of the retry chains that began with `firstTokens`, oldest first. */
+  /** Issue 18: the attempts of the retry chains that began with `firstTokens`, each chain oldest first. */
   attemptsOf(environmentKey: string, firstTokens: readonly string[]): Promise<TransactionRow[]> {
-    if (firstTokens.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('transactions')
-      .selectAll()
-      .where('environment_key', '=', environmentKey)
-      .where('first_attempt_token', 'in', [...firstTokens])
-      .orderBy('seq')
-      .execute();
+    // A group of chains a statement (page.ts); each chain is in one group, so its attempts stay in order.
+    return readInGroups(firstTokens, (group) =>
+      this.db.selectFrom('transactions').selectAll().where('environment_key', '=', environmentKey).where('first_attempt_token', 'in', group).orderBy('seq').execute(),
+    );
   }
 
   /**
@@ -241,7 +237,7 @@ export class TransactionsRepo {
       .selectAll()
       .where('environment_key', '=', environmentKey)
       .where('payment_method_token', '=', paymentMethodToken);
-    return applyPage(query, 'seq', page).execute();
+    return readPage(page, (part) => applyPage(query, 'seq', part).execute());
   }
 
   /** Every transaction that refers to `referenceToken` (captures, voids, credits). */
@@ -352,7 +348,8 @@ export class TransactionsRepo {
     let query = this.db.selectFrom('transactions').selectAll().where('environment_key', '=', environmentKey);
     if (filter.gatewayToken !== undefined) query = query.where('gateway_token', '=', filter.gatewayToken);
     if (filter.states !== undefined && filter.states.length > 0) query = query.where('state', 'in', filter.states);
-    return applyPage(query, 'seq', page).execute();
+    // Rows hold gateway details and the transcript: read a part of the page at a time (page.ts).
+    return readPage(page, (part) => applyPage(query, 'seq', part).execute());
   }
 }
 
