@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
+import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors.js';
@@ -175,6 +176,18 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     const settling = deps.store.settled();
     if (settling === null) done(null, payload);
     else settling.then(() => done(null, payload), (error: unknown) => done(error as Error));
+  });
+
+  // A page streamed past its first MiB (docs/wire-compatibility.md, "Large pages") can fail only
+  // after its status line is out: the client sees a cut connection, and the error handler can no
+  // longer answer, so the failure is logged here, as the handler would have logged it.
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    if (payload instanceof Readable) {
+      payload.once('error', (error: Error) => {
+        deps.logger.error({ reqId: request.id, err: { type: error.name, message: error.message, stack: error.stack } }, 'answer failed after it began');
+      });
+    }
+    done(null, payload);
   });
 
   // Issue 12: count and time every answer, by route pattern (never the raw URL).

@@ -190,5 +190,7 @@ describe('a page of 100 large payment methods is written a slice at a time', () 
     const late = await request(`${server.client.baseUrl}/v1/payment_methods.json?count=30&metadata[kind]=broken&since_token=${broken[2] as string}`, { headers: { authorization } });
     expect(late.statusCode).toBe(200);
     await expect(late.body.arrayBuffer()).rejects.toThrow();
+    // The failure is logged although no answer could say it.
+    await expect.poll(() => server.logs.some((line) => line.includes('answer failed after it began') && line.includes('RangeError'))).toBe(true);
   });
 });
