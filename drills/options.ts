@@ -1,4 +1,4 @@
-import { ATTACKS } from './availability/attacks.js';
+import { AVAILABILITY_IDS } from './availability/availability.drill.js';
 
 /** How `npm run drill` runs. */
 export interface DrillOptions {
@@ -19,7 +19,7 @@ export type DrillId = (typeof DRILL_IDS)[number];
 export class DrillOptionsError extends Error {}
 
 export const DRILL_USAGE = `usage: npm run drill -- [--quick] [--json] [--only kill9,pg-restart,fuzz,availability] [--fuzz-runs N] [--seed N] [--attacks ID,…]
-  --attacks                                the availability drill's attacks to run: ${ATTACKS.map((attack) => attack.id).join(', ')}
+  --attacks                                the availability drill's attacks to run: ${AVAILABILITY_IDS.join(', ')}
   COFFER_BENCH_DATABASE_URL=postgres://…   also run the kill -9 drill on PostgreSQL and the PostgreSQL restart drill
                                            (which restarts that local cluster with pg_ctlcluster)`;
 
@@ -45,7 +45,7 @@ export function parseDrillOptions(argv: readonly string[], env: Record<string, s
     else if (flag === '--seed') fuzzSeed = integer();
     else if (flag === '--attacks') {
       const ids = (value() ?? '').split(',').filter((id) => id !== '');
-      const known = ATTACKS.map((attack) => attack.id);
+      const known = AVAILABILITY_IDS;
       if (ids.length === 0 || ids.some((id) => !known.includes(id))) throw new DrillOptionsError(`--attacks takes ${known.join(', ')}`);
       attacks = ids;
     } else if (flag === '--only') {

@@ -53,7 +53,7 @@ async function runDrills(options: DrillOptions, workDir: string): Promise<DrillR
       record(await fuzzDrill({ root: path.join(workDir, 'fuzz'), runs: options.fuzzRuns, seed: options.fuzzSeed }));
     }
     if (wanted('availability')) {
-      const availability = await availabilityDrill({ logDir: path.join(logDir, 'availability'), quick: options.quick, ...(options.attacks === undefined ? {} : { attacks: options.attacks }) }, progress);
+      const availability = await availabilityDrill({ logDir: path.join(logDir, 'availability'), quick: options.quick, postgresUrl: options.postgresUrl, ...(options.attacks === undefined ? {} : { attacks: options.attacks }) }, progress);
       for (const report of availability) record(report);
     }
   } finally {

@@ -1,13 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiClient, type ApiCredentials } from '../../bench/api-client.js';
+import type { ApiCredentials } from '../../bench/api-client.js';
 import { startTarget, type BenchTarget } from '../../bench/bench-target.js';
-import { runCofferCommand } from '../../bench/coffer-process.js';
 import type { LatencySummary } from '../../bench/latency.js';
-import type { DrillReport } from '../drill-report.js';
+import { notRun, type DrillReport } from '../drill-report.js';
 import type { Attack, AttackTally, AttackTarget } from './attack.js';
 import { startAttack } from './attack-process.js';
 import { ATTACKS } from './attacks.js';
-import { measureVictim, residentMb, watchResident, type VictimSample } from './victim.js';
+import { availabilityPagesDrill, DEFAULT_PAGES_DRILL } from './large-pages.js';
+import { callbackAvailabilityDrill } from './slow-callbacks.js';
+import { createVictimTenant, measureVictim, residentMb, watchResident, type VictimSample } from './victim.js';
 
 /**
  * The availability drill (`npm run drill -- --only availability`): one `coffer serve` with the
@@ -22,9 +23,21 @@ export const MEMORY_BOUND_MB = 250;
 /** The victim's attacked p50 may be at most this many times its idle p50. */
 export const LATENCY_FACTOR = 2;
 
+/**
+ * The attacks that need a set-up of their own (their own servers, stores or seeded data), run after
+ * the request attacks: one tenant's never-answering callback URL (docs/events.md) and readers of
+ * the largest pages (docs/wire-compatibility.md, "Large pages").
+ */
+export const SCENARIOS = ['slow-callbacks', 'large-pages-xml', 'large-pages-json'] as const;
+
+/** Every id `--attacks` takes. */
+export const AVAILABILITY_IDS: readonly string[] = [...ATTACKS.map((attack) => attack.id), ...SCENARIOS];
+
 export interface AvailabilityOptions {
   logDir: string;
   quick: boolean;
+  /** PostgreSQL server for the callback attack's PostgreSQL runs (one and two nodes); null: SQLite only. */
+  postgresUrl: string | null;
   /** Attack ids to run (all when undefined). */
   attacks?: readonly string[];
   /** Another checkout's bin/coffer, to measure a build from before a change the same way. */
@@ -42,22 +55,6 @@ interface Phases {
 
 function phasesOf(quick: boolean): Phases {
   return quick ? { idle: 2_000, warmup: 500, attacked: 3_000, memory: 10_000 } : { idle: 4_000, warmup: 1_000, attacked: 8_000, memory: 40_000 };
-}
-
-/** A second organization with a gateway: the tenant whose latency is measured. */
-async function createVictim(target: BenchTarget): Promise<ApiCredentials> {
-  const cli = async (args: string[]) => JSON.parse(await runCofferCommand([...args, '--json'], target.env)) as Record<string, string>;
-  const organization = (await cli(['organizations', 'create', '--name', 'victim'])).token as string;
-  const environment = (await cli(['environments', 'create', '--organization', organization, '--name', 'victim'])).environment_key as string;
-  const secret = await cli(['access-secrets', 'create', '--organization', organization, '--environment', environment, '--role', 'transact']);
-  const credentials = { environment_key: environment, access_secret: secret.access_secret as string };
-  const client = new ApiClient(target.coffer.url, credentials, 1);
-  try {
-    await client.expect(201, 'POST', '/v1/gateways.json', { json: { gateway: { gateway_type: 'test' } } });
-  } finally {
-    await client.close();
-  }
-  return credentials;
 }
 
 function ms(value: number): string {
@@ -112,19 +109,36 @@ async function runAttack(attack: Attack, target: BenchTarget, attacker: AttackTa
 }
 
 export async function availabilityDrill(options: AvailabilityOptions, progress: (line: string) => void): Promise<DrillReport[]> {
-  const wanted = ATTACKS.filter((attack) => options.attacks === undefined || options.attacks.includes(attack.id));
-  // The production rate limits (the drills' servers lift them unless told otherwise): they are part of the defence.
-  const target = await startTarget({ store: 'sqlite', build: 'current', postgresUrl: null, fakeGatewayUrl: null, logDir: options.logDir, sizes: { cards: 1, purchases: 0 }, env: { COFFER_RATE_LIMITS: '{}' }, ...(options.bin === undefined ? {} : { bin: options.bin }) });
-  try {
-    const victim = await createVictim(target);
-    const attacker: AttackTarget = { url: target.coffer.url, ca: null, environmentKey: target.init.environment_key, ownCredentials: target.init };
-    const reports: DrillReport[] = [];
-    for (const attack of wanted) {
-      progress(`availability: ${attack.id}`);
-      reports.push(await runAttack(attack, target, attacker, victim, phasesOf(options.quick)));
+  const chosen = (id: string) => options.attacks === undefined || options.attacks.includes(id);
+  const wanted = ATTACKS.filter((attack) => chosen(attack.id));
+  const reports: DrillReport[] = [];
+  if (wanted.length > 0) {
+    // The production rate limits (the drills' servers lift them unless told otherwise): they are part of the defence.
+    const target = await startTarget({ store: 'sqlite', build: 'current', postgresUrl: null, fakeGatewayUrl: null, logDir: options.logDir, sizes: { cards: 1, purchases: 0 }, env: { COFFER_RATE_LIMITS: '{}' }, ...(options.bin === undefined ? {} : { bin: options.bin }) });
+    try {
+      const victim = await createVictimTenant(target.coffer.url, target.env);
+      const attacker: AttackTarget = { url: target.coffer.url, ca: null, environmentKey: target.init.environment_key, ownCredentials: target.init };
+      for (const attack of wanted) {
+        progress(`availability: ${attack.id}`);
+        reports.push(await runAttack(attack, target, attacker, victim, phasesOf(options.quick)));
+      }
+    } finally {
+      await target.close();
     }
-    return reports;
-  } finally {
-    await target.close();
   }
+  if (chosen('slow-callbacks')) {
+    const runs = options.postgresUrl === null ? [{ store: 'sqlite', nodes: 1 }] : [{ store: 'sqlite', nodes: 1 }, { store: 'postgres', nodes: 1 }, { store: 'postgres', nodes: 2 }];
+    for (const run of runs as Array<{ store: 'sqlite' | 'postgres'; nodes: 1 | 2 }>) {
+      progress(`availability: slow-callbacks (${run.store}, ${run.nodes} node${run.nodes === 1 ? '' : 's'})`);
+      reports.push(await callbackAvailabilityDrill({ ...run, postgresUrl: options.postgresUrl, logDir: options.logDir, samples: options.quick ? 3 : 5 }));
+    }
+    if (options.postgresUrl === null) reports.push(notRun('availability: slow-callbacks on PostgreSQL, one and two nodes', 'COFFER_BENCH_DATABASE_URL is not set'));
+  }
+  for (const format of ['xml', 'json'] as const) {
+    if (!chosen(`large-pages-${format}`)) continue;
+    progress(`availability: large-pages-${format}`);
+    const seconds = options.quick ? 3 : DEFAULT_PAGES_DRILL.seconds;
+    reports.push(await availabilityPagesDrill({ ...DEFAULT_PAGES_DRILL, seconds, format, logDir: options.logDir }));
+  }
+  return reports;
 }

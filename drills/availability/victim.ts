@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Agent, request } from 'undici';
-import { basicAuth, type ApiCredentials } from '../../bench/api-client.js';
+import { ApiClient, basicAuth, type ApiCredentials } from '../../bench/api-client.js';
+import { runCofferCommand } from '../../bench/coffer-process.js';
 import { summarizeLatencies, type LatencySummary } from '../../bench/latency.js';
 
 /**
@@ -8,6 +9,22 @@ import { summarizeLatencies, type LatencySummary } from '../../bench/latency.js'
  * (`GET /v1/gateways.json?count=1`) in a loop on one keep-alive connection, as the report
  * measured it. Its latency idle and under each attack is what the drill judges.
  */
+
+/** A second organization with a transact secret and a test gateway: the tenant whose latency is measured. */
+export async function createVictimTenant(baseUrl: string, env: Record<string, string>): Promise<ApiCredentials> {
+  const cli = async (args: string[]) => JSON.parse(await runCofferCommand([...args, '--json'], env)) as Record<string, string>;
+  const organization = (await cli(['organizations', 'create', '--name', 'victim'])).token as string;
+  const environment = (await cli(['environments', 'create', '--organization', organization, '--name', 'victim'])).environment_key as string;
+  const secret = await cli(['access-secrets', 'create', '--organization', organization, '--environment', environment, '--role', 'transact']);
+  const credentials = { environment_key: environment, access_secret: secret.access_secret as string };
+  const client = new ApiClient(baseUrl, credentials, 1);
+  try {
+    await client.expect(201, 'POST', '/v1/gateways.json', { json: { gateway: { gateway_type: 'test' } } });
+  } finally {
+    await client.close();
+  }
+  return credentials;
+}
 
 export interface VictimSample {
   latency: LatencySummary;

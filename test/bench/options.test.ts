@@ -40,6 +40,7 @@ describe('drill options', () => {
 
   it("narrows the availability drill's attacks with --attacks and refuses unknown ones", () => {
     expect(parseDrillOptions(['--only', 'availability', '--attacks', 'json-wide@public,slow-bodies'], {})).toMatchObject({ only: ['availability'], attacks: ['json-wide@public', 'slow-bodies'] });
+    expect(parseDrillOptions(['--attacks', 'slow-callbacks,large-pages-xml,large-pages-json'], {}).attacks).toEqual(['slow-callbacks', 'large-pages-xml', 'large-pages-json']);
     expect(parseDrillOptions([], {}).attacks).toBeUndefined();
     expect(() => parseDrillOptions(['--attacks', 'ddos'], {})).toThrow(/^--attacks takes json-deep@public, /);
   });

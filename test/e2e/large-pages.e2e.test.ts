@@ -2,7 +2,7 @@ import diagnostics from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { largeData, largeMetadata } from '../../drills/availability-pages.js';
+import { largeData, largeMetadata } from '../../drills/availability/large-pages.js';
 import { encodeJson } from '../../src/http/format/json-codec.js';
 import { WireList, type Wire } from '../../src/http/format/wire.js';
 import { encodeXml } from '../../src/http/format/xml-codec.js';

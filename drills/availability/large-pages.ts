@@ -1,14 +1,15 @@
 import { request, Agent } from 'undici';
-import { ApiClient, basicAuth, type ApiCredentials } from '../bench/api-client.js';
-import { cardFields, SANDBOX_PAN } from '../bench/bench-tenant.js';
-import { startTarget } from '../bench/bench-target.js';
-import { runCofferCommand } from '../bench/coffer-process.js';
-import { summarizeLatencies, type LatencySummary } from '../bench/latency.js';
-import { parsePrometheusText, samplesOf } from '../bench/prometheus-text.js';
-import { MAX_FREE_FORM_BYTES, MAX_NESTING } from '../src/http/format/input-bounds.js';
-import { METADATA_LIMITS } from '../src/services/payment-method-validation.js';
-import { MAX_PAGE_SIZE } from '../src/services/list-query.js';
-import type { DrillReport } from './drill-report.js';
+import { ApiClient, basicAuth, type ApiCredentials } from '../../bench/api-client.js';
+import { cardFields, SANDBOX_PAN } from '../../bench/bench-tenant.js';
+import { startTarget } from '../../bench/bench-target.js';
+import { runCofferCommand } from '../../bench/coffer-process.js';
+import { summarizeLatencies, type LatencySummary } from '../../bench/latency.js';
+import { parsePrometheusText, samplesOf } from '../../bench/prometheus-text.js';
+import { MAX_FREE_FORM_BYTES, MAX_NESTING } from '../../src/http/format/input-bounds.js';
+import { METADATA_LIMITS } from '../../src/services/payment-method-validation.js';
+import { MAX_PAGE_SIZE } from '../../src/services/list-query.js';
+import type { DrillReport } from '../drill-report.js';
+import { createVictimTenant } from './victim.js';
 
 /**
  * Availability under large pages (docs/wire-compatibility.md, "Large pages"): a tenant stores
@@ -74,23 +75,6 @@ async function seedLargePage(baseUrl: string, credentials: ApiCredentials, shape
   } finally {
     await client.close();
   }
-}
-
-/** Another organization, with an environment, a secret and a gateway of its own: the victim. */
-async function victimTenant(baseUrl: string, env: Record<string, string>): Promise<ApiCredentials> {
-  const organization = (JSON.parse(await runCofferCommand(['organizations', 'create', '--name', 'victim', '--json'], env)) as { token: string }).token;
-  const environment = JSON.parse(await runCofferCommand(['environments', 'create', '--organization', organization, '--name', 'victim', '--json'], env)) as { environment_key: string };
-  const secret = JSON.parse(
-    await runCofferCommand(['access-secrets', 'create', '--organization', organization, '--environment', environment.environment_key, '--role', 'transact', '--json'], env),
-  ) as { access_secret: string };
-  const credentials = { environment_key: environment.environment_key, access_secret: secret.access_secret };
-  const client = new ApiClient(baseUrl, credentials, 1);
-  try {
-    await client.expect(201, 'POST', '/v1/gateways.json', { json: { gateway: { gateway_type: 'test' } } });
-  } finally {
-    await client.close();
-  }
-  return credentials;
 }
 
 async function readOnlySecret(env: Record<string, string>, organization: string, environmentKey: string): Promise<ApiCredentials> {
@@ -167,7 +151,7 @@ export async function availabilityPagesDrill(options: PagesDrillOptions): Promis
     const organization = target.init.organization_token;
     await seedLargePage(baseUrl, target.tenant.sandbox, options.shape);
     const reader = await readOnlySecret(target.env, organization, target.init.environment_key);
-    const victim = await victimTenant(baseUrl, target.env);
+    const victim = await createVictimTenant(baseUrl, target.env);
     const idle = await phase(baseUrl, target.metricsToken, victim, reader, 0, options.format, options.seconds);
     const one = await phase(baseUrl, target.metricsToken, victim, reader, 1, options.format, options.seconds);
     const attack = await phase(baseUrl, target.metricsToken, victim, reader, options.readers, options.format, options.seconds);

@@ -3,11 +3,11 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { ApiClient, type ApiCredentials } from '../bench/api-client.js';
-import { initStore, newMasterKey, runCofferCommand, startCoffer, type RunningCoffer } from '../bench/coffer-process.js';
-import { createScratchDatabase, type ScratchDatabase } from '../bench/postgres-database.js';
-import type { StoreKind } from '../bench/summary.js';
-import type { DrillReport } from './drill-report.js';
+import { ApiClient, type ApiCredentials } from '../../bench/api-client.js';
+import { initStore, newMasterKey, runCofferCommand, startCoffer, type RunningCoffer } from '../../bench/coffer-process.js';
+import { createScratchDatabase, type ScratchDatabase } from '../../bench/postgres-database.js';
+import type { StoreKind } from '../../bench/summary.js';
+import type { DrillReport } from '../drill-report.js';
 
 export interface CallbackAvailabilityOptions {
   store: StoreKind;
