@@ -1,3 +1,4 @@
+import { base32Cores } from './base32.js';
 import { digitForms, MAX_SEPARATORS, SEPARATOR } from './digit-forms.js';
 
 /**
@@ -8,7 +9,8 @@ import { digitForms, MAX_SEPARATORS, SEPARATOR } from './digit-forms.js';
  *   `\u00XX` escape or percent-encoded, and (8 digits or more) with up to 3 separators between
  *   any two digits (`4242.4242 4242-4242`);
  * - 8 characters or more: base64 and base64url of the value, at each of the three byte
- *   alignments it can have inside a longer base64 text (so `Basic dTpzZWNyZXQ=` is found too);
+ *   alignments it can have inside a longer base64 text (so `Basic dTpzZWNyZXQ=` is found too),
+ *   and base32 (upper or lower case) at each of its five;
  * - in binary bodies (`binary`), also UTF-16LE and UTF-16BE.
  * Values shorter than 6 letters or digits (a CVV) match only as a whole token, so `123` does not
  * eat `1234`; longer values match anywhere.
@@ -45,7 +47,11 @@ export function base64Cores(value: Buffer): string[] {
 function literalForms(value: string): string[] {
   const uri = encodeURIComponent(value);
   const forms = [value, uri, uri.replace(/%20/g, '+'), new URLSearchParams([['', value]]).toString().slice(1), JSON.stringify(value).slice(1, -1), escapeHtml(value)];
-  if (value.length >= BASE64_MIN) forms.push(...base64Cores(Buffer.from(value, 'utf8')));
+  if (value.length >= BASE64_MIN) {
+    const bytes = Buffer.from(value, 'utf8');
+    const base32 = base32Cores(bytes);
+    forms.push(...base64Cores(bytes), ...base32, ...base32.map((core) => core.toLowerCase()));
+  }
   return forms;
 }
 

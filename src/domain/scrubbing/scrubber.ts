@@ -1,5 +1,7 @@
 import { replaceCardLike } from './card-like.js';
 import { digitCharacters, exactValuesPattern, mayHold, valueProbe, type ValueProbe } from './exact-values.js';
+import { HiddenValues } from './hidden-values.js';
+import { replaceSpans } from './spans.js';
 
 /** Each value's probe, and the most digits any of them needs a text to hold. */
 function probesOf(values: readonly string[]): { each: ValueProbe[]; mostDigits: number } {
@@ -28,6 +30,8 @@ export class Scrubber {
    */
   private probes: { each: ValueProbe[]; mostDigits: number } | undefined;
   private readonly exactTexts = new Map<string, RegExp | null>();
+  /** This call's numbers where the patterns cannot see them (hidden-values.ts); built on first use. */
+  private hiddenNumbers: HiddenValues | null | undefined;
 
   private constructor(readonly values: readonly string[]) {}
 
@@ -53,6 +57,22 @@ export class Scrubber {
     return pattern;
   }
 
+  private get hidden(): HiddenValues | null {
+    if (this.hiddenNumbers === undefined) {
+      const numbers = [...new Set(this.values.filter((value) => /^[0-9]+$/.test(value)))];
+      this.hiddenNumbers = numbers.length === 0 ? null : new HiddenValues(numbers);
+    }
+    return this.hiddenNumbers;
+  }
+
+  /** `text` without this call's numbers in the encodings only a decoding or projection finds. */
+  private withoutHidden(text: string, bytes = false): string {
+    const hidden = this.hidden;
+    if (hidden === null) return text;
+    const spans = hidden.find(text, bytes);
+    return spans.length === 0 ? text : replaceSpans(text, spans, FILTERED);
+  }
+
   private get exactBinary(): RegExp | null {
     if (this.exactBytes === undefined) this.exactBytes = exactValuesPattern(this.values, true);
     return this.exactBytes;
@@ -74,7 +94,7 @@ export class Scrubber {
   text(text: string): string {
     const pattern = this.exactFor(text);
     const exact = pattern === null ? text : text.replace(pattern, FILTERED);
-    return replaceCardLike(exact, FILTERED);
+    return this.withoutHidden(replaceCardLike(exact, FILTERED));
   }
 
   /** True when scrubbing would change `text`. */
@@ -89,7 +109,7 @@ export class Scrubber {
   bytes(raw: Buffer): Buffer {
     const view = raw.toString('latin1');
     const exact = this.exactBinary === null ? view : view.replace(this.exactBinary, FILTERED);
-    const scrubbed = replaceCardLike(exact, FILTERED);
+    const scrubbed = this.withoutHidden(replaceCardLike(exact, FILTERED), true);
     return scrubbed === view ? raw : Buffer.from(scrubbed, 'latin1');
   }
 
