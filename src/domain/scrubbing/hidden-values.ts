@@ -1,6 +1,6 @@
 import { digitLikeCount, projectDigits } from './digit-projection.js';
 import { compact, mayBeSplit } from './compaction.js';
-import { decodingsOf, runsIn, type Glance } from './run-decodings.js';
+import { decodingsOf, isAsciiText, runsIn, type Decoding, type Glance } from './run-decodings.js';
 import { mergeSpans, type Span } from './spans.js';
 
 /**
@@ -20,8 +20,6 @@ import { mergeSpans, type Span } from './spans.js';
 const PROJECTED_MIN = 12;
 /** How many decodings deep to look: base64 of base64 is two. */
 const MAX_DEPTH = 2;
-/** A decoding is read for further encodings only when it is text: this share of it printable. */
-const PRINTABLE_SHARE = 0.9;
 
 /** Numbers shorter than this (a CVV) count only as a whole token, as in exact-values.ts. */
 const WHOLE_TOKEN_BELOW = 6;
@@ -88,12 +86,12 @@ export class HiddenValues {
     const original = (index: number): number => (origin === null ? index : (origin[index] as number));
     const readFurther = depth + 1 < MAX_DEPTH;
     const worth = (glance: Glance): boolean =>
-      glance.digits >= this.fewestDigits || glance.leads >= this.fewestProjected || (readFurther && glance.printable >= glance.length * PRINTABLE_SHARE);
+      glance.digits >= this.fewestDigits || glance.leads >= this.fewestProjected || (readFurther && isAsciiText(glance));
     for (const { encoding, start: runStart, end: runEnd } of runsIn(text)) {
       if (origin !== null && original(runEnd - 1) - original(runStart) === runEnd - 1 - runStart) continue;
       const run = text.slice(runStart, runEnd);
       for (const decoding of decodingsOf(run, encoding, worth)) {
-        for (const span of this.spansOfDecoded(decoding.text, depth + 1)) {
+        for (const span of this.spansOfDecoded(decoding, depth + 1)) {
           const [start, end] = decoding.back(span);
           const last = original(runStart + end - 1) + 1;
           // A span that ends the run takes its padding with it: `[FILTERED]==` reads as base64 left over.
@@ -106,9 +104,12 @@ export class HiddenValues {
 
   /**
    * Spans of a decoding that hold a number: as it is (a short number, a CVV, only as a whole
-   * token, as the scrubber's patterns take it), projected, or decoded again.
+   * token, as the scrubber's patterns take it), in its projection, and, when it is ASCII text
+   * (what a further encoding is written in), in its own decodings. The projection is made even
+   * of what reads as random bytes: a run joined across white space starts with the decoding of
+   * the words before it, so only part of a decoding may be text.
    */
-  private spansOfDecoded(decoded: string, depth: number): Span[] {
+  private spansOfDecoded({ text: decoded, glance }: Decoding, depth: number): Span[] {
     const spans: Span[] = [];
     for (const number of this.numbers) {
       for (let at = decoded.indexOf(number); at !== -1; at = decoded.indexOf(number, at + 1)) {
@@ -118,7 +119,7 @@ export class HiddenValues {
       }
     }
     spans.push(...this.projectionSpans(decoded, true));
-    if (depth < MAX_DEPTH) spans.push(...this.decodedSpans(decoded, depth));
+    if (depth < MAX_DEPTH && isAsciiText(glance)) spans.push(...this.decodedSpans(decoded, depth));
     return spans;
   }
 }

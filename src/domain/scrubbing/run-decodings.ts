@@ -16,12 +16,23 @@ export interface Glance {
   digits: number;
   /** Bytes that start a UTF-8 sequence of two or more (a digit of another script needs one). */
   leads: number;
+  /** Printable ASCII, tab and line breaks. */
   printable: number;
 }
+
+/** Share of a decoding that must be printable for it to count as ASCII text. */
+const PRINTABLE_SHARE = 0.9;
+
+/** True when the decoding reads as ASCII text (what a further encoding would be written in). */
+export function isAsciiText(glance: Glance): boolean {
+  return glance.printable >= glance.length * PRINTABLE_SHARE;
+}
+
 
 export interface Decoding {
   text: string;
   back: (span: Span) => Span;
+  glance: Glance;
 }
 
 export type Encoding = 'base64' | 'hex';
@@ -112,15 +123,17 @@ export function runsIn(text: string): Run[] {
   return runs;
 }
 
-function base64At(run: string, align: number): Decoding {
+function base64At(run: string, align: number, glance: Glance): Decoding {
   return {
+    glance,
     text: Buffer.from(run.slice(align), 'base64').toString('latin1'),
     back: ([start, end]) => [align + Math.floor(start / 3) * 4, Math.min(run.length, align + Math.ceil(end / 3) * 4)],
   };
 }
 
-function hexAt(run: string, align: number): Decoding {
+function hexAt(run: string, align: number, glance: Glance): Decoding {
   return {
+    glance,
     text: Buffer.from(run.slice(align, align + ((run.length - align) & ~1)), 'hex').toString('latin1'),
     back: ([start, end]) => [align + start * 2, align + end * 2],
   };
@@ -133,7 +146,7 @@ export function decodingsOf(run: string, encoding: Encoding, worth: (glance: Gla
   const found: Decoding[] = [];
   for (let align = 0; align < alignments && run.length - align >= smallest; align += 1) {
     const glance = encoding === 'base64' ? glanceBase64(run, align) : glanceHex(run, align);
-    if (worth(glance)) found.push(encoding === 'base64' ? base64At(run, align) : hexAt(run, align));
+    if (worth(glance)) found.push(encoding === 'base64' ? base64At(run, align, glance) : hexAt(run, align, glance));
   }
   return found;
 }
