@@ -57,12 +57,17 @@ function phasesOf(quick: boolean): Phases {
   return quick ? { idle: 2_000, warmup: 500, attacked: 3_000, memory: 10_000 } : { idle: 4_000, warmup: 1_000, attacked: 8_000, memory: 40_000 };
 }
 
+/** Two decimals: an idle victim answers in a fraction of a millisecond here (docs/reliability.md). */
 function ms(value: number): string {
-  return value.toFixed(1);
+  return value.toFixed(2);
 }
 
 function latencyFigure(summary: LatencySummary): string {
   return `${ms(summary.p50)} / ${ms(summary.p99)}`;
+}
+
+function ratioFigure(idle: VictimSample, attacked: VictimSample): string {
+  return idle.latency.p50 > 0 ? `${(attacked.latency.p50 / idle.latency.p50).toFixed(2)}×` : '?';
 }
 
 function tallyFigure(tally: AttackTally): string {
@@ -100,6 +105,7 @@ async function runAttack(attack: Attack, target: BenchTarget, attacker: AttackTa
   const figures: Record<string, string> = {
     'victim p50 / p99 idle (ms)': latencyFigure(idle.latency),
     'victim p50 / p99 under attack (ms)': latencyFigure(attacked.latency),
+    ...(attack.goal === 'latency' ? { 'victim p50 under attack / idle': `${ratioFigure(idle, attacked)} (bound ${LATENCY_FACTOR}×)` } : {}),
     'victim requests under attack': `${attacked.answered} answered, ${attacked.failed} failed`,
     'attack requests': tallyFigure(tally),
     'server RSS before / peak under attack (MiB)': `${rssBefore ?? '?'} / ${peakRss ?? '?'}`,

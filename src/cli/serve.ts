@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.js';
 import { buildApp, buildCore, resolveTls, startMetricsListener } from '../app.js';
-import { createLogger } from '../logger.js';
+import { createLogger, logDestination } from '../logger.js';
 import { NotEmptyError, type InitResult } from '../services/tenancy.service.js';
 import type { Core } from '../app.js';
 import type { CreatedUser } from '../services/portal-users.service.js';
@@ -27,7 +27,7 @@ async function initIfEmpty(core: Core): Promise<(InitResult & { owner: CreatedUs
  * make or load TLS material, listen, and shut down cleanly on SIGTERM/SIGINT.
  */
 export async function serve(config: Config): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, logDestination());
   const core = await buildCore(config);
   if (core.generatedMasterKeyFile !== null) {
     logger.warn(
@@ -72,6 +72,8 @@ export async function serve(config: Config): Promise<void> {
   if (metricsListener !== null) logger.info({ url: `${metricsListener.url}/metrics` }, 'metrics listening');
   const url = tls.material === null ? address : address.replace(/^http:/, 'https:');
   logger.info({ url, store: config.store.kind }, 'listening');
+  // The start's lines now, not with the next batch (logger.ts).
+  logger.flush();
 
   let closing = false;
   const shutdown = (signal: string) => {

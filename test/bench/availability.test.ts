@@ -27,7 +27,9 @@ describe('the availability drill', () => {
   it(`fails a latency attack whose victim p50 passes ${LATENCY_FACTOR}× idle, or whose victim fails`, () => {
     const latency = { goal: 'latency' as const };
     expect(judge(latency, sample(4), sample(8), 100)).toEqual([]);
-    expect(judge(latency, sample(4), sample(8.1), 100)).toEqual(["the victim's p50 under attack, 8.1 ms, is over 2× its idle p50 of 4.0 ms"]);
+    expect(judge(latency, sample(4), sample(8.1), 100)).toEqual(["the victim's p50 under attack, 8.10 ms, is over 2× its idle p50 of 4.00 ms"]);
+    // An idle victim here answers in a quarter of a millisecond: the figures keep two decimals.
+    expect(judge(latency, sample(0.25), sample(0.51), 100)).toEqual(["the victim's p50 under attack, 0.51 ms, is over 2× its idle p50 of 0.25 ms"]);
     expect(judge(latency, sample(4), sample(4, 10, 2), 100)).toEqual(['2 victim requests failed under attack']);
     expect(judge(latency, sample(4), sample(0, 0, 0), 100)).toEqual(['the victim got no answer under attack']);
   });
