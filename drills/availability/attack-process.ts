@@ -20,6 +20,8 @@ type AttackMessage = { kind: 'ready' } | { kind: 'done'; tally: AttackTally };
 
 /** A running attack: `ready` when it has begun, `done` with its tally when it has ended. */
 export interface RunningAttack {
+  /** The attack process (its CPU is the drill's own, not the machine's other load). */
+  pid: number | undefined;
   ready: Promise<void>;
   done: Promise<AttackTally>;
   stop(): void;
@@ -39,7 +41,7 @@ export function startAttack(order: AttackOrder): RunningAttack {
   });
   // An attack that fails to start must not leave the drill waiting for `ready`.
   done.catch(() => onReady());
-  return { ready, done, stop: () => child.kill('SIGTERM') };
+  return { pid: child.pid, ready, done, stop: () => child.kill('SIGTERM') };
 }
 
 async function main(order: AttackOrder): Promise<void> {

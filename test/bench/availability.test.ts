@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { judge, LATENCY_FACTOR, MEMORY_BOUND_MB } from '../../drills/availability/availability.drill.js';
+import { judge, LATENCY_FACTOR, measureAgain, MEMORY_BOUND_MB, OTHER_LOAD_LIMIT_PERCENT } from '../../drills/availability/availability.drill.js';
+import { machineBusyMs, processCpuMs, watchOtherLoad } from '../../drills/availability/other-load.js';
 import { ATTACKS } from '../../drills/availability/attacks.js';
 import { ATTACK_BODY_BYTES, BODY_SHAPES } from '../../drills/availability/hostile-bodies.js';
 import type { VictimSample } from '../../drills/availability/victim.js';
@@ -38,5 +39,31 @@ describe('the availability drill', () => {
     const memory = { goal: 'memory' as const };
     expect(judge(memory, sample(1), sample(50), MEMORY_BOUND_MB - 1)).toEqual([]);
     expect(judge(memory, sample(1), sample(1), MEMORY_BOUND_MB)).toEqual([`the server's RSS reached ${MEMORY_BOUND_MB} MiB (bound ${MEMORY_BOUND_MB})`]);
+  });
+
+  it(`measures a latency miss again only when other processes used more than ${OTHER_LOAD_LIMIT_PERCENT}% of a core meanwhile`, () => {
+    const latency = { goal: 'latency' as const };
+    const miss = ['the victim p50 …'];
+    expect(measureAgain(latency, miss, { idle: 3, attacked: 60 })).toBe(true);
+    expect(measureAgain(latency, miss, { idle: 40, attacked: 2 })).toBe(true);
+    expect(measureAgain(latency, miss, { idle: 3, attacked: OTHER_LOAD_LIMIT_PERCENT })).toBe(false);
+    expect(measureAgain(latency, miss, { idle: null, attacked: null })).toBe(false);
+    expect(measureAgain(latency, [], { idle: 90, attacked: 90 })).toBe(false);
+    expect(measureAgain({ goal: 'memory' }, miss, { idle: 90, attacked: 90 })).toBe(false);
+  });
+
+  it("reads the machine's busy time and a process's CPU time from /proc", () => {
+    // user nice system idle iowait irq softirq steal guest guest_nice, in ticks of 10 ms
+    expect(machineBusyMs('cpu  100 2 30 5000 7 1 20 3 0 0\ncpu0 50 1 15 2500 3 0 10 1 0 0\n')).toBe((100 + 2 + 30 + 1 + 20 + 3) * 10);
+    expect(machineBusyMs('intr 1 2 3\n')).toBeNull();
+    // A command name with spaces and parentheses: fields count from the last ')'.
+    const stat = '4242 (node (worker) x) S 1 4242 4242 0 -1 4194560 500 0 0 0 250 75 0 0 20 0 11 0 1000 100000 2000';
+    expect(processCpuMs(4242, stat)).toBe((250 + 75) * 10);
+    expect(processCpuMs(-1)).toBeNull();
+    if (machineBusyMs() !== null) {
+      expect(processCpuMs(process.pid)).toBeGreaterThan(0);
+      const load = watchOtherLoad([process.pid]);
+      expect(load.stop()).toBeGreaterThanOrEqual(0);
+    }
   });
 });
