@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { newRequestId } from './request-ids.js';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -92,7 +92,7 @@ const LONG_DIGITS = /\d{12,}/;
  */
 function requestId(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && REQUEST_ID.test(incoming) && !LONG_DIGITS.test(incoming) && !containsCardLike(incoming) ? incoming : randomUUID();
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) && !LONG_DIGITS.test(incoming) && !containsCardLike(incoming) ? incoming : newRequestId();
 }
 
 declare module 'fastify' {
