@@ -7,7 +7,7 @@ import { LONG_TEXT, pieceEnd } from './long-text.js';
 /*
  * The JSON response writer. It writes a Wire tree straight to JSON text, in one pass. The version
  * before copied the tree into plain objects for JSON.stringify: every view was built twice, and the
- * copies of 40-field objects, made field by field, were slow dictionary-mode objects (issue 12: a
+ * copies of 40-field objects, made field by field, were slow dictionary-mode objects (docs/benchmarks.md: a
  * list page of 20 spent more in that copy than in its queries). Same bytes as that version; see
  * test/unit/json-writer.test.ts.
  *
@@ -43,7 +43,7 @@ export function memberNameCached(field: string): boolean {
 /**
  * Past this depth V8's JSON.stringify and a recursive copy get dearer per byte the deeper they go
  * (every collection scans the deep stack) and near 3,000 levels overflow it; values stored before
- * input was bounded (issue 11 §3) can be that deep. Shallower trees (every response since) keep the
+ * input was bounded (docs/security.md, "Limits on input and templates") can be that deep. Shallower trees (every response since) keep the
  * recursive writer; deeper ones are written by JsonTreeWriter.
  */
 const NATIVE_MAX_DEPTH = 64;

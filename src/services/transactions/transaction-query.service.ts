@@ -15,7 +15,7 @@ import { transactionNotFound } from './transaction-rules.js';
 export interface TransactionPage {
   transactions: TransactionRow[];
   paymentMethods: Map<string, PaymentMethodRow>;
-  /** Issue 18: the attempts of the retry chains on the page, by first attempt token, oldest first. */
+  /** The attempts of the retry chains on the page, by first attempt token, oldest first. */
   chains?: Map<string, TransactionRow[]>;
 }
 

@@ -138,7 +138,7 @@ export class TransactionsRepo {
     }));
   }
 
-  /** Issue 18: the attempts of the retry chains that began with `firstTokens`, each chain oldest first. */
+  /** The attempts of the retry chains that began with `firstTokens`, each chain oldest first. */
   attemptsOf(environmentKey: string, firstTokens: readonly string[]): Promise<TransactionRow[]> {
     // A group of chains a statement (page.ts); each chain is in one group, so its attempts stay in order.
     return readInGroups(firstTokens, (group) =>
