@@ -1,7 +1,7 @@
 import { AppError, MESSAGES, fieldError } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import type { StoreHandle } from '../store/database.js';
-import { EVENT_TYPES } from '../store/event-types.js';
+import { EVENT_TYPES } from '../domain/event-types.js';
 import type { EventFilter } from '../store/repositories/events.repo.js';
 import { repositories, type Repositories } from '../store/repositories.js';
 import { pageAfter, type ListQuery } from './list-query.js';

@@ -1,7 +1,7 @@
 import { AppError, fieldError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { StoreHandle } from '../../store/database.js';
-import { EVENT_TYPES } from '../../store/event-types.js';
+import { EVENT_TYPES } from '../../domain/event-types.js';
 import { enqueueCallbacks } from '../../store/repositories/callbacks.repo.js';
 import { repositories, type Repositories } from '../../store/repositories.js';
 import type { EventService } from '../event.service.js';
