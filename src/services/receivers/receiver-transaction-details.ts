@@ -45,5 +45,5 @@ export function receiverSnapshot(row: Receiver): ReceiverSnapshot {
 }
 
 export function receiverDetailsOf(row: Transaction): ReceiverTransactionDetails | null {
-  return row.details === null ? null : (JSON.parse(row.details) as ReceiverTransactionDetails);
+  return row.details as ReceiverTransactionDetails | null;
 }
