@@ -155,27 +155,25 @@ export interface Transaction {
  * null, but the recorder then does not know whether there is one (docs/events.md: a callback is
  * looked for).
  */
-export interface NewTransaction {
-  token: string;
-  environmentKey: string;
-  transactionType: string;
-  state: TransactionState;
-  succeeded: boolean;
-  messageKey: string | null;
-  message: string | null;
-  gatewayToken: string | null;
-  paymentMethodToken: string | null;
-  referenceToken: string | null;
-  amount: number | null;
-  currencyCode: string | null;
-  details: TransactionDetails | null;
-  receiverToken?: string | null;
-  callbackUrl?: string | null;
-  callbackFormat?: string | null;
-  firstAttemptToken?: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type NewTransaction = Pick<
+  Transaction,
+  | 'token'
+  | 'environmentKey'
+  | 'transactionType'
+  | 'state'
+  | 'succeeded'
+  | 'messageKey'
+  | 'message'
+  | 'gatewayToken'
+  | 'paymentMethodToken'
+  | 'referenceToken'
+  | 'amount'
+  | 'currencyCode'
+  | 'details'
+  | 'createdAt'
+  | 'updatedAt'
+> &
+  Partial<Pick<Transaction, 'receiverToken' | 'callbackUrl' | 'callbackFormat' | 'firstAttemptToken'>>;
 
 /** What a write may change on a recorded transaction; a field left out is kept. */
 export type TransactionPatch = Partial<
