@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
-import { markDeferrable } from '../postgres-pipeline.js';
+import { deferrable } from '../deferrable-query.js';
 import { orderedToken } from '../../domain/tokens.js';
 import { knownUnsubscribed } from '../../domain/request-context.js';
 import type { Dialect } from '../dialect.js';
@@ -33,12 +33,10 @@ function plus(at: string, ms: number): string {
 
 /**
  * Runs an insert whose result nobody reads; inside a PostgreSQL transaction it goes out with the
- * transaction's next statement (postgres-pipeline.ts), its failure failing the commit.
+ * transaction's next statement (deferrable-query.ts), its failure failing the commit.
  */
 async function queue(db: Kysely<Database>, insert: RawBuilder<unknown>): Promise<void> {
-  const compiled = insert.compile(db);
-  markDeferrable(compiled.sql);
-  await db.executeQuery(compiled);
+  await db.executeQuery(deferrable(insert.compile(db)));
 }
 
 /**
