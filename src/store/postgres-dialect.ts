@@ -15,7 +15,7 @@ class TimedPostgresDriver extends PostgresDriver {
   }
 }
 
-/** Kysely's PostgreSQL dialect with commits timed (issue 12 metrics). */
+/** Kysely's PostgreSQL dialect with commits timed (docs/metrics.md, "Store"). */
 export class CofferPostgresDialect extends PostgresDialect {
   constructor(
     private readonly config: PostgresDialectConfig,

@@ -3,7 +3,7 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import { PipelinedConnection } from './postgres-pipeline.js';
 
 /**
- * Named prepared statements on PostgreSQL (issue 12). node-postgres sends an unnamed statement
+ * Named prepared statements on PostgreSQL (docs/benchmarks.md). node-postgres sends an unnamed statement
  * (parse, plan, execute) for every query; given a name it parses once per connection and then
  * only binds and executes. Each distinct SQL text with parameters gets a stable name (the same
  * text always the same name, so connections agree); past MAX_NAMED texts (lists whose IN has a
