@@ -21,7 +21,7 @@ export async function recordChange(db: Kysely<Database>, change: Change): Promis
   const event = await new EventsRepo(db).record(change);
   // The callbacks the event calls for are queued in the same transaction: a committed change
   // always has its callbacks queued, a rolled-back one never does.
-  await enqueueCallbacks(db, event, change.ownCallback !== false);
+  await enqueueCallbacks(db, event, change.ownCallback !== false, change.environmentSubscribed);
   return event;
 }
 

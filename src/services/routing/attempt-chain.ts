@@ -1,6 +1,6 @@
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
 import type { TransactionResult } from '../transactions/gateway-transaction.service.js';
 import type { TransactionInput } from '../transactions/transaction-input.js';
+import type { Environment } from '../../domain/environment.js';
 
 /**
  * The seam between choosing gateways (workflows, or a request's own `retry`) and
@@ -36,7 +36,7 @@ export interface RoutingNote {
 }
 
 export interface ChainRequest {
-  environment: EnvironmentRow;
+  environment: Environment;
   operation: ChainOperation;
   /** The gateways to try, in order: the first is the primary, the rest are backups. */
   gatewayTokens: string[];

@@ -1,5 +1,5 @@
 import type { GatewayResponse, ShippingAddress } from '../../gateways/kit/index.js';
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /** The gateway's raw result as the `response` sub-object shows it (wire-reference §3.1). */
 export interface ResponseRecord {
@@ -111,7 +111,7 @@ export function responseRecord(response: GatewayResponse, at: string, flags: { r
   };
 }
 
-export function detailsOf(row: TransactionRow): GatewayTransactionDetails | null {
+export function detailsOf(row: Transaction): GatewayTransactionDetails | null {
   return row.details === null ? null : (JSON.parse(row.details) as GatewayTransactionDetails);
 }
 

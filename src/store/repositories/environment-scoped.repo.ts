@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from '../schema.js';
 import { applyPage, readPage, type PageRequest } from './page.js';
 import { journaled, changeIf } from '../change-journal.js';
-import { redactablePatchEvent } from '../event-types.js';
+import { redactablePatchEvent } from '../../domain/event-types.js';
 
 /** Resources that belong to one environment, have a public `token` and list by `seq`. */
 export type ScopedTable = 'gateways' | 'receivers' | 'certificates';

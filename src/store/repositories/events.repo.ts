@@ -22,6 +22,10 @@ export interface Change {
    * from the row written with the change; false skips the look for one, undefined looks.
    */
   ownCallback?: boolean;
+  /** See ChangeEvent (domain/event.ts). */
+  environmentSubscribed?: boolean;
+  /** See ChangeEvent (domain/event.ts). */
+  requestId?: string | null;
 }
 
 /** What a list of events may filter on besides its page. */
@@ -55,7 +59,7 @@ export class EventsRepo {
       token: orderedToken(),
       // Never undefined: the compiled insert binds all seven columns.
       environment_key: change.environmentKey ?? null,
-      request_id: currentRequestId() ?? null,
+      request_id: change.requestId !== undefined ? change.requestId : (currentRequestId() ?? null),
       event_type: change.eventType,
       object_type: change.objectType,
       object_key: change.objectKey,

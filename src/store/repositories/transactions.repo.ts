@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely, type Selectable, type Updateable, ty
 import type { Database, TransactionsTable } from '../schema.js';
 import { applyPage, readInGroups, readPage, type PageRequest } from './page.js';
 import { journaled, type Change } from '../change-journal.js';
-import { transactionStateEvent } from '../event-types.js';
+import { transactionStateEvent } from '../../domain/event-types.js';
 import { columnsOf, Precompiled, recordOf, recordShape } from './precompiled.js';
 
 /** The events of a transaction row written with `state` (docs/events.md, "Event types"). */
