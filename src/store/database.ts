@@ -40,7 +40,7 @@ export interface StoreHandle {
    */
   settled(): Promise<void> | null;
   /**
-   * Every durable commit's latency and batch size (issue 12 metrics, the bench): on SQLite one
+   * Every durable commit's latency and batch size (docs/metrics.md, "Store"; the bench): on SQLite one
    * sample per group-commit fsync, with the commits it carried; on PostgreSQL one per COMMIT.
    */
   commits: CommitSubscription;

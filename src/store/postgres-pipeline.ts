@@ -1,7 +1,7 @@
 import type pg from 'pg';
 
 /**
- * Pipelined transactions on PostgreSQL (issue 12). node-postgres waits for each statement's answer
+ * Pipelined transactions on PostgreSQL (docs/reliability.md). node-postgres waits for each statement's answer
  * before it sends the next one, so a purchase made twelve loopback round trips, each a socket
  * write, a wait and a wake-up of PostgreSQL. With the client in pipeline mode, statements whose
  * answer nobody reads are sent without waiting for it:

@@ -9,7 +9,7 @@ import { LocksRepo } from '../../src/store/repositories/locks.repo.js';
 import { createPostgresDatabase, postgresUrl } from '../helpers/postgres.js';
 
 /**
- * Issue 12: inside a PostgreSQL transaction, `begin` and the statements nobody reads (the event
+ * Inside a PostgreSQL transaction, `begin` and the statements nobody reads (the event
  * insert, the named lock) go out without waiting for their answers. Their failures must still
  * fail the transaction as a whole, with their own error, and what follows them must still run
  * after them.

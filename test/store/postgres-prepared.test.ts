@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type StoreHandle } from '../../src/store/database.js';
 import { createPostgresDatabase, postgresUrl } from '../helpers/postgres.js';
 
-/** Issue 12: statements with parameters are prepared once per connection, by name. */
+/** Statements with parameters are prepared once per connection, by name. */
 describe.runIf(postgresUrl !== null)('PostgreSQL named prepared statements', () => {
   let database: { url: string; drop: () => Promise<void> };
   let store: StoreHandle;

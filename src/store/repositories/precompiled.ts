@@ -12,7 +12,7 @@ interface CompiledShape {
 
 /**
  * A hot query built and compiled by Kysely once per database kind and shape instead of on every
- * call (issue 12: 4–7 µs a query, a few percent of a request). The builder gets a placeholder for
+ * call (that cost 4–7 µs a query, a few percent of a request). The builder gets a placeholder for
  * each value; compiling maps each of the SQL's parameters either to a value, by its placeholder, or
  * to a constant the builder wrote itself. Each call then binds its own values to the same text.
  *
