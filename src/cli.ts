@@ -6,9 +6,9 @@ import { NotEmptyError, secretEnvironments } from './services/tenancy.service.js
 import { migrateStore, openStore } from './store/database.js';
 import { fail, printResult } from './cli/output.js';
 import { userCommands } from './cli/users.js';
-import type { AccessSecretRow } from './store/repositories/access-secrets.repo.js';
-import type { EnvironmentRow } from './store/repositories/environments.repo.js';
-import type { OrganizationRow } from './store/repositories/organizations.repo.js';
+import type { AccessSecret } from './domain/access-secret.js';
+import type { Environment } from './domain/environment.js';
+import type { Organization } from './domain/organization.js';
 
 type JsonFlag = { json?: boolean };
 
@@ -29,15 +29,15 @@ async function withCore(work: (core: Core) => Promise<void>): Promise<void> {
   }
 }
 
-const organizationOut = (row: OrganizationRow) => ({ token: row.token, name: row.name, active: row.active === 1, created_at: row.created_at });
-const environmentOut = (row: EnvironmentRow) => ({
+const organizationOut = (row: Organization) => ({ token: row.token, name: row.name, active: row.active === 1, created_at: row.created_at });
+const environmentOut = (row: Environment) => ({
   environment_key: row.key,
   organization_token: row.organization_token,
   name: row.name,
   production: row.production === 1,
   created_at: row.created_at,
 });
-const secretOut = (row: AccessSecretRow) => ({
+const secretOut = (row: AccessSecret) => ({
   access_secret_key: row.key,
   organization_token: row.organization_token,
   name: row.name,

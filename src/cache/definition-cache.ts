@@ -1,16 +1,16 @@
 import type { StoreHandle } from '../store/database.js';
 import { CacheGenerationRepo } from '../store/repositories/cache-generation.repo.js';
-import type { AccessSecretRow } from '../store/repositories/access-secrets.repo.js';
-import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
-import type { GatewayRow } from '../store/repositories/gateways.repo.js';
-import type { OrganizationRow } from '../store/repositories/organizations.repo.js';
 import { GenerationCache, type CacheRegion, type CacheStats } from './generation-cache.js';
+import type { AccessSecret } from '../domain/access-secret.js';
+import type { Environment } from '../domain/environment.js';
+import type { Gateway } from '../domain/gateway.js';
+import type { Organization } from '../domain/organization.js';
 
 /** What authenticating one (environment key, secret hash) pair reads from the store. */
 export interface AuthRows {
-  environment: EnvironmentRow;
-  organization: OrganizationRow;
-  secret: AccessSecretRow;
+  environment: Environment;
+  organization: Organization;
+  secret: AccessSecret;
 }
 
 /** How many entries each region holds at most (docs/caching.md: memory bounds). */
@@ -24,16 +24,16 @@ export interface CacheCapacity {
 export const DEFAULT_CACHE_CAPACITY: CacheCapacity = { auth: 5_000, environments: 1_000, organizations: 1_000, gateways: 5_000 };
 
 /**
- * One node's cache of the definitions every request reads (issue 12): authentication, environments,
+ * One node's cache of the definitions every request reads (docs/caching.md): authentication, environments,
  * organizations and gateways. One per core; nothing global. Keys never hold a secret: the auth
  * region is keyed by environment key and the secret's keyed hash.
  */
 export class DefinitionCache {
   readonly generations: GenerationCache;
   readonly auth: CacheRegion<AuthRows>;
-  readonly environments: CacheRegion<EnvironmentRow>;
-  readonly organizations: CacheRegion<OrganizationRow>;
-  readonly gateways: CacheRegion<GatewayRow>;
+  readonly environments: CacheRegion<Environment>;
+  readonly organizations: CacheRegion<Organization>;
+  readonly gateways: CacheRegion<Gateway>;
 
   constructor(store: StoreHandle, capacity: CacheCapacity = DEFAULT_CACHE_CAPACITY) {
     const repo = new CacheGenerationRepo(store.db);

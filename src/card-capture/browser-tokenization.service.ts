@@ -6,9 +6,9 @@ import type { CertificateService } from '../services/certificate.service.js';
 import type { PaymentMethodService, VaultOutcome } from '../services/payment-method.service.js';
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
-import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
 import type { DefinitionCache } from '../cache/definition-cache.js';
 import { freshTimestamp, isCanonicalTimestamp, signatureMatches, signedText, SIGNATURE_MAX_AGE_SECONDS, type SignedRequest } from './signature.js';
+import type { Environment } from '../domain/environment.js';
 
 /** Where a public tokenization came from, as far as the browser tells. */
 export type RequestOrigin =
@@ -26,7 +26,7 @@ function refused(entry: ErrorEntry): AppError {
 }
 
 /**
- * Tokenization without an access secret (issue 16): the card form's frames, merchants' pages
+ * Tokenization without an access secret (docs/card-capture.md): the card form's frames, merchants' pages
  * calling across origins, and the transparent redirect. The environment key is public, so the
  * guards are the environment's allowed origins, the API.md §7 limits (applied by the route) and,
  * when the environment asks for it, the merchant's signature over a nonce that is spent once.
@@ -45,7 +45,7 @@ export class BrowserTokenizationService {
   }
 
   /** The environment a public request names; 401 (the usual message) for an unknown key. */
-  async environment(key: string | undefined): Promise<EnvironmentRow> {
+  async environment(key: string | undefined): Promise<Environment> {
     const environment = key === undefined || key === '' ? undefined : await this.findEnvironment(key);
     if (environment === undefined) throw refused({ key: 'errors.access_denied', message: MESSAGES.accessDenied });
     return environment;
@@ -55,17 +55,17 @@ export class BrowserTokenizationService {
    * The environment of a frame page, or undefined: pages answer their own refusals. From the
    * node's cache unless an environment changed since (docs/caching.md).
    */
-  async findEnvironment(key: string): Promise<EnvironmentRow | undefined> {
+  async findEnvironment(key: string): Promise<Environment | undefined> {
     const generation = await this.cache.generations.begin();
     return this.cache.environments.read(generation, key, () => this.repos.environments.find(key));
   }
 
-  allowedOrigins(environment: EnvironmentRow): string[] {
+  allowedOrigins(environment: Environment): string[] {
     return parseAllowedOrigins(environment.allowed_origins);
   }
 
   /** 403 `errors.origin_not_allowed` when the environment lists origins and this is not one. */
-  checkOrigin(environment: EnvironmentRow, origin: RequestOrigin): void {
+  checkOrigin(environment: Environment, origin: RequestOrigin): void {
     if (origin.kind === 'none') return;
     const claimed = origin.kind === 'frame' ? origin.parentOrigin : origin.origin;
     if (!originAllowed(this.allowedOrigins(environment), claimed)) {
@@ -78,7 +78,7 @@ export class BrowserTokenizationService {
    * checked and its nonce spent first; a refused card gives the nonce back, so the shopper can
    * correct a typo with the same signed page.
    */
-  async tokenize(environment: EnvironmentRow, origin: RequestOrigin, signed: Partial<SignedRequest>, input: PaymentMethodCreateInput): Promise<VaultOutcome> {
+  async tokenize(environment: Environment, origin: RequestOrigin, signed: Partial<SignedRequest>, input: PaymentMethodCreateInput): Promise<VaultOutcome> {
     this.checkOrigin(environment, origin);
     const generation = await this.cache.generations.generationFor(environment);
     const token = environment.organization_token;
@@ -96,7 +96,7 @@ export class BrowserTokenizationService {
   }
 
   /** Checks the merchant's signature and spends its nonce; returns the nonce. */
-  private async verifySignature(environment: EnvironmentRow, signed: Partial<SignedRequest>): Promise<string> {
+  private async verifySignature(environment: Environment, signed: Partial<SignedRequest>): Promise<string> {
     const invalid = () => refused({ key: 'errors.invalid_signature', message: MESSAGES.invalidSignature });
     const { nonce, timestamp, certificateToken, signature } = signed;
     if (nonce === undefined || timestamp === undefined || certificateToken === undefined || signature === undefined) throw invalid();

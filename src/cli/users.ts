@@ -3,8 +3,9 @@ import type { Core } from '../app.js';
 import { AppError } from '../domain/errors.js';
 import { isPortalRole, PORTAL_ROLES } from '../domain/portal-roles.js';
 import type { AuditEntry } from '../services/audit.service.js';
-import type { PortalMember, PortalPersonRow } from '../store/repositories/portal-users.repo.js';
+import type { PortalMember } from '../store/repositories/portal-users.repo.js';
 import { fail, printResult } from './output.js';
+import type { PortalPerson } from '../domain/portal-people.js';
 
 type JsonFlag = { json?: boolean };
 type OrganizationFlag = { organization?: string };
@@ -30,7 +31,7 @@ async function readStdin(): Promise<string> {
 const OPERATOR = { type: 'operator' as const, id: 'cli', address: null };
 
 /** The person's memberships a command acts on: the one of `--organization`, else all of them. */
-async function membershipsFor(core: Core, person: PortalPersonRow, organization: string | undefined): Promise<PortalMember[]> {
+async function membershipsFor(core: Core, person: PortalPerson, organization: string | undefined): Promise<PortalMember[]> {
   const all = await core.portalUsers.membershipsOf(person.token);
   if (organization === undefined) return all;
   const one = all.filter((member) => member.organization_token === organization);
@@ -39,7 +40,7 @@ async function membershipsFor(core: Core, person: PortalPersonRow, organization:
 }
 
 /** Records an operator's change to a person in each organization they belong to (the operator sees them all). */
-async function auditPerson(core: Core, person: PortalPersonRow, entry: Omit<AuditEntry, 'organizationToken' | 'objectType' | 'objectId'>): Promise<void> {
+async function auditPerson(core: Core, person: PortalPerson, entry: Omit<AuditEntry, 'organizationToken' | 'objectType' | 'objectId'>): Promise<void> {
   for (const member of await core.portalUsers.membershipsOf(person.token)) {
     await core.audit.record(OPERATOR, { organizationToken: member.organization_token, objectType: 'user', objectId: member.token, ...entry });
   }

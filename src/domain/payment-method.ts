@@ -1,3 +1,5 @@
+import type { PaymentMethodRow } from '../store/repositories/payment-methods.repo.js';
+
 /** Payment method kinds Coffer vaults. `sprel` is Spreedly's offsite test method (no sensitive data). */
 export const PAYMENT_METHOD_TYPES = ['credit_card', 'bank_account', 'third_party_token', 'sprel'] as const;
 export type PaymentMethodType = (typeof PAYMENT_METHOD_TYPES)[number];
@@ -88,3 +90,6 @@ export interface PaymentMethodUpdateInput extends ValidationAllowances {
   metadata?: unknown;
   callbackUrl?: string;
 }
+
+/** TRANSITIONAL: still the stored row; being replaced by a domain type (camelCase, real booleans, parsed JSON). */
+export type PaymentMethod = PaymentMethodRow;

@@ -14,8 +14,8 @@ import type { ReceiverService } from '../services/receiver.service.js';
 import type { TenancyService } from '../services/tenancy.service.js';
 import type { OverviewService } from '../services/overview.service.js';
 import type { TransactionQueryService } from '../services/transactions/transaction-query.service.js';
-import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
 import type { WorkflowService } from '../services/routing/workflow.service.js';
+import type { Environment } from '../domain/environment.js';
 
 /** The services the portal calls; the same instances the API uses. */
 export interface PortalDeps {
@@ -103,7 +103,7 @@ export async function auditOwnAccount(deps: PortalDeps, request: FastifyRequest,
 }
 
 /** The environment of the URL, when it belongs to the session's organization (404 otherwise). */
-export async function environmentOf(deps: PortalDeps, request: FastifyRequest, key: string): Promise<EnvironmentRow> {
+export async function environmentOf(deps: PortalDeps, request: FastifyRequest, key: string): Promise<Environment> {
   return deps.tenancy.findEnvironment(sessionOf(request).user.organization_token, key);
 }
 

@@ -1,12 +1,12 @@
 import type { FastifyRequest } from 'fastify';
-import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
 import { sessionOf, type PortalDeps } from './context.js';
 import type { PageFrame } from './layout.js';
+import type { Environment } from '../domain/environment.js';
 
 /** Organizations have a handful of environments; the switcher lists them all. */
 const ALL = { sinceToken: null, order: 'asc', count: 1000 } as const;
 
-export function environmentsOf(deps: PortalDeps, request: FastifyRequest): Promise<EnvironmentRow[]> {
+export function environmentsOf(deps: PortalDeps, request: FastifyRequest): Promise<Environment[]> {
   return deps.tenancy.listEnvironments(sessionOf(request).user.organization_token, ALL);
 }
 

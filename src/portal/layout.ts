@@ -1,16 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { portalRoleAllows, type PortalPermission, type PortalRole } from '../domain/portal-roles.js';
-import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
 import type { PortalMemberOrganization } from '../store/repositories/portal-users.repo.js';
 import { CSS_PATH, JS_PATH } from './assets.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
+import type { Environment } from '../domain/environment.js';
 
 /** Where the page sits: the environment it is about and the navigation entry to highlight. */
 export interface PageFrame {
   title: string;
   /** The environment pages are scoped to, and the list for the switcher. */
-  environment?: EnvironmentRow;
-  environments?: EnvironmentRow[];
+  environment?: Environment;
+  environments?: Environment[];
   /** The signed-in person's organizations, for the organization switcher (shown when several). */
   organizations?: PortalMemberOrganization[];
   current?: string;

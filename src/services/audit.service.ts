@@ -2,7 +2,8 @@ import type { Clock } from '../domain/clock.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
-import type { AuditEventRow, AuditFilter } from '../store/repositories/audit-events.repo.js';
+import type { AuditFilter } from '../store/repositories/audit-events.repo.js';
+import type { AuditEvent } from '../domain/audit-event.js';
 
 /** Who did something: a portal user, an API access secret or the operator's CLI. */
 export interface AuditActor {
@@ -50,7 +51,7 @@ export class AuditService {
     });
   }
 
-  list(organizationToken: string, filter: AuditFilter): Promise<AuditEventRow[]> {
+  list(organizationToken: string, filter: AuditFilter): Promise<AuditEvent[]> {
     return this.repos.auditEvents.list(organizationToken, filter);
   }
 

@@ -2,23 +2,23 @@ import type { Access } from '../domain/tenancy.js';
 import { isRole, roleAllows } from '../domain/tenancy.js';
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
-import type { AccessSecretRow } from '../store/repositories/access-secrets.repo.js';
-import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
-import type { OrganizationRow } from '../store/repositories/organizations.repo.js';
 import type { Clock } from '../domain/clock.js';
 import { Keyring } from '../vault/keyring.js';
 import { secretCoversEnvironment } from './tenancy.service.js';
 import { noteCallbackSubscription } from '../domain/request-context.js';
 import { authKey, type AuthRows, type DefinitionCache } from '../cache/definition-cache.js';
+import type { AccessSecret } from '../domain/access-secret.js';
+import type { Environment } from '../domain/environment.js';
+import type { Organization } from '../domain/organization.js';
 
 /**
  * Who is calling: resolved from HTTP Basic credentials on every authenticated request. The rows
  * may come from the node's cache: frozen, shared, and `secret.last_used_at` may lag.
  */
 export interface AuthContext {
-  environment: EnvironmentRow;
-  organization: OrganizationRow;
-  secret: AccessSecretRow;
+  environment: Environment;
+  organization: Organization;
+  secret: AccessSecret;
 }
 
 /**
@@ -74,7 +74,7 @@ export class AuthService {
    * Records that a secret was used, for the portal's "last used" column: one write a minute per
    * secret and node, off the request's path (a failed write only leaves the column older).
    */
-  private noteUse(row: AccessSecretRow): void {
+  private noteUse(row: AccessSecret): void {
     const now = this.clock.now().getTime();
     if (now - (this.lastTouched.get(row.key) ?? 0) < TOUCH_EVERY_MS) return;
     if (this.lastTouched.size >= MAX_TRACKED) this.lastTouched.clear();

@@ -10,10 +10,10 @@ import { Secret } from '../domain/secret.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
-import type { CertificateRow } from '../store/repositories/certificates.repo.js';
-import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
+import type { Certificate } from '../domain/certificate.js';
+import type { Environment } from '../domain/environment.js';
 
 /** Who a certificate is meant for. Recorded and shown; it does not widen who can read it (docs/certificates.md). */
 export const CERTIFICATE_LEVELS = ['environment', 'organization'] as const;
@@ -62,20 +62,20 @@ export class CertificateService {
     this.repos = repositories(store.db, store.dialect);
   }
 
-  async list(environment: EnvironmentRow, query: ListQuery): Promise<CertificateRow[]> {
+  async list(environment: Environment, query: ListQuery): Promise<Certificate[]> {
     const page = await pageAfter(query, (token) => this.repos.certificates.find(environment.key, token));
     return this.repos.certificates.list(environment.key, page);
   }
 
   /** The certificate in this environment, or 404 (another environment's token included). */
-  async show(environment: EnvironmentRow, token: string): Promise<CertificateRow> {
+  async show(environment: Environment, token: string): Promise<Certificate> {
     const row = await this.repos.certificates.find(environment.key, token);
     if (row === undefined) throw new AppError({ key: 'errors.certificate_not_found', message: CERTIFICATE_MESSAGES.notFound });
     return row;
   }
 
   /** Stores an uploaded certificate once both parts parse and the key is the certificate's. */
-  async upload(environment: EnvironmentRow, input: CertificateUpload): Promise<CertificateRow> {
+  async upload(environment: Environment, input: CertificateUpload): Promise<Certificate> {
     const errors: ErrorEntry[] = [];
     const chain = collect(errors, () => parseCertificateChain(input.pem));
     const key = collect(errors, () => parsePrivateKey(input.privateKey));
@@ -95,7 +95,7 @@ export class CertificateService {
   }
 
   /** Makes a key pair and a CSR signed by it; `pem` stays null until the signed certificate is PUT. */
-  async generate(environment: EnvironmentRow, input: CertificateRequestInput): Promise<CertificateRow> {
+  async generate(environment: Environment, input: CertificateRequestInput): Promise<Certificate> {
     const generated = await generateCertificateRequest(input.algorithm, input.subject);
     return this.insert(environment, {
       level: input.level,
@@ -113,7 +113,7 @@ export class CertificateService {
    * be the stored one; a renewal for the same key replaces the previous certificate. The subject
    * fields keep what was asked for (a CA may rewrite the subject; the pem shows what it wrote).
    */
-  async attachSigned(environment: EnvironmentRow, token: string, pem: string): Promise<CertificateRow> {
+  async attachSigned(environment: Environment, token: string, pem: string): Promise<Certificate> {
     const row = await this.show(environment, token);
     if (row.redacted_at !== null) throw certificateRedacted();
     const errors: ErrorEntry[] = [];
@@ -131,7 +131,7 @@ export class CertificateService {
    * TLS. 404 for an unknown token; 422 on `certificate_token` while there is no signed pem.
    * The key is opened last and handed over at once: never store, log or render it.
    */
-  async clientCertificate(environment: EnvironmentRow, token: string): Promise<ClientCertificate> {
+  async clientCertificate(environment: Environment, token: string): Promise<ClientCertificate> {
     const row = await this.show(environment, token);
     if (row.redacted_at !== null) throw certificateRedacted();
     if (row.pem === null) {
@@ -145,7 +145,7 @@ export class CertificateService {
    * A certificate's key pair, to check a merchant's signature with (enhanced iFrame security);
    * undefined for a token the environment does not have. The private key never leaves the caller.
    */
-  async signingKeys(environment: EnvironmentRow, token: string): Promise<{ privateKeyPem: Secret; publicKeyPem: string } | undefined> {
+  async signingKeys(environment: Environment, token: string): Promise<{ privateKeyPem: Secret; publicKeyPem: string } | undefined> {
     const row = await this.repos.certificates.find(environment.key, token);
     if (row === undefined || row.redacted_at !== null) return undefined;
     return { privateKeyPem: await this.openPrivateKey(row), publicKeyPem: row.public_key };
@@ -156,13 +156,13 @@ export class CertificateService {
    * so a receiver or a signed tokenization still naming it fails with a clear error; redacting
    * twice is a 422 like the other redacts.
    */
-  async redact(environment: EnvironmentRow, token: string): Promise<CertificateRow> {
+  async redact(environment: Environment, token: string): Promise<Certificate> {
     const row = await this.show(environment, token);
     if (row.redacted_at !== null || !(await this.repos.certificates.redact(environment.key, token, this.now()))) throw certificateRedacted();
     return this.show(environment, token);
   }
 
-  private async openPrivateKey(row: CertificateRow): Promise<Secret> {
+  private async openPrivateKey(row: Certificate): Promise<Secret> {
     const opened = await this.keyring.openFor(row.environment_key, row.sealed_private_key, certificatePrivateKeyAad(row.token));
     const key = new Secret(opened.toString('utf8'));
     opened.fill(0);
@@ -170,7 +170,7 @@ export class CertificateService {
   }
 
   private async insert(
-    environment: EnvironmentRow,
+    environment: Environment,
     fields: {
       level: CertificateLevel;
       algorithm: CertificateAlgorithm | null;
@@ -180,7 +180,7 @@ export class CertificateService {
       pem: string | null;
       privateKeyPem: Secret;
     },
-  ): Promise<CertificateRow> {
+  ): Promise<Certificate> {
     const token = randomToken(TOKEN_LENGTH.item);
     const now = this.now();
     const plaintext = Buffer.from(fields.privateKeyPem.reveal(), 'utf8');

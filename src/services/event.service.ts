@@ -1,11 +1,12 @@
 import { AppError, MESSAGES, fieldError } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import type { StoreHandle } from '../store/database.js';
-import { EVENT_TYPES } from '../store/event-types.js';
-import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
-import type { EventFilter, EventRow } from '../store/repositories/events.repo.js';
+import { EVENT_TYPES } from '../domain/event-types.js';
+import type { EventFilter } from '../store/repositories/events.repo.js';
 import { repositories, type Repositories } from '../store/repositories.js';
 import { pageAfter, type ListQuery } from './list-query.js';
+import type { Environment } from '../domain/environment.js';
+import type { ApiEvent } from '../domain/event.js';
 
 const DAY_MS = 86_400_000;
 const DELETE_BATCH = 1000;
@@ -18,7 +19,7 @@ export function parseEventType(query: Record<string, unknown>): string | undefin
   return raw;
 }
 
-/** The events feed (issue 17): reads of what the repositories journaled, and its retention. */
+/** The events feed (docs/events.md): reads of what the repositories journaled, and its retention. */
 export class EventService {
   private readonly repos: Repositories;
 
@@ -31,19 +32,19 @@ export class EventService {
   }
 
   /** One page of the environment's events; `since_token` must name one of them. */
-  async list(environment: EnvironmentRow, query: ListQuery, filter: EventFilter): Promise<EventRow[]> {
+  async list(environment: Environment, query: ListQuery, filter: EventFilter): Promise<ApiEvent[]> {
     const page = await pageAfter(query, (since) => this.repos.events.find(environment.key, since));
     return this.repos.events.list(environment.key, filter, page);
   }
 
-  async show(environment: EnvironmentRow, token: string): Promise<EventRow> {
+  async show(environment: Environment, token: string): Promise<ApiEvent> {
     const row = await this.repos.events.find(environment.key, token);
     if (row === undefined) throw new AppError({ key: 'errors.event_not_found', message: MESSAGES.eventNotFound });
     return row;
   }
 
   /** The events of one payment method (404 when the environment has no such method). */
-  async forPaymentMethod(environment: EnvironmentRow, token: string, query: ListQuery, filter: EventFilter): Promise<EventRow[]> {
+  async forPaymentMethod(environment: Environment, token: string, query: ListQuery, filter: EventFilter): Promise<ApiEvent[]> {
     if ((await this.repos.paymentMethods.find(environment.key, token)) === undefined) {
       throw new AppError({ key: 'errors.payment_method_not_found', message: MESSAGES.paymentMethodNotFound });
     }

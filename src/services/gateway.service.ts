@@ -7,12 +7,13 @@ import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
 import { recordChange } from '../store/change-journal.js';
 import { gatewayKey, type DefinitionCache } from '../cache/definition-cache.js';
-import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
-import type { GatewayPatch, GatewayRow } from '../store/repositories/gateways.repo.js';
-import type { TransactionRow } from '../store/repositories/transactions.repo.js';
+import type { GatewayPatch } from '../store/repositories/gateways.repo.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
 import { newTransactionRow } from './transaction-records.js';
+import type { Environment } from '../domain/environment.js';
+import type { Gateway } from '../domain/gateway.js';
+import type { Transaction } from '../domain/transaction.js';
 
 /** Fields a client may set on a gateway, already coerced; credentials by name. */
 export interface GatewayInput {
@@ -32,19 +33,19 @@ export interface GatewaySettings {
 }
 
 /** The settings stored for a gateway. */
-export function gatewaySettings(row: GatewayRow): GatewaySettings {
+export function gatewaySettings(row: Gateway): GatewaySettings {
   return row.settings === null ? {} : (JSON.parse(row.settings) as GatewaySettings);
 }
 
 /** A gateway with what its views need besides the row. */
 export interface GatewayRecord {
-  row: GatewayRow;
+  row: Gateway;
   definition: GatewayDefinition;
 }
 
 /** The outcome of a redact: the RedactGateway transaction and the gateway it wraps. */
 export interface RedactedGateway {
-  transaction: TransactionRow;
+  transaction: Transaction;
   gateway: GatewayRecord;
 }
 
@@ -52,7 +53,7 @@ export interface RedactedGateway {
 export class GatewayService {
   private readonly repos: Repositories;
   /** Credentials opened per row object; weak, so they go when the row is no longer held. */
-  private readonly opened = new WeakMap<GatewayRow, Promise<Record<string, string>>>();
+  private readonly opened = new WeakMap<Gateway, Promise<Record<string, string>>>();
 
   constructor(
     private readonly store: StoreHandle,
@@ -70,7 +71,7 @@ export class GatewayService {
     return definition;
   }
 
-  async create(environment: EnvironmentRow, gatewayType: string | undefined, input: GatewayInput): Promise<GatewayRecord> {
+  async create(environment: Environment, gatewayType: string | undefined, input: GatewayInput): Promise<GatewayRecord> {
     const definition = this.definitionOf(gatewayType);
     if (!definition.test && environment.production !== 1) {
       throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.notActivated(environment.key) });
@@ -97,7 +98,7 @@ export class GatewayService {
     return this.fresh(environment, token);
   }
 
-  async list(environment: EnvironmentRow, query: ListQuery): Promise<GatewayRecord[]> {
+  async list(environment: Environment, query: ListQuery): Promise<GatewayRecord[]> {
     const page = await pageAfter(query, (token) => this.repos.gateways.find(environment.key, token));
     const rows = await this.repos.gateways.list(environment.key, page);
     return rows.map(withDefinition);
@@ -108,7 +109,7 @@ export class GatewayService {
    * node's cache when no gateway, environment or key changed since the request began (the
    * environment of an authenticated request carries the generation it was read under).
    */
-  async show(environment: EnvironmentRow, token: string): Promise<GatewayRecord> {
+  async show(environment: Environment, token: string): Promise<GatewayRecord> {
     const generation = await this.cache.generations.generationFor(environment);
     const row = await this.cache.gateways.read(generation, gatewayKey(environment.key, token), () => this.repos.gateways.find(environment.key, token));
     if (row === undefined) throw new AppError({ key: 'errors.gateway_not_found', message: MESSAGES.gatewayNotFound });
@@ -116,11 +117,11 @@ export class GatewayService {
   }
 
   /** The gateway as stored now, bypassing the cache: what a write reads and answers. */
-  private async fresh(environment: EnvironmentRow, token: string): Promise<GatewayRecord> {
+  private async fresh(environment: Environment, token: string): Promise<GatewayRecord> {
     return withDefinition(await this.findRow(this.repos, environment, token));
   }
 
-  async update(environment: EnvironmentRow, token: string, gatewayType: string | undefined, input: GatewayInput): Promise<GatewayRecord> {
+  async update(environment: Environment, token: string, gatewayType: string | undefined, input: GatewayInput): Promise<GatewayRecord> {
     const current = await this.fresh(environment, token);
     if (gatewayType !== undefined && gatewayType !== current.row.gateway_type) {
       throw new AppError({ key: 'errors.gateway_gateway_type_cannot_be_changed', message: MESSAGES.gatewayTypeCannotBeChanged });
@@ -146,7 +147,7 @@ export class GatewayService {
   }
 
   /** Gateways created through the API are already retained; retaining again is a no-op. */
-  async retain(environment: EnvironmentRow, token: string): Promise<GatewayRecord> {
+  async retain(environment: Environment, token: string): Promise<GatewayRecord> {
     const current = await this.show(environment, token);
     if (current.row.state === 'redacted') throw new AppError({ key: 'errors.gateway_redacted', message: MESSAGES.gatewayRedacted });
     await recordChange(this.store.db, { environmentKey: environment.key, eventType: 'RetainGateway', objectType: 'gateway', objectKey: token });
@@ -154,7 +155,7 @@ export class GatewayService {
   }
 
   /** Destroys the credentials and records a RedactGateway transaction, atomically. */
-  async redact(environment: EnvironmentRow, token: string): Promise<RedactedGateway> {
+  async redact(environment: Environment, token: string): Promise<RedactedGateway> {
     return inTransaction(this.store, async (repos) => {
       await this.findRow(repos, environment, token);
       const now = this.clock.now().toISOString();
@@ -162,7 +163,7 @@ export class GatewayService {
       await repos.gateways.updateUnlessRedacted(environment.key, token, { state: 'redacted', safe_credentials: null, sealed_credentials: null, updated_at: now });
       const record = newTransactionRow({ environmentKey: environment.key, transactionType: 'RedactGateway', outcome: 'succeeded', gatewayToken: token, now });
       await repos.transactions.insert(record);
-      const transaction = (await repos.transactions.find(environment.key, record.token)) as TransactionRow;
+      const transaction = (await repos.transactions.find(environment.key, record.token)) as Transaction;
       return { transaction, gateway: withDefinition(await this.findRow(repos, environment, token)) };
     });
   }
@@ -172,7 +173,7 @@ export class GatewayService {
    * once per row object: a cached row keeps its credentials as long as it stays cached (a changed
    * gateway is a new row object, so they can never outlive the row they were opened from).
    */
-  async openCredentials(row: GatewayRow): Promise<Record<string, string>> {
+  async openCredentials(row: Gateway): Promise<Record<string, string>> {
     let opened = this.opened.get(row);
     if (opened === undefined) {
       opened = this.decrypt(row);
@@ -183,14 +184,14 @@ export class GatewayService {
     return { ...(await opened) };
   }
 
-  private async decrypt(row: GatewayRow): Promise<Record<string, string>> {
+  private async decrypt(row: Gateway): Promise<Record<string, string>> {
     const safe = row.safe_credentials === null ? {} : (JSON.parse(row.safe_credentials) as Record<string, string>);
     if (row.sealed_credentials === null) return safe;
     const opened = await this.keyring.openFor(row.environment_key, row.sealed_credentials, credentialsAad(row.token));
     return { ...safe, ...(JSON.parse(opened.toString('utf8')) as Record<string, string>) };
   }
 
-  private async findRow(repos: Repositories, environment: EnvironmentRow, token: string): Promise<GatewayRow> {
+  private async findRow(repos: Repositories, environment: Environment, token: string): Promise<Gateway> {
     const row = await repos.gateways.find(environment.key, token);
     if (row === undefined) throw new AppError({ key: 'errors.gateway_not_found', message: MESSAGES.gatewayNotFound });
     return row;
@@ -222,7 +223,7 @@ export class GatewayService {
   }
 }
 
-function withDefinition(row: GatewayRow): GatewayRecord {
+function withDefinition(row: Gateway): GatewayRecord {
   const definition = findGatewayDefinition(row.gateway_type);
   if (definition === undefined) throw new Error(`gateway ${row.token} has unknown type ${row.gateway_type}`);
   return { row, definition };

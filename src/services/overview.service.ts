@@ -2,11 +2,12 @@ import type { Clock } from '../domain/clock.js';
 import { BREAKER_POLICY } from '../limits/circuit-breaker.js';
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
-import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
-import type { TransactionRow, VolumeRow } from '../store/repositories/transactions.repo.js';
+import type { VolumeRow } from '../store/repositories/transactions.repo.js';
 import type { RollupRow } from '../store/repositories/rollups.repo.js';
 import type { GatewayService } from './gateway.service.js';
 import { GATEWAY_TRANSACTION_TYPES } from './transactions/transaction-details.js';
+import type { Environment } from '../domain/environment.js';
+import type { Transaction } from '../domain/transaction.js';
 
 const TYPES = [...GATEWAY_TRANSACTION_TYPES];
 /** Outcomes the breaker counts: faults and unknown results, never declines. */
@@ -35,7 +36,7 @@ export interface GatewayOverview {
 
 export interface Overview {
   gateways: GatewayOverview[];
-  failures: TransactionRow[];
+  failures: Transaction[];
   computedAt: string;
 }
 
@@ -58,7 +59,7 @@ export class OverviewService {
     this.repos = repositories(store.db, store.dialect);
   }
 
-  async of(environment: EnvironmentRow): Promise<Overview> {
+  async of(environment: Environment): Promise<Overview> {
     const now = this.clock.now().getTime();
     const currentHour = Math.floor(now / HOUR) * HOUR;
     const hourStart = currentHour - 23 * HOUR;

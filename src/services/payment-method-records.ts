@@ -1,6 +1,5 @@
 import type { CardInput } from '../domain/payment-method.js';
 import { CARD_TEXT_FIELDS } from '../domain/payment-method.js';
-import type { PaymentMethodRow } from '../store/repositories/payment-methods.repo.js';
 import {
   accountDisplayDigits,
   detectCardType,
@@ -10,6 +9,7 @@ import {
   routingDisplayDigits,
   splitFullName,
 } from '../vault/card-rules.js';
+import type { PaymentMethod } from '../domain/payment-method.js';
 
 /**
  * The non-sensitive `details` JSON of a payment method. Card details carry only what may be
@@ -17,7 +17,7 @@ import {
  */
 export type Details = Record<string, string | number | boolean | null>;
 
-export function parseDetails(row: PaymentMethodRow): Details {
+export function parseDetails(row: PaymentMethod): Details {
   return JSON.parse(row.details) as Details;
 }
 

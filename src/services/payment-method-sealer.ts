@@ -2,13 +2,13 @@ import { AppError, MESSAGES, fieldError, type ErrorEntry } from '../domain/error
 import type { PaymentMethodCreateInput, PaymentMethodType } from '../domain/payment-method.js';
 import { Secret } from '../domain/secret.js';
 import type { AdapterPaymentMethod } from '../gateways/kit/index.js';
-import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
-import type { PaymentMethodRow } from '../store/repositories/payment-methods.repo.js';
 import { checkCardNumber, normalizePan } from '../vault/card-rules.js';
 import type { Keyring } from '../vault/keyring.js';
 import { isTestBankAccount, isTestCard } from '../vault/test-cards.js';
 import { bankAccountDetails, cardDetails, parseDetails, type Details } from './payment-method-records.js';
 import { bankAccountErrors, cardErrors, thirdPartyErrors, verificationValueErrors } from './payment-method-validation.js';
+import type { Environment } from '../domain/environment.js';
+import type { PaymentMethod } from '../domain/payment-method.js';
 
 /** A validated payment method, its sensitive values already sealed for storage. */
 export interface SealedFields {
@@ -41,10 +41,10 @@ export class PaymentMethodSealer {
    * In a test environment a real card (or bank account, or third-party vault) is refused with
    * 402 before the other checks, as Spreedly does. A number that is not a card number at all
    * (wrong check digit, wrong length) is not a "real card": it gets 422 errors.invalid on
-   * `number` like any invalid field (issue 11 §8), so a typo in a test number says what is wrong.
+   * `number` like any invalid field, so a typo in a test number says what is wrong.
    */
   async prepare(
-    environment: EnvironmentRow,
+    environment: Environment,
     token: string,
     input: PaymentMethodCreateInput,
     now: Date,
@@ -129,7 +129,7 @@ export class PaymentMethodSealer {
    * Opens a stored payment method for the adapter that will send it: sensitive values in
    * `Secret`s, the rest as plain fields. Null when there is nothing left to send (redacted).
    */
-  async open(row: PaymentMethodRow): Promise<AdapterPaymentMethod | null> {
+  async open(row: PaymentMethod): Promise<AdapterPaymentMethod | null> {
     const details = parseDetails(row);
     const text = (field: string) => (typeof details[field] === 'string' ? (details[field] as string) : null);
     const openField = async (blob: string | null, field: Parameters<typeof paymentMethodAad>[1]) =>

@@ -4,9 +4,7 @@ import { STORAGE_STATES, USABLE_STATES, type PaymentMethodCreateInput, type Paym
 import { orderedToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
-import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
-import type { PaymentMethodFilter, PaymentMethodPatch, PaymentMethodRow } from '../store/repositories/payment-methods.repo.js';
-import type { TransactionRow } from '../store/repositories/transactions.repo.js';
+import type { PaymentMethodFilter, PaymentMethodPatch } from '../store/repositories/payment-methods.repo.js';
 import type { Keyring } from '../vault/keyring.js';
 import { nextBulkTurn } from '../limits/bulk-turns.js';
 import { pageAfter, type ListQuery } from './list-query.js';
@@ -14,11 +12,14 @@ import { parseDetails, redactedDetails, resolveNames, withoutPersonalData, type 
 import { checkMetadata, emailErrors, expiryErrors, nameErrors } from './payment-method-validation.js';
 import { PaymentMethodSealer, type SealedFields } from './payment-method-sealer.js';
 import { newTransactionRow } from './transaction-records.js';
+import type { Environment } from '../domain/environment.js';
+import type { PaymentMethod } from '../domain/payment-method.js';
+import type { Transaction } from '../domain/transaction.js';
 
 /** A vault transaction (AddPaymentMethod, Retain, Redact, Recache) and the method it concerns. */
 export interface VaultOutcome {
-  transaction: TransactionRow;
-  paymentMethod: PaymentMethodRow;
+  transaction: Transaction;
+  paymentMethod: PaymentMethod;
 }
 
 /** A list's filters: the repository's own shape (states, metadata key → value). */
@@ -49,7 +50,7 @@ export class PaymentMethodService {
     this.sealer = new PaymentMethodSealer(keyring);
   }
 
-  async create(environment: EnvironmentRow, input: PaymentMethodCreateInput): Promise<VaultOutcome> {
+  async create(environment: Environment, input: PaymentMethodCreateInput): Promise<VaultOutcome> {
     const now = this.clock.now();
     const token = orderedToken(TOKEN_LENGTH.item);
     const metadata = checkMetadata(input.metadata);
@@ -96,13 +97,13 @@ export class PaymentMethodService {
   }
 
   /** The method, with its caching window and CVV window applied first (lazily, in case the sweep lags). */
-  async show(environment: EnvironmentRow, token: string): Promise<PaymentMethodRow> {
+  async show(environment: Environment, token: string): Promise<PaymentMethod> {
     const row = await this.repos.paymentMethods.find(environment.key, token);
     if (row === undefined) throw NOT_FOUND();
     return this.settle(row);
   }
 
-  async list(environment: EnvironmentRow, filter: PaymentMethodListFilter, query: ListQuery): Promise<PaymentMethodRow[]> {
+  async list(environment: Environment, filter: PaymentMethodListFilter, query: ListQuery): Promise<PaymentMethod[]> {
     const unknown = filter.states.filter((state) => !(STORAGE_STATES as readonly string[]).includes(state));
     if (unknown.length > 0) throw new AppError(fieldError.inclusion('state'));
     const page = await pageAfter(query, (since) => this.repos.paymentMethods.find(environment.key, since));
@@ -116,7 +117,7 @@ export class PaymentMethodService {
    * truth: up to EXPIRED_PER_LIST methods, EXPIRED_BATCH at a time with a bulk turn of the event
    * loop between (their rows may hold large free-form data; docs/wire-compatibility.md, "Large pages").
    */
-  private async settleEndedWindows(environment: EnvironmentRow): Promise<void> {
+  private async settleEndedWindows(environment: Environment): Promise<void> {
     const now = this.clock.now().toISOString();
     for (let settled = 0; settled < EXPIRED_PER_LIST; ) {
       const expired = await this.repos.paymentMethods.expiredCached(now, EXPIRED_BATCH, environment.key);
@@ -128,7 +129,7 @@ export class PaymentMethodService {
   }
 
   /** Non-sensitive fields only; the number, CVV and bank numbers cannot be changed. */
-  async update(environment: EnvironmentRow, token: string, input: PaymentMethodUpdateInput): Promise<PaymentMethodRow> {
+  async update(environment: Environment, token: string, input: PaymentMethodUpdateInput): Promise<PaymentMethod> {
     const current = await this.show(environment, token);
     const details = parseDetails(current);
     const next: Details = { ...details };
@@ -172,7 +173,7 @@ export class PaymentMethodService {
   }
 
   /** The transactions of one payment method, in list order. */
-  async transactions(environment: EnvironmentRow, token: string, query: ListQuery): Promise<{ paymentMethod: PaymentMethodRow; transactions: TransactionRow[] }> {
+  async transactions(environment: Environment, token: string, query: ListQuery): Promise<{ paymentMethod: PaymentMethod; transactions: Transaction[] }> {
     const paymentMethod = await this.show(environment, token);
     const page = await pageAfter(query, async (since) => {
       const row = await this.repos.transactions.find(environment.key, since);
@@ -183,7 +184,7 @@ export class PaymentMethodService {
   }
 
   /** cached → retained (RetainPaymentMethod). A redacted method cannot be retained: a failed transaction, 422. */
-  async retain(environment: EnvironmentRow, token: string): Promise<VaultOutcome & { succeeded: boolean }> {
+  async retain(environment: Environment, token: string): Promise<VaultOutcome & { succeeded: boolean }> {
     await this.show(environment, token);
     const at = this.clock.now().toISOString();
     return inTransaction(this.store, async (repos) => {
@@ -211,9 +212,9 @@ export class PaymentMethodService {
   }
 
   /** Destroys the number, CVV, fingerprint and bank numbers for good (RedactPaymentMethod). */
-  async redact(environment: EnvironmentRow, token: string, options: { removePersonalData: boolean; removeFromGateway?: string | undefined }): Promise<VaultOutcome> {
+  async redact(environment: Environment, token: string, options: { removePersonalData: boolean; removeFromGateway?: string | undefined }): Promise<VaultOutcome> {
     const current = await this.show(environment, token);
-    // Removing the gateway's own copy needs the gateway (issue: transactions); an unknown one is 404 now.
+    // Removing the gateway's own copy needs the gateway: an unknown one is 404, before anything is redacted.
     if (options.removeFromGateway !== undefined && (await this.repos.gateways.find(environment.key, options.removeFromGateway)) === undefined) {
       throw new AppError({ key: 'errors.gateway_not_found', message: MESSAGES.gatewayNotFound });
     }
@@ -223,7 +224,7 @@ export class PaymentMethodService {
       // between, read again, so that update is not silently undone.
       let row = current;
       while (!(await repos.paymentMethods.updateIfUnchanged(row, STORAGE_STATES, redactionPatch(row, at, options.removePersonalData)))) {
-        row = (await repos.paymentMethods.find(environment.key, token)) as PaymentMethodRow;
+        row = (await repos.paymentMethods.find(environment.key, token)) as PaymentMethod;
       }
       const record = newTransactionRow({ environmentKey: environment.key, transactionType: 'RedactPaymentMethod', outcome: 'succeeded', paymentMethodToken: token, now: at });
       await repos.transactions.insert(record);
@@ -232,7 +233,7 @@ export class PaymentMethodService {
   }
 
   /** A new CVV for a usable card (RecacheSensitiveData); held for one caching window. */
-  async recache(environment: EnvironmentRow, token: string, verificationValue: string | undefined): Promise<VaultOutcome & { succeeded: boolean }> {
+  async recache(environment: Environment, token: string, verificationValue: string | undefined): Promise<VaultOutcome & { succeeded: boolean }> {
     const current = await this.show(environment, token);
     if (current.payment_method_type !== 'credit_card') {
       throw new AppError({ key: 'errors.invalid', attribute: 'payment_method_type', message: 'Only credit cards hold a verification value' });
@@ -267,7 +268,7 @@ export class PaymentMethodService {
    * is redacted, a CVV past its window is dropped. Conditional updates, so several nodes (and
    * the sweep) may do this at once.
    */
-  async settle(row: PaymentMethodRow): Promise<PaymentMethodRow> {
+  async settle(row: PaymentMethod): Promise<PaymentMethod> {
     const now = this.clock.now().toISOString();
     let changed = false;
     if (row.storage_state === 'cached' && row.cache_expires_at !== null && row.cache_expires_at <= now) {
@@ -282,15 +283,15 @@ export class PaymentMethodService {
     return new Date(now.getTime() + this.cacheTtlSeconds * 1000).toISOString();
   }
 
-  private async outcome(repos: Repositories, environment: EnvironmentRow, transactionToken: string, token: string): Promise<VaultOutcome> {
-    const transaction = (await repos.transactions.find(environment.key, transactionToken)) as TransactionRow;
-    const paymentMethod = (await repos.paymentMethods.find(environment.key, token)) as PaymentMethodRow;
+  private async outcome(repos: Repositories, environment: Environment, transactionToken: string, token: string): Promise<VaultOutcome> {
+    const transaction = (await repos.transactions.find(environment.key, transactionToken)) as Transaction;
+    const paymentMethod = (await repos.paymentMethods.find(environment.key, token)) as PaymentMethod;
     return { transaction, paymentMethod };
   }
 }
 
 /** Everything redaction changes: the sealed values and fingerprint go, for good. */
-export function redactionPatch(row: PaymentMethodRow, at: string, removePersonalData: boolean): PaymentMethodPatch {
+export function redactionPatch(row: PaymentMethod, at: string, removePersonalData: boolean): PaymentMethodPatch {
   const kept = redactedDetails(parseDetails(row));
   const details = removePersonalData ? withoutPersonalData(kept) : kept;
   return {

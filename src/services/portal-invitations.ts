@@ -4,21 +4,21 @@ import type { Clock } from '../domain/clock.js';
 import { isPortalRole } from '../domain/portal-roles.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { Repositories } from '../store/repositories.js';
-import type { PortalInvitationRow } from '../store/repositories/portal-invitations.repo.js';
 import { normalizeEmail } from './portal-credentials.js';
+import type { PortalInvitation } from '../domain/portal-people.js';
 
 /** An invitation link works for a week, once. */
 export const INVITATION_TTL_MS = 7 * 86_400_000;
 
 /** A new invitation and the secret of its link, shown once (only its hash is stored). */
 export interface NewInvitation {
-  invitation: PortalInvitationRow;
+  invitation: PortalInvitation;
   secret: string;
 }
 
 /** The invitation behind a link, with the name of the organization it opens. */
 export interface OpenInvitation {
-  invitation: PortalInvitationRow;
+  invitation: PortalInvitation;
   organizationName: string;
 }
 
@@ -66,15 +66,15 @@ export class PortalInvitations {
     };
     await this.repos.portalInvitations.deleteFor(organizationToken, email);
     await this.repos.portalInvitations.insert(row);
-    return { invitation: (await this.repos.portalInvitations.find(row.token)) as PortalInvitationRow, secret };
+    return { invitation: (await this.repos.portalInvitations.find(row.token)) as PortalInvitation, secret };
   }
 
-  list(organizationToken: string): Promise<PortalInvitationRow[]> {
+  list(organizationToken: string): Promise<PortalInvitation[]> {
     return this.repos.portalInvitations.listByOrganization(organizationToken);
   }
 
   /** Cancels an open invitation of this organization; the invitation, or a 404. */
-  async cancel(organizationToken: string, token: string): Promise<PortalInvitationRow> {
+  async cancel(organizationToken: string, token: string): Promise<PortalInvitation> {
     const invitation = await this.repos.portalInvitations.find(token);
     if (invitation === undefined || invitation.organization_token !== organizationToken || !(await this.repos.portalInvitations.delete(token))) throw invitationGone();
     return invitation;

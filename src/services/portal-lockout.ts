@@ -1,7 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 import type { Repositories } from '../store/repositories.js';
-import type { PortalPersonRow } from '../store/repositories/portal-users.repo.js';
 import type { AuditService } from './audit.service.js';
+import type { PortalPerson } from '../domain/portal-people.js';
 
 /**
  * PCI DSS 8.3.4: a person is locked out after at most 10 failed attempts (wrong password or
@@ -27,7 +27,7 @@ export class PortalLockout {
    * One more failure; the one that reaches the limit locks the person and records `user.lock` in
    * each of their organizations (their owners see who was attacked, and from where).
    */
-  async fail(person: PortalPersonRow, address: string | null): Promise<void> {
+  async fail(person: PortalPerson, address: string | null): Promise<void> {
     const failures = await this.repos.portalPeople.addFailure(person.token);
     if (failures < LOCKOUT.failures) return;
     const until = new Date(this.clock.now().getTime() + LOCKOUT.durationMs).toISOString();
@@ -46,7 +46,7 @@ export class PortalLockout {
   }
 
   /** A complete sign-in (or a right code): the failures start again from zero. */
-  async succeed(person: PortalPersonRow): Promise<void> {
+  async succeed(person: PortalPerson): Promise<void> {
     await this.repos.portalPeople.clearFailures(person.token);
   }
 

@@ -2,8 +2,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
-import type { PortalSessionRow } from '../store/repositories/portal-sessions.repo.js';
 import type { PortalMember } from '../store/repositories/portal-users.repo.js';
+import type { PortalSession } from '../domain/portal-people.js';
 
 /** How long sessions live. */
 export interface SessionPolicy {
@@ -23,14 +23,14 @@ const TOUCH_EVERY_MS = 60_000;
  * organization (its role, its organization), with the person's email and second-factor state.
  */
 export interface LiveSession {
-  row: PortalSessionRow;
+  row: PortalSession;
   user: PortalMember;
 }
 
 /** A new session: the cookie value is returned here only; the store keeps its hash. */
 export interface NewSession {
   cookie: string;
-  row: PortalSessionRow;
+  row: PortalSession;
 }
 
 function hashId(cookie: string): string {
@@ -57,7 +57,7 @@ export class PortalSessionService {
   async start(user: PortalMember, stage: 'password' | 'active', address: string, environmentKey: string | null): Promise<NewSession> {
     const cookie = randomBytes(32).toString('base64url');
     const now = this.clock.now();
-    const row: PortalSessionRow = {
+    const row: PortalSession = {
       id_hash: hashId(cookie),
       person_token: user.person_token,
       organization_token: user.organization_token,
@@ -145,7 +145,7 @@ export class PortalSessionService {
 }
 
 /** Constant-time comparison of a submitted CSRF token with the session's. */
-export function csrfMatches(session: PortalSessionRow, submitted: unknown): boolean {
+export function csrfMatches(session: PortalSession, submitted: unknown): boolean {
   if (typeof submitted !== 'string') return false;
   const a = Buffer.from(session.csrf_token, 'utf8');
   const b = Buffer.from(submitted, 'utf8');

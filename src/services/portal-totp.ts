@@ -1,8 +1,8 @@
 import * as OTPAuth from 'otpauth';
 import type { Clock } from '../domain/clock.js';
 import type { Repositories } from '../store/repositories.js';
-import type { PortalPersonRow } from '../store/repositories/portal-users.repo.js';
 import type { PortalSecretBox } from '../vault/portal-secret-box.js';
+import type { PortalPerson } from '../domain/portal-people.js';
 
 const TOTP = { issuer: 'Coffer', algorithm: 'SHA1', digits: 6, period: 30 } as const;
 /** One step of clock drift either way (RFC 6238 §5.2). */
@@ -33,14 +33,14 @@ export class PortalTotp {
   ) {}
 
   /** True once: when `code` is a current code of the person's secret, for a step newer than the last accepted. */
-  async accept(person: PortalPersonRow, code: string): Promise<boolean> {
+  async accept(person: PortalPerson, code: string): Promise<boolean> {
     if (person.totp_enabled !== 1 || person.totp_secret === null) return false;
     const step = await this.stepOf(person, person.totp_secret, code);
     return step !== null && this.repos.portalPeople.advanceTotpStep(person.token, person.totp_secret, step);
   }
 
   /** Starts setting up a new secret, kept pending: the one in use (if any) stays in force. */
-  async begin(person: PortalPersonRow): Promise<TotpEnrolment> {
+  async begin(person: PortalPerson): Promise<TotpEnrolment> {
     const secret = new OTPAuth.Secret({ size: 20 });
     const sealed = await this.box.seal(secret.base32, `totp:${person.token}`);
     await this.repos.portalPeople.update(person.token, { totp_pending_secret: sealed, updated_at: this.now() });
@@ -48,7 +48,7 @@ export class PortalTotp {
   }
 
   /** Puts the pending secret in force when `code` is one of its current codes. */
-  async confirm(person: PortalPersonRow, code: string): Promise<boolean> {
+  async confirm(person: PortalPerson, code: string): Promise<boolean> {
     const pending = person.totp_pending_secret;
     if (pending === null) return false;
     const step = await this.stepOf(person, pending, code);
@@ -63,7 +63,7 @@ export class PortalTotp {
   }
 
   /** The time step `code` belongs to under the sealed secret, or null when it is no current code. */
-  private async stepOf(person: PortalPersonRow, sealed: string, code: string): Promise<number | null> {
+  private async stepOf(person: PortalPerson, sealed: string, code: string): Promise<number | null> {
     const typed = code.trim();
     if (!/^\d{6}$/.test(typed)) return null;
     const secret = await this.box.open(sealed, `totp:${person.token}`);

@@ -4,13 +4,14 @@ import { isPortalRole } from '../domain/portal-roles.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
-import type { PortalMember, PortalMemberOrganization, PortalPersonRow } from '../store/repositories/portal-users.repo.js';
+import type { PortalMember, PortalMemberOrganization } from '../store/repositories/portal-users.repo.js';
 import type { PortalSecretBox } from '../vault/portal-secret-box.js';
 import { AuditService } from './audit.service.js';
 import { checkNewPassword, generatePassword, hashPassword, normalizeEmail, PasswordVerifier } from './portal-credentials.js';
 import { invitationGone, PortalInvitations } from './portal-invitations.js';
 import { PortalLockout } from './portal-lockout.js';
 import { PortalTotp } from './portal-totp.js';
+import type { PortalPerson } from '../domain/portal-people.js';
 
 export { generatePassword, MIN_PASSWORD_LENGTH } from './portal-credentials.js';
 
@@ -95,12 +96,12 @@ export class PortalUserService {
     return this.repos.portalMemberships.find(token);
   }
 
-  person(token: string): Promise<PortalPersonRow | undefined> {
+  person(token: string): Promise<PortalPerson | undefined> {
     return this.repos.portalPeople.find(token);
   }
 
   /** The person with this email (CLI input), or an error naming none. */
-  async requireByEmail(email: string): Promise<PortalPersonRow> {
+  async requireByEmail(email: string): Promise<PortalPerson> {
     const person = await this.repos.portalPeople.findByEmail(normalizeEmail(email));
     if (person === undefined) throw userNotFound();
     return person;
@@ -121,7 +122,7 @@ export class PortalUserService {
    * the lockout) or locked. The same argon2 work and one write are done in every case, so timing
    * does not tell which.
    */
-  async authenticate(email: string, password: string, address: string | null): Promise<PortalPersonRow | null> {
+  async authenticate(email: string, password: string, address: string | null): Promise<PortalPerson | null> {
     const person = await this.repos.portalPeople.findByEmail(email.trim().toLowerCase());
     if (person !== undefined) return this.checkPassword(person, password, address);
     await this.passwords.matches(null, password);
@@ -130,7 +131,7 @@ export class PortalUserService {
   }
 
   /** True when `password` is the person's and they are not locked; a wrong one counts as a failure. */
-  async checkPassword(person: PortalPersonRow, password: string, address: string | null): Promise<PortalPersonRow | null> {
+  async checkPassword(person: PortalPerson, password: string, address: string | null): Promise<PortalPerson | null> {
     const locked = this.lockout.isLocked(person);
     const matches = await this.passwords.matches(locked ? null : person.password_hash, password);
     if (locked) {
@@ -145,7 +146,7 @@ export class PortalUserService {
   }
 
   /** True once for a current code of the person's second factor; a wrong one counts as a failure. */
-  async checkCode(person: PortalPersonRow, code: string, address: string | null): Promise<boolean> {
+  async checkCode(person: PortalPerson, code: string, address: string | null): Promise<boolean> {
     const fresh = await this.repos.portalPeople.find(person.token);
     if (fresh === undefined || this.lockout.isLocked(fresh)) return false;
     if (await this.totp.accept(fresh, code)) return true;

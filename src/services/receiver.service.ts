@@ -7,12 +7,13 @@ import { isReadablePrivateKey, parseHostKeyPin } from '../receivers/sftp-upload.
 import type { ReceiverTypeDefinition, ReceiverTypes } from '../receivers/receiver-types.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
-import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
-import type { ReceiverPatch, ReceiverRow } from '../store/repositories/receivers.repo.js';
-import type { TransactionRow } from '../store/repositories/transactions.repo.js';
+import type { ReceiverPatch } from '../store/repositories/receivers.repo.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
 import { newTransactionRow } from './transaction-records.js';
+import type { Environment } from '../domain/environment.js';
+import type { Receiver } from '../domain/receiver.js';
+import type { Transaction } from '../domain/transaction.js';
 
 /** One credential as the client sends it: unsafe ones are sealed and never echoed. */
 export interface ReceiverCredentialInput {
@@ -41,13 +42,13 @@ export interface ReceiverInput {
 
 /** A receiver with its type's definition. */
 export interface ReceiverRecord {
-  row: ReceiverRow;
+  row: Receiver;
   definition: ReceiverTypeDefinition;
 }
 
 /** The outcome of a redact: the RedactReceiver transaction and the receiver it wraps. */
 export interface RedactedReceiver {
-  transaction: TransactionRow;
+  transaction: Transaction;
   receiver: ReceiverRecord;
 }
 
@@ -62,7 +63,7 @@ export interface ReceiverSecrets {
 }
 
 /** Does a certificate of this environment exist? (The certificates service answers.) */
-export type CertificateLookup = (environment: EnvironmentRow, token: string) => Promise<boolean>;
+export type CertificateLookup = (environment: Environment, token: string) => Promise<boolean>;
 
 /** A stored credential: safe ones keep their value in clear, unsafe ones only their name. */
 interface StoredCredential {
@@ -102,7 +103,7 @@ export class ReceiverService {
     this.repos = repositories(store.db, store.dialect);
   }
 
-  async create(environment: EnvironmentRow, receiverType: string | undefined, input: ReceiverInput): Promise<ReceiverRecord> {
+  async create(environment: Environment, receiverType: string | undefined, input: ReceiverInput): Promise<ReceiverRecord> {
     const definition = receiverType === undefined ? undefined : this.types.find(receiverType);
     if (definition === undefined) throw new AppError({ key: 'errors.invalid_receiver_type', attribute: 'receiver_type', message: MESSAGE_INVALID_TYPE });
     if (!definition.test && environment.production !== 1) {
@@ -131,19 +132,19 @@ export class ReceiverService {
     return this.show(environment, token);
   }
 
-  async list(environment: EnvironmentRow, query: ListQuery): Promise<ReceiverRecord[]> {
+  async list(environment: Environment, query: ListQuery): Promise<ReceiverRecord[]> {
     const page = await pageAfter(query, (token) => this.repos.receivers.find(environment.key, token));
     const rows = await this.repos.receivers.list(environment.key, page);
     return rows.map((row) => this.withDefinition(row));
   }
 
   /** The receiver in this environment, or 404 (another environment's token included). */
-  async show(environment: EnvironmentRow, token: string): Promise<ReceiverRecord> {
+  async show(environment: Environment, token: string): Promise<ReceiverRecord> {
     return this.withDefinition(await this.findRow(this.repos, environment, token));
   }
 
   /** Replaces what the body names: the credentials list as a whole, hostnames, protocol, certificate. */
-  async update(environment: EnvironmentRow, token: string, input: ReceiverInput): Promise<ReceiverRecord> {
+  async update(environment: Environment, token: string, input: ReceiverInput): Promise<ReceiverRecord> {
     const current = await this.show(environment, token);
     if (current.row.state === 'redacted') throw receiverRedacted();
     const { definition } = current;
@@ -174,7 +175,7 @@ export class ReceiverService {
   }
 
   /** Destroys the credentials and SFTP secrets and records a RedactReceiver transaction, atomically. */
-  async redact(environment: EnvironmentRow, token: string): Promise<RedactedReceiver> {
+  async redact(environment: Environment, token: string): Promise<RedactedReceiver> {
     return inTransaction(this.store, async (repos) => {
       await this.findRow(repos, environment, token);
       const now = this.clock.now().toISOString();
@@ -187,13 +188,13 @@ export class ReceiverService {
       });
       const record = newTransactionRow({ environmentKey: environment.key, transactionType: 'RedactReceiver', outcome: 'succeeded', now });
       await repos.transactions.insert({ ...record, receiver_token: token });
-      const transaction = (await repos.transactions.find(environment.key, record.token)) as TransactionRow;
+      const transaction = (await repos.transactions.find(environment.key, record.token)) as Transaction;
       return { transaction, receiver: this.withDefinition(await this.findRow(repos, environment, token)) };
     });
   }
 
   /** Every credential and SFTP secret of a receiver in clear, for the call that uses them. */
-  async openSecrets(row: ReceiverRow): Promise<ReceiverSecrets> {
+  async openSecrets(row: Receiver): Promise<ReceiverSecrets> {
     const credentials: Record<string, string> = {};
     for (const stored of storedCredentials(row)) if (stored.value !== undefined) credentials[stored.name] = stored.value;
     const sensitive: string[] = [];
@@ -219,19 +220,19 @@ export class ReceiverService {
     return parseHostnames(record.row.hostnames, hostnameSchemes(record.definition)) ?? [];
   }
 
-  private withDefinition(row: ReceiverRow): ReceiverRecord {
+  private withDefinition(row: Receiver): ReceiverRecord {
     const definition = this.types.find(row.receiver_type);
     // A type removed from the catalog after receivers were made: keep serving it as a plain one.
     return { row, definition: definition ?? { receiverType: row.receiver_type, name: row.receiver_type, companyName: row.company_name, hostnames: null, protocol: row.protocol_user === null ? 'http' : 'sftp', test: false } };
   }
 
-  private async findRow(repos: Repositories, environment: EnvironmentRow, token: string): Promise<ReceiverRow> {
+  private async findRow(repos: Repositories, environment: Environment, token: string): Promise<Receiver> {
     const row = await repos.receivers.find(environment.key, token);
     if (row === undefined) throw receiverNotFound();
     return row;
   }
 
-  private async checkCertificate(environment: EnvironmentRow, token: string | undefined): Promise<void> {
+  private async checkCertificate(environment: Environment, token: string | undefined): Promise<void> {
     if (token === undefined) return;
     if (!(await this.certificateExists(environment, token))) {
       throw new AppError({ key: 'errors.invalid', attribute: 'certificate_token', message: 'Certificate token does not name a certificate of this environment' });
@@ -269,7 +270,7 @@ export class ReceiverService {
 }
 
 /** The credentials list as stored (safe values in clear, unsafe by name only). */
-export function storedCredentials(row: Pick<ReceiverRow, 'credentials'>): StoredCredential[] {
+export function storedCredentials(row: Pick<Receiver, 'credentials'>): StoredCredential[] {
   return row.credentials === null ? [] : (JSON.parse(row.credentials) as StoredCredential[]);
 }
 

@@ -6,11 +6,11 @@ import { grantRefusal, scopeOf, type SecretScope } from '../domain/secret-grants
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
-import type { OrganizationRow } from '../store/repositories/organizations.repo.js';
-import type { EnvironmentRow } from '../store/repositories/environments.repo.js';
-import type { AccessSecretRow } from '../store/repositories/access-secrets.repo.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
+import type { AccessSecret } from '../domain/access-secret.js';
+import type { Environment } from '../domain/environment.js';
+import type { Organization } from '../domain/organization.js';
 
 /** What `coffer init` (and the first `serve`) prints, once. */
 export interface InitResult {
@@ -22,7 +22,7 @@ export interface InitResult {
 
 /** A newly created access secret: the row plus the secret, which is never retrievable again. */
 export interface CreatedSecret {
-  row: AccessSecretRow;
+  row: AccessSecret;
   secret: string;
 }
 
@@ -73,40 +73,40 @@ export class TenancyService {
     });
   }
 
-  createOrganization(name: string): Promise<OrganizationRow> {
+  createOrganization(name: string): Promise<Organization> {
     return this.insertOrganization(this.repos, requireName(name));
   }
 
   /** The organization, or an error naming the token (CLI input). */
-  async requireOrganization(token: string): Promise<OrganizationRow> {
+  async requireOrganization(token: string): Promise<Organization> {
     const organization = await this.repos.organizations.find(token);
     if (organization === undefined) throw new Error(`no organization ${token}`);
     return organization;
   }
 
-  listOrganizations(): Promise<OrganizationRow[]> {
+  listOrganizations(): Promise<Organization[]> {
     return this.repos.organizations.list();
   }
 
-  async setOrganizationActive(token: string, active: boolean): Promise<OrganizationRow> {
+  async setOrganizationActive(token: string, active: boolean): Promise<Organization> {
     const changed = await this.repos.organizations.setActive(token, active, this.now());
     if (!changed) throw new Error(`no organization ${token}`);
-    return (await this.repos.organizations.find(token)) as OrganizationRow;
+    return (await this.repos.organizations.find(token)) as Organization;
   }
 
   /** The environment, or an error naming the key (CLI input). */
-  async requireEnvironment(key: string): Promise<EnvironmentRow> {
+  async requireEnvironment(key: string): Promise<Environment> {
     const environment = await this.repos.environments.find(key);
     if (environment === undefined) throw new Error(`no environment ${key}`);
     return environment;
   }
 
-  async createEnvironment(organizationToken: string, name: string, production: boolean): Promise<EnvironmentRow> {
+  async createEnvironment(organizationToken: string, name: string, production: boolean): Promise<Environment> {
     await this.requireOrganization(organizationToken);
     return this.insertEnvironment(this.repos, organizationToken, requireName(name), production);
   }
 
-  async listEnvironments(organizationToken: string, query: ListQuery): Promise<EnvironmentRow[]> {
+  async listEnvironments(organizationToken: string, query: ListQuery): Promise<Environment[]> {
     const page = await pageAfter(query, async (since) => {
       const row = await this.repos.environments.find(since);
       return row?.organization_token === organizationToken ? row : undefined;
@@ -115,7 +115,7 @@ export class TenancyService {
   }
 
   /** The organization's environment, or 404. */
-  async findEnvironment(organizationToken: string, key: string): Promise<EnvironmentRow> {
+  async findEnvironment(organizationToken: string, key: string): Promise<Environment> {
     const environment = await this.repos.environments.find(key);
     if (environment === undefined || environment.organization_token !== organizationToken) {
       throw new AppError({ key: 'errors.environment_not_found', message: MESSAGES.environmentNotFound });
@@ -123,21 +123,21 @@ export class TenancyService {
     return environment;
   }
 
-  async renameEnvironment(organizationToken: string, key: string, name: string | undefined): Promise<EnvironmentRow> {
+  async renameEnvironment(organizationToken: string, key: string, name: string | undefined): Promise<Environment> {
     await this.findEnvironment(organizationToken, key);
     if (name !== undefined) await this.repos.environments.update(key, { name, updated_at: this.now() });
     return this.findEnvironment(organizationToken, key);
   }
 
   /**
-   * The card form's settings (issue 16): the origins that may embed it and tokenize from a
+   * The card form's settings (docs/card-capture.md): the origins that may embed it and tokenize from a
    * browser (already normalised; [] = any), and whether tokenization needs a signature.
    */
   async updateCardCapture(
     organizationToken: string,
     key: string,
     settings: { allowedOrigins?: string[] | undefined; enhancedIframeSecurity?: boolean | undefined },
-  ): Promise<EnvironmentRow> {
+  ): Promise<Environment> {
     await this.findEnvironment(organizationToken, key);
     const patch: Parameters<Repositories['environments']['update']>[1] = { updated_at: this.now() };
     if (settings.allowedOrigins !== undefined) patch.allowed_origins = settings.allowedOrigins.length === 0 ? null : JSON.stringify(settings.allowedOrigins);
@@ -162,17 +162,17 @@ export class TenancyService {
   }
 
   /** Every access secret (of one organization, or all), oldest first; for the operator's CLI. */
-  listAccessSecrets(organizationToken: string | null): Promise<AccessSecretRow[]> {
+  listAccessSecrets(organizationToken: string | null): Promise<AccessSecret[]> {
     return this.repos.accessSecrets.listByOrganization(organizationToken, EVERYTHING);
   }
 
   /** Secrets of the organization that can reach one environment (scoped to it, or organization-wide). */
-  async listSecretsForEnvironment(organizationToken: string, environmentKey: string): Promise<AccessSecretRow[]> {
+  async listSecretsForEnvironment(organizationToken: string, environmentKey: string): Promise<AccessSecret[]> {
     const all = await this.repos.accessSecrets.listByOrganization(organizationToken, EVERYTHING);
     return all.filter((row) => row.revoked_at === null && secretCoversEnvironment(row, environmentKey));
   }
 
-  findAccessSecret(key: string): Promise<AccessSecretRow | undefined> {
+  findAccessSecret(key: string): Promise<AccessSecret | undefined> {
     return this.repos.accessSecrets.find(key);
   }
 
@@ -195,7 +195,7 @@ export class TenancyService {
    * Revokes, for a portal user, a live secret of the organization that reaches the environment:
    * 404 when there is none, 403 (nothing revoked) when the user could not have created it.
    */
-  async revokeAccessSecretFor(portalRole: PortalRole, organizationToken: string, environmentKey: string, secretKey: string): Promise<AccessSecretRow> {
+  async revokeAccessSecretFor(portalRole: PortalRole, organizationToken: string, environmentKey: string, secretKey: string): Promise<AccessSecret> {
     const secret = await this.repos.accessSecrets.find(secretKey);
     if (secret === undefined || secret.organization_token !== organizationToken || secret.revoked_at !== null || !secretCoversEnvironment(secret, environmentKey)) {
       throw new AppError({ key: 'errors.access_secret_not_found', message: MESSAGES.accessSecretNotFound });
@@ -217,18 +217,18 @@ export class TenancyService {
     return this.clock.now().toISOString();
   }
 
-  private async insertOrganization(repos: Repositories, name: string): Promise<OrganizationRow> {
+  private async insertOrganization(repos: Repositories, name: string): Promise<Organization> {
     const now = this.now();
-    const row: OrganizationRow = { token: randomToken(TOKEN_LENGTH.organization), name, active: 1, created_at: now, updated_at: now };
+    const row: Organization = { token: randomToken(TOKEN_LENGTH.organization), name, active: 1, created_at: now, updated_at: now };
     await repos.organizations.insert(row);
     return row;
   }
 
-  private async insertEnvironment(repos: Repositories, organizationToken: string, name: string, production: boolean): Promise<EnvironmentRow> {
+  private async insertEnvironment(repos: Repositories, organizationToken: string, name: string, production: boolean): Promise<Environment> {
     const now = this.now();
     const key = randomToken(TOKEN_LENGTH.environmentKey);
     await repos.environments.insert({ key, organization_token: organizationToken, name, production: production ? 1 : 0, created_at: now, updated_at: now });
-    return (await repos.environments.find(key)) as EnvironmentRow;
+    return (await repos.environments.find(key)) as Environment;
   }
 
   private async insertSecret(
@@ -250,7 +250,7 @@ export class TenancyService {
       created_at: now,
       updated_at: now,
     });
-    return { row: (await repos.accessSecrets.find(key)) as AccessSecretRow, secret };
+    return { row: (await repos.accessSecrets.find(key)) as AccessSecret, secret };
   }
 }
 
@@ -266,11 +266,11 @@ function requireName(name: string): string {
 }
 
 /** Environment keys a secret is limited to, or null for every environment of its organization. */
-export function secretEnvironments(row: AccessSecretRow): string[] | null {
+export function secretEnvironments(row: AccessSecret): string[] | null {
   return row.environment_keys === null ? null : (JSON.parse(row.environment_keys) as string[]);
 }
 
-export function secretCoversEnvironment(row: AccessSecretRow, environmentKey: string): boolean {
+export function secretCoversEnvironment(row: AccessSecret, environmentKey: string): boolean {
   const scope = secretEnvironments(row);
   return scope === null || scope.includes(environmentKey);
 }

@@ -6,7 +6,7 @@ import { enqueueCallbacks } from './repositories/callbacks.repo.js';
 export type { Change } from './repositories/events.repo.js';
 
 /**
- * The one place where a change of an API object becomes an event (issue 17). Every repository
+ * The one place where a change of an API object becomes an event (docs/events.md). Every repository
  * write that changes such an object goes through `journaled`: the write and its event land in
  * one database transaction (the caller's, when it has opened one), or neither does.
  */
@@ -21,7 +21,7 @@ export async function recordChange(db: Kysely<Database>, change: Change): Promis
   const event = await new EventsRepo(db).record(change);
   // The callbacks the event calls for are queued in the same transaction: a committed change
   // always has its callbacks queued, a rolled-back one never does.
-  await enqueueCallbacks(db, event, change.ownCallback !== false);
+  await enqueueCallbacks(db, event, change.ownCallback !== false, change.environmentSubscribed);
   return event;
 }
 

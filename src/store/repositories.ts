@@ -21,6 +21,17 @@ import { AuditEventsRepo } from './repositories/audit-events.repo.js';
 import { RollupsRepo } from './repositories/rollups.repo.js';
 import { EventsRepo } from './repositories/events.repo.js';
 import { CallbacksRepo } from './repositories/callbacks.repo.js';
+import { recordChange } from './change-journal.js';
+import type { ChangeEvent } from '../domain/event.js';
+
+/**
+ * Where a service records what it decided (docs/events.md): the event of a change and the
+ * callbacks it calls for are written with the executor of the unit of work, so they land with the
+ * change or not at all.
+ */
+export interface Journal {
+  record(change: ChangeEvent): Promise<void>;
+}
 
 /** Every repository bound to one query executor (the pool, or an open transaction). */
 export interface Repositories {
@@ -44,6 +55,7 @@ export interface Repositories {
   rollups: RollupsRepo;
   events: EventsRepo;
   callbacks: CallbacksRepo;
+  journal: Journal;
 }
 
 export function repositories(db: Kysely<Database>, dialect: Dialect): Repositories {
@@ -68,10 +80,14 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
     rollups: new RollupsRepo(db),
     events: new EventsRepo(db),
     callbacks: new CallbacksRepo(db, dialect),
+    journal: { record: async (change) => void (await recordChange(db, change)) },
   };
 }
 
-/** Runs `work` in one database transaction: all of its writes land, or none do. */
+/**
+ * The unit of work: runs `work` in one database transaction, so its writes and the events the
+ * service records with them (`repos.journal`) all land, or none do.
+ */
 export function inTransaction<T>(store: StoreHandle, work: (repos: Repositories) => Promise<T>): Promise<T> {
   return store.db.transaction().execute((trx) => work(repositories(trx, store.dialect)));
 }

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import { certificatePrivateKeyAad } from '../../src/services/certificate.service.js';
 import { repositories } from '../../src/store/repositories.js';
-import type { EnvironmentRow } from '../../src/store/repositories/environments.repo.js';
 import type { ApiResponse } from '../helpers/client.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { createTestCa, holdsKey, keyTraces, outsideKey, type TestCa } from './test-ca.js';
+import type { Environment } from '../../src/domain/environment.js';
 
 /*
  * Private keys of certificates: sealed at rest, never in a response, a log line or an error,
@@ -26,7 +26,7 @@ const run = promisify(execFile);
 describe.each(storeKinds)('certificate private keys (%s)', (store) => {
   let server: TestServer;
   let ca: TestCa;
-  let environment: EnvironmentRow;
+  let environment: Environment;
   /** Every response body and header block of the suite. */
   const seen: string[] = [];
   /** Every private key that went through the API, as the scan looks for it. */

@@ -8,10 +8,10 @@ import { WireList, type Wire } from '../../src/http/format/wire.js';
 import { encodeXml } from '../../src/http/format/xml-codec.js';
 import { paymentMethodView } from '../../src/http/views/payment-method.view.js';
 import { transactionView } from '../../src/http/views/transaction.view.js';
-import type { EnvironmentRow } from '../../src/store/repositories/environments.repo.js';
-import type { TransactionRow } from '../../src/store/repositories/transactions.repo.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { turnCounter } from '../helpers/turn-counter.js';
+import type { Environment } from '../../src/domain/environment.js';
+import type { Transaction } from '../../src/domain/transaction.js';
 
 /*
  * docs/wire-compatibility.md, "Large pages". A page of 100 payment methods whose `data` is as large
@@ -58,7 +58,7 @@ function watchRequest(url: string, turns: () => number, onArrival: () => void): 
 
 describe('a page of 100 large payment methods is written a slice at a time', () => {
   let server: TestServer;
-  let environment: EnvironmentRow;
+  let environment: Environment;
   let authorization: string;
   /** Methods in list order, the 3rd and 29th holding a stored time that is no date. */
   let broken: string[] = [];
@@ -160,7 +160,7 @@ describe('a page of 100 large payment methods is written a slice at a time', () 
     const query = server.core.transactionQuery;
     const listed = await query.withChains(environment, await query.list(environment, { sinceToken: null, order: 'desc', count: 100 }, {}));
     const lookup = (token: string | null) => (token === null ? null : (listed.paymentMethods.get(token) ?? null));
-    const attemptsOf = (row: TransactionRow) => (row.first_attempt_token === null ? [] : (listed.chains?.get(row.first_attempt_token) ?? []));
+    const attemptsOf = (row: Transaction) => (row.first_attempt_token === null ? [] : (listed.chains?.get(row.first_attempt_token) ?? []));
     const views: Wire[] = listed.transactions.map((row) => transactionView(row, lookup, attemptsOf));
     expect(views).toHaveLength(100);
     expectSlicedAndExact(page, 100, encodeJson('transactions', new WireList('transaction', views)));

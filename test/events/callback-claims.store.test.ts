@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { migrateStore, openStore, type StoreHandle } from '../../src/store/database.js';
-import { DELIVERY_WINDOW_MS, type AttemptResult, type ClaimResult, type DeliveryRow, type DueClaim } from '../../src/store/repositories/callbacks.repo.js';
+import { DELIVERY_WINDOW_MS, type AttemptResult, type ClaimResult, type DueClaim } from '../../src/store/repositories/callbacks.repo.js';
 import { repositories, type Repositories } from '../../src/store/repositories.js';
 import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
+import type { CallbackDelivery } from '../../src/domain/callback.js';
 
 /*
  * The store contract of the callback queue's fair claim and per-destination backoff
@@ -87,7 +88,7 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
     return on.callbacks.claimDue({ now: at(1000), leaseUntil: at(61_000), claimId: `claim-${randomBytes(4).toString('hex')}`, slots: 32, perEnvironment: 4, ...overrides });
   }
 
-  async function claim(overrides: Partial<DueClaim> = {}, on: Repositories = repos): Promise<DeliveryRow[]> {
+  async function claim(overrides: Partial<DueClaim> = {}, on: Repositories = repos): Promise<CallbackDelivery[]> {
     return (await claimResult(overrides, on)).claimed;
   }
 
@@ -97,7 +98,7 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
   }
 
   /** Records a failed attempt (blocked from the third consecutive failure until `blockedUntil`), or a delivered one. */
-  function finish(delivery: DeliveryRow, outcome: 'failed' | 'delivered', when = at(2000), blockedUntil = at(60_000), on: Repositories = repos): Promise<boolean> {
+  function finish(delivery: CallbackDelivery, outcome: 'failed' | 'delivered', when = at(2000), blockedUntil = at(60_000), on: Repositories = repos): Promise<boolean> {
     const result: AttemptResult = {
       status: outcome === 'delivered' ? 200 : 500,
       latencyMs: 1,
@@ -110,7 +111,7 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
     return on.callbacks.finishAttempt(delivery, delivery.claim_id ?? '', result);
   }
 
-  const environments = (rows: DeliveryRow[]) => rows.map((row) => row.environment_key);
+  const environments = (rows: CallbackDelivery[]) => rows.map((row) => row.environment_key);
 
   it('claims what is due, oldest first; not what is not due yet', async () => {
     const due = await queue('env-a', 'https://a.example/hook', 2);
@@ -126,7 +127,7 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
     expect(firstClaim.map((row) => row.token)).toEqual(tokens.slice(0, 3));
     // Another node: the three leases of the first count against the environment's cap.
     expect(await claim({ perEnvironment: 3 }, other)).toEqual([]);
-    expect(await finish(firstClaim[0] as DeliveryRow, 'delivered')).toBe(true);
+    expect(await finish(firstClaim[0] as CallbackDelivery, 'delivered')).toBe(true);
     expect((await claim({ perEnvironment: 3, now: at(3000) }, other)).map((row) => row.token)).toEqual([tokens[3]]);
   });
 
@@ -155,8 +156,8 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
     expect(await claim({ now: at(1500) })).toEqual([]);
     const [again] = await claim({ now: at(2500) }, other);
     expect(again?.token).toBe(stale?.token);
-    expect(await finish(stale as DeliveryRow, 'delivered')).toBe(false);
-    expect(await finish(again as DeliveryRow, 'delivered', at(3000), at(60_000), other)).toBe(true);
+    expect(await finish(stale as CallbackDelivery, 'delivered')).toBe(false);
+    expect(await finish(again as CallbackDelivery, 'delivered', at(3000), at(60_000), other)).toBe(true);
     expect(await repos.callbacks.attempts([again?.token ?? ''])).toHaveLength(1);
   });
 
@@ -181,7 +182,7 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
     // Block over: tried again, within the cap; it answers, and its failures are forgotten.
     const retried = await claim({ now: at(60_000), leaseUntil: at(120_000) });
     expect(retried.map((row) => row.url)).toEqual([dead, dead, dead, dead]);
-    expect(await finish(retried[0] as DeliveryRow, 'delivered', at(61_000))).toBe(true);
+    expect(await finish(retried[0] as CallbackDelivery, 'delivered', at(61_000))).toBe(true);
     expect(await repos.callbacks.destination('env-a', dead)).toBeUndefined();
   });
 
@@ -213,7 +214,7 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
     const [last, ...together] = claimed.reverse();
     await Promise.all(together.map((delivery, index) => finish(delivery, 'failed', at(2000), at(60_000), index % 2 === 0 ? repos : other)));
     expect(await repos.callbacks.destination('env-a', url)).toMatchObject({ failures: 4, blocked_until: at(60_000) });
-    await finish(last as DeliveryRow, 'failed', at(2001), at(30_000));
+    await finish(last as CallbackDelivery, 'failed', at(2001), at(30_000));
     expect(await repos.callbacks.destination('env-a', url)).toMatchObject({ failures: 5, blocked_until: at(60_000) });
   });
 

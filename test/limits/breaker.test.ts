@@ -11,11 +11,11 @@ import { BREAKER_POLICY, FallbackBreakerStore, InFlightLimiter, MemoryBreakerSto
 import { RedisBreakerStore } from '../../src/limits/redis-breaker-store.js';
 import { SharedStateStatus, type SharedStateChange } from '../../src/limits/shared-state-status.js';
 import { GatewayCaller } from '../../src/services/transactions/gateway-caller.js';
-import type { GatewayRow } from '../../src/store/repositories/gateways.repo.js';
 import { FaultyGateway } from '../fakes/faulty-gateway.js';
 import type { ApiClient } from '../helpers/client.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { redisUrl, twoRedisClients } from '../helpers/redis.js';
+import type { Gateway } from '../../src/domain/gateway.js';
 
 /**
  * The circuit breaker of API.md §8 (5 consecutive faults open it for 60 s, then one probe) and
@@ -313,7 +313,7 @@ describe('FallbackBreakerStore', () => {
 
 describe('GatewayCaller: breaker and in-flight cap together', () => {
   const stripe = findGatewayDefinition('stripe') as GatewayDefinition;
-  const row = (token: string) => ({ token, gateway_type: 'stripe' }) as unknown as GatewayRow;
+  const row = (token: string) => ({ token, gateway_type: 'stripe' }) as unknown as Gateway;
   const clockAt = (ms: { now: number }): Clock => ({ now: () => new Date(ms.now) });
   let http: GatewayHttpClient;
   beforeAll(() => {

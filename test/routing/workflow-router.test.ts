@@ -8,10 +8,10 @@ import { ManualClock } from '../helpers/manual-clock.js';
 import { seededRandomInt } from '../helpers/seeded-random.js';
 
 /*
- * The router alone (issue 18): rules match as written, a split follows its weights over 1,000
+ * The router alone (docs/routing.md): rules match as written, a split follows its weights over 1,000
  * draws, success-rate routing prefers the better gateway without starving the other. The draws
- * come from a seeded generator, so the counts are the same on every run; the e2e suite checks the
- * same decisions through the API, with the real CSPRNG.
+ * come from a seeded generator, so the counts are the same on every run. The e2e suite checks the
+ * same decisions through the API.
  */
 
 function workflow(overrides: Partial<Workflow> = {}): Workflow {

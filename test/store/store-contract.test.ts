@@ -9,12 +9,12 @@ import type { ListQuery } from '../../src/services/list-query.js';
 import { NotEmptyError, TenancyService } from '../../src/services/tenancy.service.js';
 import { migrateStore, openStore, storeIsReachable, type StoreHandle } from '../../src/store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../src/store/repositories.js';
-import type { EnvironmentRow } from '../../src/store/repositories/environments.repo.js';
 import type { PageRequest } from '../../src/store/repositories/page.js';
 import { TransactionsRepo } from '../../src/store/repositories/transactions.repo.js';
 import { Keyring } from '../../src/vault/keyring.js';
 import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
+import type { Environment } from '../../src/domain/environment.js';
 
 type Kind = 'sqlite' | 'postgres';
 
@@ -244,7 +244,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
         pageSizes.push(page.length);
         if (page.length === 0) break;
         pagedAsc.push(...page.map((e) => e.key));
-        since = (page[page.length - 1] as EnvironmentRow).seq;
+        since = (page[page.length - 1] as Environment).seq;
       }
       expect(pageSizes).toEqual([10, 10, 5, 0]);
       expect(pagedAsc).toEqual(keys);
@@ -257,17 +257,17 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
         if (page.length === 0) break;
         expect(page.length).toBeLessThanOrEqual(7);
         pagedDesc.push(...page.map((e) => e.key));
-        since = (page[page.length - 1] as EnvironmentRow).seq;
+        since = (page[page.length - 1] as Environment).seq;
       }
       expect(pagedDesc).toEqual([...keys].reverse());
 
       // sinceSeq is exclusive in both directions; count limits.
-      const pivot = all[4] as EnvironmentRow;
+      const pivot = all[4] as Environment;
       expect((await repos.environments.listByOrganization(org, asc(2, pivot.seq))).map((e) => e.key)).toEqual([keys[5], keys[6]]);
       expect((await repos.environments.listByOrganization(org, desc(2, pivot.seq))).map((e) => e.key)).toEqual([keys[3], keys[2]]);
       expect(await repos.environments.listByOrganization(org, asc(1))).toHaveLength(1);
-      expect(await repos.environments.listByOrganization(org, desc(5, (all[0] as EnvironmentRow).seq))).toEqual([]);
-      expect(await repos.environments.listByOrganization(org, asc(5, (all[24] as EnvironmentRow).seq))).toEqual([]);
+      expect(await repos.environments.listByOrganization(org, desc(5, (all[0] as Environment).seq))).toEqual([]);
+      expect(await repos.environments.listByOrganization(org, asc(5, (all[24] as Environment).seq))).toEqual([]);
       expect(await repos.environments.listByOrganization(other, asc(100))).toHaveLength(5);
     });
 
@@ -601,8 +601,8 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
     let tenancy: TenancyService;
     let gateways: GatewayService;
     let organization: string;
-    let sandbox: EnvironmentRow;
-    let production: EnvironmentRow;
+    let sandbox: Environment;
+    let production: Environment;
     const clock = steppingClock();
     const LOGIN = 'sk_live_do_not_leak_4eC39HqLyjWDarjtT1zdp7dc';
     const masterKey = randomBytes(32);

@@ -5,11 +5,11 @@ import type { GatewayDefinition, GatewayRequest } from '../../src/gateways/kit/i
 import { findGatewayDefinition } from '../../src/gateways/registry.js';
 import { MemoryBreakerStore, InFlightLimiter } from '../../src/limits/circuit-breaker.js';
 import { GatewayCaller, type GatewayCallObserver, type GatewayCallResult } from '../../src/services/transactions/gateway-caller.js';
-import type { GatewayRow } from '../../src/store/repositories/gateways.repo.js';
 import { FaultyGateway } from '../fakes/faulty-gateway.js';
+import type { Gateway } from '../../src/domain/gateway.js';
 
 /**
- * The metrics' view of gateway calls (issue 12), at the seam where calls are classified: what the
+ * The metrics' view of gateway calls (docs/metrics.md, "Gateways"), at the seam where calls are classified: what the
  * observer is told for an answer, and for an exception that is no gateway outcome at all (a bug,
  * a broken breaker store), which is counted as `error` and still thrown.
  */
@@ -36,7 +36,7 @@ class BrokenOnSuccess extends MemoryBreakerStore {
 }
 
 const stripe = findGatewayDefinition('stripe') as GatewayDefinition;
-const gateway = { token: 'gw_metrics', gateway_type: 'stripe', settings: null } as unknown as GatewayRow;
+const gateway = { token: 'gw_metrics', gateway_type: 'stripe', settings: null } as unknown as Gateway;
 const request: GatewayRequest = {
   operation: 'purchase',
   transactionToken: 'tx_metrics',

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCore, type Core } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { PaymentMethodCreateInput } from '../../src/domain/payment-method.js';
-import type { EnvironmentRow } from '../../src/store/repositories/environments.repo.js';
-import type { PaymentMethodRow } from '../../src/store/repositories/payment-methods.repo.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { bankAccountInput, creditCardInput } from '../helpers/payment-method-inputs.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import type { Environment } from '../../src/domain/environment.js';
+import type { PaymentMethod } from '../../src/domain/payment-method.js';
 
 /**
  * The cache sweeper: caching windows end on time. With a manual clock and COFFER_CACHE_TTL=60,
@@ -33,7 +33,7 @@ describe.each(storeKinds)('cache sweeper (%s)', (store) => {
   const masterKey = randomBytes(32).toString('base64');
   const clock = new ManualClock(T0);
   let server: TestServer;
-  let environment: EnvironmentRow;
+  let environment: Environment;
   const extraCores: Core[] = [];
 
   beforeAll(async () => {
@@ -67,7 +67,7 @@ describe.each(storeKinds)('cache sweeper (%s)', (store) => {
     return { redacted, cvvsDropped };
   }
 
-  async function row(token: string): Promise<PaymentMethodRow> {
+  async function row(token: string): Promise<PaymentMethod> {
     return server.core.store.db.selectFrom('payment_methods').selectAll().where('token', '=', token).executeTakeFirstOrThrow();
   }
 

@@ -3,7 +3,6 @@ import { TOKENIZATION_LIMITS } from '../../limits/rate-limit-policy.js';
 import { parseListQuery } from '../../services/list-query.js';
 import type { GatewayTransactionService, TransactionResult } from '../../services/transactions/gateway-transaction.service.js';
 import type { TransactionPage, TransactionQueryService } from '../../services/transactions/transaction-query.service.js';
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import { callerOf } from '../auth.js';
 import { fieldsOf } from '../body.js';
 import type { Wire } from '../format/wire.js';
@@ -12,13 +11,14 @@ import { transactionView } from '../views/transaction.view.js';
 import { parseTransaction } from './transactions.schemas.js';
 import { parseRetry } from './retry.schemas.js';
 import type { AttemptChain, ChainOperation } from '../../services/routing/attempt-chain.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 type TokenParams = { Params: { token: string } };
 
 /** The view of one transaction of `page`, with the payment methods and attempts the page holds. */
-function viewOf(page: TransactionPage): (transaction: TransactionRow) => Wire {
+function viewOf(page: TransactionPage): (transaction: Transaction) => Wire {
   const lookup = (token: string | null) => (token === null ? null : (page.paymentMethods.get(token) ?? null));
-  const attemptsOf = (row: TransactionRow) => (row.first_attempt_token === null ? [] : (page.chains?.get(row.first_attempt_token) ?? []));
+  const attemptsOf = (row: Transaction) => (row.first_attempt_token === null ? [] : (page.chains?.get(row.first_attempt_token) ?? []));
   return (transaction) => transactionView(transaction, lookup, attemptsOf);
 }
 
@@ -52,7 +52,7 @@ export function transactionRoutes(app: FastifyInstance, transactions: GatewayTra
       const fields = fieldsOf(request, 'transaction');
       const input = parseTransaction(fields);
       const environment = callerOf(request).environment;
-      // Issue 18: purchase, authorize and verify may name backup gateways (`retry`).
+      // Purchase, authorize and verify may name backup gateways (`retry`; docs/routing-retry.md).
       const retry = RETRYABLE.has(operation) ? parseRetry(fields) : null;
       const result =
         retry === null

@@ -1,10 +1,10 @@
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import { detailsOf } from '../../services/transactions/transaction-details.js';
 import { WireList, WireMessage, type Wire, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /** The attempts of the retry chain a transaction belongs to, oldest first; empty outside a chain. */
-export type AttemptsLookup = (row: TransactionRow) => TransactionRow[];
+export type AttemptsLookup = (row: Transaction) => Transaction[];
 
 export const NO_ATTEMPTS: AttemptsLookup = () => [];
 
@@ -13,8 +13,8 @@ function transactionUrl(token: string): string {
   return `/v1/transactions/${token}`;
 }
 
-/** One attempt of a retry chain as the `attempts` list shows it (issue 18). */
-function attemptView(row: TransactionRow): WireObject {
+/** One attempt of a retry chain as the `attempts` list shows it (docs/routing-retry.md). */
+function attemptView(row: Transaction): WireObject {
   const details = detailsOf(row);
   const failover = details?.failover;
   return {
@@ -33,7 +33,7 @@ function attemptView(row: TransactionRow): WireObject {
 }
 
 /** `attempts` of a chain member; undefined outside a chain (the field is then left out). */
-export function attemptsField(attempts: TransactionRow[]): Wire | undefined {
+export function attemptsField(attempts: Transaction[]): Wire | undefined {
   return attempts.length === 0 ? undefined : new WireList('attempt', attempts.map(attemptView));
 }
 
@@ -41,7 +41,7 @@ export function attemptsField(attempts: TransactionRow[]): Wire | undefined {
  * Spreedly's `api_urls`: on an attempt a chain moved on from, `failover_transaction` names the
  * attempt that came next (JSON `[{"failover_transaction":["/v1/transactions/<t>"]}]`); empty otherwise.
  */
-export function apiUrlsField(row: TransactionRow, attempts: TransactionRow[]): WireList {
+export function apiUrlsField(row: Transaction, attempts: Transaction[]): WireList {
   const index = attempts.findIndex((attempt) => attempt.token === row.token);
   const next = index === -1 ? undefined : attempts[index + 1];
   return new WireList('api_url', next === undefined ? [] : [{ failover_transaction: new WireList('url', [transactionUrl(next.token)]) }]);

@@ -1,9 +1,9 @@
-import type { AuditEventRow } from '../../store/repositories/audit-events.repo.js';
 import type { WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
+import type { AuditEvent } from '../../domain/audit-event.js';
 
 /** One audit event on the wire; `details` holds names and roles only (never a secret). */
-export function auditEventView(row: AuditEventRow): WireObject {
+export function auditEventView(row: AuditEvent): WireObject {
   return {
     token: row.token,
     actor_type: row.actor_type,

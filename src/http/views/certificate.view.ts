@@ -1,12 +1,12 @@
-import type { CertificateRow } from '../../store/repositories/certificates.repo.js';
 import type { WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
+import type { Certificate } from '../../domain/certificate.js';
 
 /**
  * A certificate, fields in the order of wire-reference §3.5. A whitelist: the sealed private
  * key (and the environment) are not fields of the view, so no change elsewhere can render them.
  */
-export function certificateView(row: CertificateRow): WireObject {
+export function certificateView(row: Certificate): WireObject {
   return {
     token: row.token,
     level: row.level,

@@ -1,9 +1,9 @@
-import type { EventRow } from '../../store/repositories/events.repo.js';
 import type { WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
+import type { ApiEvent } from '../../domain/event.js';
 
 /** An event, with Spreedly's fields (wire-reference §2.8); `id` is the event's token. */
-export function eventView(row: EventRow): WireObject {
+export function eventView(row: ApiEvent): WireObject {
   return {
     id: row.token,
     request_id: row.request_id,

@@ -1,6 +1,6 @@
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import { WireMessage, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /**
  * Redacting a gateway or receiver reads `redacted` in the first `<state>` of the document (the gem's
@@ -8,7 +8,7 @@ import { storedDate } from './time.js';
  */
 const REDACT_SUBJECT_TYPES = new Set(['RedactGateway', 'RedactReceiver']);
 
-function wireState(transaction: TransactionRow): string {
+function wireState(transaction: Transaction): string {
   return REDACT_SUBJECT_TYPES.has(transaction.transaction_type) && transaction.state === 'succeeded' ? 'redacted' : transaction.state;
 }
 
@@ -17,7 +17,7 @@ function wireState(transaction: TransactionRow): string {
  * (payment method, gateway) follows them: the Ruby gem reads the first element of each name.
  * `retained` sits between `transaction_type` and `state` on AddPaymentMethod only.
  */
-export function leanTransactionHead(transaction: TransactionRow, extra: WireObject = {}): WireObject {
+export function leanTransactionHead(transaction: Transaction, extra: WireObject = {}): WireObject {
   return {
     token: transaction.token,
     created_at: storedDate(transaction.created_at),

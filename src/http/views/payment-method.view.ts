@@ -1,8 +1,8 @@
-import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
 import { parseDetails, type Details } from '../../services/payment-method-records.js';
 import { joinFullName, maskedNumber, maskedVerificationValue } from '../../vault/card-rules.js';
 import { WireErrors, type Wire, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
+import type { PaymentMethod } from '../../domain/payment-method.js';
 
 function value(details: Details, field: string): Wire {
   return details[field] ?? null;
@@ -13,7 +13,7 @@ function freeForm(json: string | null): Wire {
 }
 
 /** The fields every payment method starts with; creditCard writes them out in its own literal. */
-function common(row: PaymentMethodRow): WireObject {
+function common(row: PaymentMethod): WireObject {
   return {
     token: row.token,
     created_at: storedDate(row.created_at),
@@ -30,11 +30,11 @@ function common(row: PaymentMethodRow): WireObject {
 /**
  * One object literal in wire order, the common fields written out too: V8 gives it a fixed shape.
  * The version that added the address and shipping fields in loops made a dictionary-mode object,
- * and spreading that into the common fields cost most of a list page (issue 12: ~60 % of the
+ * and spreading that into the common fields cost most of a list page (~60 % of the
  * page's views); assigning these 30 fields onto `common(row)` still left a dictionary-mode object,
- * slower to build and to write (issue 12, third round). Cards are nearly every payment method.
+ * slower to build and to write (docs/benchmarks.md). Cards are nearly every payment method.
  */
-function creditCard(row: PaymentMethodRow, details: Details): WireObject {
+function creditCard(row: PaymentMethod, details: Details): WireObject {
   const redacted = row.storage_state === 'redacted';
   return {
     // The fields of common(row), in its order.
@@ -81,7 +81,7 @@ function creditCard(row: PaymentMethodRow, details: Details): WireObject {
   };
 }
 
-function bankAccount(row: PaymentMethodRow, details: Details): WireObject {
+function bankAccount(row: PaymentMethod, details: Details): WireObject {
   const routing = row.storage_state === 'redacted' ? null : (details.routing_number_display_digits as string | null);
   const account = details.account_number_display_digits as string | null;
   return {
@@ -110,7 +110,7 @@ function thirdPartyToken(details: Details): WireObject {
 }
 
 /** A payment method, fields in the order of wire-reference §3.2; masks only, never a number. */
-export function paymentMethodView(row: PaymentMethodRow): WireObject {
+export function paymentMethodView(row: PaymentMethod): WireObject {
   const details = parseDetails(row);
   if (row.payment_method_type === 'credit_card') return creditCard(row, details);
   const specific =

@@ -1,11 +1,11 @@
-import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import type { RedactedReceiver } from '../../services/receiver.service.js';
 import { receiverDetailsOf } from '../../services/receivers/receiver-transaction-details.js';
 import { WireList, type WireObject } from '../format/wire.js';
 import { leanTransactionHead } from './lean-transaction.js';
 import { paymentMethodView } from './payment-method.view.js';
 import { receiverView } from './receiver.view.js';
+import type { PaymentMethod } from '../../domain/payment-method.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /** The lean RedactReceiver transaction wrapping the redacted receiver (the gem reads it as a transaction). */
 export function redactReceiverView({ transaction, receiver }: RedactedReceiver): WireObject {
@@ -17,7 +17,7 @@ export function redactReceiverView({ transaction, receiver }: RedactedReceiver):
  * transaction's own scalars, then `response`, `receiver` and `payment_method`. The receiver is
  * shown as it was when the transaction ran.
  */
-export function receiverTransactionView(row: TransactionRow, paymentMethod: PaymentMethodRow | null): WireObject {
+export function receiverTransactionView(row: Transaction, paymentMethod: PaymentMethod | null): WireObject {
   const details = receiverDetailsOf(row);
   const head = leanTransactionHead(row);
   if (details === null || details.receiver === undefined) return { ...head, receiver_token: row.receiver_token };

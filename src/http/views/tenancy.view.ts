@@ -1,11 +1,11 @@
-import type { AccessSecretRow } from '../../store/repositories/access-secrets.repo.js';
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
 import { secretEnvironments } from '../../services/tenancy.service.js';
 import { WireList, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
 import { parseAllowedOrigins } from '../../domain/origins.js';
+import type { AccessSecret } from '../../domain/access-secret.js';
+import type { Environment } from '../../domain/environment.js';
 
-export function environmentView(row: EnvironmentRow): WireObject {
+export function environmentView(row: Environment): WireObject {
   return {
     key: row.key,
     name: row.name,
@@ -18,7 +18,7 @@ export function environmentView(row: EnvironmentRow): WireObject {
 }
 
 /** An access secret's metadata; the secret itself only in the response that created it. */
-export function accessSecretView(row: AccessSecretRow, secret?: string): WireObject {
+export function accessSecretView(row: AccessSecret, secret?: string): WireObject {
   const scope = secretEnvironments(row);
   const view: WireObject = {
     key: row.key,

@@ -1,5 +1,3 @@
-import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import { detailsOf, GATEWAY_TRANSACTION_TYPES, type GatewayTransactionDetails } from '../../services/transactions/transaction-details.js';
 import { WireErrors, WireMessage, type Wire, type WireObject } from '../format/wire.js';
 import { paymentMethodView } from './payment-method.view.js';
@@ -10,9 +8,11 @@ import { vaultTransactionView } from './vault-transaction.view.js';
 import { receiverTransactionView } from './receiver-transaction.view.js';
 import { RECEIVER_TRANSACTION_TYPES } from '../../services/receivers/receiver-transaction-details.js';
 import { apiUrlsField, attemptsField, NO_ATTEMPTS, type AttemptsLookup } from './attempts.view.js';
+import type { PaymentMethod } from '../../domain/payment-method.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /** Payment methods a transaction view may nest, by token. */
-export type PaymentMethodLookup = (token: string | null) => PaymentMethodRow | null;
+export type PaymentMethodLookup = (token: string | null) => PaymentMethod | null;
 
 function responseView(details: GatewayTransactionDetails): Wire {
   const response = details.response;
@@ -64,7 +64,7 @@ function secureAndOffsiteFields(details: GatewayTransactionDetails): WireObject 
 }
 
 /** The nested payment method with the storage_state it had when the transaction began. */
-function paymentMethodAtStart(paymentMethod: PaymentMethodRow, details: GatewayTransactionDetails): WireObject {
+function paymentMethodAtStart(paymentMethod: PaymentMethod, details: GatewayTransactionDetails): WireObject {
   const view = paymentMethodView(paymentMethod);
   const atStart = details.payment_method_storage_state;
   // A successful Store nests the new third-party method instead; it has no earlier state.
@@ -78,7 +78,7 @@ function paymentMethodAtStart(paymentMethod: PaymentMethodRow, details: GatewayT
  * `payment_method`, because the Ruby gem reads the first element of each name; and
  * `gateway_specific_fields` / `gateway_specific_response_fields` are always present.
  */
-export function gatewayTransactionView(row: TransactionRow, details: GatewayTransactionDetails, lookup: PaymentMethodLookup, attemptsOf: AttemptsLookup = NO_ATTEMPTS): WireObject {
+export function gatewayTransactionView(row: Transaction, details: GatewayTransactionDetails, lookup: PaymentMethodLookup, attemptsOf: AttemptsLookup = NO_ATTEMPTS): WireObject {
   const attempts = attemptsOf(row);
   const view: WireObject = {
     on_test_gateway: details.on_test_gateway,
@@ -109,14 +109,14 @@ export function gatewayTransactionView(row: TransactionRow, details: GatewayTran
     gateway_token: row.gateway_token,
     gateway_type: details.gateway_type,
   };
-  // Issue 18: the workflow decision, on transactions a workflow routed.
+  // The workflow decision, on transactions a workflow routed (docs/routing.md).
   const routedBy = storedRoutedByView(row.routed_by);
   if (routedBy !== undefined) view.routed_by = routedBy;
   if (row.reference_token !== null) view.reference_token = row.reference_token;
   if (row.transaction_type === 'Store') view.third_party_token = details.third_party_token ?? null;
   view.shipping_address = { ...details.shipping_address };
   view.response = responseView(details);
-  // Issue 18: a retry chain's attempts, each naming its gateway; the answer says which one settled it.
+  // A retry chain's attempts, each naming its gateway; the answer says which one settled it.
   const attemptList = attemptsField(attempts);
   if (attemptList !== undefined) view.attempts = attemptList;
   view.api_urls = apiUrlsField(row, attempts);
@@ -134,7 +134,7 @@ export function gatewayTransactionView(row: TransactionRow, details: GatewayTran
 }
 
 /** Any transaction: gateway transactions in full, the vault's own lean, RedactGateway by its own view. */
-export function transactionView(row: TransactionRow, lookup: PaymentMethodLookup, attemptsOf: AttemptsLookup = NO_ATTEMPTS): WireObject {
+export function transactionView(row: Transaction, lookup: PaymentMethodLookup, attemptsOf: AttemptsLookup = NO_ATTEMPTS): WireObject {
   const details = detailsOf(row);
   if (GATEWAY_TRANSACTION_TYPES.has(row.transaction_type) && details !== null) return gatewayTransactionView(row, details, lookup, attemptsOf);
   const paymentMethod = lookup(row.payment_method_token);

@@ -1,17 +1,17 @@
-import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import type { WireObject } from '../format/wire.js';
 import { leanTransactionHead } from './lean-transaction.js';
 import { paymentMethodView } from './payment-method.view.js';
+import type { PaymentMethod } from '../../domain/payment-method.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /** The lean transaction of the vault (AddPaymentMethod, RetainPaymentMethod, RedactPaymentMethod, RecacheSensitiveData). */
-export function vaultTransactionView(transaction: TransactionRow, paymentMethod: PaymentMethodRow): WireObject {
+export function vaultTransactionView(transaction: Transaction, paymentMethod: PaymentMethod): WireObject {
   let extra: WireObject = {};
   if (transaction.transaction_type === 'AddPaymentMethod') {
     const details = transaction.details === null ? {} : (JSON.parse(transaction.details) as { retained?: boolean });
     extra = { retained: details.retained === true };
   }
-  // The head is a new object: adding to it is cheaper than spreading it into another (issue 12).
+  // The head is a new object: adding to it is cheaper than spreading it into another.
   const view = leanTransactionHead(transaction, extra);
   view.payment_method = paymentMethodView(paymentMethod);
   return view;

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
-import type { PortalPersonRow } from '../../store/repositories/portal-users.repo.js';
 import { auditOwnAccount, formOf, redirectTo, sessionOf, type PortalDeps } from '../context.js';
 import { doneNotice, frameFor } from '../frame.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, page, sendPage } from '../layout.js';
 import { MIN_PASSWORD_LENGTH } from '../../services/portal-users.service.js';
 import { auditSignIn, requireSignInAttempt } from '../sign-in-steps.js';
+import type { PortalPerson } from '../../domain/portal-people.js';
 
 function codeField(id: string, label = 'Authentication code'): SafeHtml {
   return html`<div class="field"><label for="${id}">${label}</label><input id="${id}" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required></div>`;
@@ -46,7 +46,7 @@ ${totp}
 }
 
 /** The signed-in person, fresh from the store (the session's copy may predate a change). */
-async function personOf(deps: PortalDeps, request: FastifyRequest): Promise<PortalPersonRow> {
+async function personOf(deps: PortalDeps, request: FastifyRequest): Promise<PortalPerson> {
   const person = await deps.portalUsers.person(sessionOf(request).user.person_token);
   if (person === undefined) throw new AppError({ key: 'errors.forbidden', message: 'Your session has ended. Sign in again.' });
   return person;
@@ -56,7 +56,7 @@ async function personOf(deps: PortalDeps, request: FastifyRequest): Promise<Port
  * A current code of the second factor in use, or 422. Each try spends the sign-in budgets and a
  * wrong code counts towards the lockout: a stolen session cannot guess its way to turning it off.
  */
-async function requireCurrentCode(deps: PortalDeps, request: FastifyRequest, person: PortalPersonRow): Promise<void> {
+async function requireCurrentCode(deps: PortalDeps, request: FastifyRequest, person: PortalPerson): Promise<void> {
   await requireSignInAttempt(deps, request, person.email);
   if (!(await deps.portalUsers.checkCode(person, formOf(request).code ?? '', request.ip ?? null))) {
     throw new AppError({ key: 'errors.invalid', attribute: 'code', message: 'Authentication code is invalid: a current code of your authenticator app is needed' });

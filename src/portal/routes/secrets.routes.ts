@@ -3,12 +3,12 @@ import { AppError, fieldError } from '../../domain/errors.js';
 import { mayGrant, type SecretScope } from '../../domain/secret-grants.js';
 import { ROLES, isRole, type Role } from '../../domain/tenancy.js';
 import { secretEnvironments } from '../../services/tenancy.service.js';
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
 import { audit, environmentOf, formOf, redirectTo, requiredField, roleOf, sessionOf, type PortalDeps } from '../context.js';
 import { doneNotice, frameFor } from '../frame.js';
 import { randomBytes } from 'node:crypto';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, page, sendPage, when } from '../layout.js';
+import type { Environment } from '../../domain/environment.js';
 
 type EnvParams = { Params: { env: string } };
 type SecretParams = { Params: { env: string; key: string } };
@@ -22,7 +22,7 @@ const ROLE_HINTS: Record<string, string> = {
 /** The form's scope choice: this environment only, or every environment of the organization. */
 type ScopeChoice = 'environment' | 'organization';
 
-function environmentKeysOf(scope: ScopeChoice, env: EnvironmentRow): string[] | null {
+function environmentKeysOf(scope: ScopeChoice, env: Environment): string[] | null {
   return scope === 'organization' ? null : [env.key];
 }
 
@@ -30,7 +30,7 @@ function environmentKeysOf(scope: ScopeChoice, env: EnvironmentRow): string[] | 
  * The new-secret form, offering only what the user's role may create here (src/domain/secret-grants.ts):
  * the scope choice only to those who may create an organization-wide secret.
  */
-function newSecretForm(request: FastifyRequest, env: EnvironmentRow, grantable: (role: Role, scope: ScopeChoice) => boolean): SafeHtml | null {
+function newSecretForm(request: FastifyRequest, env: Environment, grantable: (role: Role, scope: ScopeChoice) => boolean): SafeHtml | null {
   const scopes = (['environment', 'organization'] as const).filter((scope) => ROLES.some((role) => grantable(role, scope)));
   const roles = ROLES.filter((role) => scopes.some((scope) => grantable(role, scope)));
   if (roles.length === 0) return null;
@@ -56,7 +56,7 @@ function newSecretForm(request: FastifyRequest, env: EnvironmentRow, grantable: 
   }`;
 }
 
-async function secretsPage(deps: PortalDeps, request: FastifyRequest, env: EnvironmentRow, created: SafeHtml | null): Promise<SafeHtml> {
+async function secretsPage(deps: PortalDeps, request: FastifyRequest, env: Environment, created: SafeHtml | null): Promise<SafeHtml> {
   const session = sessionOf(request);
   const frame = await frameFor(deps, request, { title: 'Access secrets', current: 'secrets', environment: env, notice: created === null ? doneNotice(request) : null });
   const organization = session.user.organization_token;

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { PortalPersonRow } from '../../store/repositories/portal-users.repo.js';
 import { formOf, sessionOf, type PortalDeps } from '../context.js';
 import { SESSION_COOKIE, setCookie } from '../cookies.js';
 import { html, type SafeHtml } from '../html.js';
 import { barePage, csrfField, sendPage } from '../layout.js';
 import { auditSignIn, homeFor, issueSignInToken, LOCKOUT_HINT, signInTokenMatches, spendSignInAttempt, startSession, tooManyAttempts } from '../sign-in-steps.js';
 import { invitationRoutes } from './invitation.routes.js';
+import type { PortalPerson } from '../../domain/portal-people.js';
 
 export const INVALID_CREDENTIALS = 'Invalid email or password';
 
@@ -33,7 +33,7 @@ function codeForm(request: FastifyRequest, hint: SafeHtml | null = null): SafeHt
  * a second factor is still to give. A person without any active membership is refused like a
  * wrong password (null).
  */
-async function signedIn(deps: PortalDeps, request: FastifyRequest, reply: FastifyReply, person: PortalPersonRow): Promise<FastifyReply | null> {
+async function signedIn(deps: PortalDeps, request: FastifyRequest, reply: FastifyReply, person: PortalPerson): Promise<FastifyReply | null> {
   const members = await deps.portalUsers.activeMembershipsOf(person.token);
   const first = members[0];
   if (first === undefined) return null;

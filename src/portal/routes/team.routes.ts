@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import { isPortalRole, PORTAL_ROLES, type PortalRole } from '../../domain/portal-roles.js';
-import type { PortalInvitationRow } from '../../store/repositories/portal-invitations.repo.js';
 import type { PortalMember } from '../../store/repositories/portal-users.repo.js';
 import { audit, can, formOf, redirectTo, roleOf, sessionOf, type PortalDeps } from '../context.js';
 import { doneNotice, frameFor } from '../frame.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, page, sendPage, when } from '../layout.js';
+import type { PortalInvitation } from '../../domain/portal-people.js';
 
 type TokenParams = { Params: { token: string } };
 
@@ -49,7 +49,7 @@ ${button('remove', 'Remove', 'danger')}
 </div>`;
 }
 
-function invitationRow(request: FastifyRequest, invitation: PortalInvitationRow, manage: boolean): SafeHtml {
+function invitationRow(request: FastifyRequest, invitation: PortalInvitation, manage: boolean): SafeHtml {
   const cancel = manage
     ? html`<form method="post" action="/portal/team/invitations/${invitation.token}/cancel">${csrfField(request)}<button type="submit">Cancel<span class="visually-hidden"> the invitation of ${invitation.email}</span></button></form>`
     : null;
@@ -91,7 +91,7 @@ async function teamPage(deps: PortalDeps, request: FastifyRequest, created: Safe
 }
 
 /** The answer to an invitation: the same words for every address (docs/portal.md "Adding a team member"). */
-function invitationShown(request: FastifyRequest, invitation: PortalInvitationRow, secret: string): SafeHtml {
+function invitationShown(request: FastifyRequest, invitation: PortalInvitation, secret: string): SafeHtml {
   const link = `${request.protocol}://${request.host}/portal/invitations/${secret}`;
   return html`<section class="notice warn" aria-labelledby="invitation-heading">
   <h2 id="invitation-heading">${invitation.email} is invited as ${invitation.role}</h2>

@@ -3,12 +3,12 @@ import { AppError } from '../../domain/errors.js';
 import { workflowInput } from '../../http/routes/workflows.schemas.js';
 import { workflowView } from '../../http/views/workflow.view.js';
 import type { RuleTarget, Workflow } from '../../services/routing/workflow-definition.js';
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
 import { audit, can, environmentOf, formOf, redirectTo, type PortalDeps } from '../context.js';
 import { doneNotice, frameFor } from '../frame.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, page, sendPage, when } from '../layout.js';
 import { wireSections } from '../wire-facts.js';
+import type { Environment } from '../../domain/environment.js';
 
 type EnvParams = { Params: { env: string } };
 type WorkflowParams = { Params: { env: string; key: string } };
@@ -55,7 +55,7 @@ function bodyOf(request: FastifyRequest, editing: boolean): Record<string, unkno
   };
 }
 
-async function workflowForm(deps: PortalDeps, request: FastifyRequest, env: EnvironmentRow, current: Workflow | null): Promise<SafeHtml> {
+async function workflowForm(deps: PortalDeps, request: FastifyRequest, env: Environment, current: Workflow | null): Promise<SafeHtml> {
   const gateways = (await deps.gateways.list(env, { sinceToken: null, order: 'asc', count: 100 })).filter((gateway) => gateway.row.state !== 'redacted');
   const action = current === null ? `/portal/e/${env.key}/workflows` : `/portal/e/${env.key}/workflows/${current.key}`;
   const checked = (on: boolean) => (on ? html` checked` : '');
@@ -75,7 +75,7 @@ async function workflowForm(deps: PortalDeps, request: FastifyRequest, env: Envi
 </form>`;
 }
 
-/** Workflows (issue 18): list, view; create, edit and remove for owners and admins. */
+/** Workflows (docs/routing.md): list, view; create, edit and remove for owners and admins. */
 export function workflowRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   portal.get<EnvParams>('/e/:env/workflows', async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);

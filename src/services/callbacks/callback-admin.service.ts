@@ -1,11 +1,12 @@
 import { AppError, fieldError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { StoreHandle } from '../../store/database.js';
-import { EVENT_TYPES } from '../../store/event-types.js';
-import { enqueueCallbacks, type AttemptRow, type DeliveryRow } from '../../store/repositories/callbacks.repo.js';
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
+import { EVENT_TYPES } from '../../domain/event-types.js';
+import { enqueueCallbacks } from '../../store/repositories/callbacks.repo.js';
 import { repositories, type Repositories } from '../../store/repositories.js';
 import type { EventService } from '../event.service.js';
+import type { CallbackAttempt, CallbackDelivery } from '../../domain/callback.js';
+import type { Environment } from '../../domain/environment.js';
 
 /** The environment-level subscription, as the API sets it. */
 export interface CallbackSubscription {
@@ -16,8 +17,8 @@ export interface CallbackSubscription {
 
 /** A delivery and its attempts (the delivery log). */
 export interface DeliveryLog {
-  delivery: DeliveryRow;
-  attempts: AttemptRow[];
+  delivery: CallbackDelivery;
+  attempts: CallbackAttempt[];
 }
 
 /** Parses `callback{url, format, event_types}`; 422 on a bad URL, format or event type. */
@@ -48,7 +49,7 @@ export function parseSubscription(fields: Record<string, unknown>): CallbackSubs
   return { url, format: format as 'xml' | 'json', eventTypes };
 }
 
-/** Issue 17: the environment's subscription, manual redelivery and the delivery log. */
+/** The environment's callback subscription, manual redelivery and the delivery log (docs/events.md). */
 export class CallbackAdminService {
   private readonly repos: Repositories;
 
@@ -65,7 +66,7 @@ export class CallbackAdminService {
   }
 
   /** Queues every callback of the event again (or for the first time); 422 when it has no destination. */
-  async redeliver(environment: EnvironmentRow, eventId: string): Promise<DeliveryLog[]> {
+  async redeliver(environment: Environment, eventId: string): Promise<DeliveryLog[]> {
     const event = await this.events.show(environment, eventId);
     const now = this.clock.now().toISOString();
     if ((await this.repos.callbacks.requeueEvent(environment.key, event.token, now)) === 0) {
@@ -76,7 +77,7 @@ export class CallbackAdminService {
     return log;
   }
 
-  async log(environment: EnvironmentRow, eventId: string): Promise<DeliveryLog[]> {
+  async log(environment: Environment, eventId: string): Promise<DeliveryLog[]> {
     const event = await this.events.show(environment, eventId);
     const deliveries = await this.repos.callbacks.forEvent(environment.key, event.token);
     const attempts = await this.repos.callbacks.attempts(deliveries.map((delivery) => delivery.token));

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../domain/clock.js';
 import type { DeliveryRequest, DeliveryResult } from '../../receivers/http-delivery.js';
 import type { StoreHandle } from '../../store/database.js';
-import type { AttemptResult, DeliveryRow } from '../../store/repositories/callbacks.repo.js';
+import type { AttemptResult } from '../../store/repositories/callbacks.repo.js';
 import { repositories, type Repositories } from '../../store/repositories.js';
 import { CallbackSender, type AttemptOutcome, type CallbackRenderer } from './callback-sender.js';
+import type { CallbackDelivery } from '../../domain/callback.js';
 
 export type { CallbackRenderer, RenderedCallback } from './callback-sender.js';
 
@@ -156,7 +157,7 @@ export class CallbackDispatcher {
     this.active.add(running);
   }
 
-  private async attempt(delivery: DeliveryRow, claimId: string): Promise<void> {
+  private async attempt(delivery: CallbackDelivery, claimId: string): Promise<void> {
     const outcome = await this.sender.attempt(delivery);
     const now = this.clock.now();
     const next = new Date(now.getTime() + this.retryDelayMs(delivery.attempts + 1));

@@ -1,9 +1,9 @@
 import type { Clock } from '../../domain/clock.js';
 import { headerSignature } from '../../domain/callback-signature.js';
 import type { DeliveryRequest, DeliveryResult } from '../../receivers/http-delivery.js';
-import type { DeliveryRow } from '../../store/repositories/callbacks.repo.js';
-import type { EventRow } from '../../store/repositories/events.repo.js';
 import type { Repositories } from '../../store/repositories.js';
+import type { CallbackDelivery } from '../../domain/callback.js';
+import type { ApiEvent } from '../../domain/event.js';
 
 /** What a callback carries: the rendered, signed payload. */
 export interface RenderedCallback {
@@ -12,7 +12,7 @@ export interface RenderedCallback {
 }
 
 /** Renders a delivery's payload (with its `signed` element) under the environment's secret. */
-export type CallbackRenderer = (delivery: DeliveryRow, event: EventRow, secret: string) => Promise<RenderedCallback | null>;
+export type CallbackRenderer = (delivery: CallbackDelivery, event: ApiEvent, secret: string) => Promise<RenderedCallback | null>;
 
 /** How one attempt went: delivered (a 2xx), failed at the destination, or not sent (nothing left to send). */
 export interface AttemptOutcome {
@@ -36,7 +36,7 @@ export class CallbackSender {
     private readonly timeoutMs: number,
   ) {}
 
-  async attempt(delivery: DeliveryRow): Promise<AttemptOutcome> {
+  async attempt(delivery: CallbackDelivery): Promise<AttemptOutcome> {
     const event = await this.repos.events.find(delivery.environment_key, delivery.event_token);
     const secret = event === undefined ? null : await this.secretFor(delivery.environment_key);
     const rendered = event === undefined || secret === null ? null : await this.render(delivery, event, secret);

@@ -1,13 +1,13 @@
 import type { DeliverySubject } from '../../receivers/template-variables.js';
-import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import { parseDetails } from '../payment-method-records.js';
+import type { PaymentMethod } from '../../domain/payment-method.js';
 
 /**
  * A vaulted payment method opened for a receiver's template: its descriptive fields and its
  * secrets in clear. Null when nothing sensitive is left to send (redacted).
  */
-export async function openDeliverySubject(sealer: PaymentMethodSealer, row: PaymentMethodRow): Promise<DeliverySubject | null> {
+export async function openDeliverySubject(sealer: PaymentMethodSealer, row: PaymentMethod): Promise<DeliverySubject | null> {
   const opened = await sealer.open(row);
   // An offsite (sprel) method holds nothing a receiver could be sent.
   if (opened === null || opened.type === 'sprel') return null;

@@ -11,8 +11,6 @@ import { DeliveryFaultError, DeliveryInputError, DeliveryResultUnknownError, par
 import { deliveryVariables } from '../../receivers/template-variables.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import { receiverRedacted, type ReceiverRecord, type ReceiverService } from '../receiver.service.js';
 import { newTransactionRow } from '../transaction-records.js';
@@ -20,6 +18,8 @@ import { STATE_REFUSALS } from '../transactions/gateway-transaction.service.js';
 import type { Refusal } from '../transactions/transaction-outcome.js';
 import { openDeliverySubject, sensitiveValuesOf } from './delivery-subject.js';
 import { receiverSnapshot, type ReceiverTransactionDetails } from './receiver-transaction-details.js';
+import type { Environment } from '../../domain/environment.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /** `delivery{…}` of POST receivers/<t>/deliver, already coerced. */
 export interface DeliveryInput {
@@ -35,14 +35,14 @@ export interface DeliveryInput {
 /** A recorded delivery and the HTTP status that reports it. */
 export interface DeliveryOutcome {
   status: number;
-  transaction: TransactionRow;
+  transaction: Transaction;
 }
 
 /** Clients of the receiver call and Coffer's client-side limits. */
 export interface DeliverySettings {
   timeoutMs: number;
   /** mTLS material of a certificate of this environment (the certificates service). */
-  clientCertificate: (environment: EnvironmentRow, token: string) => Promise<{ cert: string; key: string }>;
+  clientCertificate: (environment: Environment, token: string) => Promise<{ cert: string; key: string }>;
 }
 
 const METHODS = ['POST', 'PUT', 'PATCH'] as const;
@@ -68,7 +68,7 @@ export class ReceiverDeliveryService {
     this.repos = repositories(store.db, store.dialect);
   }
 
-  async deliver(environment: EnvironmentRow, receiverToken: string, input: DeliveryInput): Promise<DeliveryOutcome> {
+  async deliver(environment: Environment, receiverToken: string, input: DeliveryInput): Promise<DeliveryOutcome> {
     const receiver = await this.receivers.show(environment, receiverToken);
     const method = checkInput(input);
     checkTemplates(input);
@@ -148,7 +148,7 @@ export class ReceiverDeliveryService {
     }
   }
 
-  private row(base: { environment: EnvironmentRow; receiver: ReceiverRecord; paymentMethodToken: string; method: string }, token: string, outcome: 'processing' | { state: 'failed'; messageKey: string; message: string }, url: string) {
+  private row(base: { environment: Environment; receiver: ReceiverRecord; paymentMethodToken: string; method: string }, token: string, outcome: 'processing' | { state: 'failed'; messageKey: string; message: string }, url: string) {
     const details: ReceiverTransactionDetails = { url, request_method: base.method, deliver_time_ms: null, response: null, receiver: receiverSnapshot(base.receiver.row) };
     const row = newTransactionRow({
       environmentKey: base.environment.key,
@@ -163,19 +163,19 @@ export class ReceiverDeliveryService {
   }
 
   /** A delivery Coffer refuses before calling anyone: recorded as `failed`, 422 with the transaction. */
-  private async refuse(base: { environment: EnvironmentRow; receiver: ReceiverRecord; paymentMethodToken: string; method: string }, url: string, refusal: Refusal): Promise<DeliveryOutcome> {
+  private async refuse(base: { environment: Environment; receiver: ReceiverRecord; paymentMethodToken: string; method: string }, url: string, refusal: Refusal): Promise<DeliveryOutcome> {
     const row = this.row(base, orderedToken(TOKEN_LENGTH.item), { state: 'failed', messageKey: refusal.messageKey, message: refusal.message }, url);
     await this.repos.transactions.insert(row);
-    return { status: 422, transaction: (await this.repos.transactions.find(base.environment.key, row.token)) as TransactionRow };
+    return { status: 422, transaction: (await this.repos.transactions.find(base.environment.key, row.token)) as Transaction };
   }
 
   private async finish(
-    environment: EnvironmentRow,
+    environment: Environment,
     token: string,
     status: number,
     outcome: { state: string; messageKey: string; message: string; details: Partial<ReceiverTransactionDetails>; transcript: string | null },
   ): Promise<DeliveryOutcome> {
-    const current = (await this.repos.transactions.find(environment.key, token)) as TransactionRow;
+    const current = (await this.repos.transactions.find(environment.key, token)) as Transaction;
     const details = { ...(JSON.parse(current.details ?? '{}') as ReceiverTransactionDetails), ...outcome.details };
     await this.repos.transactions.update(environment.key, token, {
       state: outcome.state,
@@ -186,7 +186,7 @@ export class ReceiverDeliveryService {
       transcript: outcome.transcript,
       updated_at: this.clock.now().toISOString(),
     });
-    return { status, transaction: (await this.repos.transactions.find(environment.key, token)) as TransactionRow };
+    return { status, transaction: (await this.repos.transactions.find(environment.key, token)) as Transaction };
   }
 }
 
@@ -202,7 +202,7 @@ function checkInput(input: DeliveryInput): (typeof METHODS)[number] {
   return method as (typeof METHODS)[number];
 }
 
-/** Syntax, nesting and the worst case of each template, before anything is looked up (issue 11 §2). */
+/** Syntax, nesting and the worst case of each template, before anything is looked up (docs/security.md, "Limits on input and templates"). */
 function checkTemplates(input: DeliveryInput): void {
   const templates = { url: input.url as string, headers: input.headers ?? '', body: input.body as string };
   for (const [attribute, template] of Object.entries(templates) as Array<['url' | 'headers' | 'body', string]>) {

@@ -13,13 +13,13 @@ import { exportVariables } from '../../receivers/template-variables.js';
 import type { DeliverySubject } from '../../receivers/template-variables.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import { receiverRedacted, type ReceiverRecord, type ReceiverService } from '../receiver.service.js';
 import { newTransactionRow } from '../transaction-records.js';
 import { openDeliverySubject, sensitiveValuesOf } from './delivery-subject.js';
 import { receiverDetailsOf, receiverSnapshot, type ReceiverTransactionDetails } from './receiver-transaction-details.js';
+import type { Environment } from '../../domain/environment.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /** `export{…}` of POST receivers/<t>/export, already coerced. */
 export interface ExportInput {
@@ -32,7 +32,7 @@ export interface ExportInput {
 export interface ExportSettings {
   timeoutMs: number;
   /** The body POSTed to `callback_url` once the export is finished (the transaction in JSON). */
-  callbackBody: (transaction: TransactionRow) => string;
+  callbackBody: (transaction: Transaction) => string;
 }
 
 /**
@@ -58,7 +58,7 @@ export class ReceiverExportService {
     this.repos = repositories(store.db, store.dialect);
   }
 
-  async start(environment: EnvironmentRow, receiverToken: string, input: ExportInput): Promise<TransactionRow> {
+  async start(environment: Environment, receiverToken: string, input: ExportInput): Promise<Transaction> {
     const receiver = await this.receivers.show(environment, receiverToken);
     checkInput(input);
     if (!receiverOperations(receiver.definition).export) {
@@ -102,7 +102,7 @@ export class ReceiverExportService {
       now: this.clock.now().toISOString(),
     });
     await this.repos.transactions.insert({ ...row, state: 'pending', message_key: 'messages.transaction_pending', message: 'Pending', receiver_token: receiver.row.token });
-    const transaction = (await this.repos.transactions.find(environment.key, row.token)) as TransactionRow;
+    const transaction = (await this.repos.transactions.find(environment.key, row.token)) as Transaction;
     const job = this.run(environment, receiver, transaction, input)
       .catch(this.onJobError)
       .finally(() => this.running.delete(job));
@@ -128,7 +128,7 @@ export class ReceiverExportService {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
-  private async run(environment: EnvironmentRow, receiver: ReceiverRecord, transaction: TransactionRow, input: ExportInput): Promise<void> {
+  private async run(environment: Environment, receiver: ReceiverRecord, transaction: Transaction, input: ExportInput): Promise<void> {
     const started = performance.now();
     const { subjects, excluded } = await this.collect(environment, input.paymentMethodTokens as string[]);
     const included = subjects.map((subject) => subject.token);
@@ -173,7 +173,7 @@ export class ReceiverExportService {
   }
 
   /** Opens every exportable payment method (consuming its CVV); the others are excluded with a reason. */
-  private async collect(environment: EnvironmentRow, tokens: string[]): Promise<{ subjects: DeliverySubject[]; excluded: Record<string, string> }> {
+  private async collect(environment: Environment, tokens: string[]): Promise<{ subjects: DeliverySubject[]; excluded: Record<string, string> }> {
     const subjects: DeliverySubject[] = [];
     const excluded: Record<string, string> = {};
     for (const token of new Set(tokens)) {
@@ -195,8 +195,8 @@ export class ReceiverExportService {
     return { subjects, excluded };
   }
 
-  private async callBack(environment: EnvironmentRow, token: string, callbackUrl: string): Promise<void> {
-    const finished = (await this.repos.transactions.find(environment.key, token)) as TransactionRow;
+  private async callBack(environment: Environment, token: string, callbackUrl: string): Promise<void> {
+    const finished = (await this.repos.transactions.find(environment.key, token)) as Transaction;
     await this.callbacks.send({
       url: callbackUrl,
       method: 'POST',

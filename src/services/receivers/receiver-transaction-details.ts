@@ -1,8 +1,8 @@
-import type { ReceiverRow } from '../../store/repositories/receivers.repo.js';
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+import type { Receiver } from '../../domain/receiver.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /** A receiver as it was when the transaction ran, without any secret (rendered in the transaction). */
-export type ReceiverSnapshot = Omit<ReceiverRow, 'sealed_credentials' | 'sealed_protocol' | 'seq' | 'environment_key'>;
+export type ReceiverSnapshot = Omit<Receiver, 'sealed_credentials' | 'sealed_protocol' | 'seq' | 'environment_key'>;
 
 /** What the receiver answered, scrubbed of card data (body base64 when `encode_response`). */
 export interface ReceiverResponse {
@@ -27,7 +27,7 @@ export interface ReceiverTransactionDetails {
 
 export const RECEIVER_TRANSACTION_TYPES = new Set(['DeliverPaymentMethod', 'ExportPaymentMethods', 'RedactReceiver']);
 
-export function receiverSnapshot(row: ReceiverRow): ReceiverSnapshot {
+export function receiverSnapshot(row: Receiver): ReceiverSnapshot {
   return {
     token: row.token,
     receiver_type: row.receiver_type,
@@ -44,6 +44,6 @@ export function receiverSnapshot(row: ReceiverRow): ReceiverSnapshot {
   };
 }
 
-export function receiverDetailsOf(row: TransactionRow): ReceiverTransactionDetails | null {
+export function receiverDetailsOf(row: Transaction): ReceiverTransactionDetails | null {
   return row.details === null ? null : (JSON.parse(row.details) as ReceiverTransactionDetails);
 }

@@ -1,9 +1,9 @@
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
 import type { TransactionResult } from '../transactions/gateway-transaction.service.js';
 import type { TransactionInput } from '../transactions/transaction-input.js';
+import type { Environment } from '../../domain/environment.js';
 
 /**
- * Issue 18: the seam between choosing gateways (workflows, or a request's own `retry`) and
+ * The seam between choosing gateways (workflows, or a request's own `retry`) and
  * trying them in turn. A chooser produces a `ChainRequest`; an `AttemptChain` runs it.
  */
 
@@ -36,7 +36,7 @@ export interface RoutingNote {
 }
 
 export interface ChainRequest {
-  environment: EnvironmentRow;
+  environment: Environment;
   operation: ChainOperation;
   /** The gateways to try, in order: the first is the primary, the rest are backups. */
   gatewayTokens: string[];

@@ -1,17 +1,17 @@
 import { AppError } from '../../domain/errors.js';
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
 import type { GatewayRecord, GatewayService } from '../gateway.service.js';
 import { gatewaySupports } from '../transactions/transaction-rules.js';
 import type { ChainOperation } from './attempt-chain.js';
+import type { Environment } from '../../domain/environment.js';
 
 const ATTRIBUTE = 'retry.gateway_tokens';
 
 /**
- * The backup gateways of a retry chain, checked before anything is persisted (issue 18): each
+ * The backup gateways of a retry chain, checked before anything is persisted (docs/routing-retry.md): each
  * must exist, appear once (the primary included), not be redacted, support the operation, and be
  * a test gateway exactly when the primary is (the same card goes to all of them).
  */
-export async function checkedBackups(gateways: GatewayService, environment: EnvironmentRow, primary: GatewayRecord, tokens: readonly string[], operation: ChainOperation): Promise<GatewayRecord[]> {
+export async function checkedBackups(gateways: GatewayService, environment: Environment, primary: GatewayRecord, tokens: readonly string[], operation: ChainOperation): Promise<GatewayRecord[]> {
   const seen = new Set([primary.row.token]);
   const backups: GatewayRecord[] = [];
   for (const [index, token] of tokens.entries()) {
@@ -28,7 +28,7 @@ export async function checkedBackups(gateways: GatewayService, environment: Envi
   return backups;
 }
 
-async function showBackup(gateways: GatewayService, environment: EnvironmentRow, token: string, place: string): Promise<GatewayRecord> {
+async function showBackup(gateways: GatewayService, environment: Environment, token: string, place: string): Promise<GatewayRecord> {
   try {
     return await gateways.show(environment, token);
   } catch (error) {

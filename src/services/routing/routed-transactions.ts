@@ -1,7 +1,6 @@
 import { AppError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { StoreHandle } from '../../store/database.js';
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
 import { PaymentMethodsRepo } from '../../store/repositories/payment-methods.repo.js';
 import { RoutingRecordsRepo } from '../../store/repositories/routing-records.repo.js';
 import type { TransactionResult } from '../transactions/gateway-transaction.service.js';
@@ -15,6 +14,7 @@ import { isNotFound, workflowNotFound, type WorkflowService } from './workflow.s
 import type { GatewayService } from '../gateway.service.js';
 import { gatewaySupports } from '../transactions/transaction-rules.js';
 import { factsOf } from './transaction-facts.js';
+import type { Environment } from '../../domain/environment.js';
 
 /** What `routed_by` holds on a routed transaction (JSON on the row, an object on the wire). */
 export interface RoutedBy {
@@ -63,7 +63,7 @@ function outcomeOf(state: string): boolean | null {
 }
 
 /**
- * Issue 18: `POST /v1/transactions/{purchase,authorize,verify}`. The workflow (named, or the
+ * `POST /v1/transactions/{purchase,authorize,verify}` (docs/routing.md). The workflow (named, or the
  * environment's default) chooses the gateways; the `AttemptChain` tries them under the workflow's
  * retry mode; the decision is recorded on the answering transaction with a `TransactionRouted` event.
  */
@@ -85,13 +85,13 @@ export class RoutedTransactionService {
   }
 
   /** The dry run: the decision the workflow makes for this body. Calls no gateway, writes nothing. */
-  async explain(environment: EnvironmentRow, workflowKey: string, input: TransactionInput): Promise<Explanation> {
+  async explain(environment: Environment, workflowKey: string, input: TransactionInput): Promise<Explanation> {
     const workflow = await this.workflows.show(environment, workflowKey);
     const facts = await factsOf(this.paymentMethods, environment, input);
     return { workflow, facts, decision: this.decide(workflow, facts) };
   }
 
-  async run(environment: EnvironmentRow, operation: ChainOperation, workflowKey: string | undefined, input: TransactionInput): Promise<RoutedResult> {
+  async run(environment: Environment, operation: ChainOperation, workflowKey: string | undefined, input: TransactionInput): Promise<RoutedResult> {
     const workflow = await this.workflowFor(environment, workflowKey);
     const facts = await factsOf(this.paymentMethods, environment, input);
     const decision = await this.withUsableBackups(environment, operation, this.decide(workflow, facts));
@@ -109,7 +109,7 @@ export class RoutedTransactionService {
    * type without the ability): a workflow serves purchase, authorize and verify alike, and a backup
    * that cannot verify must not refuse every verify. The primary is kept: its refusal is the answer.
    */
-  private async withUsableBackups(environment: EnvironmentRow, operation: ChainOperation, decision: RoutingDecision): Promise<RoutingDecision> {
+  private async withUsableBackups(environment: Environment, operation: ChainOperation, decision: RoutingDecision): Promise<RoutingDecision> {
     const [primary, ...backups] = decision.gatewayTokens;
     const usable: string[] = [];
     const dropped: string[] = [];
@@ -129,7 +129,7 @@ export class RoutedTransactionService {
     return routeByWorkflow(workflow, facts, { random: this.random, successRates: this.successRates });
   }
 
-  private async workflowFor(environment: EnvironmentRow, key: string | undefined): Promise<Workflow> {
+  private async workflowFor(environment: Environment, key: string | undefined): Promise<Workflow> {
     if (key !== undefined) {
       try {
         return await this.workflows.show(environment, key);

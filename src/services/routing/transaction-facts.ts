@@ -1,10 +1,11 @@
 import { AppError, MESSAGES } from '../../domain/errors.js';
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
-import type { PaymentMethodRow, PaymentMethodsRepo } from '../../store/repositories/payment-methods.repo.js';
+import type { PaymentMethodsRepo } from '../../store/repositories/payment-methods.repo.js';
 import { detectCardType, issuerIdentificationNumber, normalizePan } from '../../vault/card-rules.js';
 import { parseDetails } from '../payment-method-records.js';
 import type { TransactionInput } from '../transactions/transaction-input.js';
 import type { TransactionFacts } from './workflow-router.js';
+import type { Environment } from '../../domain/environment.js';
+import type { PaymentMethod } from '../../domain/payment-method.js';
 
 /**
  * What the workflow rules look at, from the transaction body and its payment method: the stored
@@ -35,7 +36,7 @@ function metadataOf(raw: unknown): Record<string, string> {
   return out;
 }
 
-function storedFacts(row: PaymentMethodRow): Pick<TransactionFacts, 'cardBrand' | 'bin' | 'paymentMethodType' | 'metadata'> {
+function storedFacts(row: PaymentMethod): Pick<TransactionFacts, 'cardBrand' | 'bin' | 'paymentMethodType' | 'metadata'> {
   const details = parseDetails(row);
   const bin = textOf(details.issuer_identification_number) ?? textOf(details.first_six_digits);
   return { cardBrand: textOf(details.card_type), bin, paymentMethodType: row.payment_method_type, metadata: metadataOf(row.metadata) };
@@ -53,7 +54,7 @@ function inlineFacts(input: NonNullable<TransactionInput['inlinePaymentMethod']>
 }
 
 /** The facts of a transaction body; an unknown payment method token is the 422 a gateway purchase answers. */
-export async function factsOf(paymentMethods: PaymentMethodsRepo, environment: EnvironmentRow, input: TransactionInput): Promise<TransactionFacts> {
+export async function factsOf(paymentMethods: PaymentMethodsRepo, environment: Environment, input: TransactionInput): Promise<TransactionFacts> {
   const common = { currency: input.currencyCode ?? null, amount: input.amount ?? null };
   if (input.paymentMethodToken !== undefined) {
     const row = await paymentMethods.find(environment.key, input.paymentMethodToken);

@@ -1,11 +1,11 @@
 import { AppError, type ErrorEntry } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { StoreHandle } from '../../store/database.js';
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
 import type { GatewayRecord, GatewayService } from '../gateway.service.js';
 import { WorkflowsRepo, type WorkflowPatch, type WorkflowRow } from '../../store/repositories/workflows.repo.js';
 import type { RuleTarget, Workflow, WorkflowDefinition, WorkflowRetryMode, WorkflowRule } from './workflow-definition.js';
 import { gatewayPlaces, WORKFLOW_KEY, workflowErrors } from './workflow-validation.js';
+import type { Environment } from '../../domain/environment.js';
 
 /** What the admin API passes in: the fields a body named, and the shape errors its parser found. */
 export interface WorkflowChange {
@@ -22,7 +22,7 @@ export function workflowNotFound(): AppError {
   return new AppError({ key: 'errors.workflow_not_found', message: 'Unable to find the specified workflow.' });
 }
 
-/** Routing workflows of an environment (issue 18): create, list, show, update, remove, the default. */
+/** Routing workflows of an environment (docs/routing.md): create, list, show, update, remove, the default. */
 export class WorkflowService {
   private readonly workflows: WorkflowsRepo;
 
@@ -34,7 +34,7 @@ export class WorkflowService {
     this.workflows = new WorkflowsRepo(store.db);
   }
 
-  async create(environment: EnvironmentRow, change: WorkflowChange): Promise<Workflow> {
+  async create(environment: Environment, change: WorkflowChange): Promise<Workflow> {
     const errors: ErrorEntry[] = [];
     if (change.key === undefined) errors.push({ key: 'errors.blank', attribute: 'key', message: "Key can't be blank" });
     else if (!WORKFLOW_KEY.test(change.key)) errors.push({ key: 'errors.invalid', attribute: 'key', message: 'Key must be 1 to 64 lower-case letters, digits, _ and -, starting with a letter or digit' });
@@ -64,24 +64,24 @@ export class WorkflowService {
     return this.show(environment, change.key as string);
   }
 
-  async list(environment: EnvironmentRow): Promise<Workflow[]> {
+  async list(environment: Environment): Promise<Workflow[]> {
     return (await this.workflows.list(environment.key, MAX_WORKFLOWS)).map(workflowOf);
   }
 
-  async show(environment: EnvironmentRow, key: string): Promise<Workflow> {
+  async show(environment: Environment, key: string): Promise<Workflow> {
     const row = await this.workflows.find(environment.key, key);
     if (row === undefined) throw workflowNotFound();
     return workflowOf(row);
   }
 
   /** The environment's default workflow, or null. */
-  async defaultWorkflow(environment: EnvironmentRow): Promise<Workflow | null> {
+  async defaultWorkflow(environment: Environment): Promise<Workflow | null> {
     const row = await this.workflows.findDefault(environment.key);
     return row === undefined ? null : workflowOf(row);
   }
 
   /** Replaces the fields the body names; the whole result is validated before anything is written. */
-  async update(environment: EnvironmentRow, key: string, change: WorkflowChange): Promise<Workflow> {
+  async update(environment: Environment, key: string, change: WorkflowChange): Promise<Workflow> {
     const current = await this.show(environment, key);
     const errors: ErrorEntry[] = [];
     if (change.key !== undefined && change.key !== key) errors.push({ key: 'errors.invalid', attribute: 'key', message: 'The key of a workflow cannot be changed' });
@@ -100,13 +100,13 @@ export class WorkflowService {
     return this.show(environment, key);
   }
 
-  async remove(environment: EnvironmentRow, key: string): Promise<Workflow> {
+  async remove(environment: Environment, key: string): Promise<Workflow> {
     const current = await this.show(environment, key);
     if (!(await this.workflows.remove(environment.key, key, this.clock.now().toISOString()))) throw workflowNotFound();
     return current;
   }
 
-  private async findGateway(environment: EnvironmentRow, token: string): Promise<GatewayRecord | null> {
+  private async findGateway(environment: Environment, token: string): Promise<GatewayRecord | null> {
     try {
       return await this.gateways.show(environment, token);
     } catch (error) {
@@ -116,7 +116,7 @@ export class WorkflowService {
   }
 
   /** Every error of the definition, the gateways it names included; throws them all as one 422. */
-  private async check(environment: EnvironmentRow, definition: WorkflowDefinition, shapeErrors: string[], errors: ErrorEntry[]): Promise<void> {
+  private async check(environment: Environment, definition: WorkflowDefinition, shapeErrors: string[], errors: ErrorEntry[]): Promise<void> {
     for (const path of shapeErrors) errors.push({ key: 'errors.invalid', attribute: path, message: `${path} must name either a gateway_token or a split, not both or neither` });
     // A target already reported (missing, or neither gateway nor split) is not reported again as an empty one.
     const reported = new Set(errors.map((error) => error.attribute));

@@ -1,8 +1,8 @@
 import type { Updateable } from 'kysely';
 import { blankResponse } from '../../gateways/kit/index.js';
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import type { TransactionsTable } from '../../store/schema.js';
 import { detailsOf, GATEWAY_TRANSACTION_TYPES, responseRecord, type GatewayTransactionDetails } from './transaction-details.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /**
  * A gateway transaction is committed `processing` before its call and gets its outcome after.
@@ -26,7 +26,7 @@ export function callDeadline(now: Date, timeoutMs: number): string {
 }
 
 /** True when `row` is a gateway transaction still `processing` whose call can no longer be running at `now`. */
-export function isAbandoned(row: TransactionRow, now: Date): boolean {
+export function isAbandoned(row: Transaction, now: Date): boolean {
   if (row.state !== 'processing' || !GATEWAY_TRANSACTION_TYPES.has(row.transaction_type)) return false;
   const deadline = detailsOf(row)?.call_deadline;
   const ends = deadline === undefined || deadline === null ? Date.parse(row.updated_at) + LEGACY_DEADLINE_MS : Date.parse(deadline);
@@ -34,7 +34,7 @@ export function isAbandoned(row: TransactionRow, now: Date): boolean {
 }
 
 /** The write that declares an abandoned call's outcome unknown (as a timeout is recorded). */
-export function abandonedPatch(row: TransactionRow, now: Date): Updateable<TransactionsTable> {
+export function abandonedPatch(row: Transaction, now: Date): Updateable<TransactionsTable> {
   const at = now.toISOString();
   const details = detailsOf(row) as GatewayTransactionDetails;
   const response = { ...blankResponse(false, ABANDONED_MESSAGE), errorCode: 'processing_error' as const, errorDetail: 'interrupted' };

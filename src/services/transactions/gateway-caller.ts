@@ -6,8 +6,8 @@ import type { GatewayHttpClient } from '../../gateways/kit/http-client.js';
 import { findGatewayModule } from '../../gateways/registry.js';
 import { scrubberFor, scrubResponse, scrubTranscriptEntries } from '../../gateways/response-scrubbing.js';
 import type { BreakerStore, InFlightLimiter } from '../../limits/circuit-breaker.js';
-import type { GatewayRow } from '../../store/repositories/gateways.repo.js';
 import { gatewaySettings } from '../gateway.service.js';
+import type { Gateway } from '../../domain/gateway.js';
 
 /** What gateway calls are made with: the shared client and the deployment's endpoint overrides. */
 export interface AdapterContext {
@@ -73,7 +73,7 @@ export class GatewayCaller {
    * refuses. The slot comes first so that a half-open probe is only handed to a caller that can
    * really send it; a probe released without having been sent is given back to the breaker.
    */
-  async permit(gateway: GatewayRow, definition: GatewayDefinition): Promise<CallPermit> {
+  async permit(gateway: Gateway, definition: GatewayDefinition): Promise<CallPermit> {
     if (!this.inFlight.tryAcquire(gateway.token)) {
       this.observer?.refused(gateway.token, gateway.gateway_type, 'busy');
       throw new AppError(
@@ -113,18 +113,19 @@ export class GatewayCaller {
   }
 
   /** How long one call to this gateway may take: its own setting, else its type's, else the deployment's. */
-  timeoutMs(gateway: GatewayRow): number {
+  timeoutMs(gateway: Gateway): number {
     const ownSeconds = gatewaySettings(gateway).timeout_seconds;
     return ownSeconds !== undefined ? ownSeconds * 1000 : (this.config.timeoutMsByType[gateway.gateway_type] ?? this.config.timeoutMs);
   }
 
   /**
    * Runs the operation on the gateway type's module and records the outcome with the breaker. Whatever
-   * the gateway wrote comes back through the call's scrubber (issue 11 §4): the answer's texts,
+   * the gateway wrote comes back through the call's scrubber (a decline text may echo the card;
+   * docs/security.md, "Scrubbing what comes back from gateways and receivers"): the answer's texts,
    * the fault messages and the transcript. `concerning` is the payment method of a reference
    * transaction (not sent, but the gateway may echo it).
    */
-  async call(permit: CallPermit, gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[], concerning: AdapterPaymentMethod | null = null): Promise<CallOutcome> {
+  async call(permit: CallPermit, gateway: Gateway, request: GatewayRequest, transcript: TranscriptEntry[], concerning: AdapterPaymentMethod | null = null): Promise<CallOutcome> {
     const scrubber = scrubberFor(request, concerning);
     try {
       const outcome = await this.callUnscrubbed(permit, gateway, request, transcript);
@@ -138,10 +139,10 @@ export class GatewayCaller {
   }
 
   /**
-   * Issue 17: asks the gateway about a call whose result is unknown (the adapter's `inquire`),
+   * Asks the gateway about a call whose result is unknown (the adapter's `inquire`; docs/events.md),
    * through the same channel and endpoints as a call; the answer's texts are scrubbed alike.
    */
-  async inquire(gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<InquiryAnswer> {
+  async inquire(gateway: Gateway, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<InquiryAnswer> {
     const module = findGatewayModule(gateway.gateway_type);
     if (module === undefined || module.inquire === null) return { kind: 'unknown' };
     const scrubber = scrubberFor(request, null);
@@ -155,7 +156,7 @@ export class GatewayCaller {
   }
 
   /** Classifies the call (the metrics), then hands its outcome on unchanged. */
-  private async callUnscrubbed(permit: CallPermit, gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<CallOutcome> {
+  private async callUnscrubbed(permit: CallPermit, gateway: Gateway, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<CallOutcome> {
     const observer = this.observer;
     if (observer === null) return this.callAndReport(permit, gateway, request, transcript);
     const started = performance.now();
@@ -169,7 +170,7 @@ export class GatewayCaller {
     }
   }
 
-  private async callAndReport(permit: CallPermit, gateway: GatewayRow, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<CallOutcome> {
+  private async callAndReport(permit: CallPermit, gateway: Gateway, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<CallOutcome> {
     permit.reported = true;
     const module = findGatewayModule(gateway.gateway_type);
     if (module === undefined) return { kind: 'fault', message: 'This gateway type cannot transact yet.', detail: gateway.gateway_type, latencyMs: 0, notTaken: true };

@@ -5,9 +5,6 @@ import { orderedToken, TOKEN_LENGTH } from '../../domain/tokens.js';
 import type { AdapterPaymentMethod, GatewayOperation, GatewayRequest, StoredCredential, TranscriptEntry } from '../../gateways/kit/index.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
-import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import type { GatewayRecord, GatewayService } from '../gateway.service.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import type { PaymentMethodService } from '../payment-method.service.js';
@@ -19,33 +16,36 @@ import { callDeadline } from './abandoned-calls.js';
 import { EMPTY_SHIPPING_ADDRESS, detailsOf, type FailoverNote, type GatewayTransactionDetails } from './transaction-details.js';
 import type { TransactionInput } from './transaction-input.js';
 import { checkAmount, checkCurrency, checkReference, checkVoidable, referenceNotFound, remainingAmount, requireAbility, transactionNotFound, TRANSACTION_TYPE } from './transaction-rules.js';
+import type { Environment } from '../../domain/environment.js';
+import type { PaymentMethod } from '../../domain/payment-method.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /** A transaction as the API returns it, with the HTTP status it is returned with. */
 export interface TransactionResult {
-  transaction: TransactionRow;
+  transaction: Transaction;
   status: number;
   /**
    * The payment method as this transaction's own writes left it, when they are all it needs
-   * (issue 12): the answer nests it without reading it again. Absent: the answer reads it.
+   * (saving a statement per purchase): the answer nests it without reading it again. Absent: the answer reads it.
    */
-  paymentMethod?: PaymentMethodRow;
+  paymentMethod?: PaymentMethod;
 }
 
 export type DirectOperation = 'purchase' | 'authorize' | 'verify' | 'store' | 'general_credit';
 
 /** A direct transaction checked, with its payment method resolved: what each attempt sends. */
 export interface DirectPlan {
-  environment: EnvironmentRow;
+  environment: Environment;
   operation: DirectOperation;
   input: TransactionInput;
   /** The transaction type recorded (Purchase, OffsitePurchase, …). */
   type: string;
-  paymentMethod: PaymentMethodRow;
+  paymentMethod: PaymentMethod;
   /** The payment method was vaulted from an inline card by this transaction. */
   added: boolean;
 }
 
-/** How an attempt relates to a retry chain (issue 18). */
+/** How an attempt relates to a retry chain (docs/routing-retry.md). */
 export interface AttemptLink {
   /** Part of a retry chain: the record names the chain's first attempt. */
   chained: boolean;
@@ -85,7 +85,7 @@ const OFFSITE_TYPE = { purchase: 'OffsitePurchase', authorize: 'OffsiteAuthoriza
  * both fields came (Spreedly proceeds without them otherwise). A merchant-initiated charge carries
  * the network transaction id Coffer kept from the cardholder-initiated one, whatever gateway gave it.
  */
-function storedCredentialFor(operation: DirectOperation, input: TransactionInput, paymentMethod: PaymentMethodRow): StoredCredential | null {
+function storedCredentialFor(operation: DirectOperation, input: TransactionInput, paymentMethod: PaymentMethod): StoredCredential | null {
   if (operation !== 'purchase' && operation !== 'authorize' && operation !== 'verify') return null;
   const initiator = input.storedCredentialInitiator;
   const reasonType = input.storedCredentialReasonType;
@@ -96,7 +96,7 @@ function storedCredentialFor(operation: DirectOperation, input: TransactionInput
 
 const REDACTED_GATEWAY: Refusal = { messageKey: 'messages.cannot_use_redacted_gateway', message: MESSAGES.gatewayRedacted };
 
-/** Issue 17: a transaction's own callback destination (columns of its row). */
+/** A transaction's own callback destination (columns of its row). */
 type TransactionCallback = { callback_url: string | null; callback_format: string | null };
 
 function callbackOf(input: TransactionInput): TransactionCallback {
@@ -124,9 +124,9 @@ export class GatewayTransactionService {
   }
 
   /** purchase, authorize, verify, store, general_credit on `gatewayToken`. */
-  async direct(environment: EnvironmentRow, gatewayToken: string, operation: DirectOperation, input: TransactionInput): Promise<TransactionResult> {
+  async direct(environment: Environment, gatewayToken: string, operation: DirectOperation, input: TransactionInput): Promise<TransactionResult> {
     // Spreedly resolves the payment method before the gateway: an unknown token is a 422 even
-    // when the gateway is unknown too (issue 14 §1.1). Inline cards are vaulted only after the checks.
+    // when the gateway is unknown too (docs/wire-compatibility.md). Inline cards are vaulted only after the checks.
     const named = await this.checkPaymentMethodToken(environment, input);
     const gateway = await this.gateways.show(environment, gatewayToken);
     const planned = await this.planDirect(environment, gateway, operation, input, named);
@@ -139,12 +139,12 @@ export class GatewayTransactionService {
    * (an inline card vaulted): a plan the gateways can then be tried with, or the refusal recorded.
    */
   async planDirect(
-    environment: EnvironmentRow,
+    environment: Environment,
     gateway: GatewayRecord,
     operation: DirectOperation,
     input: TransactionInput,
     /** The row `checkPaymentMethodToken` found, so it is not read twice (its use is decided under a lock later). */
-    named?: PaymentMethodRow,
+    named?: PaymentMethod,
   ): Promise<{ plan: DirectPlan } | { refused: TransactionResult }> {
     const type = TRANSACTION_TYPE[operation];
     const base = this.baseDetails(gateway, input);
@@ -179,7 +179,7 @@ export class GatewayTransactionService {
    * One attempt of a planned direct transaction on `gateway`. The breaker or the in-flight cap may
    * refuse it (AppError 503, nothing persisted). The first attempt consumes the stored CVV (and a
    * single-use method) as it commits its `processing` record; a later attempt of a retry chain
-   * (issue 18) sends the card opened by the first, CVV included, and consumes nothing again.
+   * (docs/routing-retry.md) sends the card opened by the first, CVV included, and consumes nothing again.
    */
   async attemptDirect(plan: DirectPlan, gateway: GatewayRecord, link: AttemptLink): Promise<AttemptResult> {
     const { environment, operation, input, paymentMethod } = plan;
@@ -196,7 +196,7 @@ export class GatewayTransactionService {
       const started =
         link.heldCard !== null
           ? { processing: await this.repos.transactions.insertReturning(row, failedOver), consumed: null }
-          : await inTransaction(this.store, async (repos): Promise<{ processing: TransactionRow; consumed: PaymentMethodRow | null } | { refusal: Refusal }> => {
+          : await inTransaction(this.store, async (repos): Promise<{ processing: Transaction; consumed: PaymentMethod | null } | { refusal: Refusal }> => {
               await repos.locks.serialize(`payment_method:${paymentMethod.token}`);
               // The CVV goes to this (first) transaction only; a single-use method is used from now on.
               // The write is conditional on a usable state: a redact, use or close that came first refuses this one.
@@ -241,7 +241,7 @@ export class GatewayTransactionService {
   }
 
   /** capture, void, credit of the transaction `referenceToken`. */
-  async reference(environment: EnvironmentRow, referenceToken: string, operation: ReferenceOperation, input: TransactionInput): Promise<TransactionResult> {
+  async reference(environment: Environment, referenceToken: string, operation: ReferenceOperation, input: TransactionInput): Promise<TransactionResult> {
     const reference = await this.repos.transactions.find(environment.key, referenceToken);
     if (reference === undefined) throw referenceNotFound();
     checkReference(operation, reference);
@@ -299,7 +299,7 @@ export class GatewayTransactionService {
   }
 
   /** Finishes a pending (3-D Secure) transaction; the same transaction comes back, updated. */
-  async complete(environment: EnvironmentRow, token: string): Promise<TransactionResult> {
+  async complete(environment: Environment, token: string): Promise<TransactionResult> {
     const row = await this.repos.transactions.find(environment.key, token);
     if (row === undefined) throw transactionNotFound(token);
     if (row.state !== 'pending') throw new AppError({ key: 'errors.transaction_not_pending', message: 'Only pending transactions can be completed.' });
@@ -341,9 +341,9 @@ export class GatewayTransactionService {
 
   private async callAndFinish(
     permit: CallPermit,
-    environment: EnvironmentRow,
+    environment: Environment,
     gateway: GatewayRecord,
-    processing: TransactionRow,
+    processing: Transaction,
     request: GatewayRequest,
     effects: TransactionEffects,
   ): Promise<{ result: TransactionResult; outcome: CallOutcome }> {
@@ -351,7 +351,7 @@ export class GatewayTransactionService {
     const credentials = await this.gateways.openCredentials(gateway.row);
     request.credentials = Object.fromEntries(Object.entries(credentials).map(([name, value]) => [name, new Secret(value)]));
     // Capture, void, credit and complete send no card, but the gateway may still echo it: the
-    // scrubber is told the card of the payment method they concern (issue 11 §4).
+    // scrubber is told the card of the payment method they concern (docs/security.md, "Scrubbing").
     const card = request.paymentMethod === null && effects.paymentMethod !== null ? await this.sealer.open(effects.paymentMethod) : null;
     const outcome = await this.caller.call(permit, gateway.row, request, transcript, card);
     return { result: await finishTransaction(this.store, this.clock, environment, processing, outcome, transcript, effects), outcome };
@@ -419,7 +419,7 @@ export class GatewayTransactionService {
 
   private processingRow(
     token: string,
-    args: { environment: EnvironmentRow; gateway: GatewayRecord; type: string; paymentMethod: PaymentMethodRow | null; details: GatewayTransactionDetails; amount: number | null; currency: string | null; callback?: TransactionCallback },
+    args: { environment: Environment; gateway: GatewayRecord; type: string; paymentMethod: PaymentMethod | null; details: GatewayTransactionDetails; amount: number | null; currency: string | null; callback?: TransactionCallback },
     referenceToken: string | null,
     callDeadline: string | null = null,
   ) {
@@ -440,19 +440,19 @@ export class GatewayTransactionService {
   }
 
   private refuse(
-    args: { environment: EnvironmentRow; gateway: GatewayRecord; type: string; paymentMethod: PaymentMethodRow | null; details: GatewayTransactionDetails; amount: number | null; currency: string | null; referenceToken?: string },
+    args: { environment: Environment; gateway: GatewayRecord; type: string; paymentMethod: PaymentMethod | null; details: GatewayTransactionDetails; amount: number | null; currency: string | null; referenceToken?: string },
     refusal: Refusal,
   ): Promise<TransactionResult> {
     return refusedTransaction(this.store, this.processingRow(orderedToken(TOKEN_LENGTH.item), args, args.referenceToken ?? null), refusal);
   }
 
   /** Spreedly's first check of a direct transaction: a `payment_method_token` that names nothing is a 422. Returns the row it names. */
-  async checkPaymentMethodToken(environment: EnvironmentRow, input: TransactionInput): Promise<PaymentMethodRow | undefined> {
+  async checkPaymentMethodToken(environment: Environment, input: TransactionInput): Promise<PaymentMethod | undefined> {
     return input.paymentMethodToken === undefined ? undefined : this.findPaymentMethod(environment, input.paymentMethodToken);
   }
 
   /** The payment method named in a body; unknown is a 422 (not the path's 404), as Spreedly answers it. */
-  private async findPaymentMethod(environment: EnvironmentRow, token: string): Promise<PaymentMethodRow> {
+  private async findPaymentMethod(environment: Environment, token: string): Promise<PaymentMethod> {
     const row = await this.repos.paymentMethods.find(environment.key, token);
     if (row === undefined) throw new AppError({ key: 'errors.payment_method_not_found', message: MESSAGES.paymentMethodTokenUnknown }, {}, 422);
     return row;
@@ -460,10 +460,10 @@ export class GatewayTransactionService {
 
   /** The payment method named by token, or vaulted from the inline card or bank account. */
   private async resolvePaymentMethod(
-    environment: EnvironmentRow,
+    environment: Environment,
     input: TransactionInput,
-    named?: PaymentMethodRow,
-  ): Promise<{ paymentMethod: PaymentMethodRow; added: boolean } | { invalid: Array<{ key: string; message: string; attribute?: string }>; added: boolean }> {
+    named?: PaymentMethod,
+  ): Promise<{ paymentMethod: PaymentMethod; added: boolean } | { invalid: Array<{ key: string; message: string; attribute?: string }>; added: boolean }> {
     if (input.paymentMethodToken !== undefined) {
       const row = named?.token === input.paymentMethodToken ? named : await this.findPaymentMethod(environment, input.paymentMethodToken);
       return { paymentMethod: await this.paymentMethods.settle(row), added: false };

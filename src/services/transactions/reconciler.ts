@@ -3,11 +3,11 @@ import { Secret } from '../../domain/secret.js';
 import type { GatewayOperation, GatewayRequest, GatewayResponse, TranscriptEntry } from '../../gateways/kit/index.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
 import { SUCCEEDED_MESSAGE } from '../transaction-records.js';
 import type { GatewayService } from '../gateway.service.js';
 import type { GatewayCaller } from './gateway-caller.js';
 import { detailsOf, EMPTY_SHIPPING_ADDRESS, responseRecord, type GatewayTransactionDetails } from './transaction-details.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /** The transaction types reconciliation settles, and the operation that made each. */
 const RECONCILABLE: Readonly<Record<string, GatewayOperation>> = { Purchase: 'purchase', Authorization: 'authorize' };
@@ -31,7 +31,7 @@ export const DEFAULT_RECONCILE = { windowMs: 24 * 3_600_000, notFoundAfterMs: 10
 const NOT_CHARGED = 'The gateway never received this transaction; nothing was charged.';
 
 /**
- * Issue 17: settles `gateway_processing_result_unknown` by asking the gateway (adapters with
+ * Settles `gateway_processing_result_unknown` by asking the gateway (docs/events.md; adapters with
  * `inquire`), from the sweep. Each lookup is claimed by moving `reconcile_next_at` conditionally,
  * so two nodes never ask about one transaction at once. A known answer records the final outcome
  * (TransactionReconciled, callbacks); "never arrived", once believable, records it as not charged.
@@ -58,7 +58,7 @@ export class Reconciler {
     return settled;
   }
 
-  private async reconcileOne(row: TransactionRow, now: Date): Promise<boolean> {
+  private async reconcileOne(row: Transaction, now: Date): Promise<boolean> {
     const operation = RECONCILABLE[row.transaction_type];
     const gateway = row.gateway_token === null ? undefined : await this.repos.gateways.find(row.environment_key, row.gateway_token);
     const expired = now.getTime() - Date.parse(row.created_at) > this.settings.windowMs;
@@ -77,7 +77,7 @@ export class Reconciler {
     return this.record(row, answer.kind === 'found' ? answer.response : null, transcript, now.toISOString());
   }
 
-  private request(row: TransactionRow, operation: GatewayOperation, testMode: boolean, credentials: Record<string, string>): GatewayRequest {
+  private request(row: Transaction, operation: GatewayOperation, testMode: boolean, credentials: Record<string, string>): GatewayRequest {
     const details = detailsOf(row);
     return {
       operation,
@@ -100,7 +100,7 @@ export class Reconciler {
   }
 
   /** Records the answer (the gateway's outcome, or not charged when `response` is null), keeping the 408 in the details. */
-  private record(row: TransactionRow, response: GatewayResponse | null, transcript: TranscriptEntry[], at: string): Promise<boolean> {
+  private record(row: Transaction, response: GatewayResponse | null, transcript: TranscriptEntry[], at: string): Promise<boolean> {
     const details = detailsOf(row) as GatewayTransactionDetails;
     const succeeded = response !== null && response.success && !response.pending;
     const updated = {

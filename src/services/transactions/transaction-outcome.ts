@@ -5,14 +5,15 @@ import { blankResponse, type PendingAction, type TranscriptEntry } from '../../g
 import { parseDetails } from '../payment-method-records.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories } from '../../store/repositories.js';
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
-import type { PaymentMethodPatch, PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+import type { PaymentMethodPatch } from '../../store/repositories/payment-methods.repo.js';
 import type { TransactionsTable } from '../../store/schema.js';
 import { SUCCEEDED_MESSAGE } from '../transaction-records.js';
 import type { CallOutcome } from './gateway-caller.js';
 import { detailsOf, responseRecord, type GatewayTransactionDetails } from './transaction-details.js';
 import type { TransactionResult } from './gateway-transaction.service.js';
+import type { Environment } from '../../domain/environment.js';
+import type { PaymentMethod } from '../../domain/payment-method.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /** Why Coffer refused a transaction without calling the gateway. */
 export interface Refusal {
@@ -25,7 +26,7 @@ const PENDING_MESSAGE = { key: 'messages.transaction_pending', text: 'Pending' }
 /** What a finished call changes besides the transaction itself. */
 export interface TransactionEffects {
   retainOnSuccess: boolean;
-  paymentMethod: PaymentMethodRow | null;
+  paymentMethod: PaymentMethod | null;
   /** `paymentMethod` is the row as this transaction itself last wrote it (not a read from before). */
   paymentMethodIsCurrent: boolean;
   /** A cardholder-initiated stored-credential transaction: keep the network transaction id with the method. */
@@ -67,8 +68,8 @@ export async function refusedTransaction(store: StoreHandle, row: Insertable<Tra
 export async function finishTransaction(
   store: StoreHandle,
   clock: Clock,
-  environment: EnvironmentRow,
-  processing: TransactionRow,
+  environment: Environment,
+  processing: Transaction,
   outcome: CallOutcome,
   transcript: TranscriptEntry[],
   effects: TransactionEffects,
@@ -99,10 +100,10 @@ export async function finishTransaction(
     let paymentMethodToken = row.payment_method_token;
     const method = effects.paymentMethod;
     // The method as this transaction's writes leave it, while each of them is known to have applied.
-    let known: PaymentMethodRow | undefined = method !== null && effects.paymentMethodIsCurrent ? method : undefined;
+    let known: PaymentMethod | undefined = method !== null && effects.paymentMethodIsCurrent ? method : undefined;
     const applied = async (patch: PaymentMethodPatch, write: Promise<boolean>) => {
       const changed = await write;
-      known = changed && known !== undefined ? ({ ...known, ...patch } as PaymentMethodRow) : undefined;
+      known = changed && known !== undefined ? ({ ...known, ...patch } as PaymentMethod) : undefined;
     };
     if (method !== null && response.accountClosed) {
       const patch = { storage_state: 'closed', cache_expires_at: null, updated_at: at };

@@ -2,21 +2,22 @@ import { AppError, fieldError } from '../../domain/errors.js';
 import { systemClock, type Clock } from '../../domain/clock.js';
 import type { StoreHandle } from '../../store/database.js';
 import { repositories, type Repositories } from '../../store/repositories.js';
-import type { EnvironmentRow } from '../../store/repositories/environments.repo.js';
-import type { PaymentMethodRow } from '../../store/repositories/payment-methods.repo.js';
-import type { TransactionRow, TransactionSearch } from '../../store/repositories/transactions.repo.js';
+import type { TransactionSearch } from '../../store/repositories/transactions.repo.js';
 import type { GatewayService } from '../gateway.service.js';
 import { pageAfter, type ListQuery } from '../list-query.js';
 import { ABANDONED_CALL_GRACE_MS, abandonedPatch, isAbandoned } from './abandoned-calls.js';
 import { detailsOf } from './transaction-details.js';
 import { transactionNotFound } from './transaction-rules.js';
+import type { Environment } from '../../domain/environment.js';
+import type { PaymentMethod } from '../../domain/payment-method.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /** Transactions with the payment methods their views nest, fetched in one query. */
 export interface TransactionPage {
-  transactions: TransactionRow[];
-  paymentMethods: Map<string, PaymentMethodRow>;
+  transactions: Transaction[];
+  paymentMethods: Map<string, PaymentMethod>;
   /** The attempts of the retry chains on the page, by first attempt token, oldest first. */
-  chains?: Map<string, TransactionRow[]>;
+  chains?: Map<string, Transaction[]>;
 }
 
 const STATES = ['succeeded', 'failed', 'gateway_processing_failed', 'gateway_processing_result_unknown', 'pending', 'processing'];
@@ -37,7 +38,7 @@ export class TransactionQueryService {
     this.repos = repositories(store.db, store.dialect);
   }
 
-  async list(environment: EnvironmentRow, query: ListQuery, filter: { state?: string; gatewayToken?: string }): Promise<TransactionPage> {
+  async list(environment: Environment, query: ListQuery, filter: { state?: string; gatewayToken?: string }): Promise<TransactionPage> {
     const states = filter.state === undefined || filter.state === '' ? [] : filter.state.split(',').map((state) => state.trim());
     if (states.some((state) => !STATES.includes(state))) throw new AppError(fieldError.inclusion('state'));
     if (filter.gatewayToken !== undefined) await this.gateways.show(environment, filter.gatewayToken);
@@ -52,13 +53,13 @@ export class TransactionQueryService {
   }
 
   /** The portal's search (newest first, keyset paging); see TransactionsRepo.search. */
-  async search(environment: EnvironmentRow, filter: TransactionSearch): Promise<TransactionPage> {
+  async search(environment: Environment, filter: TransactionSearch): Promise<TransactionPage> {
     const found = await this.repos.transactions.search(environment.key, filter);
     const transactions = await Promise.all(found.map((row) => this.settleIfAbandoned(row)));
     return { transactions, paymentMethods: await this.paymentMethodsOf(environment, transactions) };
   }
 
-  async show(environment: EnvironmentRow, token: string): Promise<TransactionPage> {
+  async show(environment: Environment, token: string): Promise<TransactionPage> {
     const found = await this.repos.transactions.find(environment.key, token);
     if (found === undefined) throw transactionNotFound(token);
     const transaction = await this.settleIfAbandoned(found);
@@ -66,23 +67,23 @@ export class TransactionQueryService {
   }
 
   /** The scrubbed exchange with the gateway, as plain text. */
-  async transcript(environment: EnvironmentRow, token: string): Promise<string> {
+  async transcript(environment: Environment, token: string): Promise<string> {
     const page = await this.show(environment, token);
-    return (page.transactions[0] as TransactionRow).transcript ?? '';
+    return (page.transactions[0] as Transaction).transcript ?? '';
   }
 
   /**
    * One transaction in hand, with its payment method: `known` (the row as the transaction's own
    * writes left it) when that is the only one its view nests, otherwise read.
    */
-  async withPaymentMethod(environment: EnvironmentRow, transaction: TransactionRow, known: PaymentMethodRow | undefined): Promise<TransactionPage> {
+  async withPaymentMethod(environment: Environment, transaction: Transaction, known: PaymentMethod | undefined): Promise<TransactionPage> {
     const basis = detailsOf(transaction)?.basis_payment_method_token;
     if (known === undefined || known.token !== transaction.payment_method_token || (basis !== undefined && basis !== null)) return this.withPaymentMethods(environment, [transaction]);
     return { transactions: [transaction], paymentMethods: new Map([[known.token, known]]) };
   }
 
   /** Transactions already in hand, with the payment methods their views nest. */
-  async withPaymentMethods(environment: EnvironmentRow, transactions: TransactionRow[]): Promise<TransactionPage> {
+  async withPaymentMethods(environment: Environment, transactions: Transaction[]): Promise<TransactionPage> {
     return { transactions, paymentMethods: await this.paymentMethodsOf(environment, transactions) };
   }
 
@@ -102,17 +103,17 @@ export class TransactionQueryService {
   }
 
   /** The row, or, when its call was abandoned, the row as settled (someone else may have settled it first). */
-  private async settleIfAbandoned(row: TransactionRow): Promise<TransactionRow> {
+  private async settleIfAbandoned(row: Transaction): Promise<Transaction> {
     const now = this.clock.now();
     if (!isAbandoned(row, now)) return row;
     const settled = await this.repos.transactions.updateIfState(row.environment_key, row.token, 'processing', abandonedPatch(row, now));
     return settled ?? (await this.repos.transactions.find(row.environment_key, row.token)) ?? row;
   }
 
-  /** The page with the attempts of its retry chains (issue 18), in one query; none when no row is in a chain. */
-  async withChains(environment: EnvironmentRow, page: TransactionPage): Promise<TransactionPage> {
+  /** The page with the attempts of its retry chains, in one query; none when no row is in a chain. */
+  async withChains(environment: Environment, page: TransactionPage): Promise<TransactionPage> {
     const firsts = [...new Set(page.transactions.map((row) => row.first_attempt_token).filter((token): token is string => token !== null))];
-    const chains = new Map<string, TransactionRow[]>();
+    const chains = new Map<string, Transaction[]>();
     for (const attempt of await this.repos.transactions.attemptsOf(environment.key, firsts)) {
       const first = attempt.first_attempt_token as string;
       chains.set(first, [...(chains.get(first) ?? []), attempt]);
@@ -120,7 +121,7 @@ export class TransactionQueryService {
     return { ...page, chains };
   }
 
-  private async paymentMethodsOf(environment: EnvironmentRow, transactions: TransactionRow[]): Promise<Map<string, PaymentMethodRow>> {
+  private async paymentMethodsOf(environment: Environment, transactions: Transaction[]): Promise<Map<string, PaymentMethod>> {
     const tokens = new Set<string>();
     for (const transaction of transactions) {
       if (transaction.payment_method_token !== null) tokens.add(transaction.payment_method_token);

@@ -4,7 +4,7 @@ import { FILTERED } from '../../domain/scrubbing/scrubber.js';
 import { currencyExponent, MAX_AMOUNT } from '../../domain/money.js';
 import type { GatewayOperation } from '../../gateways/kit/index.js';
 import type { GatewayDefinition } from '../../gateways/kit/index.js';
-import type { TransactionRow } from '../../store/repositories/transactions.repo.js';
+import type { Transaction } from '../../domain/transaction.js';
 
 /** Transaction type recorded for each operation. */
 export const TRANSACTION_TYPE: Record<GatewayOperation, string> = {
@@ -77,7 +77,7 @@ export function transactionNotFound(token: string): AppError {
 }
 
 /** The reference must be of a type the operation accepts, and must have succeeded. */
-export function checkReference(operation: 'capture' | 'void' | 'credit', reference: TransactionRow): void {
+export function checkReference(operation: 'capture' | 'void' | 'credit', reference: Transaction): void {
   if (!REFERENCE_TYPES[operation].includes(reference.transaction_type)) {
     throw new AppError({
       key: 'errors.reference_transaction_type_invalid',
@@ -93,7 +93,7 @@ export function checkReference(operation: 'capture' | 'void' | 'credit', referen
  * What a capture or credit may still take from its reference, given its other children: the
  * reference's amount less what other captures (credits) hold; nothing once it is voided.
  */
-export function remainingAmount(operation: 'capture' | 'credit', reference: TransactionRow, children: TransactionRow[], capturesAreFinal: boolean): number {
+export function remainingAmount(operation: 'capture' | 'credit', reference: Transaction, children: Transaction[], capturesAreFinal: boolean): number {
   const active = children.filter((child) => ACTIVE_STATES.includes(child.state));
   if (active.some((child) => child.transaction_type === 'Void')) {
     throw new AppError({ key: 'errors.reference_transaction_already_settled', message: 'The reference transaction has been voided.' });
@@ -107,7 +107,7 @@ export function remainingAmount(operation: 'capture' | 'credit', reference: Tran
 }
 
 /** A void is refused once a capture, credit or void holds against the reference. */
-export function checkVoidable(children: TransactionRow[]): void {
+export function checkVoidable(children: Transaction[]): void {
   if (children.some((child) => ACTIVE_STATES.includes(child.state) && ['Capture', 'Credit', 'Void'].includes(child.transaction_type))) {
     throw new AppError({
       key: 'errors.reference_transaction_already_settled',

@@ -2,12 +2,12 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from '../schema.js';
 import { applyPage, readPage, type PageRequest } from './page.js';
 import { journaled, changeIf } from '../change-journal.js';
-import { redactablePatchEvent } from '../event-types.js';
+import { redactablePatchEvent } from '../../domain/event-types.js';
 
 /** Resources that belong to one environment, have a public `token` and list by `seq`. */
 export type ScopedTable = 'gateways' | 'receivers' | 'certificates';
 
-/** The object type each scoped table's events name (issue 17). */
+/** The object type each scoped table's events name (docs/events.md, "Event types"). */
 const OBJECT_TYPES = { gateways: 'gateway', receivers: 'receiver', certificates: 'certificate' } as const;
 const ADD_EVENTS = { gateways: 'AddGateway', receivers: 'AddReceiver', certificates: 'AddCertificate' } as const;
 

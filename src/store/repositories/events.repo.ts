@@ -22,6 +22,10 @@ export interface Change {
    * from the row written with the change; false skips the look for one, undefined looks.
    */
   ownCallback?: boolean;
+  /** See ChangeEvent (domain/event.ts). */
+  environmentSubscribed?: boolean;
+  /** See ChangeEvent (domain/event.ts). */
+  requestId?: string | null;
 }
 
 /** What a list of events may filter on besides its page. */
@@ -35,8 +39,8 @@ export interface EventFilter {
 const EVENT_COLUMNS = ['token', 'environment_key', 'request_id', 'event_type', 'object_type', 'object_key', 'created_at'] as const;
 
 /**
- * The event insert, compiled by Kysely once per database instead of on every event (issue 12:
- * building and compiling it was half an event's cost). Deferrable: inside a PostgreSQL
+ * The event insert, compiled by Kysely once per database instead of on every event (building
+ * and compiling it was half an event's cost). Deferrable: inside a PostgreSQL
  * transaction it goes out with the transaction's next statement, its failure failing the commit.
  */
 const INSERT = new Precompiled<InsertResult>((db, values) => db.insertInto('events').values(recordOf(EVENT_COLUMNS, values) as Insertable<EventsTable>), { deferrable: true });
@@ -47,7 +51,7 @@ export class EventsRepo {
 
   /**
    * Records one change; the caller runs it in the transaction of the change itself. The event is
-   * returned as written, without its `seq`: nothing reads it back (issue 12: RETURNING cost a
+   * returned as written, without its `seq`: nothing reads it back (a RETURNING cost a
    * tenth of the insert on every event).
    */
   async record(change: Change): Promise<RecordedEvent> {
@@ -55,7 +59,7 @@ export class EventsRepo {
       token: orderedToken(),
       // Never undefined: the compiled insert binds all seven columns.
       environment_key: change.environmentKey ?? null,
-      request_id: currentRequestId() ?? null,
+      request_id: change.requestId !== undefined ? change.requestId : (currentRequestId() ?? null),
       event_type: change.eventType,
       object_type: change.objectType,
       object_key: change.objectKey,

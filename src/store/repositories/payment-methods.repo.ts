@@ -4,10 +4,10 @@ import type { Database, PaymentMethodsTable } from '../schema.js';
 import { applyPage, readInGroups, readPage, type PageRequest } from './page.js';
 import { SEALED_COLUMNS, type SealedColumn } from './sealed-blobs.repo.js';
 import { changeIf, journaled, type Change } from '../change-journal.js';
-import { paymentMethodPatchEvent } from '../event-types.js';
+import { paymentMethodPatchEvent } from '../../domain/event-types.js';
 import { columnsOf, Precompiled, recordOf, recordShape } from './precompiled.js';
 
-/** The event a patch of one payment method records, if any (issue 17). */
+/** The event a patch of one payment method records, if any (docs/events.md, "Event types"). */
 function patchChanges(changed: boolean, environmentKey: string, token: string, patch: PaymentMethodPatch): Change[] {
   const eventType = paymentMethodPatchEvent(patch as Record<string, unknown>);
   if (eventType === null) return [];
