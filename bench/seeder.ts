@@ -10,7 +10,7 @@ import { responseRecord } from '../src/services/transactions/transaction-details
 import { EMPTY_SHIPPING_ADDRESS, type GatewayTransactionDetails } from '../src/domain/transaction-details.js';
 import { openStore, type StoreHandle } from '../src/store/database.js';
 import type { PaymentMethodsTable, TransactionsTable } from '../src/store/schema.js';
-import { TEST_CARDS } from '../src/vault/test-cards.js';
+import { TEST_CARDS } from '../src/domain/test-cards.js';
 import { Keyring } from '../src/vault/keyring.js';
 
 /**

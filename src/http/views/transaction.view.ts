@@ -116,7 +116,7 @@ export function gatewayTransactionView(row: Transaction, details: GatewayTransac
   if (row.transactionType === 'Store') view.third_party_token = details.third_party_token ?? null;
   view.shipping_address = { ...details.shipping_address };
   view.response = responseView(details);
-  // Issue 18: a retry chain's attempts, each naming its gateway; the answer says which one settled it.
+  // A retry chain's attempts, each naming its gateway; the answer says which one settled it.
   const attemptList = attemptsField(attempts);
   if (attemptList !== undefined) view.attempts = attemptList;
   view.api_urls = apiUrlsField(row, attempts);

@@ -55,7 +55,7 @@ function outcomeOf(state: TransactionState): boolean | null {
 }
 
 /**
- * Issue 18: `POST /v1/transactions/{purchase,authorize,verify}`. The workflow (named, or the
+ * `POST /v1/transactions/{purchase,authorize,verify}` (docs/routing.md). The workflow (named, or the
  * environment's default) chooses the gateways; the `AttemptChain` tries them under the workflow's
  * retry mode; the decision is recorded on the answering transaction with a `TransactionRouted` event.
  */
@@ -95,8 +95,8 @@ export class RoutedTransactionService {
 
   /**
    * The decision on the answering transaction and every attempt of its chain, and one
-   * `TransactionRouted` event naming the answer (docs/events.md), written together; no event when
-   * the answer is not found.
+   * `TransactionRouted` event naming the answer, written together (docs/routing.md, "Where the
+   * decision is recorded"); no event when the answer is not found.
    */
   private recordRouting(environment: Environment, answer: Transaction, routedBy: RoutedBy): Promise<void> {
     const at = this.clock.now().toISOString();

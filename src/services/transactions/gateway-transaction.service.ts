@@ -39,7 +39,7 @@ export interface DirectPlan {
   added: boolean;
 }
 
-/** How an attempt relates to a retry chain (issue 18). */
+/** How an attempt relates to a retry chain (docs/routing-retry.md). */
 export interface AttemptLink {
   /** Part of a retry chain: the record names the chain's first attempt. */
   chained: boolean;
@@ -126,7 +126,7 @@ export class GatewayTransactionService {
   /** purchase, authorize, verify, store, general_credit on `gatewayToken`. */
   async direct(environment: Environment, gatewayToken: string, operation: DirectOperation, input: TransactionInput): Promise<TransactionResult> {
     // Spreedly resolves the payment method before the gateway: an unknown token is a 422 even
-    // when the gateway is unknown too (issue 14 §1.1). Inline cards are vaulted only after the checks.
+    // when the gateway is unknown too (docs/wire-compatibility.md). Inline cards are vaulted only after the checks.
     const named = await this.checkPaymentMethodToken(environment, input);
     const gateway = await this.gateways.show(environment, gatewayToken);
     const planned = await this.planDirect(environment, gateway, operation, input, named);
