@@ -460,7 +460,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
           updated_at: now,
         });
       const outcomeEvents = async (token: string) =>
-        (await repos.events.list(envA, { objectKey: token }, asc(10))).map((event) => event.event_type).filter((type) => type !== 'TransactionCreated');
+        (await repos.events.list(envA, { objectKey: token }, asc(10))).map((event) => event.eventType).filter((type) => type !== 'TransactionCreated');
       const at = new Date(Date.parse(now) + 5).toISOString();
 
       const succeeded = await insertProcessing();
