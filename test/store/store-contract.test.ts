@@ -11,6 +11,7 @@ import { migrateStore, openStore, storeIsReachable, type StoreHandle } from '../
 import { inTransaction, repositories, type Repositories } from '../../src/store/repositories.js';
 import type { PageRequest } from '../../src/store/repositories/page.js';
 import { TransactionsRepo } from '../../src/store/repositories/transactions.repo.js';
+import { WrappedKeysRepo } from '../../src/store/repositories/wrapped-keys.repo.js';
 import { Keyring } from '../../src/vault/keyring.js';
 import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
@@ -148,7 +149,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       await migrateStore(first);
       const second = kind === 'postgres' ? target.open() : first;
       const masterKey = randomBytes(32);
-      const nodes = [first, second].map((store) => new TenancyService(store, new Keyring(store.db, masterKey), { now: () => new Date() }));
+      const nodes = [first, second].map((store) => new TenancyService(store, new Keyring(new WrappedKeysRepo(store.db), masterKey), { now: () => new Date() }));
       const outcomes = await Promise.allSettled(nodes.map((node) => node.init()));
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
@@ -609,7 +610,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
 
     beforeAll(async () => {
       store = await migratedStore();
-      keyring = new Keyring(store.db, masterKey, () => clock.now());
+      keyring = new Keyring(new WrappedKeysRepo(store.db), masterKey, () => clock.now());
       tenancy = new TenancyService(store, keyring, clock);
       gateways = new GatewayService(store, keyring, clock, new DefinitionCache(store));
     });
@@ -713,10 +714,10 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect(JSON.stringify(stored)).not.toContain(Buffer.from(LOGIN).toString('base64'));
       expect(await gateways.openCredentials(stored)).toEqual({ login: LOGIN });
       // Another process (fresh Keyring, empty cache) with the same master key opens it too.
-      const elsewhere = new GatewayService(store, new Keyring(store.db, masterKey), clock, new DefinitionCache(store));
+      const elsewhere = new GatewayService(store, new Keyring(new WrappedKeysRepo(store.db), masterKey), clock, new DefinitionCache(store));
       expect(await elsewhere.openCredentials(record.row)).toEqual({ login: LOGIN });
       // A different master key does not.
-      const foreign = new GatewayService(store, new Keyring(store.db, randomBytes(32)), clock, new DefinitionCache(store));
+      const foreign = new GatewayService(store, new Keyring(new WrappedKeysRepo(store.db), randomBytes(32)), clock, new DefinitionCache(store));
       await expect(foreign.openCredentials(record.row)).rejects.toThrow(/COFFER_MASTER_KEY/);
 
       // The test gateway declares no credentials: supplied ones are ignored, nothing is sealed.
