@@ -63,14 +63,14 @@ export interface Core extends ReceiversCore, CallbacksCore {
   sweeper: CacheSweeper;
   keyRotation: KeyRotationService;
   transactions: GatewayTransactionService;
-  /** Issue 18: tries a transaction's gateways in turn (a request's `retry`, a workflow's backups). */
+  /** Tries a transaction's gateways in turn (a request's `retry`, a workflow's backups). */
   attemptChain: AttemptChain;
   transactionQuery: TransactionQueryService;
   idempotency: IdempotencyService;
   auth: AuthService;
   /** Authentication, environments, organizations and gateways in memory (docs/caching.md). */
   definitionCache: DefinitionCache;
-  /** Tokenization with the environment key alone (card form, transparent redirect; issue 16). */
+  /** Tokenization with the environment key alone (card form, transparent redirect; docs/card-capture.md). */
   browserTokenization: BrowserTokenizationService;
   /** The merchant portal's users and sessions, and the audit log. */
   portalUsers: PortalUserService;
@@ -81,13 +81,13 @@ export interface Core extends ReceiversCore, CallbacksCore {
   rateLimiting: RateLimiting;
   /** Reachability of Redis; null without COFFER_REDIS_URL. */
   sharedState: SharedStateStatus | null;
-  /** The events feed (issue 17). */
+  /** The events feed (docs/events.md). */
   events: EventService;
-  /** Settles unknown gateway results from the sweep (issue 17). */
+  /** Settles unknown gateway results from the sweep (docs/events.md). */
   reconciler: Reconciler;
-  /** The Prometheus metrics (issue 12); null when no metrics port or token is configured. */
+  /** The Prometheus metrics (docs/metrics.md); null when no metrics port or token is configured. */
   metrics: CofferMetrics | null;
-  /** Routing workflows and the transactions they route (issue 18). */
+  /** Routing workflows and the transactions they route (docs/routing.md). */
   workflows: WorkflowService;
   routedTransactions: RoutedTransactionService;
   /** Set when a local master key file was generated on this start. */

@@ -55,7 +55,7 @@ export interface Config {
   reconcileWindowMinutes: number;
   /** After how many seconds "not found" at the gateway means never received (COFFER_RECONCILE_NOT_FOUND_AFTER; default 600). */
   reconcileNotFoundAfterSeconds: number;
-  /** The Prometheus endpoint (issue 12): off unless COFFER_METRICS_PORT or COFFER_METRICS_TOKEN is set. */
+  /** The Prometheus endpoint (docs/metrics.md): off unless COFFER_METRICS_PORT or COFFER_METRICS_TOKEN is set. */
   metrics: MetricsConfig;
 }
 

@@ -43,7 +43,7 @@ function cardNumber(call: GatewayCall): string | null {
 }
 
 /**
- * Reconciliation, simulated (issue 17): a call that timed out because of amount 4080 had reached
+ * Reconciliation, simulated (docs/events.md): a call that timed out because of amount 4080 had reached
  * the gateway and went through; one that timed out because of the card 4000000000000408 never
  * arrived. Any other transaction is unknown to the test gateway.
  */

@@ -6,7 +6,7 @@ import { FakeAdyen } from '../fakes/fake-adyen.js';
 import { startFakeStripe, type FakeStripe } from '../fakes/fake-stripe.js';
 
 /**
- * Coffer with three gateways on real local fakes for the routing tests (issue 18): two Stripe
+ * Coffer with three gateways on real local fakes for the routing tests: two Stripe
  * gateways (two API keys on one fake Stripe, told apart by the key each request carries), one
  * Adyen gateway on a fake Adyen, and one Checkout.com gateway whose endpoint refuses connections.
  */

@@ -7,7 +7,7 @@ import { workflowErrors } from '../../src/services/routing/workflow-validation.j
 import { ManualClock } from '../helpers/manual-clock.js';
 
 /*
- * The router alone (issue 18): rules match as written, a split follows its weights over 1,000
+ * The router alone (docs/routing.md): rules match as written, a split follows its weights over 1,000
  * draws from the real CSPRNG (not seeded), success-rate routing prefers the better gateway
  * without starving the other. The e2e suite checks the same decisions through the API.
  */

@@ -4,10 +4,11 @@ import type { Database } from '../schema.js';
 import { workflowOf, workflowPatchRow, workflowRow } from '../mappers/workflow.js';
 
 /**
- * Single-query primitives over `workflows`; every read is scoped to one environment. Making a
- * workflow the default clears the flag of the others in the same statement sequence (run them in
- * the caller's unit of work). The writes record no event: the workflow service records
- * `AddWorkflow`, `UpdateWorkflow` and `RemoveWorkflow` in the same unit of work (docs/events.md).
+ * Single-query primitives over `workflows` (docs/routing.md); every read is scoped to one
+ * environment. Making a workflow the default also clears the flag of the others: the workflow
+ * service runs the write in its unit of work, so both land together. The writes record no event:
+ * the service records `AddWorkflow`, `UpdateWorkflow` and `RemoveWorkflow` in that same unit of
+ * work (docs/events.md).
  */
 export class WorkflowsRepo {
   constructor(private readonly db: Kysely<Database>) {}
