@@ -45,7 +45,7 @@ import { migrateStore, openStore, type StoreHandle } from './store/database.js';
 import { WorkflowService } from './services/routing/workflow.service.js';
 import { RoutedTransactionService } from './services/routing/routed-transactions.js';
 import { SuccessRates } from './services/routing/success-rates.js';
-import { cryptoRandomInt } from './services/routing/split-draw.js';
+import { cryptoRandomInt, type RandomInt } from './services/routing/split-draw.js';
 import { WrappedKeysRepo } from './store/repositories/wrapped-keys.repo.js';
 import { Keyring } from './vault/keyring.js';
 import { DefinitionCache } from './cache/definition-cache.js';
@@ -95,8 +95,11 @@ export interface Core extends ReceiversCore, CallbacksCore {
   close(): Promise<void>;
 }
 
-/** Composition root: store → migrations → vault → services. */
-export async function buildCore(config: Config, clock: Clock = systemClock): Promise<Core> {
+/**
+ * Composition root: store → migrations → vault → services. `randomInt` draws the weighted splits of
+ * workflows (docs/routing.md); tests that count draws pass a seeded one.
+ */
+export async function buildCore(config: Config, clock: Clock = systemClock, randomInt: RandomInt = cryptoRandomInt): Promise<Core> {
   const master = resolveMasterKey(config.masterKey, config.dataDir);
   const store = openStore(config.store);
   try {
@@ -135,7 +138,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const transactions = new GatewayTransactionService(store, gateways, paymentMethods, sealer, caller, clock);
     const attemptChain = new RetryingTransactions(gateways, transactions);
     const workflows = new WorkflowService(store, gateways, clock);
-    const routedTransactions = new RoutedTransactionService(store, workflows, gateways, attemptChain, new SuccessRates(clock), cryptoRandomInt, clock);
+    const routedTransactions = new RoutedTransactionService(store, workflows, gateways, attemptChain, new SuccessRates(clock), randomInt, clock);
     const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,

@@ -18,7 +18,7 @@ import {
   type GatewayRequest,
   type GatewayResponse,
 } from './kit/index.js';
-import { paymentResponse, refusalResponse, validationResponse, type CheckoutPaymentAnswer } from './checkout/checkout-mapping.js';
+import { paymentResponse, refusalResponse, validationResponse, type CheckoutPaymentAnswer } from './checkout_v2/checkout-mapping.js';
 
 export const CHECKOUT_TEST_BASE = 'https://api.sandbox.checkout.com';
 export const CHECKOUT_LIVE_BASE = 'https://api.checkout.com';

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { CLOSED_ACCOUNT_CARD, GATEWAY_ERROR_CARD, STORE_FAILS_CARD, TEST_CARD_OUTCOMES, THREE_DS_CARDS, TIMEOUT_CARD } from '../vault/test-cards.js';
+import { CLOSED_ACCOUNT_CARD, GATEWAY_ERROR_CARD, STORE_FAILS_CARD, TEST_CARD_OUTCOMES, THREE_DS_CARDS, TIMEOUT_CARD } from '../domain/test-cards.js';
 import { continueFlow, startOffsite, startThreeDs } from './test/secure-flows.js';
 import { blankResponse, defineGateway, GatewayFaultError, GatewayResultUnknownError, type GatewayCall, type GatewayOperation, type GatewayResponse, type InquiryAnswer } from './kit/index.js';
 

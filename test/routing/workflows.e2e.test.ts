@@ -199,7 +199,7 @@ describe.each(storeKinds)('routing workflows (%s)', (store) => {
   });
 
   describe('a weighted split', () => {
-    it('sends 70/30 within 5 points over 1,000 purchases (crypto RNG: ±50 is 3.4 sigma), and explain gives the chances', async () => {
+    it('sends 70/30 within 5 points over 1,000 purchases (seeded draws), and explain gives the chances', async () => {
       await createWorkflow({
         key: 'split',
         name: 'Split 70/30',
