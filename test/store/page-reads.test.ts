@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreHandle } from '../../src/store/database.js';
 import { repositories } from '../../src/store/repositories.js';
+import { paymentMethodOf } from '../../src/store/mappers/payment-method.js';
+import type { CardDetails, JsonValue } from '../../src/domain/payment-method.js';
 import { readInGroups, readPage, type PageRequest } from '../../src/store/repositories/page.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { scratchStore } from '../helpers/scratch-store.js';
@@ -110,15 +112,18 @@ describe.each(storeKinds)('lists of large rows on the store (%s)', (kind) => {
       const token = `pm${String(index).padStart(3, '0')}`;
       await repos.paymentMethods.insert({
         token,
-        environment_key: 'env',
-        payment_method_type: 'credit_card',
-        storage_state: index % 10 === 0 ? 'cached' : 'retained',
-        test: 1,
-        single_use: 0,
-        data,
-        details: '{}',
-        created_at: now,
-        updated_at: now,
+        environmentKey: 'env',
+        paymentMethodType: 'credit_card',
+        storageState: index % 10 === 0 ? 'cached' : 'retained',
+        test: true,
+        singleUse: false,
+        email: null,
+        data: JSON.parse(data) as JsonValue,
+        metadata: null,
+        callbackUrl: null,
+        details: {} as CardDetails,
+        createdAt: now,
+        updatedAt: now,
       });
       await repos.transactions.insert({ token: `tx${index}`, environment_key: 'env', transaction_type: 'Purchase', state: 'succeeded', succeeded: 1, payment_method_token: token, details: data, created_at: now, updated_at: now });
       await repos.certificates.insert({ token: `cert${index}`, environment_key: 'env', level: 'environment', algorithm: null, cn: null, o: null, ou: null, c: null, st: null, l: null, email_address: null, public_key: 'k', public_key_hash: 'h', csr: null, pem: data, sealed_private_key: 's', redacted_at: null, created_at: now, updated_at: now });
@@ -147,7 +152,7 @@ describe.each(storeKinds)('lists of large rows on the store (%s)', (kind) => {
   it('payment methods: the rows of one statement, read while the event loop turns', async () => {
     const repos = repositories(store.db, store.dialect);
     const oneStatement = await store.db.selectFrom('payment_methods').selectAll().where('environment_key', '=', 'env').where('storage_state', 'in', ['retained']).orderBy('seq', 'desc').limit(80).execute();
-    await expectReadInParts(() => repos.paymentMethods.list('env', { states: ['retained'], metadata: {} }, { sinceSeq: null, order: 'desc', count: 80 }), oneStatement);
+    await expectReadInParts(() => repos.paymentMethods.list('env', { states: ['retained'], metadata: {} }, { sinceSeq: null, order: 'desc', count: 80 }), oneStatement.map(paymentMethodOf));
   });
 
   it('transactions and the methods they nest: the rows of one statement, read while the event loop turns', async () => {
@@ -157,7 +162,7 @@ describe.each(storeKinds)('lists of large rows on the store (%s)', (kind) => {
     const tokens = rows.map((row) => row.payment_method_token as string);
     const methods = await store.db.selectFrom('payment_methods').selectAll().where('token', 'in', tokens).execute();
     const byToken = (a: { token: string }, b: { token: string }) => a.token.localeCompare(b.token);
-    await expectReadInParts(async () => (await repos.paymentMethods.findMany('env', tokens)).sort(byToken), methods.sort(byToken));
+    await expectReadInParts(async () => (await repos.paymentMethods.findMany('env', tokens)).sort(byToken), methods.map(paymentMethodOf).sort(byToken));
   });
 
   it('certificates (a PEM may be 64 KiB; gateways and receivers list the same way): the rows of one statement, read while the event loop turns', async () => {

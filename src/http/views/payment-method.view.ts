@@ -1,29 +1,29 @@
-import { parseDetails, type Details } from '../../services/payment-method-records.js';
 import { joinFullName, maskedNumber, maskedVerificationValue } from '../../vault/card-rules.js';
 import { WireErrors, type Wire, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
-import type { PaymentMethod } from '../../domain/payment-method.js';
+import type { BankAccountDetails, CardDetails, JsonValue, PaymentMethod, ThirdPartyTokenDetails } from '../../domain/payment-method.js';
 
-function value(details: Details, field: string): Wire {
-  return details[field] ?? null;
+/** A detail as stored; one the method does not have (dropped by redaction, or never set) is null. */
+function value<Details extends object>(details: Details, field: keyof Details): Wire {
+  return (details[field] as Wire | undefined) ?? null;
 }
 
-function freeForm(json: string | null): Wire {
-  return json === null ? null : (JSON.parse(json) as Wire);
+function freeForm(value: JsonValue | Record<string, unknown> | null): Wire {
+  return value as Wire;
 }
 
 /** The fields every payment method starts with; creditCard writes them out in its own literal. */
 function common(row: PaymentMethod): WireObject {
   return {
     token: row.token,
-    created_at: storedDate(row.created_at),
-    updated_at: storedDate(row.updated_at),
+    created_at: storedDate(row.createdAt),
+    updated_at: storedDate(row.updatedAt),
     email: row.email,
     data: freeForm(row.data),
-    storage_state: row.storage_state,
-    test: row.test === 1,
+    storage_state: row.storageState,
+    test: row.test,
     metadata: freeForm(row.metadata),
-    callback_url: row.callback_url,
+    callback_url: row.callbackUrl,
   };
 }
 
@@ -34,19 +34,19 @@ function common(row: PaymentMethod): WireObject {
  * page's views); assigning these 30 fields onto `common(row)` still left a dictionary-mode object,
  * slower to build and to write (issue 12, third round). Cards are nearly every payment method.
  */
-function creditCard(row: PaymentMethod, details: Details): WireObject {
-  const redacted = row.storage_state === 'redacted';
+function creditCard(row: PaymentMethod, details: CardDetails): WireObject {
+  const redacted = row.storageState === 'redacted';
   return {
     // The fields of common(row), in its order.
     token: row.token,
-    created_at: storedDate(row.created_at),
-    updated_at: storedDate(row.updated_at),
+    created_at: storedDate(row.createdAt),
+    updated_at: storedDate(row.updatedAt),
     email: row.email,
     data: freeForm(row.data),
-    storage_state: row.storage_state,
-    test: row.test === 1,
+    storage_state: row.storageState,
+    test: row.test,
     metadata: freeForm(row.metadata),
-    callback_url: row.callback_url,
+    callback_url: row.callbackUrl,
     last_four_digits: value(details, 'last_four_digits'),
     first_six_digits: redacted ? null : value(details, 'first_six_digits'),
     card_type: value(details, 'card_type'),
@@ -62,7 +62,7 @@ function creditCard(row: PaymentMethod, details: Details): WireObject {
     country: value(details, 'country'),
     phone_number: value(details, 'phone_number'),
     company: value(details, 'company'),
-    full_name: joinFullName(details.first_name as string | null, details.last_name as string | null),
+    full_name: joinFullName(details.first_name, details.last_name),
     eligible_for_card_updater: value(details, 'eligible_for_card_updater'),
     shipping_address1: value(details, 'shipping_address1'),
     shipping_address2: value(details, 'shipping_address2'),
@@ -75,17 +75,17 @@ function creditCard(row: PaymentMethod, details: Details): WireObject {
     payment_method_type: 'credit_card',
     errors: new WireErrors([]),
     fingerprint: row.fingerprint,
-    verification_value: maskedVerificationValue(row.sealed_cvv === null ? null : row.cvv_length),
+    verification_value: maskedVerificationValue(row.sealed.cvv === null ? null : row.cvvLength),
     // The only PAN-derived outputs anywhere: this mask, the first six / eight and the last four.
     number: redacted ? '' : maskedNumber(String(details.last_four_digits ?? '')),
   };
 }
 
-function bankAccount(row: PaymentMethod, details: Details): WireObject {
-  const routing = row.storage_state === 'redacted' ? null : (details.routing_number_display_digits as string | null);
-  const account = details.account_number_display_digits as string | null;
+function bankAccount(row: PaymentMethod, details: BankAccountDetails): WireObject {
+  const routing = row.storageState === 'redacted' ? null : (details.routing_number_display_digits as string | null);
+  const account = details.account_number_display_digits;
   return {
-    full_name: joinFullName(details.first_name as string | null, details.last_name as string | null),
+    full_name: joinFullName(details.first_name, details.last_name),
     bank_name: value(details, 'bank_name'),
     account_type: value(details, 'account_type'),
     account_holder_type: value(details, 'account_holder_type'),
@@ -100,7 +100,7 @@ function bankAccount(row: PaymentMethod, details: Details): WireObject {
   };
 }
 
-function thirdPartyToken(details: Details): WireObject {
+function thirdPartyToken(details: ThirdPartyTokenDetails): WireObject {
   return {
     gateway_type: value(details, 'gateway_type'),
     third_party_token: value(details, 'third_party_token'),
@@ -111,14 +111,13 @@ function thirdPartyToken(details: Details): WireObject {
 
 /** A payment method, fields in the order of wire-reference §3.2; masks only, never a number. */
 export function paymentMethodView(row: PaymentMethod): WireObject {
-  const details = parseDetails(row);
-  if (row.payment_method_type === 'credit_card') return creditCard(row, details);
+  if (row.paymentMethodType === 'credit_card') return creditCard(row, row.details);
   const specific =
-    row.payment_method_type === 'bank_account'
-      ? bankAccount(row, details)
-      : row.payment_method_type === 'sprel'
+    row.paymentMethodType === 'bank_account'
+      ? bankAccount(row, row.details)
+      : row.paymentMethodType === 'sprel'
         ? { payment_method_type: 'sprel', errors: new WireErrors([]) }
-        : thirdPartyToken(details);
+        : thirdPartyToken(row.details);
   // Object.assign onto the common fields keeps the wire order and is several times cheaper than a spread.
   return Object.assign(common(row), specific);
 }

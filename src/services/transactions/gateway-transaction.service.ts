@@ -11,7 +11,6 @@ import type { PaymentMethodService } from '../payment-method.service.js';
 import type { CallOutcome, CallPermit, GatewayCaller } from './gateway-caller.js';
 import { newTransactionRow } from '../transaction-records.js';
 import { finishTransaction, refusedTransaction, type Refusal, type TransactionEffects } from './transaction-outcome.js';
-import { parseDetails } from '../payment-method-records.js';
 import { callDeadline } from './abandoned-calls.js';
 import { EMPTY_SHIPPING_ADDRESS, detailsOf, type FailoverNote, type GatewayTransactionDetails } from './transaction-details.js';
 import type { TransactionInput } from './transaction-input.js';
@@ -90,7 +89,7 @@ function storedCredentialFor(operation: DirectOperation, input: TransactionInput
   const initiator = input.storedCredentialInitiator;
   const reasonType = input.storedCredentialReasonType;
   if (initiator === undefined || reasonType === undefined) return null;
-  const kept = parseDetails(paymentMethod).network_transaction_id;
+  const kept = paymentMethod.details.network_transaction_id;
   return { initiator, reasonType, networkTransactionId: initiator === 'merchant' && typeof kept === 'string' ? kept : null };
 }
 
@@ -162,15 +161,15 @@ export class GatewayTransactionService {
     }
     const paymentMethod = resolved.paymentMethod;
     // A test offsite method (sprel) makes the purchase or authorization an offsite one.
-    const offsite = paymentMethod.payment_method_type === 'sprel' && (operation === 'purchase' || operation === 'authorize');
+    const offsite = paymentMethod.paymentMethodType === 'sprel' && (operation === 'purchase' || operation === 'authorize');
     const plan: DirectPlan = { environment, operation, input, type: offsite ? OFFSITE_TYPE[operation] : type, paymentMethod, added: resolved.added };
-    if (gateway.row.state === 'redacted') return { refused: await this.refuse(this.attemptArgs(plan, gateway), REDACTED_GATEWAY) };
-    if (gateway.definition.test !== (paymentMethod.test === 1)) {
+    if (gateway.state === 'redacted') return { refused: await this.refuse(this.attemptArgs(plan, gateway), REDACTED_GATEWAY) };
+    if (gateway.definition.test !== paymentMethod.test) {
       const message =
         environment.production !== 1 ? MESSAGES.notActivated(environment.key) : gateway.definition.test ? MESSAGES.testGatewayNeedsTestCard : MESSAGES.productionGatewayNeedsRealCard;
       throw new AppError({ key: 'errors.account_inactive', message });
     }
-    const refusal = STATE_REFUSALS[paymentMethod.storage_state];
+    const refusal = STATE_REFUSALS[paymentMethod.storageState];
     if (refusal !== undefined) return { refused: await this.refuse(this.attemptArgs(plan, gateway), refusal) };
     return { plan };
   }
@@ -184,12 +183,12 @@ export class GatewayTransactionService {
   async attemptDirect(plan: DirectPlan, gateway: GatewayRecord, link: AttemptLink): Promise<AttemptResult> {
     const { environment, operation, input, paymentMethod } = plan;
     const args = this.attemptArgs(plan, gateway, link.failover);
-    const permit = await this.caller.permit(gateway.row, gateway.definition);
+    const permit = await this.caller.permit(gateway, gateway.definition);
     try {
       const opened = link.heldCard ?? (await this.sealer.open(paymentMethod));
       if (opened === null) return { result: await this.refuse(args, STATE_REFUSALS.redacted as Refusal), outcome: null, card: null };
       const token = orderedToken(TOKEN_LENGTH.item);
-      const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway.row));
+      const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway));
       const chain = link.chained ? { first_attempt_token: link.firstAttemptToken ?? token } : {};
       const row = { ...this.processingRow(token, args, null, deadline), ...chain };
       const failedOver = link.failover !== null;
@@ -201,16 +200,18 @@ export class GatewayTransactionService {
               // The CVV goes to this (first) transaction only; a single-use method is used from now on.
               // The write is conditional on a usable state: a redact, use or close that came first refuses this one.
               const consumed = await repos.paymentMethods.updateIfStateReturning(environment.key, paymentMethod.token, ['cached', 'retained'], {
-                sealed_cvv: null,
-                cvv_length: null,
-                cvv_expires_at: null,
-                ...(paymentMethod.single_use === 1 ? { storage_state: 'used' } : {}),
-                updated_at: this.clock.now().toISOString(),
+                sealed: { cvv: null },
+                cvvLength: null,
+                cvvExpiresAt: null,
+                ...(paymentMethod.singleUse ? { storageState: 'used' as const } : {}),
+                updatedAt: this.clock.now().toISOString(),
               });
               if (consumed === undefined) {
                 const current = await repos.paymentMethods.find(environment.key, paymentMethod.token);
-                return { refusal: (current === undefined ? undefined : STATE_REFUSALS[current.storage_state]) ?? (STATE_REFUSALS.redacted as Refusal) };
+                return { refusal: (current === undefined ? undefined : STATE_REFUSALS[current.storageState]) ?? (STATE_REFUSALS.redacted as Refusal) };
               }
+              // Dropping the CVV alone records nothing; using a single-use method is an event (docs/events.md).
+              if (paymentMethod.singleUse) await repos.journal.record({ environmentKey: environment.key, eventType: 'UsePaymentMethod', objectType: 'payment_method', objectKey: paymentMethod.token, at: consumed.updatedAt });
               return { processing: await repos.transactions.insertReturning(row, failedOver), consumed };
             });
       if ('refusal' in started) return { result: await this.refuse(args, started.refusal), outcome: null, card: null };
@@ -234,7 +235,7 @@ export class GatewayTransactionService {
     const details: GatewayTransactionDetails = {
       ...this.baseDetails(gateway, plan.input),
       payment_method_added: plan.added,
-      payment_method_storage_state: plan.paymentMethod.storage_state,
+      payment_method_storage_state: plan.paymentMethod.storageState,
       ...(failover === null ? {} : { failover }),
     };
     return { environment: plan.environment, gateway, type: plan.type, paymentMethod: plan.paymentMethod, details, amount: plan.input.amount ?? null, currency: plan.input.currencyCode ?? null, callback: callbackOf(plan.input) };
@@ -261,17 +262,17 @@ export class GatewayTransactionService {
       gateway,
       type,
       paymentMethod,
-      details: { ...this.baseDetails(gateway, input), payment_method_added: false, payment_method_storage_state: paymentMethod?.storage_state ?? null },
+      details: { ...this.baseDetails(gateway, input), payment_method_added: false, payment_method_storage_state: paymentMethod?.storageState ?? null },
       amount: operation === 'void' ? null : (input.amount ?? null),
       currency: operation === 'void' ? null : reference.currency_code,
       callback: callbackOf(input),
     };
-    if (gateway.row.state === 'redacted') return this.refuse({ ...common, referenceToken }, REDACTED_GATEWAY);
+    if (gateway.state === 'redacted') return this.refuse({ ...common, referenceToken }, REDACTED_GATEWAY);
 
-    const permit = await this.caller.permit(gateway.row, gateway.definition);
+    const permit = await this.caller.permit(gateway, gateway.definition);
     try {
       const token = orderedToken(TOKEN_LENGTH.item);
-      const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway.row));
+      const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway));
       // One reference at a time: concurrent captures, credits and voids are decided in order.
       const { amount, processing } = await inTransaction(this.store, async (repos) => {
         await repos.locks.serialize(`transaction:${referenceToken}`);
@@ -306,10 +307,10 @@ export class GatewayTransactionService {
     const gateway = await this.gateways.show(environment, row.gateway_token ?? '');
     const details = detailsOf(row);
     const paymentMethod = row.payment_method_token === null ? null : ((await this.repos.paymentMethods.find(environment.key, row.payment_method_token)) ?? null);
-    const permit = await this.caller.permit(gateway.row, gateway.definition);
+    const permit = await this.caller.permit(gateway, gateway.definition);
     try {
       // Exactly one complete goes to the gateway: it moves the transaction out of `pending` first.
-      const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway.row));
+      const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway));
       const claimed = await inTransaction(this.store, async (repos) => {
         await repos.locks.serialize(`transaction:${token}`);
         return repos.transactions.updateIfState(environment.key, token, 'pending', {
@@ -348,12 +349,12 @@ export class GatewayTransactionService {
     effects: TransactionEffects,
   ): Promise<{ result: TransactionResult; outcome: CallOutcome }> {
     const transcript: TranscriptEntry[] = [];
-    const credentials = await this.gateways.openCredentials(gateway.row);
+    const credentials = await this.gateways.openCredentials(gateway);
     request.credentials = Object.fromEntries(Object.entries(credentials).map(([name, value]) => [name, new Secret(value)]));
     // Capture, void, credit and complete send no card, but the gateway may still echo it: the
     // scrubber is told the card of the payment method they concern (issue 11 §4).
     const card = request.paymentMethod === null && effects.paymentMethod !== null ? await this.sealer.open(effects.paymentMethod) : null;
-    const outcome = await this.caller.call(permit, gateway.row, request, transcript, card);
+    const outcome = await this.caller.call(permit, gateway, request, transcript, card);
     return { result: await finishTransaction(this.store, this.clock, environment, processing, outcome, transcript, effects), outcome };
   }
 
@@ -368,7 +369,7 @@ export class GatewayTransactionService {
     return {
       operation,
       transactionToken: token,
-      testMode: gateway.row.sandbox === 1,
+      testMode: gateway.sandbox,
       credentials: {},
       amount: input.amount ?? null,
       currencyCode: input.currencyCode ?? null,
@@ -379,7 +380,7 @@ export class GatewayTransactionService {
       ip: input.ip ?? null,
       email: input.email ?? null,
       shippingAddress: { ...EMPTY_SHIPPING_ADDRESS, ...input.shippingAddress },
-      gatewaySpecificFields: (input.gatewaySpecificFields?.[gateway.row.gateway_type] as Record<string, unknown> | undefined) ?? {},
+      gatewaySpecificFields: (input.gatewaySpecificFields?.[gateway.gatewayType] as Record<string, unknown> | undefined) ?? {},
       attempt3dsecure: input.attempt3dsecure,
       threeDsVersion: input.threeDsVersion ?? null,
       browserInfo: input.browserInfo ?? null,
@@ -392,7 +393,7 @@ export class GatewayTransactionService {
   private baseDetails(gateway: GatewayRecord, input: TransactionInput): Omit<GatewayTransactionDetails, 'payment_method_added'> {
     return {
       on_test_gateway: gateway.definition.test,
-      gateway_type: gateway.row.gateway_type,
+      gateway_type: gateway.gatewayType,
       order_id: input.orderId ?? null,
       ip: input.ip ?? null,
       description: input.description ?? null,
@@ -428,7 +429,7 @@ export class GatewayTransactionService {
       environmentKey: args.environment.key,
       transactionType: args.type,
       outcome: 'processing',
-      gatewayToken: args.gateway.row.token,
+      gatewayToken: args.gateway.token,
       paymentMethodToken: args.paymentMethod?.token ?? null,
       referenceToken,
       amount: args.amount,

@@ -2,17 +2,16 @@ import type { Insertable } from 'kysely';
 import type { Clock } from '../../domain/clock.js';
 import { orderedToken, TOKEN_LENGTH } from '../../domain/tokens.js';
 import { blankResponse, type PendingAction, type TranscriptEntry } from '../../gateways/kit/index.js';
-import { parseDetails } from '../payment-method-records.js';
+import { addPaymentMethod, changePaymentMethodIfState } from '../payment-method-changes.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories } from '../../store/repositories.js';
-import type { PaymentMethodPatch } from '../../store/repositories/payment-methods.repo.js';
 import type { TransactionsTable } from '../../store/schema.js';
 import { SUCCEEDED_MESSAGE } from '../transaction-records.js';
 import type { CallOutcome } from './gateway-caller.js';
 import { detailsOf, responseRecord, type GatewayTransactionDetails } from './transaction-details.js';
 import type { TransactionResult } from './gateway-transaction.service.js';
 import type { Environment } from '../../domain/environment.js';
-import type { PaymentMethod } from '../../domain/payment-method.js';
+import type { PaymentMethod, PaymentMethodPatch } from '../../domain/payment-method.js';
 import type { Transaction } from '../../domain/transaction.js';
 
 /** Why Coffer refused a transaction without calling the gateway. */
@@ -106,40 +105,40 @@ export async function finishTransaction(
       known = changed && known !== undefined ? ({ ...known, ...patch } as PaymentMethod) : undefined;
     };
     if (method !== null && response.accountClosed) {
-      const patch = { storage_state: 'closed', cache_expires_at: null, updated_at: at };
-      await applied(patch, repos.paymentMethods.updateIfState(environment.key, method.token, ['cached', 'retained', 'used'], patch));
+      const patch = { storageState: 'closed' as const, cacheExpiresAt: null, updatedAt: at };
+      await applied(patch, changePaymentMethodIfState(repos, environment.key, method.token, ['cached', 'retained', 'used'], patch));
     }
     if (method !== null && state === 'succeeded' && effects.retainOnSuccess) {
-      const patch = { storage_state: 'retained', cache_expires_at: null, updated_at: at };
-      await applied(patch, repos.paymentMethods.updateIfState(environment.key, method.token, ['cached'], patch));
+      const patch = { storageState: 'retained' as const, cacheExpiresAt: null, updatedAt: at };
+      await applied(patch, changePaymentMethodIfState(repos, environment.key, method.token, ['cached'], patch));
     }
     if (method !== null && state === 'succeeded' && effects.keepNetworkTransactionId && response.networkTransactionId !== null) {
       // Read again under this database transaction: an update since the call began is kept.
       const current = await repos.paymentMethods.find(environment.key, method.token);
       known = current;
       if (current !== undefined) {
-        const kept = { ...parseDetails(current), network_transaction_id: response.networkTransactionId };
-        const patch = { details: JSON.stringify(kept), updated_at: at };
-        await applied(patch, repos.paymentMethods.updateIfState(environment.key, method.token, ['cached', 'retained'], patch));
+        const kept = { ...current.details, network_transaction_id: response.networkTransactionId };
+        const patch = { details: kept, updatedAt: at };
+        await applied(patch, changePaymentMethodIfState(repos, environment.key, method.token, ['cached', 'retained'], patch));
       }
     }
     if (method !== null && row.transaction_type === 'Store' && state === 'succeeded' && response.thirdPartyToken !== null) {
       known = undefined;
       paymentMethodToken = orderedToken(TOKEN_LENGTH.item);
-      await repos.paymentMethods.insert({
+      await addPaymentMethod(repos, {
         token: paymentMethodToken,
-        environment_key: environment.key,
-        payment_method_type: 'third_party_token',
-        storage_state: 'retained',
-        test: details.on_test_gateway ? 1 : 0,
-        single_use: 0,
+        environmentKey: environment.key,
+        paymentMethodType: 'third_party_token',
+        storageState: 'retained',
+        test: details.on_test_gateway,
+        singleUse: false,
         email: method.email,
         data: null,
         metadata: null,
-        callback_url: null,
-        details: JSON.stringify({ third_party_token: response.thirdPartyToken, gateway_type: details.gateway_type }),
-        created_at: at,
-        updated_at: at,
+        callbackUrl: null,
+        details: { third_party_token: response.thirdPartyToken, gateway_type: details.gateway_type },
+        createdAt: at,
+        updatedAt: at,
       });
       updated.third_party_token = response.thirdPartyToken;
       updated.basis_payment_method_token = method.token;

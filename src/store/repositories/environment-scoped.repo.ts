@@ -5,14 +5,14 @@ import { journaled, changeIf } from '../change-journal.js';
 import { redactablePatchEvent } from '../../domain/event-types.js';
 
 /** Resources that belong to one environment, have a public `token` and list by `seq`. */
-export type ScopedTable = 'gateways' | 'receivers' | 'certificates';
+export type ScopedTable = 'receivers' | 'certificates';
 
 /** The object type each scoped table's events name (issue 17). */
-const OBJECT_TYPES = { gateways: 'gateway', receivers: 'receiver', certificates: 'certificate' } as const;
-const ADD_EVENTS = { gateways: 'AddGateway', receivers: 'AddReceiver', certificates: 'AddCertificate' } as const;
+const OBJECT_TYPES = { receivers: 'receiver', certificates: 'certificate' } as const;
+const ADD_EVENTS = { receivers: 'AddReceiver', certificates: 'AddCertificate' } as const;
 
 /** Scoped resources with a `state` that may be `redacted`. */
-export type RedactableTable = 'gateways' | 'receivers';
+export type RedactableTable = 'receivers';
 
 /**
  * The primitives every environment-scoped resource shares: insert, find by token, list a page.
@@ -44,7 +44,7 @@ export abstract class EnvironmentScopedRepo<T extends ScopedTable> {
 
   private scoped(environmentKey: string) {
     // Kysely cannot narrow a generic table name; the scoped tables share the columns used here.
-    return this.db.selectFrom(this.table as ScopedTable as 'gateways').selectAll().where('environment_key', '=', environmentKey);
+    return this.db.selectFrom(this.table as ScopedTable as 'receivers').selectAll().where('environment_key', '=', environmentKey);
   }
 }
 
@@ -55,11 +55,11 @@ export async function updateUnlessRedacted<T extends RedactableTable>(
   key: { environmentKey: string; token: string },
   patch: Updateable<Database[T]>,
 ): Promise<boolean> {
-  const kind = table === 'gateways' ? 'Gateway' : 'Receiver';
+  const kind = 'Receiver';
   return journaled(db, async (trx) => {
     const result = await trx
-      .updateTable(table as RedactableTable as 'gateways')
-      .set(patch as Updateable<Database['gateways']>)
+      .updateTable(table as RedactableTable as 'receivers')
+      .set(patch as Updateable<Database['receivers']>)
       .where('environment_key', '=', key.environmentKey)
       .where('token', '=', key.token)
       .where('state', '!=', 'redacted')
