@@ -16,6 +16,7 @@ import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
 import type { Environment } from '../../src/domain/environment.js';
 import type { Gateway } from '../../src/domain/gateway.js';
+import type { CardDetails, NewPaymentMethod, PaymentMethod } from '../../src/domain/payment-method.js';
 import { gatewayOf } from '../../src/store/mappers/gateway.js';
 
 type Kind = 'sqlite' | 'postgres';
@@ -404,6 +405,91 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       await repos.gateways.updateUnlessRedacted(env, second.token, { state: 'redacted', sealed: { credentials: null }, updatedAt: later });
       expect(await repos.gateways.updateUnlessRedacted(env, second.token, { description: 'revived', updatedAt: later })).toBe(false);
       expect((await repos.gateways.find(env, second.token))?.description).not.toBe('revived');
+    });
+
+    it('payment methods: the domain shape round-trips (booleans, parsed JSON, sealed group, no seq); conditional updates; the repository records no event', async () => {
+      const later = '2024-12-31T23:59:59.999Z';
+      const card: CardDetails = {
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        card_type: 'visa',
+        month: 6,
+        year: 2041,
+        first_six_digits: '411111',
+        last_four_digits: '1111',
+        issuer_identification_number: '41111111',
+        eligible_for_card_updater: null,
+        address1: null,
+        address2: null,
+        city: 'London',
+        state: null,
+        zip: null,
+        country: null,
+        phone_number: null,
+        company: null,
+        shipping_address1: null,
+        shipping_address2: null,
+        shipping_city: null,
+        shipping_state: null,
+        shipping_zip: null,
+        shipping_country: null,
+        shipping_phone_number: null,
+      };
+      const method: NewPaymentMethod = {
+        token: uid('pm'),
+        environmentKey: envA,
+        paymentMethodType: 'credit_card',
+        storageState: 'cached',
+        test: true,
+        singleUse: true,
+        email: 'ada@example.com',
+        data: { nested: [1, 'two', null] },
+        metadata: { customer: 'c-1', vip: true, visits: 3 },
+        callbackUrl: null,
+        details: card,
+        sealed: { number: 'c1.k.number', cvv: 'c1.k.cvv' },
+        fingerprint: 'ab12',
+        cvvLength: 3,
+        cvvExpiresAt: later,
+        cacheExpiresAt: later,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await repos.paymentMethods.insert(method);
+
+      const found = await repos.paymentMethods.find(envA, method.token);
+      const expected: PaymentMethod = { ...method, sealed: { number: 'c1.k.number', cvv: 'c1.k.cvv', routingNumber: null, accountNumber: null } } as PaymentMethod;
+      expect(found).toEqual(expected);
+      expect(found).not.toHaveProperty('seq');
+      expect(typeof found?.test).toBe('boolean');
+      expect(typeof found?.singleUse).toBe('boolean');
+      const stored = await store.db.selectFrom('payment_methods').selectAll().where('token', '=', method.token).executeTakeFirstOrThrow();
+      expect([stored.test, stored.single_use, JSON.parse(stored.details), JSON.parse(stored.data as string), JSON.parse(stored.metadata as string)]).toEqual([1, 1, card, method.data, method.metadata]);
+      expect(await repos.paymentMethods.find(envB, method.token)).toBeUndefined();
+      expect(await repos.paymentMethods.findMany(envA, [method.token, 'nope'])).toEqual([expected]);
+      expect(typeof (await repos.paymentMethods.position(envA, method.token))?.seq).toBe('number');
+      expect(await repos.paymentMethods.position(envB, method.token)).toBeUndefined();
+
+      // Conditional on the state: a method in none of `fromStates` is left as it is.
+      expect(await repos.paymentMethods.updateIfState(envA, method.token, ['retained'], { email: 'x@example.com', updatedAt: later })).toBe(false);
+      expect(await repos.paymentMethods.updateIfStateReturning(envB, method.token, ['cached'], { email: 'x@example.com', updatedAt: later })).toBeUndefined();
+      const used = await repos.paymentMethods.updateIfStateReturning(envA, method.token, ['cached', 'retained'], {
+        storageState: 'used',
+        sealed: { cvv: null },
+        cvvLength: null,
+        cvvExpiresAt: null,
+        updatedAt: later,
+      });
+      expect(used).toEqual({ ...expected, storageState: 'used', sealed: { ...expected.sealed, cvv: null }, cvvLength: null, cvvExpiresAt: null, updatedAt: later });
+      expect(await repos.paymentMethods.find(envA, method.token)).toEqual(used);
+
+      // Conditional on the read: a stale read (an older updatedAt) changes nothing.
+      expect(await repos.paymentMethods.updateIfUnchanged(found as PaymentMethod, ['used'], { email: null, updatedAt: later })).toBe(false);
+      expect(await repos.paymentMethods.updateIfUnchanged(used as PaymentMethod, ['used'], { email: null, data: null, metadata: null, updatedAt: '2025-01-01T00:00:00.000Z' })).toBe(true);
+      expect(await repos.paymentMethods.find(envA, method.token)).toMatchObject({ email: null, data: null, metadata: null, updatedAt: '2025-01-01T00:00:00.000Z' });
+
+      // Events are recorded by the services that decide the changes, not by the repository.
+      expect(await store.db.selectFrom('events').select('event_type').where('object_key', '=', method.token).execute()).toEqual([]);
     });
 
     it('transactions: insert, find and list scoped to the environment', async () => {
