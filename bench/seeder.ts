@@ -8,7 +8,7 @@ import { newTransactionRow } from '../src/services/transaction-records.js';
 import { EMPTY_SHIPPING_ADDRESS, responseRecord, type GatewayTransactionDetails } from '../src/services/transactions/transaction-details.js';
 import { openStore, type StoreHandle } from '../src/store/database.js';
 import type { PaymentMethodsTable, TransactionsTable } from '../src/store/schema.js';
-import { TEST_CARDS } from '../src/vault/test-cards.js';
+import { TEST_CARDS } from '../src/domain/test-cards.js';
 import { Keyring } from '../src/vault/keyring.js';
 
 /**

@@ -3,11 +3,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /** What the store needs to know about the API request a write belongs to. */
 interface RequestContext {
   requestId: string;
-  /** Per store (its WAL syncer), the last commit this request could have seen (issue 12 group commit). */
+  /** Per store (its WAL syncer), the last commit this request could have seen (group commit, docs/reliability.md). */
   seen?: Map<object, number>;
   /**
    * Environments this request read, with its authentication, as having no callback subscription
-   * (issue 12): their events need no look for one. Forgotten when the request changes the environment.
+   * (docs/caching.md, "Callback subscriptions read with authentication"): their events need no look for one. Forgotten when the request changes the environment.
    */
   unsubscribed?: Set<string>;
 }

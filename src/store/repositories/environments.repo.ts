@@ -57,7 +57,7 @@ export class EnvironmentsRepo {
     await this.update(key, { callback_url: callback.url, callback_format: callback.format, callback_event_types: callback.eventTypes === null ? null : JSON.stringify(callback.eventTypes), updated_at: updatedAt });
   }
 
-  /** Replaces the sealed signing secret of callbacks (issue 17); never recorded in the event. */
+  /** Replaces the sealed signing secret of callbacks (docs/events.md); never recorded in the event. */
   async setSigningSecret(key: string, sealed: string, updatedAt: string): Promise<boolean> {
     return journaled(this.db, async (db) => {
       const result = await db.updateTable('environments').set({ sealed_signing_secret: sealed, updated_at: updatedAt }).where('key', '=', key).executeTakeFirst();
