@@ -168,7 +168,7 @@ export interface PaymentMethodFields {
   token: string;
   environmentKey: string;
   storageState: StorageState;
-  /** Holds a test card (or bank account, or test gateway token): usable on test gateways only. */
+  /** Holds test data (a test card, bank account or test gateway token): for test gateways only, as real data is for real ones. */
   test: boolean;
   singleUse: boolean;
   email: string | null;

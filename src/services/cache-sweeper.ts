@@ -53,9 +53,9 @@ export class CacheSweeper {
     for (;;) {
       const expired = await this.repos.paymentMethods.expiredCached(now, BATCH);
       let progressed = 0;
-      for (const row of expired) {
+      for (const method of expired) {
         // Unchanged since read, or skipped: a method updated meanwhile is redacted by the next round.
-        if (await inTransaction(this.store, (repos) => changePaymentMethodIfUnchanged(repos, row, ['cached'], redactionPatch(row, now, false)))) progressed += 1;
+        if (await inTransaction(this.store, (repos) => changePaymentMethodIfUnchanged(repos, method, ['cached'], redactionPatch(method, now, false)))) progressed += 1;
       }
       redacted += progressed;
       if (expired.length < BATCH || progressed === 0) break;

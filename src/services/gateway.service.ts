@@ -25,8 +25,6 @@ export interface GatewayInput {
   settings?: GatewaySettings | undefined;
 }
 
-export type { GatewaySettings } from '../domain/gateway.js';
-
 /** A gateway with the definition of its type, which its views and calls need too. */
 export interface GatewayRecord extends Gateway {
   definition: GatewayDefinition;
@@ -95,8 +93,7 @@ export class GatewayService {
 
   async list(environment: Environment, query: ListQuery): Promise<GatewayRecord[]> {
     const page = await pageAfter(query, (token) => this.repos.gateways.position(environment.key, token));
-    const rows = await this.repos.gateways.list(environment.key, page);
-    return rows.map(withDefinition);
+    return (await this.repos.gateways.list(environment.key, page)).map(withDefinition);
   }
 
   /**
@@ -106,14 +103,14 @@ export class GatewayService {
    */
   async show(environment: Environment, token: string): Promise<GatewayRecord> {
     const generation = await this.cache.generations.generationFor(environment);
-    const row = await this.cache.gateways.read(generation, gatewayKey(environment.key, token), () => this.repos.gateways.find(environment.key, token));
-    if (row === undefined) throw new AppError({ key: 'errors.gateway_not_found', message: MESSAGES.gatewayNotFound });
-    return withDefinition(row);
+    const gateway = await this.cache.gateways.read(generation, gatewayKey(environment.key, token), () => this.repos.gateways.find(environment.key, token));
+    if (gateway === undefined) throw new AppError({ key: 'errors.gateway_not_found', message: MESSAGES.gatewayNotFound });
+    return withDefinition(gateway);
   }
 
   /** The gateway as stored now, bypassing the cache: what a write reads and answers. */
   private async fresh(environment: Environment, token: string): Promise<GatewayRecord> {
-    return withDefinition(await this.findRow(this.repos, environment, token));
+    return withDefinition(await this.findGateway(this.repos, environment, token));
   }
 
   async update(environment: Environment, token: string, gatewayType: string | undefined, input: GatewayInput): Promise<GatewayRecord> {
@@ -155,7 +152,7 @@ export class GatewayService {
   /** Destroys the credentials and records a RedactGateway transaction, atomically. */
   async redact(environment: Environment, token: string): Promise<RedactedGateway> {
     return inTransaction(this.store, async (repos) => {
-      await this.findRow(repos, environment, token);
+      await this.findGateway(repos, environment, token);
       const now = this.clock.now().toISOString();
       // Redacting twice is allowed (and recorded again); the update is then a no-op.
       const patch: GatewayPatch = { state: 'redacted', safeCredentials: {}, sealed: { credentials: null }, updatedAt: now };
@@ -165,7 +162,7 @@ export class GatewayService {
       const record = newTransactionRow({ environmentKey: environment.key, transactionType: 'RedactGateway', outcome: 'succeeded', gatewayToken: token, now });
       await repos.transactions.insert(record);
       const transaction = (await repos.transactions.find(environment.key, record.token)) as Transaction;
-      return { transaction, gateway: withDefinition(await this.findRow(repos, environment, token)) };
+      return { transaction, gateway: withDefinition(await this.findGateway(repos, environment, token)) };
     });
   }
 
@@ -193,10 +190,10 @@ export class GatewayService {
     return JSON.parse(opened.toString('utf8')) as Record<string, string>;
   }
 
-  private async findRow(repos: Repositories, environment: Environment, token: string): Promise<Gateway> {
-    const row = await repos.gateways.find(environment.key, token);
-    if (row === undefined) throw new AppError({ key: 'errors.gateway_not_found', message: MESSAGES.gatewayNotFound });
-    return row;
+  private async findGateway(repos: Repositories, environment: Environment, token: string): Promise<Gateway> {
+    const gateway = await repos.gateways.find(environment.key, token);
+    if (gateway === undefined) throw new AppError({ key: 'errors.gateway_not_found', message: MESSAGES.gatewayNotFound });
+    return gateway;
   }
 
   /** Safe credentials stay readable (they are echoed); the rest are sealed with the data key. */

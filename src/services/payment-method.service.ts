@@ -95,9 +95,9 @@ export class PaymentMethodService {
 
   /** The method, with its caching window and CVV window applied first (lazily, in case the sweep lags). */
   async show(environment: Environment, token: string): Promise<PaymentMethod> {
-    const row = await this.repos.paymentMethods.find(environment.key, token);
-    if (row === undefined) throw NOT_FOUND();
-    return this.settle(row);
+    const method = await this.repos.paymentMethods.find(environment.key, token);
+    if (method === undefined) throw NOT_FOUND();
+    return this.settle(method);
   }
 
   async list(environment: Environment, filter: PaymentMethodListFilter, query: ListQuery): Promise<PaymentMethod[]> {
@@ -105,8 +105,8 @@ export class PaymentMethodService {
     if (unknown.length > 0) throw new AppError(fieldError.inclusion('state'));
     const page = await pageAfter(query, (since) => this.repos.paymentMethods.position(environment.key, since));
     await this.settleEndedWindows(environment);
-    const rows = await this.repos.paymentMethods.list(environment.key, filter, page);
-    return Promise.all(rows.map((row) => this.settle(row)));
+    const methods = await this.repos.paymentMethods.list(environment.key, filter, page);
+    return Promise.all(methods.map((method) => this.settle(method)));
   }
 
   /**
@@ -118,7 +118,7 @@ export class PaymentMethodService {
     const now = this.clock.now().toISOString();
     for (let settled = 0; settled < EXPIRED_PER_LIST; ) {
       const expired = await this.repos.paymentMethods.expiredCached(now, EXPIRED_BATCH, environment.key);
-      for (const row of expired) await this.settle(row);
+      for (const method of expired) await this.settle(method);
       settled += expired.length;
       if (expired.length < EXPIRED_BATCH) return;
       await nextBulkTurn();
@@ -217,11 +217,11 @@ export class PaymentMethodService {
     }
     const at = this.clock.now().toISOString();
     return inTransaction(this.store, async (repos) => {
-      // The redacted details are computed from the row as read here; if an update slipped in
+      // The redacted details are computed from the method as read here; if an update slipped in
       // between, read again, so that update is not silently undone.
-      let row = current;
-      while (!(await changePaymentMethodIfUnchanged(repos, row, STORAGE_STATES, redactionPatch(row, at, options.removePersonalData)))) {
-        row = (await repos.paymentMethods.find(environment.key, token)) as PaymentMethod;
+      let method = current;
+      while (!(await changePaymentMethodIfUnchanged(repos, method, STORAGE_STATES, redactionPatch(method, at, options.removePersonalData)))) {
+        method = (await repos.paymentMethods.find(environment.key, token)) as PaymentMethod;
       }
       const record = newTransactionRow({ environmentKey: environment.key, transactionType: 'RedactPaymentMethod', outcome: 'succeeded', paymentMethodToken: token, now: at });
       await repos.transactions.insert(record);
@@ -261,7 +261,7 @@ export class PaymentMethodService {
   }
 
   /**
-   * Applies the windows a stored row may have outlived: a cached method past its caching window
+   * Applies the windows a stored method may have outlived: a cached method past its caching window
    * is redacted, a CVV past its window is dropped. Conditional updates, so several nodes (and
    * the sweep) may do this at once.
    */

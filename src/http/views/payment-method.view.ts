@@ -13,17 +13,17 @@ function freeForm(value: JsonValue | Record<string, unknown> | null): Wire {
 }
 
 /** The fields every payment method starts with; creditCard writes them out in its own literal. */
-function common(row: PaymentMethod): WireObject {
+function common(method: PaymentMethod): WireObject {
   return {
-    token: row.token,
-    created_at: storedDate(row.createdAt),
-    updated_at: storedDate(row.updatedAt),
-    email: row.email,
-    data: freeForm(row.data),
-    storage_state: row.storageState,
-    test: row.test,
-    metadata: freeForm(row.metadata),
-    callback_url: row.callbackUrl,
+    token: method.token,
+    created_at: storedDate(method.createdAt),
+    updated_at: storedDate(method.updatedAt),
+    email: method.email,
+    data: freeForm(method.data),
+    storage_state: method.storageState,
+    test: method.test,
+    metadata: freeForm(method.metadata),
+    callback_url: method.callbackUrl,
   };
 }
 
@@ -31,22 +31,22 @@ function common(row: PaymentMethod): WireObject {
  * One object literal in wire order, the common fields written out too: V8 gives it a fixed shape.
  * The version that added the address and shipping fields in loops made a dictionary-mode object,
  * and spreading that into the common fields cost most of a list page (~60 % of the
- * page's views); assigning these 30 fields onto `common(row)` still left a dictionary-mode object,
+ * page's views); assigning these 30 fields onto `common(method)` still left a dictionary-mode object,
  * slower to build and to write (docs/benchmarks.md). Cards are nearly every payment method.
  */
-function creditCard(row: PaymentMethod, details: CardDetails): WireObject {
-  const redacted = row.storageState === 'redacted';
+function creditCard(method: PaymentMethod, details: CardDetails): WireObject {
+  const redacted = method.storageState === 'redacted';
   return {
-    // The fields of common(row), in its order.
-    token: row.token,
-    created_at: storedDate(row.createdAt),
-    updated_at: storedDate(row.updatedAt),
-    email: row.email,
-    data: freeForm(row.data),
-    storage_state: row.storageState,
-    test: row.test,
-    metadata: freeForm(row.metadata),
-    callback_url: row.callbackUrl,
+    // The fields of common(method), in its order.
+    token: method.token,
+    created_at: storedDate(method.createdAt),
+    updated_at: storedDate(method.updatedAt),
+    email: method.email,
+    data: freeForm(method.data),
+    storage_state: method.storageState,
+    test: method.test,
+    metadata: freeForm(method.metadata),
+    callback_url: method.callbackUrl,
     last_four_digits: value(details, 'last_four_digits'),
     first_six_digits: redacted ? null : value(details, 'first_six_digits'),
     card_type: value(details, 'card_type'),
@@ -74,15 +74,15 @@ function creditCard(row: PaymentMethod, details: CardDetails): WireObject {
     issuer_identification_number: redacted ? null : value(details, 'issuer_identification_number'),
     payment_method_type: 'credit_card',
     errors: new WireErrors([]),
-    fingerprint: row.fingerprint,
-    verification_value: maskedVerificationValue(row.sealed.cvv === null ? null : row.cvvLength),
+    fingerprint: method.fingerprint,
+    verification_value: maskedVerificationValue(method.sealed.cvv === null ? null : method.cvvLength),
     // The only PAN-derived outputs anywhere: this mask, the first six / eight and the last four.
     number: redacted ? '' : maskedNumber(String(details.last_four_digits ?? '')),
   };
 }
 
-function bankAccount(row: PaymentMethod, details: BankAccountDetails): WireObject {
-  const routing = row.storageState === 'redacted' ? null : (details.routing_number_display_digits as string | null);
+function bankAccount(method: PaymentMethod, details: BankAccountDetails): WireObject {
+  const routing = method.storageState === 'redacted' ? null : (details.routing_number_display_digits as string | null);
   const account = details.account_number_display_digits;
   return {
     full_name: joinFullName(details.first_name, details.last_name),
@@ -110,14 +110,14 @@ function thirdPartyToken(details: ThirdPartyTokenDetails): WireObject {
 }
 
 /** A payment method, fields in the order of wire-reference §3.2; masks only, never a number. */
-export function paymentMethodView(row: PaymentMethod): WireObject {
-  if (row.paymentMethodType === 'credit_card') return creditCard(row, row.details);
+export function paymentMethodView(method: PaymentMethod): WireObject {
+  if (method.paymentMethodType === 'credit_card') return creditCard(method, method.details);
   const specific =
-    row.paymentMethodType === 'bank_account'
-      ? bankAccount(row, row.details)
-      : row.paymentMethodType === 'sprel'
+    method.paymentMethodType === 'bank_account'
+      ? bankAccount(method, method.details)
+      : method.paymentMethodType === 'sprel'
         ? { payment_method_type: 'sprel', errors: new WireErrors([]) }
-        : thirdPartyToken(row.details);
+        : thirdPartyToken(method.details);
   // Object.assign onto the common fields keeps the wire order and is several times cheaper than a spread.
-  return Object.assign(common(row), specific);
+  return Object.assign(common(method), specific);
 }
