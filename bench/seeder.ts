@@ -9,6 +9,7 @@ import { EMPTY_SHIPPING_ADDRESS, responseRecord, type GatewayTransactionDetails 
 import { openStore, type StoreHandle } from '../src/store/database.js';
 import type { PaymentMethodsTable, TransactionsTable } from '../src/store/schema.js';
 import { TEST_CARDS } from '../src/domain/test-cards.js';
+import { WrappedKeysRepo } from '../src/store/repositories/wrapped-keys.repo.js';
 import { Keyring } from '../src/vault/keyring.js';
 
 /**
@@ -128,7 +129,7 @@ async function insertInCommits<T>(store: StoreHandle, rows: number, batchRows: n
 /** Writes the payment methods, then one succeeded purchase for each of the first `transactions` of them. */
 export async function seedStore(options: SeedOptions): Promise<SeedResult> {
   const store = openStore(options.store);
-  const keyring = new Keyring(store.db, options.masterKey);
+  const keyring = new Keyring(new WrappedKeysRepo(store.db), options.masterKey);
   const sealer = new PaymentMethodSealer(keyring);
   const batchRows = options.batchRows ?? 500;
   const batchesPerCommit = options.batchesPerCommit ?? 20;

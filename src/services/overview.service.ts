@@ -3,7 +3,7 @@ import { BREAKER_POLICY } from '../limits/circuit-breaker.js';
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
 import type { VolumeRow } from '../store/repositories/transactions.repo.js';
-import type { RollupRow } from '../store/repositories/rollups.repo.js';
+import type { GatewayHourRollup } from '../domain/rollup.js';
 import type { GatewayService } from './gateway.service.js';
 import { GATEWAY_TRANSACTION_TYPES } from './transactions/transaction-details.js';
 import type { Environment } from '../domain/environment.js';
@@ -97,7 +97,7 @@ export class OverviewService {
    * Hourly counts from `since` to now: ended hours from the rollups (computing and storing those
    * not rolled up yet, once, for every node), the running hour from the transactions.
    */
-  private async hourlyCounts(environmentKey: string, since: number, currentHour: number): Promise<RollupRow[]> {
+  private async hourlyCounts(environmentKey: string, since: number, currentHour: number): Promise<GatewayHourRollup[]> {
     const sinceIso = new Date(since).toISOString();
     const currentIso = new Date(currentHour).toISOString();
     const mark = await this.repos.rollups.completeUntil(environmentKey);
@@ -116,8 +116,8 @@ export class OverviewService {
 }
 
 /** Volume rows (one per outcome) as rollups (both outcomes in one row). */
-function toRollups(rows: VolumeRow[]): RollupRow[] {
-  const byKey = new Map<string, RollupRow>();
+function toRollups(rows: VolumeRow[]): GatewayHourRollup[] {
+  const byKey = new Map<string, GatewayHourRollup>();
   for (const row of rows) {
     const key = `${row.gatewayToken} ${row.bucket}`;
     const rollup = byKey.get(key) ?? { gatewayToken: row.gatewayToken, hour: row.bucket, succeeded: 0, failed: 0 };
@@ -129,7 +129,7 @@ function toRollups(rows: VolumeRow[]): RollupRow[] {
 }
 
 /** `n` buckets keyed by `keyOf`, summing the rollups whose hour starts with the key. */
-function buckets(rows: RollupRow[], n: number, keyOf: (i: number) => string, keyChars: 10 | 13): Bucket[] {
+function buckets(rows: GatewayHourRollup[], n: number, keyOf: (i: number) => string, keyChars: 10 | 13): Bucket[] {
   const byKey = new Map<string, Bucket>();
   const out: Bucket[] = [];
   for (let i = 0; i < n; i += 1) {

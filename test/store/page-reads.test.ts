@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreHandle } from '../../src/store/database.js';
+import { certificateOf } from '../../src/store/mappers/certificate.js';
 import { repositories } from '../../src/store/repositories.js';
 import { paymentMethodOf } from '../../src/store/mappers/payment-method.js';
 import type { CardDetails, JsonValue } from '../../src/domain/payment-method.js';
@@ -126,7 +127,7 @@ describe.each(storeKinds)('lists of large rows on the store (%s)', (kind) => {
         updatedAt: now,
       });
       await repos.transactions.insert({ token: `tx${index}`, environment_key: 'env', transaction_type: 'Purchase', state: 'succeeded', succeeded: 1, payment_method_token: token, details: data, created_at: now, updated_at: now });
-      await repos.certificates.insert({ token: `cert${index}`, environment_key: 'env', level: 'environment', algorithm: null, cn: null, o: null, ou: null, c: null, st: null, l: null, email_address: null, public_key: 'k', public_key_hash: 'h', csr: null, pem: data, sealed_private_key: 's', redacted_at: null, created_at: now, updated_at: now });
+      await repos.certificates.insert({ token: `cert${index}`, environmentKey: 'env', level: 'environment', algorithm: null, cn: null, o: null, ou: null, c: null, st: null, l: null, emailAddress: null, publicKey: 'k', publicKeyHash: 'h', csr: null, pem: data, sealedPrivateKey: 's', createdAt: now, updatedAt: now });
     }
   });
   afterAll(async () => {
@@ -168,6 +169,6 @@ describe.each(storeKinds)('lists of large rows on the store (%s)', (kind) => {
   it('certificates (a PEM may be 64 KiB; gateways and receivers list the same way): the rows of one statement, read while the event loop turns', async () => {
     const repos = repositories(store.db, store.dialect);
     const oneStatement = await store.db.selectFrom('certificates').selectAll().where('environment_key', '=', 'env').orderBy('seq').limit(100).execute();
-    await expectReadInParts(() => repos.certificates.list('env', { sinceSeq: null, order: 'asc', count: 100 }), oneStatement);
+    await expectReadInParts(() => repos.certificates.list('env', { sinceSeq: null, order: 'asc', count: 100 }), oneStatement.map(certificateOf));
   });
 });

@@ -11,6 +11,7 @@ import { migrateStore, openStore, storeIsReachable, type StoreHandle } from '../
 import { inTransaction, repositories, type Repositories } from '../../src/store/repositories.js';
 import type { PageRequest } from '../../src/store/repositories/page.js';
 import { TransactionsRepo } from '../../src/store/repositories/transactions.repo.js';
+import { WrappedKeysRepo } from '../../src/store/repositories/wrapped-keys.repo.js';
 import { Keyring } from '../../src/vault/keyring.js';
 import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
@@ -151,7 +152,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       await migrateStore(first);
       const second = kind === 'postgres' ? target.open() : first;
       const masterKey = randomBytes(32);
-      const nodes = [first, second].map((store) => new TenancyService(store, new Keyring(store.db, masterKey), { now: () => new Date() }));
+      const nodes = [first, second].map((store) => new TenancyService(store, new Keyring(new WrappedKeysRepo(store.db), masterKey), { now: () => new Date() }));
       const outcomes = await Promise.allSettled(nodes.map((node) => node.init()));
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
@@ -557,7 +558,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
           updated_at: now,
         });
       const outcomeEvents = async (token: string) =>
-        (await repos.events.list(envA, { objectKey: token }, asc(10))).map((event) => event.event_type).filter((type) => type !== 'TransactionCreated');
+        (await repos.events.list(envA, { objectKey: token }, asc(10))).map((event) => event.eventType).filter((type) => type !== 'TransactionCreated');
       const at = new Date(Date.parse(now) + 5).toISOString();
 
       const succeeded = await insertProcessing();
@@ -599,6 +600,89 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
         expect(env?.created_at).toBe(stamp);
         expect(Number.isSafeInteger(env?.seq)).toBe(true);
       }
+    });
+
+    it('records of the domain: certificates, receivers, workflows and events come back as written, with real booleans and parsed lists', async () => {
+      const stamp = '2024-02-29T23:59:59.999Z';
+      const later = '2024-03-01T00:00:00.000Z';
+      const certificate = {
+        token: uid('cert'),
+        environmentKey: envA,
+        level: 'organization' as const,
+        algorithm: 'ec-prime256v1' as const,
+        cn: 'cn',
+        o: null,
+        ou: null,
+        c: 'US',
+        st: null,
+        l: null,
+        emailAddress: 'a@b.example',
+        publicKey: 'spki',
+        publicKeyHash: 'hash',
+        csr: 'csr',
+        pem: null,
+        sealedPrivateKey: 'c1.k.x',
+        createdAt: stamp,
+        updatedAt: stamp,
+      };
+      await repos.certificates.insert(certificate);
+      expect(await repos.certificates.find(envA, certificate.token)).toEqual({ ...certificate, redactedAt: null });
+      expect(await repos.certificates.find(envB, certificate.token)).toBeUndefined();
+      expect(await repos.certificates.redact(envA, certificate.token, later)).toBe(true);
+      expect(await repos.certificates.redact(envA, certificate.token, later)).toBe(false);
+      expect(await repos.certificates.find(envA, certificate.token)).toMatchObject({ redactedAt: later, sealedPrivateKey: '', csr: null, updatedAt: later });
+
+      const receiver = {
+        token: uid('rc'),
+        environmentKey: envA,
+        receiverType: 'test',
+        hostnames: ['https://a.example', 'https://b.example:8443'],
+        state: 'retained' as const,
+        companyName: null,
+        subMerchantKey: 'sub',
+        credentials: [{ name: 'user', safe: true, value: 'u' }, { name: 'key', safe: false }],
+        protocolUser: null,
+        hostKey: null,
+        certificateToken: certificate.token,
+        createdAt: stamp,
+        updatedAt: stamp,
+        sealed: { credentials: 'c1.k.y', protocol: null },
+      };
+      await repos.receivers.insert(receiver);
+      expect(await repos.receivers.find(envA, receiver.token)).toEqual(receiver);
+      expect(await repos.receivers.updateUnlessRedacted(envA, receiver.token, { hostnames: ['https://c.example'], updatedAt: later })).toBe(true);
+      expect(await repos.receivers.find(envA, receiver.token)).toEqual({ ...receiver, hostnames: ['https://c.example'], updatedAt: later });
+      const redacted = { state: 'redacted' as const, credentials: [], sealed: { credentials: null, protocol: null }, updatedAt: later };
+      expect(await repos.receivers.updateUnlessRedacted(envA, receiver.token, redacted)).toBe(true);
+      expect(await repos.receivers.updateUnlessRedacted(envA, receiver.token, redacted)).toBe(false);
+      expect(await repos.receivers.find(envA, receiver.token)).toMatchObject({ state: 'redacted', credentials: [], sealed: { credentials: null, protocol: null } });
+
+      const stored = {
+        key: uid('wf'),
+        name: 'main',
+        rules: [{ name: 'eur', condition: { currencies: ['EUR'] }, target: { split: [{ gateway_token: 'GA', weight: 1 }] } }],
+        defaultTarget: { gateway_token: 'GB' },
+        backupGatewayTokens: ['GC'],
+        retryMode: 'standard' as const,
+        successRateRouting: true,
+        isDefault: true,
+        createdAt: stamp,
+        updatedAt: stamp,
+      };
+      const workflow = { ...stored, environmentKey: envA };
+      expect(await repos.workflows.insert(workflow)).toBe(true);
+      expect(await repos.workflows.insert(workflow)).toBe(false);
+      expect(await repos.workflows.find(envA, workflow.key)).toEqual(stored);
+      expect(await repos.workflows.findDefault(envA)).toEqual(stored);
+      expect(await repos.workflows.update(envA, workflow.key, { isDefault: false, successRateRouting: false, updatedAt: later })).toBe(true);
+      expect(await repos.workflows.find(envA, workflow.key)).toEqual({ ...stored, isDefault: false, successRateRouting: false, updatedAt: later });
+      expect(await repos.workflows.findDefault(envA)).toBeUndefined();
+      expect(await repos.workflows.remove(envA, workflow.key)).toBe(true);
+      expect(await repos.workflows.remove(envA, workflow.key)).toBe(false);
+
+      const event = await inTransaction(store, (trx) => trx.events.record({ environmentKey: envA, eventType: 'AddReceiver', objectType: 'receiver', objectKey: receiver.token, at: stamp, requestId: 'req-1' }));
+      expect(await repos.events.find(envA, event.token)).toEqual({ token: event.token, environmentKey: envA, requestId: 'req-1', eventType: 'AddReceiver', objectType: 'receiver', objectKey: receiver.token, createdAt: stamp });
+      expect(await repos.events.find(envB, event.token)).toBeUndefined();
     });
 
     it('foreign keys: rows pointing at a missing parent reject', async () => {
@@ -706,7 +790,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
 
     beforeAll(async () => {
       store = await migratedStore();
-      keyring = new Keyring(store.db, masterKey, () => clock.now());
+      keyring = new Keyring(new WrappedKeysRepo(store.db), masterKey, () => clock.now());
       tenancy = new TenancyService(store, keyring, clock);
       gateways = new GatewayService(store, keyring, clock, new DefinitionCache(store));
     });
@@ -810,10 +894,10 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect(JSON.stringify(stored)).not.toContain(Buffer.from(LOGIN).toString('base64'));
       expect(await gateways.openCredentials(gatewayOf(stored))).toEqual({ login: LOGIN });
       // Another process (fresh Keyring, empty cache) with the same master key opens it too.
-      const elsewhere = new GatewayService(store, new Keyring(store.db, masterKey), clock, new DefinitionCache(store));
+      const elsewhere = new GatewayService(store, new Keyring(new WrappedKeysRepo(store.db), masterKey), clock, new DefinitionCache(store));
       expect(await elsewhere.openCredentials(record)).toEqual({ login: LOGIN });
       // A different master key does not.
-      const foreign = new GatewayService(store, new Keyring(store.db, randomBytes(32)), clock, new DefinitionCache(store));
+      const foreign = new GatewayService(store, new Keyring(new WrappedKeysRepo(store.db), randomBytes(32)), clock, new DefinitionCache(store));
       await expect(foreign.openCredentials(record)).rejects.toThrow(/COFFER_MASTER_KEY/);
 
       // The test gateway declares no credentials: supplied ones are ignored, nothing is sealed.

@@ -96,7 +96,7 @@ export class ReceiverDeliveryService {
     const url = parseUrl(rendered.url);
     checkHeaders(rendered.headers);
     if (!urlMatchesHostnames(url, this.receivers.allowedHostnames(receiver))) throw new AppError({ key: 'errors.url_not_allowed', attribute: 'url', message: URL_NOT_ALLOWED });
-    const certificate = receiver.row.certificate_token === null ? undefined : await this.settings.clientCertificate(environment, receiver.row.certificate_token);
+    const certificate = receiver.row.certificateToken === null ? undefined : await this.settings.clientCertificate(environment, receiver.row.certificateToken);
 
     const token = orderedToken(TOKEN_LENGTH.item);
     const refused = await inTransaction(this.store, async (repos) => {

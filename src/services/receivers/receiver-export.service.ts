@@ -141,10 +141,10 @@ export class ReceiverExportService {
       await uploadFile(
         {
           url: input.url as string,
-          user: receiver.row.protocol_user ?? '',
+          user: receiver.row.protocolUser ?? '',
           ...(secrets.password === null ? {} : { password: secrets.password.reveal() }),
           ...(secrets.privateKey === null ? {} : { privateKey: secrets.privateKey.reveal() }),
-          ...(receiver.row.host_key === null ? {} : { hostKey: receiver.row.host_key }),
+          ...(receiver.row.hostKey === null ? {} : { hostKey: receiver.row.hostKey }),
           timeoutMs: this.settings.timeoutMs,
           resolveHost: async (hostname) => (await this.guard.resolve(hostname)).address,
         },

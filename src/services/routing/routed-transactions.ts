@@ -8,7 +8,7 @@ import type { TransactionInput } from '../transactions/transaction-input.js';
 import type { AttemptChain, ChainOperation, RetryPolicy, RoutingNote } from './attempt-chain.js';
 import type { SuccessRates } from './success-rates.js';
 import type { RandomInt } from './split-draw.js';
-import type { Workflow } from './workflow-definition.js';
+import type { Workflow } from '../../domain/workflow.js';
 import { routeByWorkflow, type RoutingDecision, type TransactionFacts } from './workflow-router.js';
 import { isNotFound, workflowNotFound, type WorkflowService } from './workflow.service.js';
 import type { GatewayService } from '../gateway.service.js';
@@ -39,8 +39,8 @@ export interface Explanation {
 }
 
 function retryOf(workflow: Workflow): RetryPolicy | null {
-  if (workflow.retry_mode === 'none') return null;
-  return { mode: workflow.retry_mode, customErrorCodes: [], customMessages: [], overrideDefaultErrorCodes: false };
+  if (workflow.retryMode === 'none') return null;
+  return { mode: workflow.retryMode, customErrorCodes: [], customMessages: [], overrideDefaultErrorCodes: false };
 }
 
 export function routedByOf(decision: RoutingDecision): RoutedBy {
