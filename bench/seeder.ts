@@ -4,8 +4,10 @@ import type { StoreConfig } from '../src/config/config.js';
 import type { PaymentMethodCreateInput } from '../src/domain/payment-method.js';
 import { blankResponse } from '../src/gateways/kit/index.js';
 import { PaymentMethodSealer, type SealedFields } from '../src/services/payment-method-sealer.js';
-import { newTransactionRow } from '../src/services/transaction-records.js';
-import { EMPTY_SHIPPING_ADDRESS, responseRecord, type GatewayTransactionDetails } from '../src/services/transactions/transaction-details.js';
+import { newTransaction } from '../src/services/transaction-records.js';
+import { newTransactionRow } from '../src/store/mappers/transaction.js';
+import { responseRecord } from '../src/services/transactions/transaction-details.js';
+import { EMPTY_SHIPPING_ADDRESS, type GatewayTransactionDetails } from '../src/domain/transaction-details.js';
 import { openStore, type StoreHandle } from '../src/store/database.js';
 import type { PaymentMethodsTable, TransactionsTable } from '../src/store/schema.js';
 import { TEST_CARDS } from '../src/domain/test-cards.js';
@@ -198,7 +200,7 @@ export async function seedStore(options: SeedOptions): Promise<SeedResult> {
         const rows: Insertable<TransactionsTable>[] = [];
         for (let index = first; index < first + count; index += 1) {
           const at = timeOf(index, options.transactions);
-          const row = newTransactionRow({
+          const row = newTransactionRow(newTransaction({
             token: transactionTokens[index] as string,
             environmentKey: environment.key,
             transactionType: 'Purchase',
@@ -209,7 +211,7 @@ export async function seedStore(options: SeedOptions): Promise<SeedResult> {
             currencyCode: 'USD',
             details: purchaseDetails(at, String(1 + (index % 99_999))),
             now: at,
-          });
+          }));
           rows.push({ ...row, transcript: `[test gateway] purchase of ${row.amount} USD\n\n[test gateway] purchase → success: Successful purchase` });
         }
         return rows;

@@ -41,7 +41,7 @@ export function buildCallbacks(deps: {
     if (environment === undefined || transaction === undefined) return null;
     const page = await transactionQuery.withPaymentMethods(environment, [transaction]);
     const view = transactionView(transaction, (token) => (token === null ? null : (page.paymentMethods.get(token) ?? null)));
-    return transactionCallback(delivery.format, { ...view, callback_url: transaction.callback_url }, secret);
+    return transactionCallback(delivery.format, { ...view, callback_url: transaction.callbackUrl }, secret);
   };
   const callbacks = new CallbackDispatcher(store, (request) => client.send(request), (key) => signingSecrets.secretFor(key), render, clock, {
     ...DEFAULT_DISPATCH,

@@ -9,10 +9,10 @@ import { inTransaction, repositories, type Repositories } from '../store/reposit
 import { gatewayKey, type DefinitionCache } from '../cache/definition-cache.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
-import { newTransactionRow } from './transaction-records.js';
+import { newTransaction, recordTransaction } from './transaction-records.js';
 import type { Environment } from '../domain/environment.js';
 import type { Gateway, GatewayPatch, GatewaySettings, SealedGatewayCredentials } from '../domain/gateway.js';
-import type { Transaction } from '../domain/transaction.js';
+import { TransactionState, type Transaction } from '../domain/transaction.js';
 
 /** Fields a client may set on a gateway, already coerced; credentials by name. */
 export interface GatewayInput {
@@ -159,9 +159,8 @@ export class GatewayService {
       if (await repos.gateways.updateUnlessRedacted(environment.key, token, patch)) {
         await repos.journal.record({ environmentKey: environment.key, eventType: redactablePatchEvent('Gateway', patch), objectType: 'gateway', objectKey: token, at: now });
       }
-      const record = newTransactionRow({ environmentKey: environment.key, transactionType: 'RedactGateway', outcome: 'succeeded', gatewayToken: token, now });
-      await repos.transactions.insert(record);
-      const transaction = (await repos.transactions.find(environment.key, record.token)) as Transaction;
+      const record = newTransaction({ environmentKey: environment.key, transactionType: 'RedactGateway', outcome: TransactionState.succeeded, gatewayToken: token, now });
+      const transaction = await recordTransaction(repos, record);
       return { transaction, gateway: withDefinition(await this.findGateway(repos, environment, token)) };
     });
   }

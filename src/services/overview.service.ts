@@ -5,15 +5,10 @@ import { repositories, type Repositories } from '../store/repositories.js';
 import type { VolumeRow } from '../store/repositories/transactions.repo.js';
 import type { GatewayHourRollup } from '../domain/rollup.js';
 import type { GatewayService } from './gateway.service.js';
-import { GATEWAY_TRANSACTION_TYPES } from './transactions/transaction-details.js';
 import type { Environment } from '../domain/environment.js';
-import type { Transaction } from '../domain/transaction.js';
+import { FAILED_STATES, FAULT_STATES, GATEWAY_TRANSACTION_TYPES, type Transaction } from '../domain/transaction.js';
 
 const TYPES = [...GATEWAY_TRANSACTION_TYPES];
-/** Outcomes the breaker counts: faults and unknown results, never declines. */
-const FAULTS = new Set(['gateway_processing_failed', 'gateway_processing_result_unknown']);
-/** Finished and unsuccessful. */
-const FAILED_STATES = ['failed', 'gateway_processing_failed', 'gateway_processing_result_unknown'];
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
@@ -66,20 +61,16 @@ export class OverviewService {
     const dayStart = Math.floor(now / DAY) * DAY - 29 * DAY;
     const hourly = await this.hourlyCounts(environment.key, dayStart, currentHour);
     const gateways = await this.gateways.list(environment, { sinceToken: null, order: 'asc', count: 100 });
-    const failures = (
-      await Promise.all(FAILED_STATES.map((state) => this.repos.transactions.newestInState(environment.key, state, TYPES, 10)))
-    )
-      .flat()
-      .filter((row) => row.created_at >= new Date(dayStart).toISOString())
-      .sort((a, b) => b.seq - a.seq)
+    const failures = (await this.repos.transactions.newestInStates(environment.key, FAILED_STATES, TYPES, 10))
+      .filter((transaction) => transaction.createdAt >= new Date(dayStart).toISOString())
       .slice(0, 10);
     const result: GatewayOverview[] = [];
     for (const gateway of gateways) {
       const last = await this.repos.transactions.lastOutcomes(gateway.token, TYPES, BREAKER_POLICY.failureThreshold);
       const breakerOpen =
         last.length === BREAKER_POLICY.failureThreshold &&
-        last.every((t) => FAULTS.has(t.state)) &&
-        now - Date.parse(last[0]?.updated_at ?? '') < BREAKER_POLICY.openMs;
+        last.every((t) => FAULT_STATES.includes(t.state)) &&
+        now - Date.parse(last[0]?.updatedAt ?? '') < BREAKER_POLICY.openMs;
       const mine = hourly.filter((row) => row.gatewayToken === gateway.token);
       result.push({
         token: gateway.token,

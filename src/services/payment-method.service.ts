@@ -12,10 +12,10 @@ import { redactedDetails, resolveNames, withoutPersonalData, type Details } from
 import { addPaymentMethod, changePaymentMethodIfState, changePaymentMethodIfUnchanged } from './payment-method-changes.js';
 import { checkMetadata, emailErrors, expiryErrors, nameErrors } from './payment-method-validation.js';
 import { PaymentMethodSealer, type SealedFields } from './payment-method-sealer.js';
-import { newTransactionRow } from './transaction-records.js';
+import { newTransaction, recordTransaction } from './transaction-records.js';
 import type { Environment } from '../domain/environment.js';
 import type { PaymentMethod } from '../domain/payment-method.js';
-import type { Transaction } from '../domain/transaction.js';
+import { TransactionState, type Transaction } from '../domain/transaction.js';
 
 /** A vault transaction (AddPaymentMethod, Retain, Redact, Recache) and the method it concerns. */
 export interface VaultOutcome {
@@ -80,15 +80,15 @@ export class PaymentMethodService {
         createdAt: at,
         updatedAt: at,
       });
-      const record = newTransactionRow({
+      const record = newTransaction({
         environmentKey: environment.key,
         transactionType: 'AddPaymentMethod',
-        outcome: 'succeeded',
+        outcome: TransactionState.succeeded,
         paymentMethodToken: token,
         details: { retained: input.retained },
         now: at,
       });
-      await repos.transactions.insert(record);
+      await recordTransaction(repos, record);
       return this.outcome(repos, environment, record.token, token);
     });
   }
@@ -174,7 +174,7 @@ export class PaymentMethodService {
     const paymentMethod = await this.show(environment, token);
     const page = await pageAfter(query, async (since) => {
       const row = await this.repos.transactions.find(environment.key, since);
-      return row?.payment_method_token === token ? row : undefined;
+      return row?.paymentMethodToken === token ? { seq: row.position } : undefined;
     });
     const transactions = await this.repos.transactions.listForPaymentMethod(environment.key, token, page);
     return { paymentMethod, transactions };
@@ -190,20 +190,20 @@ export class PaymentMethodService {
         cacheExpiresAt: null,
         updatedAt: at,
       });
-      const record = newTransactionRow({
+      const record = newTransaction({
         environmentKey: environment.key,
         transactionType: 'RetainPaymentMethod',
         outcome: moved
-          ? 'succeeded'
+          ? TransactionState.succeeded
           : {
-              state: 'failed',
+              state: TransactionState.failed,
               messageKey: 'messages.unable_to_retain_a_redacted_payment_method',
               message: 'The payment method has been redacted. Therefore, it cannot be retained.',
             },
         paymentMethodToken: token,
         now: at,
       });
-      await repos.transactions.insert(record);
+      await recordTransaction(repos, record);
       return { ...(await this.outcome(repos, environment, record.token, token)), succeeded: moved };
     });
   }
@@ -223,8 +223,8 @@ export class PaymentMethodService {
       while (!(await changePaymentMethodIfUnchanged(repos, method, STORAGE_STATES, redactionPatch(method, at, options.removePersonalData)))) {
         method = (await repos.paymentMethods.find(environment.key, token)) as PaymentMethod;
       }
-      const record = newTransactionRow({ environmentKey: environment.key, transactionType: 'RedactPaymentMethod', outcome: 'succeeded', paymentMethodToken: token, now: at });
-      await repos.transactions.insert(record);
+      const record = newTransaction({ environmentKey: environment.key, transactionType: 'RedactPaymentMethod', outcome: TransactionState.succeeded, paymentMethodToken: token, now: at });
+      await recordTransaction(repos, record);
       return this.outcome(repos, environment, record.token, token);
     });
   }
@@ -248,14 +248,14 @@ export class PaymentMethodService {
           cvvExpiresAt: this.cacheEnd(now),
           updatedAt: at,
         }));
-      const record = newTransactionRow({
+      const record = newTransaction({
         environmentKey: environment.key,
         transactionType: 'RecacheSensitiveData',
-        outcome: moved ? 'succeeded' : { state: 'failed', messageKey: `messages.payment_method_${current.storageState}`, message: `The payment method is ${current.storageState}.` },
+        outcome: moved ? TransactionState.succeeded : { state: TransactionState.failed, messageKey: `messages.payment_method_${current.storageState}`, message: `The payment method is ${current.storageState}.` },
         paymentMethodToken: token,
         now: at,
       });
-      await repos.transactions.insert(record);
+      await recordTransaction(repos, record);
       return { ...(await this.outcome(repos, environment, record.token, token)), succeeded: moved };
     });
   }

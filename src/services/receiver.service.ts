@@ -9,11 +9,11 @@ import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
-import { newTransactionRow } from './transaction-records.js';
+import { newTransaction, recordTransaction } from './transaction-records.js';
 import type { Environment } from '../domain/environment.js';
 import type { EventType } from '../domain/event-types.js';
 import type { Receiver, ReceiverCredential, ReceiverPatch, SealedReceiverSecrets } from '../domain/receiver.js';
-import type { Transaction } from '../domain/transaction.js';
+import { TransactionState, type Transaction } from '../domain/transaction.js';
 
 /** One credential as the client sends it: unsafe ones are sealed and never echoed. */
 export interface ReceiverCredentialInput {
@@ -194,9 +194,8 @@ export class ReceiverService {
         sealed: { credentials: null, protocol: null },
         updatedAt: now,
       });
-      const record = newTransactionRow({ environmentKey: environment.key, transactionType: 'RedactReceiver', outcome: 'succeeded', now });
-      await repos.transactions.insert({ ...record, receiver_token: token });
-      const transaction = (await repos.transactions.find(environment.key, record.token)) as Transaction;
+      const record = newTransaction({ environmentKey: environment.key, transactionType: 'RedactReceiver', outcome: TransactionState.succeeded, now });
+      const transaction = await recordTransaction(repos, { ...record, receiverToken: token });
       return { transaction, receiver: this.withDefinition(await this.findRow(repos, environment, token)) };
     });
   }

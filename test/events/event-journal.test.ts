@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/store/repositories.js';
+import { newTransaction, patchEvents, recordTransaction } from '../../src/services/transaction-records.js';
 import { knownUnsubscribed, noteCallbackSubscription, runInRequest } from '../../src/domain/request-context.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { storeKinds } from '../helpers/postgres.js';
@@ -81,11 +82,16 @@ describe.each(storeKinds)('event journal (%s)', (store) => {
     const db = server.core.store.db;
     const now = clock.now().toISOString();
     await db.updateTable('environments').set({ callback_url: 'https://hooks.example/coffer', callback_format: 'json', callback_event_types: JSON.stringify(['TransactionReconciled']) }).where('key', '=', environment.key).execute();
-    const transaction = { token: `cbhint${store}`.padEnd(29, 'x'), environment_key: environment.key, transaction_type: 'Purchase', state: 'processing', succeeded: 0, created_at: now, updated_at: now, callback_url: 'https://own.example/cb' };
-    await inTransaction(server.core.store, (repos) => repos.transactions.insert(transaction));
+    const transaction = { ...newTransaction({ token: `cbhint${store}`.padEnd(29, 'x'), environmentKey: environment.key, transactionType: 'Purchase', outcome: 'processing', now }), callbackUrl: 'https://own.example/cb' };
+    await inTransaction(server.core.store, (repos) => recordTransaction(repos, transaction));
     const deliveries = async () => (await db.selectFrom('callback_deliveries').select(['kind', 'url']).where('environment_key', '=', environment.key).orderBy('kind').execute()).map((row) => `${row.kind} ${row.url}`);
     expect(await deliveries()).toEqual([]);
-    const succeed = (reconciledAt?: string) => inTransaction(server.core.store, (repos) => repos.transactions.update(environment.key, transaction.token, { state: 'succeeded', updated_at: now, ...(reconciledAt === undefined ? {} : { reconciled_at: reconciledAt }) }));
+    // The write and the events its writer records with it (transaction-records.ts), again and again.
+    const succeed = (reconciledAt?: string) =>
+      inTransaction(server.core.store, async (repos) => {
+        const patch = { state: 'succeeded' as const, updatedAt: now, ...(reconciledAt === undefined ? {} : { reconciledAt }) };
+        for (const change of patchEvents(await repos.transactions.update(environment.key, transaction.token, patch), patch)) await repos.journal.record(change);
+      });
 
     // A request whose authentication read the environment without a subscription does not look for one.
     await runInRequest('hinted', async () => {

@@ -19,6 +19,8 @@ import type { Environment } from '../../src/domain/environment.js';
 import type { Gateway } from '../../src/domain/gateway.js';
 import type { CardDetails, NewPaymentMethod, PaymentMethod } from '../../src/domain/payment-method.js';
 import { gatewayOf } from '../../src/store/mappers/gateway.js';
+import type { NewTransaction, TransactionState } from '../../src/domain/transaction.js';
+import { finishTransactionRecord, recordTransaction } from '../../src/services/transaction-records.js';
 
 type Kind = 'sqlite' | 'postgres';
 
@@ -494,42 +496,48 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
     });
 
     it('transactions: insert, find and list scoped to the environment', async () => {
-      const base = {
-        environment_key: envA,
-        transaction_type: 'RedactGateway',
+      const base: Omit<NewTransaction, 'token'> = {
+        environmentKey: envA,
+        transactionType: 'RedactGateway',
         state: 'succeeded',
-        succeeded: 1,
-        message_key: 'messages.transaction_succeeded',
+        succeeded: true,
+        messageKey: 'messages.transaction_succeeded',
         message: 'Succeeded!',
-        gateway_token: uid('gw'),
-        payment_method_token: null,
-        reference_token: null,
+        gatewayToken: uid('gw'),
+        paymentMethodToken: null,
+        referenceToken: null,
         amount: null,
-        currency_code: null,
+        currencyCode: null,
         details: null,
-        created_at: now,
-        updated_at: now,
+        createdAt: now,
+        updatedAt: now,
       };
-      const one = { ...base, token: uid('tx') };
-      const two = {
+      const one: NewTransaction = { ...base, token: uid('tx') };
+      const two: NewTransaction = {
         ...base,
         token: uid('tx'),
-        transaction_type: 'Purchase',
+        transactionType: 'Purchase',
         state: 'gateway_processing_failed',
-        succeeded: 0,
+        succeeded: false,
         amount: Number.MAX_SAFE_INTEGER,
-        currency_code: 'USD',
-        details: JSON.stringify({ nested: { ok: true }, text: 'é ✓ 😀' }),
+        currencyCode: 'USD',
+        details: { nested: { ok: true }, text: 'é ✓ 😀', order_id: 'order-7' },
       };
-      await repos.transactions.insert(one);
-      await repos.transactions.insert(two);
+      const insertedOne = await repos.transactions.insert(one);
+      const insertedTwo = await repos.transactions.insert(two);
 
       const foundOne = await repos.transactions.find(envA, one.token);
       const foundTwo = await repos.transactions.find(envA, two.token);
+      // The domain shape: real booleans, parsed details, the table's defaults for what was left out.
       expect(foundOne).toMatchObject(one);
       expect(foundTwo).toMatchObject(two);
-      expect(typeof foundOne?.seq).toBe('number');
-      expect(typeof foundOne?.succeeded).toBe('number');
+      expect(foundOne).toEqual(insertedOne);
+      expect(foundTwo).toEqual(insertedTwo);
+      expect(foundOne).toMatchObject({ callbackUrl: null, callbackFormat: null, receiverToken: null, firstAttemptToken: null, routedBy: null, reconcileAttempts: 0, reconcileNextAt: null, orderId: null });
+      expect(foundTwo?.orderId).toBe('order-7');
+      expect(typeof foundOne?.position).toBe('number');
+      expect(foundOne?.succeeded).toBe(true);
+      expect(foundTwo?.succeeded).toBe(false);
       expect(typeof foundTwo?.amount).toBe('number');
       expect(foundTwo?.amount).toBe(Number.MAX_SAFE_INTEGER);
       expect(await repos.transactions.find(envB, one.token)).toBeUndefined();
@@ -538,46 +546,48 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect(await repos.transactions.list(envB, asc(10))).toEqual([]);
     });
 
-    it('transactions: finish returns exactly the row a read gives, with its outcome event; a finish that fails lands nothing', async () => {
+    it('transactions: finish returns exactly the transaction a read gives, with its outcome event; a finish that fails lands nothing', async () => {
       const insertProcessing = () =>
-        repos.transactions.insertReturning({
-          token: uid('tx'),
-          environment_key: envA,
-          transaction_type: 'Purchase',
-          state: 'processing',
-          succeeded: 0,
-          message_key: null,
-          message: null,
-          gateway_token: null,
-          payment_method_token: null,
-          reference_token: null,
-          amount: 100,
-          currency_code: 'USD',
-          details: '{"call_deadline":"x"}',
-          created_at: now,
-          updated_at: now,
-        });
+        inTransaction(store, (trx) =>
+          recordTransaction(trx, {
+            token: uid('tx'),
+            environmentKey: envA,
+            transactionType: 'Purchase',
+            state: 'processing',
+            succeeded: false,
+            messageKey: null,
+            message: null,
+            gatewayToken: null,
+            paymentMethodToken: null,
+            referenceToken: null,
+            amount: 100,
+            currencyCode: 'USD',
+            details: { call_deadline: 'x' },
+            createdAt: now,
+            updatedAt: now,
+          }),
+        );
       const outcomeEvents = async (token: string) =>
         (await repos.events.list(envA, { objectKey: token }, asc(10))).map((event) => event.eventType).filter((type) => type !== 'TransactionCreated');
       const at = new Date(Date.parse(now) + 5).toISOString();
 
       const succeeded = await insertProcessing();
       const finished = await inTransaction(store, (trx) =>
-        trx.transactions.finish(succeeded, { state: 'succeeded', succeeded: 1, message_key: 'messages.transaction_succeeded', message: 'Succeeded!', details: '{}', transcript: 'a', updated_at: at, currency_code: undefined }),
+        finishTransactionRecord(trx, succeeded, { state: 'succeeded', succeeded: true, messageKey: 'messages.transaction_succeeded', message: 'Succeeded!', details: {}, transcript: 'a', updatedAt: at }),
       );
       expect(finished).toEqual(await repos.transactions.find(envA, succeeded.token));
-      expect(finished).toMatchObject({ state: 'succeeded', succeeded: 1, currency_code: 'USD', seq: succeeded.seq });
+      expect(finished).toMatchObject({ state: 'succeeded', succeeded: true, currencyCode: 'USD', position: succeeded.position });
       expect(await outcomeEvents(succeeded.token)).toEqual(['TransactionSucceeded']);
 
-      // An unknown outcome is due for reconciliation at once: a column the patch did not name.
+      // An unknown outcome is due for reconciliation at once: a field the patch did not name.
       const unknown = await insertProcessing();
-      const pending = await repos.transactions.finish(unknown, { state: 'gateway_processing_result_unknown', succeeded: 0, message: 'Timed out', updated_at: at });
-      expect(pending.reconcile_next_at).toBe(at);
+      const pending = await repos.transactions.finish(unknown, { state: 'gateway_processing_result_unknown', succeeded: false, message: 'Timed out', updatedAt: at });
+      expect(pending.reconcileNextAt).toBe(at);
       expect(pending).toEqual(await repos.transactions.find(envA, unknown.token));
 
       // A failing update (state is NOT NULL) fails the transaction, on PostgreSQL at its commit.
       const failing = await insertProcessing();
-      await expect(inTransaction(store, (trx) => trx.transactions.finish(failing, { state: null as unknown as string, updated_at: at }))).rejects.toThrow();
+      await expect(inTransaction(store, (trx) => trx.transactions.finish(failing, { state: null as unknown as TransactionState, updatedAt: at }))).rejects.toThrow();
       expect(await repos.transactions.find(envA, failing.token)).toEqual(failing);
       expect(await outcomeEvents(failing.token)).toEqual([]);
     });
@@ -706,20 +716,20 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       await expect(
         repos.transactions.insert({
           token: uid('tx'),
-          environment_key: 'no-such-environment',
-          transaction_type: 'Purchase',
+          environmentKey: 'no-such-environment',
+          transactionType: 'Purchase',
           state: 'succeeded',
-          succeeded: 1,
-          message_key: null,
+          succeeded: true,
+          messageKey: null,
           message: null,
-          gateway_token: null,
-          payment_method_token: null,
-          reference_token: null,
+          gatewayToken: null,
+          paymentMethodToken: null,
+          referenceToken: null,
           amount: 1,
-          currency_code: 'USD',
+          currencyCode: 'USD',
           details: null,
-          created_at: now,
-          updated_at: now,
+          createdAt: now,
+          updatedAt: now,
         }),
       ).rejects.toThrow();
       expect(await repos.gateways.list('no-such-environment', asc(10))).toEqual([]);
@@ -972,15 +982,15 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       const redacted = await gateways.redact(production, token);
       expect(redacted.gateway).toMatchObject({ token, state: 'redacted', safeCredentials: {}, sealed: { credentials: null } });
       expect(redacted.transaction).toMatchObject({
-        environment_key: production.key,
-        transaction_type: 'RedactGateway',
+        environmentKey: production.key,
+        transactionType: 'RedactGateway',
         state: 'succeeded',
-        succeeded: 1,
-        message_key: 'messages.transaction_succeeded',
-        gateway_token: token,
+        succeeded: true,
+        messageKey: 'messages.transaction_succeeded',
+        gatewayToken: token,
       });
-      expect(typeof redacted.transaction.succeeded).toBe('number');
-      expect(typeof redacted.transaction.seq).toBe('number');
+      expect(typeof redacted.transaction.succeeded).toBe('boolean');
+      expect(typeof redacted.transaction.position).toBe('number');
       const stored = await repositories(store.db, store.dialect).transactions.find(production.key, redacted.transaction.token);
       expect(stored).toEqual(redacted.transaction);
       expect(await gateways.openCredentials(redacted.gateway)).toEqual({});

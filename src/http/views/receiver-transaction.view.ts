@@ -20,9 +20,9 @@ export function redactReceiverView({ transaction, receiver }: RedactedReceiver):
 export function receiverTransactionView(row: Transaction, paymentMethod: PaymentMethod | null): WireObject {
   const details = receiverDetailsOf(row);
   const head = leanTransactionHead(row);
-  if (details === null || details.receiver === undefined) return { ...head, receiver_token: row.receiver_token };
+  if (details === null || details.receiver === undefined) return { ...head, receiver_token: row.receiverToken };
   const view: WireObject = { ...head, url: details.url };
-  if (row.transaction_type === 'ExportPaymentMethods') {
+  if (row.transactionType === 'ExportPaymentMethods') {
     Object.assign(view, {
       callback_url: details.callback_url ?? null,
       payment_methods_included: new WireList('payment_method_token', details.payment_methods_included ?? []),

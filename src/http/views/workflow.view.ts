@@ -54,12 +54,6 @@ export function routedByView(routedBy: RoutedBy): WireObject {
   };
 }
 
-/** `routed_by` of a stored transaction row, or undefined when it was not routed. */
-export function storedRoutedByView(json: string | null | undefined): WireObject | undefined {
-  if (json === null || json === undefined) return undefined;
-  return routedByView(JSON.parse(json) as RoutedBy);
-}
-
 function checkView(check: CriterionCheck): WireObject {
   return { criterion: check.criterion, expected: check.expected, actual: check.actual, passed: check.passed };
 }

@@ -81,5 +81,5 @@ export function snapshotOf(stored: StoredReceiverSnapshot): ReceiverSnapshot {
 }
 
 export function receiverDetailsOf(row: Transaction): ReceiverTransactionDetails | null {
-  return row.details === null ? null : (JSON.parse(row.details) as ReceiverTransactionDetails);
+  return row.details as ReceiverTransactionDetails | null;
 }
