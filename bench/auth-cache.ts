@@ -66,7 +66,7 @@ async function measure(label: string, core: Core, iterations: number): Promise<v
     const [environment, secret] = await Promise.all([repos.environments.find(live.key), repos.accessSecrets.findLiveByHash(hash)]);
     if (environment === undefined || secret === undefined) throw new Error('benchmark secret not found');
     if ((await repos.organizations.find(environment.organization_token)) === undefined) throw new Error('benchmark organization not found');
-    const row = await repos.gateways.find(environment.key, gateway.row.token);
+    const row = await repos.gateways.find(environment.key, gateway.token);
     if (row === undefined) throw new Error('benchmark gateway not found');
     // A fresh row object each time: its credentials are opened again, as before.
     await gateways.openCredentials(row);
@@ -74,8 +74,8 @@ async function measure(label: string, core: Core, iterations: number): Promise<v
   const fromCache = async () => {
     const context = await auth.authenticate(live.key, init.access_secret, 'transact', false);
     if (context === null) throw new Error('benchmark secret refused');
-    const record = await gateways.show(context.environment, gateway.row.token);
-    await gateways.openCredentials(record.row);
+    const record = await gateways.show(context.environment, gateway.token);
+    await gateways.openCredentials(record);
   };
   // Ten requests at a time, as the bench's ten connections: on PostgreSQL they share generation reads.
   const tenAtATime = async (request: () => Promise<void>): Promise<Figures> => {

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     store: config.store,
     masterKey: Buffer.from(env.COFFER_MASTER_KEY, 'base64'),
     environmentKey: init.environment_key,
-    gatewayToken: gateway.row.token,
+    gatewayToken: gateway.token,
     paymentMethods: Math.min(ROWS, 10_000),
     transactions: ROWS,
     onProgress: (line) => process.stderr.write(`\r${line}          `),

@@ -161,7 +161,7 @@ export async function seedStore(options: SeedOptions): Promise<SeedResult> {
           rows.push({
             token,
             environment_key: environment.key,
-            payment_method_type: sealed.type,
+            payment_method_type: sealed.kind.paymentMethodType,
             storage_state: 'retained',
             test: sealed.test ? 1 : 0,
             single_use: 0,
@@ -169,7 +169,7 @@ export async function seedStore(options: SeedOptions): Promise<SeedResult> {
             data: null,
             metadata: JSON.stringify({ customer: `c-${index}` }),
             callback_url: null,
-            details: JSON.stringify(sealed.details),
+            details: JSON.stringify(sealed.kind.details),
             sealed_number: sealed.number,
             fingerprint: sealed.fingerprint,
             sealed_cvv: null,

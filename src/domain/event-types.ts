@@ -1,3 +1,5 @@
+import type { PaymentMethodPatch } from './payment-method.js';
+
 /**
  * The event types Coffer records, and how a repository write maps to one. Names follow
  * Spreedly's (`AddGateway`, `RedactPaymentMethod`); docs/events.md lists them all.
@@ -59,9 +61,12 @@ export function transactionStateEvent(state: string | undefined): EventType | nu
   }
 }
 
+/** Fields a change that only drops a CVV whose window ended may set (housekeeping). */
+const CVV_DROP_FIELDS: readonly string[] = ['sealed', 'cvvLength', 'cvvExpiresAt', 'updatedAt'];
+
 /** What a payment-method patch means; null when it only drops a CVV whose window ended (housekeeping). */
-export function paymentMethodPatchEvent(patch: { storage_state?: unknown; sealed_cvv?: unknown; [column: string]: unknown }): EventType | null {
-  switch (patch.storage_state) {
+export function paymentMethodPatchEvent(patch: PaymentMethodPatch): EventType | null {
+  switch (patch.storageState) {
     case 'retained':
       return 'RetainPaymentMethod';
     case 'redacted':
@@ -73,9 +78,10 @@ export function paymentMethodPatchEvent(patch: { storage_state?: unknown; sealed
     default:
       break;
   }
-  if (typeof patch.sealed_cvv === 'string') return 'RecachePaymentMethod';
-  const cvvOnly = Object.keys(patch).every((column) => ['sealed_cvv', 'cvv_length', 'cvv_expires_at', 'updated_at'].includes(column));
-  return patch.sealed_cvv === null && cvvOnly ? null : 'UpdatePaymentMethod';
+  const cvv = patch.sealed?.cvv;
+  if (typeof cvv === 'string') return 'RecachePaymentMethod';
+  const cvvOnly = Object.keys(patch).every((field) => CVV_DROP_FIELDS.includes(field)) && Object.keys(patch.sealed ?? {}).every((field) => field === 'cvv');
+  return cvv === null && cvvOnly ? null : 'UpdatePaymentMethod';
 }
 
 /** What a gateway or receiver patch means. */

@@ -1,5 +1,3 @@
-import type { PaymentMethodRow } from '../store/repositories/payment-methods.repo.js';
-
 /** Payment method kinds Coffer vaults. `sprel` is Spreedly's offsite test method (no sensitive data). */
 export const PAYMENT_METHOD_TYPES = ['credit_card', 'bank_account', 'third_party_token', 'sprel'] as const;
 export type PaymentMethodType = (typeof PAYMENT_METHOD_TYPES)[number];
@@ -91,5 +89,121 @@ export interface PaymentMethodUpdateInput extends ValidationAllowances {
   callbackUrl?: string;
 }
 
-/** TRANSITIONAL: still the stored row; being replaced by a domain type (camelCase, real booleans, parsed JSON). */
-export type PaymentMethod = PaymentMethodRow;
+/** A value of a payment method's details: what the stored JSON holds. */
+export type DetailValue = string | number | boolean | null;
+
+/**
+ * The network transaction id a cardholder-initiated charge returned, kept (whatever the kind) for
+ * the merchant-initiated charges that follow (stored credentials).
+ */
+export type KeptNetworkTransactionId = { network_transaction_id?: string | null };
+
+/** Names and addresses of a card: the fields of `CARD_TEXT_FIELDS`, each null when not given. */
+type CardTextDetails = { [Field in CardTextField]: string | null };
+
+/**
+ * The non-sensitive fields of a card, named as the wire names them (wire-reference §3.2). The PAN
+ * and CVV are never here: they are sealed (`SealedPaymentMethodFields`). Redaction drops the
+ * first six digits and the issuer identification number (`payment-method-records.ts`).
+ */
+export type CardDetails = CardTextDetails & {
+  card_type: string | null;
+  month: number | null;
+  year: number | null;
+  first_six_digits?: string | null;
+  last_four_digits: string | null;
+  issuer_identification_number?: string | null;
+  eligible_for_card_updater: boolean | null;
+} & KeptNetworkTransactionId;
+
+/** The non-sensitive fields of a bank account; redaction drops the routing number's display digits. */
+export type BankAccountDetails = {
+  first_name: string | null;
+  last_name: string | null;
+  bank_name: string | null;
+  account_type: string | null;
+  account_holder_type: string | null;
+  routing_number_display_digits?: string | null;
+  account_number_display_digits: string | null;
+} & KeptNetworkTransactionId;
+
+/** A token of another vault (a gateway's), and the gateway type that issued it. */
+export type ThirdPartyTokenDetails = {
+  third_party_token: string | null;
+  gateway_type: string | null;
+} & KeptNetworkTransactionId;
+
+/** An offsite test method (`sprel`) has no details of its own. */
+export type SprelDetails = KeptNetworkTransactionId;
+
+/** The details each kind of payment method has. */
+export interface PaymentMethodDetailsByType {
+  credit_card: CardDetails;
+  bank_account: BankAccountDetails;
+  third_party_token: ThirdPartyTokenDetails;
+  sprel: SprelDetails;
+}
+
+export type PaymentMethodDetails = PaymentMethodDetailsByType[PaymentMethodType];
+
+/**
+ * Sensitive values sealed with the environment's data key (src/vault/README.md): opaque
+ * ciphertext that only the sealer opens; null when absent or destroyed (redaction).
+ */
+export interface SealedPaymentMethodFields {
+  number: string | null;
+  cvv: string | null;
+  routingNumber: string | null;
+  accountNumber: string | null;
+}
+
+/** Free-form JSON a client stored (`data`), parsed. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * What every kind of payment method has. Timestamps are ISO-8601 UTC text (the wire's format),
+ * which sorts as text: windows are compared as strings (`cvvExpiresAt <= now`).
+ */
+export interface PaymentMethodFields {
+  token: string;
+  environmentKey: string;
+  storageState: StorageState;
+  /** Holds test data (a test card, bank account or test gateway token): for test gateways only, as real data is for real ones. */
+  test: boolean;
+  singleUse: boolean;
+  email: string | null;
+  /** Returned as sent (object or string); null when none was sent. */
+  data: JsonValue | null;
+  metadata: Metadata | null;
+  callbackUrl: string | null;
+  sealed: SealedPaymentMethodFields;
+  /** HMAC of the PAN under the environment's fingerprint key (hex); null once redacted. */
+  fingerprint: string | null;
+  /** Length of the held CVV (for its mask); null when none is held. */
+  cvvLength: number | null;
+  /** When a held CVV must be dropped. */
+  cvvExpiresAt: string | null;
+  /** For cached methods: when the sweep redacts them. */
+  cacheExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A payment method's kind and the details of that kind, together (narrow on `paymentMethodType`). */
+export type PaymentMethodKind = { [Type in PaymentMethodType]: { paymentMethodType: Type; details: PaymentMethodDetailsByType[Type] } }[PaymentMethodType];
+
+/** A vaulted payment method (API.md §5). */
+export type PaymentMethod = PaymentMethodFields & PaymentMethodKind;
+
+/** A payment method to store: what is not given is none (nothing sealed, no fingerprint, no windows). */
+export type NewPaymentMethod = Omit<PaymentMethodFields, 'sealed' | 'fingerprint' | 'cvvLength' | 'cvvExpiresAt' | 'cacheExpiresAt'> &
+  Partial<Pick<PaymentMethodFields, 'fingerprint' | 'cvvLength' | 'cvvExpiresAt' | 'cacheExpiresAt'>> & { sealed?: Partial<SealedPaymentMethodFields> } & PaymentMethodKind;
+
+/**
+ * A change of a stored payment method: the fields given are set (a sealed value given as null is
+ * destroyed), the others kept. Its kind and token never change.
+ */
+export interface PaymentMethodPatch extends Partial<Omit<PaymentMethodFields, 'token' | 'environmentKey' | 'createdAt' | 'sealed'>> {
+  details?: PaymentMethodDetails;
+  sealed?: Partial<SealedPaymentMethodFields>;
+}

@@ -1,7 +1,8 @@
 import type { Clock } from '../domain/clock.js';
 import type { StoreHandle } from '../store/database.js';
-import { repositories, type Repositories } from '../store/repositories.js';
+import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
 import { redactionPatch } from './payment-method.service.js';
+import { changePaymentMethodIfUnchanged } from './payment-method-changes.js';
 
 export interface SweepResult {
   redacted: number;
@@ -39,7 +40,7 @@ export class CacheSweeper {
   private running: Promise<SweepResult> | null = null;
 
   constructor(
-    store: StoreHandle,
+    private readonly store: StoreHandle,
     private readonly clock: Clock,
     private readonly tasks: SweepTasks = {},
   ) {
@@ -52,9 +53,9 @@ export class CacheSweeper {
     for (;;) {
       const expired = await this.repos.paymentMethods.expiredCached(now, BATCH);
       let progressed = 0;
-      for (const row of expired) {
+      for (const method of expired) {
         // Unchanged since read, or skipped: a method updated meanwhile is redacted by the next round.
-        if (await this.repos.paymentMethods.updateIfUnchanged(row, ['cached'], redactionPatch(row, now, false))) progressed += 1;
+        if (await inTransaction(this.store, (repos) => changePaymentMethodIfUnchanged(repos, method, ['cached'], redactionPatch(method, now, false)))) progressed += 1;
       }
       redacted += progressed;
       if (expired.length < BATCH || progressed === 0) break;

@@ -66,16 +66,16 @@ export class OverviewService {
       .slice(0, 10);
     const result: GatewayOverview[] = [];
     for (const gateway of gateways) {
-      const last = await this.repos.transactions.lastOutcomes(gateway.row.token, TYPES, BREAKER_POLICY.failureThreshold);
+      const last = await this.repos.transactions.lastOutcomes(gateway.token, TYPES, BREAKER_POLICY.failureThreshold);
       const breakerOpen =
         last.length === BREAKER_POLICY.failureThreshold &&
         last.every((t) => FAULT_STATES.includes(t.state)) &&
         now - Date.parse(last[0]?.updatedAt ?? '') < BREAKER_POLICY.openMs;
-      const mine = hourly.filter((row) => row.gatewayToken === gateway.row.token);
+      const mine = hourly.filter((row) => row.gatewayToken === gateway.token);
       result.push({
-        token: gateway.row.token,
+        token: gateway.token,
         name: gateway.definition.name,
-        description: gateway.row.description,
+        description: gateway.description,
         hours: buckets(mine, 24, (i) => new Date(hourStart + i * HOUR).toISOString().slice(0, 13), 13),
         days: buckets(mine, 30, (i) => new Date(dayStart + i * DAY).toISOString().slice(0, 10), 10),
         breakerOpen,

@@ -1,4 +1,4 @@
-import type { CardInput } from '../domain/payment-method.js';
+import type { BankAccountDetails, CardDetails, CardInput, DetailValue, PaymentMethodDetails } from '../domain/payment-method.js';
 import { CARD_TEXT_FIELDS } from '../domain/payment-method.js';
 import {
   accountDisplayDigits,
@@ -9,17 +9,13 @@ import {
   routingDisplayDigits,
   splitFullName,
 } from '../vault/card-rules.js';
-import type { PaymentMethod } from '../domain/payment-method.js';
 
 /**
- * The non-sensitive `details` JSON of a payment method. Card details carry only what may be
- * shown (masks, brand, expiry, names, addresses); the PAN and CVV are sealed elsewhere.
+ * A payment method's details as a set of fields, for the changes that work on any kind's fields
+ * alike (update, redaction). Card details carry only what may be shown (masks, brand, expiry,
+ * names, addresses); the PAN and CVV are sealed elsewhere.
  */
-export type Details = Record<string, string | number | boolean | null>;
-
-export function parseDetails(row: PaymentMethod): Details {
-  return JSON.parse(row.details) as Details;
-}
+export type Details = Record<string, DetailValue>;
 
 /** First and last name from explicit fields, or split from `full_name` on its last space. */
 export function resolveNames(input: { first_name?: string; last_name?: string; full_name?: string }): { first: string | null; last: string | null } {
@@ -30,7 +26,7 @@ export function resolveNames(input: { first_name?: string; last_name?: string; f
   return { first: input.first_name ?? null, last: input.last_name ?? null };
 }
 
-export function cardDetails(card: CardInput, digits: string): Details {
+export function cardDetails(card: CardInput, digits: string): CardDetails {
   const names = resolveNames(card);
   const details: Details = {
     first_name: names.first,
@@ -44,14 +40,14 @@ export function cardDetails(card: CardInput, digits: string): Details {
     eligible_for_card_updater: card.eligible_for_card_updater ?? null,
   };
   for (const field of CARD_TEXT_FIELDS) if (field !== 'first_name' && field !== 'last_name') details[field] = card[field] ?? null;
-  return details;
+  return details as CardDetails;
 }
 
 export function bankAccountDetails(
   input: { first_name?: string; last_name?: string; full_name?: string; bank_name?: string; bank_account_type?: string; bank_account_holder_type?: string },
   routing: string,
   account: string,
-): Details {
+): BankAccountDetails {
   const names = resolveNames(input);
   return {
     first_name: names.first,
@@ -65,8 +61,8 @@ export function bankAccountDetails(
 }
 
 /** What stays of a card's details after redaction: name, brand, expiry, last four (as Spreedly keeps). */
-export function redactedDetails(details: Details): Details {
-  const kept = { ...details };
+export function redactedDetails(details: PaymentMethodDetails): Details {
+  const kept: Details = { ...details };
   delete kept.first_six_digits;
   delete kept.issuer_identification_number;
   delete kept.routing_number_display_digits;

@@ -1,20 +1,20 @@
 import { AppError, MESSAGES, fieldError, type ErrorEntry } from '../domain/errors.js';
-import type { PaymentMethodCreateInput, PaymentMethodType } from '../domain/payment-method.js';
+import type { PaymentMethodCreateInput, PaymentMethodKind } from '../domain/payment-method.js';
 import { Secret } from '../domain/secret.js';
 import type { AdapterPaymentMethod } from '../gateways/kit/index.js';
 import { checkCardNumber, normalizePan } from '../vault/card-rules.js';
 import type { Keyring } from '../vault/keyring.js';
 import { isTestBankAccount, isTestCard } from '../vault/test-cards.js';
-import { bankAccountDetails, cardDetails, parseDetails, type Details } from './payment-method-records.js';
+import { bankAccountDetails, cardDetails } from './payment-method-records.js';
 import { bankAccountErrors, cardErrors, thirdPartyErrors, verificationValueErrors } from './payment-method-validation.js';
 import type { Environment } from '../domain/environment.js';
 import type { PaymentMethod } from '../domain/payment-method.js';
 
 /** A validated payment method, its sensitive values already sealed for storage. */
 export interface SealedFields {
-  type: PaymentMethodType;
+  /** The kind and its non-sensitive details. */
+  kind: PaymentMethodKind;
   test: boolean;
-  details: Details;
   number: string | null;
   fingerprint: string | null;
   cvv: string | null;
@@ -62,9 +62,8 @@ export class PaymentMethodSealer {
       return {
         errors: [],
         sealed: {
-          type: 'credit_card',
+          kind: { paymentMethodType: 'credit_card', details: cardDetails(card, digits) },
           test,
-          details: cardDetails(card, digits),
           number: await this.seal(environment.key, token, 'number', digits),
           fingerprint: await this.keyring.fingerprint(environment.key, digits),
           cvv: cvv === null ? null : await this.seal(environment.key, token, 'cvv', cvv),
@@ -85,9 +84,8 @@ export class PaymentMethodSealer {
       return {
         errors: [],
         sealed: {
-          type: 'bank_account',
+          kind: { paymentMethodType: 'bank_account', details: bankAccountDetails(bank, routing, account) },
           test,
-          details: bankAccountDetails(bank, routing, account),
           ...NOTHING_SEALED,
           routingNumber: await this.seal(environment.key, token, 'routing_number', routing),
           accountNumber: await this.seal(environment.key, token, 'account_number', account),
@@ -103,16 +101,15 @@ export class PaymentMethodSealer {
       return {
         errors: [],
         sealed: {
-          type: 'third_party_token',
+          kind: { paymentMethodType: 'third_party_token', details: { third_party_token: thirdParty.reference ?? null, gateway_type: thirdParty.gateway_type ?? null } },
           test,
-          details: { third_party_token: thirdParty.reference ?? null, gateway_type: thirdParty.gateway_type ?? null },
           ...NOTHING_SEALED,
         },
       };
     }
     if (input.type === 'sprel') {
       // A test method with nothing to seal (the transparent redirect's offsite test type).
-      return { errors: [], sealed: { type: 'sprel', test: true, details: {}, ...NOTHING_SEALED } };
+      return { errors: [], sealed: { kind: { paymentMethodType: 'sprel', details: {} }, test: true, ...NOTHING_SEALED } };
     }
     return { errors: [{ key: 'errors.payment_method_type_required', message: MESSAGES.paymentMethodTypeRequired }], sealed: null };
   }
@@ -129,39 +126,52 @@ export class PaymentMethodSealer {
    * Opens a stored payment method for the adapter that will send it: sensitive values in
    * `Secret`s, the rest as plain fields. Null when there is nothing left to send (redacted).
    */
-  async open(row: PaymentMethod): Promise<AdapterPaymentMethod | null> {
-    const details = parseDetails(row);
-    const text = (field: string) => (typeof details[field] === 'string' ? (details[field] as string) : null);
+  async open(method: PaymentMethod): Promise<AdapterPaymentMethod | null> {
     const openField = async (blob: string | null, field: Parameters<typeof paymentMethodAad>[1]) =>
-      blob === null ? null : new Secret((await this.keyring.openFor(row.environment_key, blob, paymentMethodAad(row.token, field))).toString('utf8'));
-    if (row.payment_method_type === 'credit_card') {
-      const number = await openField(row.sealed_number, 'number');
+      blob === null ? null : new Secret((await this.keyring.openFor(method.environmentKey, blob, paymentMethodAad(method.token, field))).toString('utf8'));
+    if (method.paymentMethodType === 'credit_card') {
+      const number = await openField(method.sealed.number, 'number');
       if (number === null) return null;
+      const { details } = method;
       return {
         type: 'credit_card',
         number,
-        verificationValue: await openField(row.sealed_cvv, 'cvv'),
+        verificationValue: await openField(method.sealed.cvv, 'cvv'),
         month: typeof details.month === 'number' ? details.month : null,
         year: typeof details.year === 'number' ? details.year : null,
-        firstName: text('first_name'),
-        lastName: text('last_name'),
-        cardType: text('card_type'),
-        address: { address1: text('address1'), address2: text('address2'), city: text('city'), state: text('state'), zip: text('zip'), country: text('country') },
-        email: row.email,
+        firstName: text(details.first_name),
+        lastName: text(details.last_name),
+        cardType: text(details.card_type),
+        address: { address1: text(details.address1), address2: text(details.address2), city: text(details.city), state: text(details.state), zip: text(details.zip), country: text(details.country) },
+        email: method.email,
       };
     }
-    if (row.payment_method_type === 'bank_account') {
-      const routingNumber = await openField(row.sealed_routing_number, 'routing_number');
-      const accountNumber = await openField(row.sealed_account_number, 'account_number');
+    if (method.paymentMethodType === 'bank_account') {
+      const routingNumber = await openField(method.sealed.routingNumber, 'routing_number');
+      const accountNumber = await openField(method.sealed.accountNumber, 'account_number');
       if (routingNumber === null || accountNumber === null) return null;
-      return { type: 'bank_account', routingNumber, accountNumber, accountType: text('account_type'), holderType: text('account_holder_type'), firstName: text('first_name'), lastName: text('last_name') };
+      const { details } = method;
+      return {
+        type: 'bank_account',
+        routingNumber,
+        accountNumber,
+        accountType: text(details.account_type),
+        holderType: text(details.account_holder_type),
+        firstName: text(details.first_name),
+        lastName: text(details.last_name),
+      };
     }
-    if (row.payment_method_type === 'sprel') return row.storage_state === 'redacted' ? null : { type: 'sprel' };
-    const token = text('third_party_token');
+    if (method.paymentMethodType === 'sprel') return method.storageState === 'redacted' ? null : { type: 'sprel' };
+    const token = text(method.details.third_party_token);
     return token === null ? null : { type: 'third_party_token', token };
   }
 
   private seal(environmentKey: string, token: string, field: Parameters<typeof paymentMethodAad>[1], value: string): Promise<string> {
     return this.keyring.sealFor(environmentKey, Buffer.from(value, 'utf8'), paymentMethodAad(token, field));
   }
+}
+
+/** A detail that is text, or null (a stored detail may be of another type, or missing). */
+function text(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
 }

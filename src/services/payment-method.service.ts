@@ -1,14 +1,15 @@
 import { AppError, MESSAGES, fieldError, type ErrorEntry } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
-import { STORAGE_STATES, USABLE_STATES, type PaymentMethodCreateInput, type PaymentMethodUpdateInput } from '../domain/payment-method.js';
+import { STORAGE_STATES, USABLE_STATES, type PaymentMethodCreateInput, type JsonValue, type PaymentMethodDetails, type PaymentMethodPatch, type PaymentMethodUpdateInput } from '../domain/payment-method.js';
 import { orderedToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
-import type { PaymentMethodFilter, PaymentMethodPatch } from '../store/repositories/payment-methods.repo.js';
+import type { PaymentMethodFilter } from '../store/repositories/payment-methods.repo.js';
 import type { Keyring } from '../vault/keyring.js';
 import { nextBulkTurn } from '../limits/bulk-turns.js';
 import { pageAfter, type ListQuery } from './list-query.js';
-import { parseDetails, redactedDetails, resolveNames, withoutPersonalData, type Details } from './payment-method-records.js';
+import { redactedDetails, resolveNames, withoutPersonalData, type Details } from './payment-method-records.js';
+import { addPaymentMethod, changePaymentMethodIfState, changePaymentMethodIfUnchanged } from './payment-method-changes.js';
 import { checkMetadata, emailErrors, expiryErrors, nameErrors } from './payment-method-validation.js';
 import { PaymentMethodSealer, type SealedFields } from './payment-method-sealer.js';
 import { newTransaction, recordTransaction } from './transaction-records.js';
@@ -60,28 +61,24 @@ export class PaymentMethodService {
     const sealed = prepared.sealed as SealedFields;
     const at = now.toISOString();
     return inTransaction(this.store, async (repos) => {
-      await repos.paymentMethods.insert({
+      await addPaymentMethod(repos, {
         token,
-        environment_key: environment.key,
-        payment_method_type: sealed.type,
-        storage_state: input.retained ? 'retained' : 'cached',
-        test: sealed.test ? 1 : 0,
-        single_use: input.singleUse ? 1 : 0,
+        environmentKey: environment.key,
+        ...sealed.kind,
+        storageState: input.retained ? 'retained' : 'cached',
+        test: sealed.test,
+        singleUse: input.singleUse,
         email: input.email ?? null,
-        data: input.data === undefined ? null : JSON.stringify(input.data),
-        metadata: metadata.metadata === null ? null : JSON.stringify(metadata.metadata),
-        callback_url: input.callbackUrl ?? null,
-        details: JSON.stringify(sealed.details),
-        sealed_number: sealed.number,
+        data: input.data === undefined ? null : (input.data as JsonValue),
+        metadata: metadata.metadata,
+        callbackUrl: input.callbackUrl ?? null,
+        sealed: { number: sealed.number, cvv: sealed.cvv, routingNumber: sealed.routingNumber, accountNumber: sealed.accountNumber },
         fingerprint: sealed.fingerprint,
-        sealed_cvv: sealed.cvv,
-        cvv_length: sealed.cvvLength,
-        cvv_expires_at: sealed.cvv === null ? null : this.cacheEnd(now),
-        sealed_routing_number: sealed.routingNumber,
-        sealed_account_number: sealed.accountNumber,
-        cache_expires_at: input.retained ? null : this.cacheEnd(now),
-        created_at: at,
-        updated_at: at,
+        cvvLength: sealed.cvvLength,
+        cvvExpiresAt: sealed.cvv === null ? null : this.cacheEnd(now),
+        cacheExpiresAt: input.retained ? null : this.cacheEnd(now),
+        createdAt: at,
+        updatedAt: at,
       });
       const record = newTransaction({
         environmentKey: environment.key,
@@ -98,18 +95,18 @@ export class PaymentMethodService {
 
   /** The method, with its caching window and CVV window applied first (lazily, in case the sweep lags). */
   async show(environment: Environment, token: string): Promise<PaymentMethod> {
-    const row = await this.repos.paymentMethods.find(environment.key, token);
-    if (row === undefined) throw NOT_FOUND();
-    return this.settle(row);
+    const method = await this.repos.paymentMethods.find(environment.key, token);
+    if (method === undefined) throw NOT_FOUND();
+    return this.settle(method);
   }
 
   async list(environment: Environment, filter: PaymentMethodListFilter, query: ListQuery): Promise<PaymentMethod[]> {
     const unknown = filter.states.filter((state) => !(STORAGE_STATES as readonly string[]).includes(state));
     if (unknown.length > 0) throw new AppError(fieldError.inclusion('state'));
-    const page = await pageAfter(query, (since) => this.repos.paymentMethods.find(environment.key, since));
+    const page = await pageAfter(query, (since) => this.repos.paymentMethods.position(environment.key, since));
     await this.settleEndedWindows(environment);
-    const rows = await this.repos.paymentMethods.list(environment.key, filter, page);
-    return Promise.all(rows.map((row) => this.settle(row)));
+    const methods = await this.repos.paymentMethods.list(environment.key, filter, page);
+    return Promise.all(methods.map((method) => this.settle(method)));
   }
 
   /**
@@ -121,7 +118,7 @@ export class PaymentMethodService {
     const now = this.clock.now().toISOString();
     for (let settled = 0; settled < EXPIRED_PER_LIST; ) {
       const expired = await this.repos.paymentMethods.expiredCached(now, EXPIRED_BATCH, environment.key);
-      for (const row of expired) await this.settle(row);
+      for (const method of expired) await this.settle(method);
       settled += expired.length;
       if (expired.length < EXPIRED_BATCH) return;
       await nextBulkTurn();
@@ -131,7 +128,7 @@ export class PaymentMethodService {
   /** Non-sensitive fields only; the number, CVV and bank numbers cannot be changed. */
   async update(environment: Environment, token: string, input: PaymentMethodUpdateInput): Promise<PaymentMethod> {
     const current = await this.show(environment, token);
-    const details = parseDetails(current);
+    const details: Details = { ...current.details };
     const next: Details = { ...details };
     const names = input.fields.full_name === '' && input.fields.first_name === undefined && input.fields.last_name === undefined ? { first: '', last: '' } : resolveNames(input.fields);
     const namesChanged = input.fields.first_name !== undefined || input.fields.last_name !== undefined || input.fields.full_name !== undefined;
@@ -145,14 +142,14 @@ export class PaymentMethodService {
     const errors: ErrorEntry[] = [...emailErrors(input.email)];
     // Names changed to blank are refused as on create (first_name, then last_name); a name
     // left alone is not judged again (it may have been stored blank under allow_blank_name).
-    if (namesChanged && current.payment_method_type !== 'third_party_token') {
+    if (namesChanged && current.paymentMethodType !== 'third_party_token') {
       const touched = new Set([
         ...(input.fields.first_name !== undefined || input.fields.full_name !== undefined ? ['first_name'] : []),
         ...(input.fields.last_name !== undefined || input.fields.full_name !== undefined ? ['last_name'] : []),
       ]);
       errors.push(...nameErrors(next.first_name as string | null, next.last_name as string | null, input).filter((error) => touched.has(error.attribute ?? '')));
     }
-    if (current.payment_method_type === 'credit_card') {
+    if (current.paymentMethodType === 'credit_card') {
       if (input.month !== undefined) next.month = input.month;
       if (input.year !== undefined) next.year = input.year;
       if (input.eligibleForCardUpdater !== undefined) next.eligible_for_card_updater = input.eligibleForCardUpdater;
@@ -163,12 +160,12 @@ export class PaymentMethodService {
     const metadata = checkMetadata(input.metadata);
     errors.push(...metadata.errors);
     if (errors.length > 0) throw new AppError(errors);
-    const patch: PaymentMethodPatch = { details: JSON.stringify(next), updated_at: this.clock.now().toISOString() };
+    const patch: PaymentMethodPatch = { details: next as PaymentMethodDetails, updatedAt: this.clock.now().toISOString() };
     if (input.email !== undefined) patch.email = input.email;
-    if (input.data !== undefined) patch.data = JSON.stringify(input.data);
-    if (metadata.metadata !== null) patch.metadata = JSON.stringify(metadata.metadata);
-    if (input.callbackUrl !== undefined) patch.callback_url = input.callbackUrl;
-    await this.repos.paymentMethods.updateIfState(environment.key, token, STORAGE_STATES, patch);
+    if (input.data !== undefined) patch.data = input.data as JsonValue;
+    if (metadata.metadata !== null) patch.metadata = metadata.metadata;
+    if (input.callbackUrl !== undefined) patch.callbackUrl = input.callbackUrl;
+    await inTransaction(this.store, (repos) => changePaymentMethodIfState(repos, environment.key, token, STORAGE_STATES, patch));
     return this.show(environment, token);
   }
 
@@ -188,10 +185,10 @@ export class PaymentMethodService {
     await this.show(environment, token);
     const at = this.clock.now().toISOString();
     return inTransaction(this.store, async (repos) => {
-      const moved = await repos.paymentMethods.updateIfState(environment.key, token, ['cached', 'retained', 'used', 'closed'], {
-        storage_state: 'retained',
-        cache_expires_at: null,
-        updated_at: at,
+      const moved = await changePaymentMethodIfState(repos, environment.key, token, ['cached', 'retained', 'used', 'closed'], {
+        storageState: 'retained',
+        cacheExpiresAt: null,
+        updatedAt: at,
       });
       const record = newTransaction({
         environmentKey: environment.key,
@@ -220,11 +217,11 @@ export class PaymentMethodService {
     }
     const at = this.clock.now().toISOString();
     return inTransaction(this.store, async (repos) => {
-      // The redacted details are computed from the row as read here; if an update slipped in
+      // The redacted details are computed from the method as read here; if an update slipped in
       // between, read again, so that update is not silently undone.
-      let row = current;
-      while (!(await repos.paymentMethods.updateIfUnchanged(row, STORAGE_STATES, redactionPatch(row, at, options.removePersonalData)))) {
-        row = (await repos.paymentMethods.find(environment.key, token)) as PaymentMethod;
+      let method = current;
+      while (!(await changePaymentMethodIfUnchanged(repos, method, STORAGE_STATES, redactionPatch(method, at, options.removePersonalData)))) {
+        method = (await repos.paymentMethods.find(environment.key, token)) as PaymentMethod;
       }
       const record = newTransaction({ environmentKey: environment.key, transactionType: 'RedactPaymentMethod', outcome: TransactionState.succeeded, paymentMethodToken: token, now: at });
       await recordTransaction(repos, record);
@@ -235,26 +232,26 @@ export class PaymentMethodService {
   /** A new CVV for a usable card (RecacheSensitiveData); held for one caching window. */
   async recache(environment: Environment, token: string, verificationValue: string | undefined): Promise<VaultOutcome & { succeeded: boolean }> {
     const current = await this.show(environment, token);
-    if (current.payment_method_type !== 'credit_card') {
+    if (current.paymentMethodType !== 'credit_card') {
       throw new AppError({ key: 'errors.invalid', attribute: 'payment_method_type', message: 'Only credit cards hold a verification value' });
     }
-    const usable = (USABLE_STATES as readonly string[]).includes(current.storage_state);
+    const usable = USABLE_STATES.includes(current.storageState);
     const now = this.clock.now();
     const sealedCvv = usable ? await this.sealer.sealCvv(environment.key, token, verificationValue) : null;
     const at = now.toISOString();
     return inTransaction(this.store, async (repos) => {
       const moved =
         sealedCvv !== null &&
-        (await repos.paymentMethods.updateIfState(environment.key, token, USABLE_STATES, {
-          sealed_cvv: sealedCvv.blob,
-          cvv_length: sealedCvv.length,
-          cvv_expires_at: this.cacheEnd(now),
-          updated_at: at,
+        (await changePaymentMethodIfState(repos, environment.key, token, USABLE_STATES, {
+          sealed: { cvv: sealedCvv.blob },
+          cvvLength: sealedCvv.length,
+          cvvExpiresAt: this.cacheEnd(now),
+          updatedAt: at,
         }));
       const record = newTransaction({
         environmentKey: environment.key,
         transactionType: 'RecacheSensitiveData',
-        outcome: moved ? TransactionState.succeeded : { state: TransactionState.failed, messageKey: `messages.payment_method_${current.storage_state}`, message: `The payment method is ${current.storage_state}.` },
+        outcome: moved ? TransactionState.succeeded : { state: TransactionState.failed, messageKey: `messages.payment_method_${current.storageState}`, message: `The payment method is ${current.storageState}.` },
         paymentMethodToken: token,
         now: at,
       });
@@ -264,19 +261,20 @@ export class PaymentMethodService {
   }
 
   /**
-   * Applies the windows a stored row may have outlived: a cached method past its caching window
+   * Applies the windows a stored method may have outlived: a cached method past its caching window
    * is redacted, a CVV past its window is dropped. Conditional updates, so several nodes (and
    * the sweep) may do this at once.
    */
-  async settle(row: PaymentMethod): Promise<PaymentMethod> {
+  async settle(method: PaymentMethod): Promise<PaymentMethod> {
     const now = this.clock.now().toISOString();
     let changed = false;
-    if (row.storage_state === 'cached' && row.cache_expires_at !== null && row.cache_expires_at <= now) {
-      changed = await this.repos.paymentMethods.updateIfUnchanged(row, ['cached'], redactionPatch(row, now, false));
-    } else if (row.cvv_expires_at !== null && row.cvv_expires_at <= now) {
-      changed = await this.repos.paymentMethods.dropCvvIfExpired(row.environment_key, row.token, now);
+    if (method.storageState === 'cached' && method.cacheExpiresAt !== null && method.cacheExpiresAt <= now) {
+      changed = await inTransaction(this.store, (repos) => changePaymentMethodIfUnchanged(repos, method, ['cached'], redactionPatch(method, now, false)));
+    } else if (method.cvvExpiresAt !== null && method.cvvExpiresAt <= now) {
+      // Housekeeping: dropping a CVV whose window ended records nothing (docs/events.md).
+      changed = await this.repos.paymentMethods.dropCvvIfExpired(method.environmentKey, method.token, now);
     }
-    return changed ? ((await this.repos.paymentMethods.find(row.environment_key, row.token)) ?? row) : row;
+    return changed ? ((await this.repos.paymentMethods.find(method.environmentKey, method.token)) ?? method) : method;
   }
 
   private cacheEnd(now: Date): string {
@@ -291,21 +289,18 @@ export class PaymentMethodService {
 }
 
 /** Everything redaction changes: the sealed values and fingerprint go, for good. */
-export function redactionPatch(row: PaymentMethod, at: string, removePersonalData: boolean): PaymentMethodPatch {
-  const kept = redactedDetails(parseDetails(row));
+export function redactionPatch(method: PaymentMethod, at: string, removePersonalData: boolean): PaymentMethodPatch {
+  const kept = redactedDetails(method.details);
   const details = removePersonalData ? withoutPersonalData(kept) : kept;
   return {
-    storage_state: 'redacted',
-    details: JSON.stringify(details),
-    sealed_number: null,
+    storageState: 'redacted',
+    details: details as PaymentMethodDetails,
+    sealed: { number: null, cvv: null, routingNumber: null, accountNumber: null },
     fingerprint: null,
-    sealed_cvv: null,
-    cvv_length: null,
-    cvv_expires_at: null,
-    sealed_routing_number: null,
-    sealed_account_number: null,
-    cache_expires_at: null,
+    cvvLength: null,
+    cvvExpiresAt: null,
+    cacheExpiresAt: null,
     ...(removePersonalData ? { email: null } : {}),
-    updated_at: at,
+    updatedAt: at,
   };
 }

@@ -170,16 +170,16 @@ describe.each(storeKinds)('two nodes on one %s store: a change on A is obeyed by
     const requestOnB = async () => {
       const context = await b.core.auth.authenticate(live.key, a.init.access_secret, 'transact', false);
       const gateway = await b.core.gateways.show(context!.environment, token);
-      return { gateway, credentials: await b.core.gateways.openCredentials(gateway.row) };
+      return { gateway, credentials: await b.core.gateways.openCredentials(gateway) };
     };
     const first = await requestOnB();
     expect(first.credentials).toEqual({ login });
-    expect((await requestOnB()).gateway.row).toBe(first.gateway.row);
+    expect((await requestOnB()).gateway.sealed).toBe(first.gateway.sealed);
 
     const rotated = await a.core.keyRotation.rotateData(live.key, 100);
     expect(rotated.reencrypted).toBeGreaterThan(0);
     const after = await requestOnB();
-    expect(after.gateway.row.sealed_credentials).not.toBe(first.gateway.row.sealed_credentials);
+    expect(after.gateway.sealed.credentials).not.toBe(first.gateway.sealed.credentials);
     expect(after.credentials).toEqual({ login });
   });
 

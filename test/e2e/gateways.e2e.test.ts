@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { storeKinds } from '../helpers/postgres.js';
+import { gatewayOf } from '../../src/store/mappers/gateway.js';
 
 const CHARACTERISTIC_ORDER = ['supports_purchase', 'supports_authorize', 'supports_capture'];
 
@@ -158,14 +159,14 @@ describe.each(storeKinds)('gateways over HTTPS (%s)', (store) => {
     // Sealed at rest: the secret key is not in the database in clear.
     const row = await server.core.store.db.selectFrom('gateways').selectAll().where('token', '=', gateway.token).executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(secretKey);
-    expect(await server.core.gateways.openCredentials(row)).toEqual({ login: secretKey });
+    expect(await server.core.gateways.openCredentials(gatewayOf(row))).toEqual({ login: secretKey });
     expect(server.logs.join('\n')).not.toContain(secretKey);
 
     const rotated = await prod.sendXml('PUT', `/v1/gateways/${gateway.token}.xml`, '<gateway><login>sk_live_ROTATED</login><description>main</description></gateway>');
     expect(rotated.status).toBe(200);
     expect(rotated.text).not.toContain('sk_live_ROTATED');
     const after = await server.core.store.db.selectFrom('gateways').selectAll().where('token', '=', gateway.token).executeTakeFirstOrThrow();
-    expect(await server.core.gateways.openCredentials(after)).toEqual({ login: 'sk_live_ROTATED' });
+    expect(await server.core.gateways.openCredentials(gatewayOf(after))).toEqual({ login: 'sk_live_ROTATED' });
   });
 
   it('refuses a credential field the gateway type does not declare, naming it, in JSON and XML (nothing created)', async () => {

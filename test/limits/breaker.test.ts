@@ -313,7 +313,7 @@ describe('FallbackBreakerStore', () => {
 
 describe('GatewayCaller: breaker and in-flight cap together', () => {
   const stripe = findGatewayDefinition('stripe') as GatewayDefinition;
-  const row = (token: string) => ({ token, gateway_type: 'stripe' }) as unknown as Gateway;
+  const row = (token: string) => ({ token, gatewayType: 'stripe' }) as unknown as Gateway;
   const clockAt = (ms: { now: number }): Clock => ({ now: () => new Date(ms.now) });
   let http: GatewayHttpClient;
   beforeAll(() => {

@@ -7,6 +7,7 @@ import type { ApiClient } from '../helpers/client.js';
 import { findCardData, maskFinding } from '../helpers/leak-scan.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { gatewayOf } from '../../src/store/mappers/gateway.js';
 
 /**
  * Card data at rest: after cards (with CVVs), bank accounts and a Stripe gateway went through
@@ -155,7 +156,7 @@ describe.each(storeKinds)('card data at rest (%s)', (store) => {
   it('keeps the Stripe key sealed and intact', async () => {
     const row = await server.core.store.db.selectFrom('gateways').selectAll().where('environment_key', '=', productionKey).executeTakeFirstOrThrow();
     expect(row.sealed_credentials).toMatch(/^c1\./);
-    expect(await server.core.gateways.openCredentials(row)).toEqual({ login: stripeKey });
+    expect(await server.core.gateways.openCredentials(gatewayOf(row))).toEqual({ login: stripeKey });
   });
 
   /** Findings in a dump or file text: known values, Luhn-valid runs, CVVs in a field context. */

@@ -74,7 +74,7 @@ describe.each(storeKinds)('cache generation on %s', (kind) => {
     expect(await moves(() => tenancy.revokeAccessSecret(secretKey))).toBe(true);
 
     let token = '';
-    expect(await moves(async () => (token = (await gateways.create(environment, 'test', { credentials: {} })).row.token))).toBe(true);
+    expect(await moves(async () => (token = (await gateways.create(environment, 'test', { credentials: {} })).token))).toBe(true);
     expect(await moves(() => gateways.update(environment, token, undefined, { description: 'changed', credentials: {} }))).toBe(true);
     expect(await moves(() => gateways.redact(environment, token))).toBe(true);
     // A data key for the environment, then a new current one (rotation).

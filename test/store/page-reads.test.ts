@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreHandle } from '../../src/store/database.js';
 import { certificateOf } from '../../src/store/mappers/certificate.js';
 import { repositories } from '../../src/store/repositories.js';
+import { paymentMethodOf } from '../../src/store/mappers/payment-method.js';
+import type { CardDetails, JsonValue } from '../../src/domain/payment-method.js';
 import { transactionOf } from '../../src/store/mappers/transaction.js';
 import { newTransaction } from '../../src/services/transaction-records.js';
 import { readInGroups, readPage, type PageRequest } from '../../src/store/repositories/page.js';
@@ -113,15 +115,18 @@ describe.each(storeKinds)('lists of large rows on the store (%s)', (kind) => {
       const token = `pm${String(index).padStart(3, '0')}`;
       await repos.paymentMethods.insert({
         token,
-        environment_key: 'env',
-        payment_method_type: 'credit_card',
-        storage_state: index % 10 === 0 ? 'cached' : 'retained',
-        test: 1,
-        single_use: 0,
-        data,
-        details: '{}',
-        created_at: now,
-        updated_at: now,
+        environmentKey: 'env',
+        paymentMethodType: 'credit_card',
+        storageState: index % 10 === 0 ? 'cached' : 'retained',
+        test: true,
+        singleUse: false,
+        email: null,
+        data: JSON.parse(data) as JsonValue,
+        metadata: null,
+        callbackUrl: null,
+        details: {} as CardDetails,
+        createdAt: now,
+        updatedAt: now,
       });
       await repos.transactions.insert({ ...newTransaction({ token: `tx${index}`, environmentKey: 'env', transactionType: 'Purchase', outcome: 'succeeded', paymentMethodToken: token, details: JSON.parse(data) as object, now }), messageKey: null, message: null });
       await repos.certificates.insert({ token: `cert${index}`, environmentKey: 'env', level: 'environment', algorithm: null, cn: null, o: null, ou: null, c: null, st: null, l: null, emailAddress: null, publicKey: 'k', publicKeyHash: 'h', csr: null, pem: data, sealedPrivateKey: 's', createdAt: now, updatedAt: now });
@@ -150,7 +155,7 @@ describe.each(storeKinds)('lists of large rows on the store (%s)', (kind) => {
   it('payment methods: the rows of one statement, read while the event loop turns', async () => {
     const repos = repositories(store.db, store.dialect);
     const oneStatement = await store.db.selectFrom('payment_methods').selectAll().where('environment_key', '=', 'env').where('storage_state', 'in', ['retained']).orderBy('seq', 'desc').limit(80).execute();
-    await expectReadInParts(() => repos.paymentMethods.list('env', { states: ['retained'], metadata: {} }, { sinceSeq: null, order: 'desc', count: 80 }), oneStatement);
+    await expectReadInParts(() => repos.paymentMethods.list('env', { states: ['retained'], metadata: {} }, { sinceSeq: null, order: 'desc', count: 80 }), oneStatement.map(paymentMethodOf));
   });
 
   it('transactions and the methods they nest: the rows of one statement, read while the event loop turns', async () => {
@@ -160,7 +165,7 @@ describe.each(storeKinds)('lists of large rows on the store (%s)', (kind) => {
     const tokens = rows.map((row) => row.paymentMethodToken as string);
     const methods = await store.db.selectFrom('payment_methods').selectAll().where('token', 'in', tokens).execute();
     const byToken = (a: { token: string }, b: { token: string }) => a.token.localeCompare(b.token);
-    await expectReadInParts(async () => (await repos.paymentMethods.findMany('env', tokens)).sort(byToken), methods.sort(byToken));
+    await expectReadInParts(async () => (await repos.paymentMethods.findMany('env', tokens)).sort(byToken), methods.map(paymentMethodOf).sort(byToken));
   });
 
   it('certificates (a PEM may be 64 KiB; gateways and receivers list the same way): the rows of one statement, read while the event loop turns', async () => {

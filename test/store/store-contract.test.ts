@@ -16,6 +16,9 @@ import { Keyring } from '../../src/vault/keyring.js';
 import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
 import type { Environment } from '../../src/domain/environment.js';
+import type { Gateway } from '../../src/domain/gateway.js';
+import type { CardDetails, NewPaymentMethod, PaymentMethod } from '../../src/domain/payment-method.js';
+import { gatewayOf } from '../../src/store/mappers/gateway.js';
 import type { NewTransaction, TransactionState } from '../../src/domain/transaction.js';
 import { finishTransactionRecord, recordTransaction } from '../../src/services/transaction-records.js';
 
@@ -330,28 +333,28 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       ).rejects.toThrow();
       await expect(repos.organizations.insert({ token: orgToken, name: 'dup', active: 1, created_at: now, updated_at: now })).rejects.toThrow();
 
-      const gateway = gatewayRow(envA);
+      const gateway = newGateway(envA);
       await repos.gateways.insert(gateway);
-      await expect(repos.gateways.insert({ ...gatewayRow(envB), token: gateway.token })).rejects.toThrow();
+      await expect(repos.gateways.insert({ ...newGateway(envB), token: gateway.token })).rejects.toThrow();
       // The store is still usable after the failed statements.
       expect(await repos.accessSecrets.find(key)).toMatchObject({ key });
     });
 
-    function gatewayRow(environmentKey: string) {
+    function newGateway(environmentKey: string): Gateway {
       return {
         token: uid('gw'),
-        environment_key: environmentKey,
-        gateway_type: 'test',
+        environmentKey,
+        gatewayType: 'test',
         description: null,
-        merchant_profile_key: null,
-        sub_merchant_key: null,
-        sandbox: 0,
+        merchantProfileKey: null,
+        subMerchantKey: null,
+        sandbox: false,
         state: 'retained',
-        safe_credentials: null,
-        sealed_credentials: null,
-        settings: null,
-        created_at: now,
-        updated_at: now,
+        safeCredentials: {},
+        sealed: { credentials: null },
+        settings: {},
+        createdAt: now,
+        updatedAt: now,
       };
     }
 
@@ -360,42 +363,136 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       const otherEnv = uid('env');
       await repos.environments.insert({ key: env, organization_token: orgToken, name: 'gw', production: 0, created_at: now, updated_at: now });
       await repos.environments.insert({ key: otherEnv, organization_token: orgToken, name: 'gw2', production: 0, created_at: now, updated_at: now });
-      const first = { ...gatewayRow(env), description: 'first', safe_credentials: '{"a":"b"}', sealed_credentials: 'c1.k.x' };
-      const second = { ...gatewayRow(env), sandbox: 1 };
+      const first: Gateway = { ...newGateway(env), description: 'first', safeCredentials: { a: 'b' }, sealed: { credentials: 'c1.k.x' }, settings: { timeout_seconds: 30 } };
+      const second: Gateway = { ...newGateway(env), sandbox: true };
       await repos.gateways.insert(first);
       await repos.gateways.insert(second);
 
+      // The domain shape: a real boolean, parsed credentials and settings, no seq; stored as 0/1 and JSON text.
       const found = await repos.gateways.find(env, first.token);
-      expect(found).toMatchObject(first);
-      expect(typeof found?.seq).toBe('number');
-      expect(typeof found?.sandbox).toBe('number');
+      expect(found).toEqual(first);
+      expect(typeof found?.sandbox).toBe('boolean');
+      expect(found).not.toHaveProperty('seq');
+      expect(await repos.gateways.find(env, second.token)).toEqual(second);
+      const stored = await store.db.selectFrom('gateways').selectAll().where('token', 'in', [first.token, second.token]).orderBy('seq').execute();
+      expect(stored.map((row) => [row.sandbox, row.safe_credentials, row.settings])).toEqual([
+        [0, '{"a":"b"}', '{"timeout_seconds":30}'],
+        [1, null, null],
+      ]);
       expect(await repos.gateways.find(otherEnv, first.token)).toBeUndefined();
       expect(await repos.gateways.find(env, 'nope')).toBeUndefined();
 
+      const position = await repos.gateways.position(env, first.token);
+      expect(typeof position?.seq).toBe('number');
+      expect(await repos.gateways.position(otherEnv, first.token)).toBeUndefined();
       expect((await repos.gateways.list(env, asc(10))).map((g) => g.token)).toEqual([first.token, second.token]);
       expect((await repos.gateways.list(env, desc(10))).map((g) => g.token)).toEqual([second.token, first.token]);
-      expect((await repos.gateways.list(env, asc(10, found?.seq ?? null))).map((g) => g.token)).toEqual([second.token]);
+      expect((await repos.gateways.list(env, asc(10, position?.seq ?? null))).map((g) => g.token)).toEqual([second.token]);
       expect(await repos.gateways.list(otherEnv, asc(10))).toEqual([]);
 
       const later = '2024-12-31T23:59:59.999Z';
       // Updating through another environment touches nothing.
-      expect(await repos.gateways.updateUnlessRedacted(otherEnv, first.token, { description: 'hijacked', updated_at: later })).toBe(false);
+      expect(await repos.gateways.updateUnlessRedacted(otherEnv, first.token, { description: 'hijacked', updatedAt: later })).toBe(false);
       expect((await repos.gateways.find(env, first.token))?.description).toBe('first');
-      expect(await repos.gateways.updateUnlessRedacted(env, first.token, { description: 'changed', sandbox: 1, sealed_credentials: null, updated_at: later })).toBe(true);
+      expect(await repos.gateways.updateUnlessRedacted(env, first.token, { description: 'changed', sandbox: true, sealed: { credentials: null }, updatedAt: later })).toBe(true);
       expect(await repos.gateways.find(env, first.token)).toEqual({
         ...first,
-        seq: found?.seq,
         description: 'changed',
-        sandbox: 1,
-        sealed_credentials: null,
-        updated_at: later,
+        sandbox: true,
+        sealed: { credentials: null },
+        updatedAt: later,
       });
-      expect(await repos.gateways.find(env, second.token)).toMatchObject(second);
+      expect(await repos.gateways.find(env, second.token)).toEqual(second);
 
       // A redacted gateway is never updated again (a redact that wins a race stays redacted).
-      await repos.gateways.updateUnlessRedacted(env, second.token, { state: 'redacted', sealed_credentials: null, updated_at: later });
-      expect(await repos.gateways.updateUnlessRedacted(env, second.token, { description: 'revived', updated_at: later })).toBe(false);
+      await repos.gateways.updateUnlessRedacted(env, second.token, { state: 'redacted', sealed: { credentials: null }, updatedAt: later });
+      expect(await repos.gateways.updateUnlessRedacted(env, second.token, { description: 'revived', updatedAt: later })).toBe(false);
       expect((await repos.gateways.find(env, second.token))?.description).not.toBe('revived');
+    });
+
+    it('payment methods: the domain shape round-trips (booleans, parsed JSON, sealed group, no seq); conditional updates; the repository records no event', async () => {
+      const later = '2024-12-31T23:59:59.999Z';
+      const card: CardDetails = {
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        card_type: 'visa',
+        month: 6,
+        year: 2041,
+        first_six_digits: '411111',
+        last_four_digits: '1111',
+        issuer_identification_number: '41111111',
+        eligible_for_card_updater: null,
+        address1: null,
+        address2: null,
+        city: 'London',
+        state: null,
+        zip: null,
+        country: null,
+        phone_number: null,
+        company: null,
+        shipping_address1: null,
+        shipping_address2: null,
+        shipping_city: null,
+        shipping_state: null,
+        shipping_zip: null,
+        shipping_country: null,
+        shipping_phone_number: null,
+      };
+      const method: NewPaymentMethod = {
+        token: uid('pm'),
+        environmentKey: envA,
+        paymentMethodType: 'credit_card',
+        storageState: 'cached',
+        test: true,
+        singleUse: true,
+        email: 'ada@example.com',
+        data: { nested: [1, 'two', null] },
+        metadata: { customer: 'c-1', vip: true, visits: 3 },
+        callbackUrl: null,
+        details: card,
+        sealed: { number: 'c1.k.number', cvv: 'c1.k.cvv' },
+        fingerprint: 'ab12',
+        cvvLength: 3,
+        cvvExpiresAt: later,
+        cacheExpiresAt: later,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await repos.paymentMethods.insert(method);
+
+      const found = await repos.paymentMethods.find(envA, method.token);
+      const expected: PaymentMethod = { ...method, sealed: { number: 'c1.k.number', cvv: 'c1.k.cvv', routingNumber: null, accountNumber: null } } as PaymentMethod;
+      expect(found).toEqual(expected);
+      expect(found).not.toHaveProperty('seq');
+      expect(typeof found?.test).toBe('boolean');
+      expect(typeof found?.singleUse).toBe('boolean');
+      const stored = await store.db.selectFrom('payment_methods').selectAll().where('token', '=', method.token).executeTakeFirstOrThrow();
+      expect([stored.test, stored.single_use, JSON.parse(stored.details), JSON.parse(stored.data as string), JSON.parse(stored.metadata as string)]).toEqual([1, 1, card, method.data, method.metadata]);
+      expect(await repos.paymentMethods.find(envB, method.token)).toBeUndefined();
+      expect(await repos.paymentMethods.findMany(envA, [method.token, 'nope'])).toEqual([expected]);
+      expect(typeof (await repos.paymentMethods.position(envA, method.token))?.seq).toBe('number');
+      expect(await repos.paymentMethods.position(envB, method.token)).toBeUndefined();
+
+      // Conditional on the state: a method in none of `fromStates` is left as it is.
+      expect(await repos.paymentMethods.updateIfState(envA, method.token, ['retained'], { email: 'x@example.com', updatedAt: later })).toBe(false);
+      expect(await repos.paymentMethods.updateIfStateReturning(envB, method.token, ['cached'], { email: 'x@example.com', updatedAt: later })).toBeUndefined();
+      const used = await repos.paymentMethods.updateIfStateReturning(envA, method.token, ['cached', 'retained'], {
+        storageState: 'used',
+        sealed: { cvv: null },
+        cvvLength: null,
+        cvvExpiresAt: null,
+        updatedAt: later,
+      });
+      expect(used).toEqual({ ...expected, storageState: 'used', sealed: { ...expected.sealed, cvv: null }, cvvLength: null, cvvExpiresAt: null, updatedAt: later });
+      expect(await repos.paymentMethods.find(envA, method.token)).toEqual(used);
+
+      // Conditional on the read: a stale read (an older updatedAt) changes nothing.
+      expect(await repos.paymentMethods.updateIfUnchanged(found as PaymentMethod, ['used'], { email: null, updatedAt: later })).toBe(false);
+      expect(await repos.paymentMethods.updateIfUnchanged(used as PaymentMethod, ['used'], { email: null, data: null, metadata: null, updatedAt: '2025-01-01T00:00:00.000Z' })).toBe(true);
+      expect(await repos.paymentMethods.find(envA, method.token)).toMatchObject({ email: null, data: null, metadata: null, updatedAt: '2025-01-01T00:00:00.000Z' });
+
+      // Events are recorded by the services that decide the changes, not by the repository.
+      expect(await store.db.selectFrom('events').select('event_type').where('object_key', '=', method.token).execute()).toEqual([]);
     });
 
     it('transactions: insert, find and list scoped to the environment', async () => {
@@ -599,7 +696,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
     });
 
     it('foreign keys: rows pointing at a missing parent reject', async () => {
-      await expect(repos.gateways.insert(gatewayRow('no-such-environment'))).rejects.toThrow();
+      await expect(repos.gateways.insert(newGateway('no-such-environment'))).rejects.toThrow();
       await expect(
         repos.environments.insert({ key: uid('env'), organization_token: 'no-such-org', name: 'x', production: 0, created_at: now, updated_at: now }),
       ).rejects.toThrow();
@@ -659,7 +756,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       const org = uid('org');
       const outcome = inTransaction(store, async (trx) => {
         await trx.organizations.insert({ token: org, name: 'rolled back', active: 1, created_at: now, updated_at: now });
-        await trx.gateways.insert(gatewayRow('no-such-environment'));
+        await trx.gateways.insert(newGateway('no-such-environment'));
       });
       await expect(outcome).rejects.toThrow();
       expect(await repos.organizations.find(org)).toBeUndefined();
@@ -799,49 +896,49 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
     it('gateway create seals credentials: never stored in clear, opened back by openCredentials', async () => {
       const record = await gateways.create(production, 'stripe', { description: 'live', credentials: { login: LOGIN } });
       expect(record.definition.gatewayType).toBe('stripe');
-      expect(record.row).toMatchObject({ environment_key: production.key, gateway_type: 'stripe', description: 'live', state: 'retained', sandbox: 0, safe_credentials: null });
-      const stored = await store.db.selectFrom('gateways').selectAll().where('token', '=', record.row.token).executeTakeFirstOrThrow();
+      expect(record).toMatchObject({ environmentKey: production.key, gatewayType: 'stripe', description: 'live', state: 'retained', sandbox: false, safeCredentials: {} });
+      const stored = await store.db.selectFrom('gateways').selectAll().where('token', '=', record.token).executeTakeFirstOrThrow();
       expect(stored.sealed_credentials).toMatch(/^c1\./);
       expect(stored.sealed_credentials).not.toContain(LOGIN);
       expect(JSON.stringify(stored)).not.toContain(LOGIN);
       expect(JSON.stringify(stored)).not.toContain(Buffer.from(LOGIN).toString('base64'));
-      expect(await gateways.openCredentials(stored)).toEqual({ login: LOGIN });
+      expect(await gateways.openCredentials(gatewayOf(stored))).toEqual({ login: LOGIN });
       // Another process (fresh Keyring, empty cache) with the same master key opens it too.
       const elsewhere = new GatewayService(store, new Keyring(new WrappedKeysRepo(store.db), masterKey), clock, new DefinitionCache(store));
-      expect(await elsewhere.openCredentials(record.row)).toEqual({ login: LOGIN });
+      expect(await elsewhere.openCredentials(record)).toEqual({ login: LOGIN });
       // A different master key does not.
       const foreign = new GatewayService(store, new Keyring(new WrappedKeysRepo(store.db), randomBytes(32)), clock, new DefinitionCache(store));
-      await expect(foreign.openCredentials(record.row)).rejects.toThrow(/COFFER_MASTER_KEY/);
+      await expect(foreign.openCredentials(record)).rejects.toThrow(/COFFER_MASTER_KEY/);
 
       // The test gateway declares no credentials: supplied ones are ignored, nothing is sealed.
       const test = await gateways.create(sandbox, 'test', { sandbox: true, credentials: { login: 'ignored' } });
-      expect(test.row).toMatchObject({ gateway_type: 'test', sandbox: 1, safe_credentials: null, sealed_credentials: null });
-      expect(await gateways.openCredentials(test.row)).toEqual({});
+      expect(test).toMatchObject({ gatewayType: 'test', sandbox: true, safeCredentials: {}, sealed: { credentials: null } });
+      expect(await gateways.openCredentials(test)).toEqual({});
     });
 
     it('gateway list, show and since_token', async () => {
       const env = await tenancy.createEnvironment(organization, 'listing', false);
       const tokens: string[] = [];
-      for (let i = 0; i < 4; i += 1) tokens.push((await gateways.create(env, 'test', { description: `g${i}`, credentials: {} })).row.token);
+      for (let i = 0; i < 4; i += 1) tokens.push((await gateways.create(env, 'test', { description: `g${i}`, credentials: {} })).token);
 
-      expect((await gateways.list(env, query(null))).map((g) => g.row.token)).toEqual(tokens);
-      expect((await gateways.list(env, query(tokens[1] as string))).map((g) => g.row.token)).toEqual(tokens.slice(2));
-      expect((await gateways.list(env, query(tokens[2] as string, 'desc'))).map((g) => g.row.token)).toEqual([tokens[1], tokens[0]]);
-      expect((await gateways.list(env, query(null, 'asc', 2))).map((g) => g.row.token)).toEqual(tokens.slice(0, 2));
+      expect((await gateways.list(env, query(null))).map((g) => g.token)).toEqual(tokens);
+      expect((await gateways.list(env, query(tokens[1] as string))).map((g) => g.token)).toEqual(tokens.slice(2));
+      expect((await gateways.list(env, query(tokens[2] as string, 'desc'))).map((g) => g.token)).toEqual([tokens[1], tokens[0]]);
+      expect((await gateways.list(env, query(null, 'asc', 2))).map((g) => g.token)).toEqual(tokens.slice(0, 2));
       await expectAppError(gateways.list(env, query('no-such-gateway')), { key: 'errors.invalid', status: 422, attribute: 'since_token' });
       // A gateway of another environment is unknown here, as a since_token too.
       const elsewhere = await gateways.create(sandbox, 'test', { credentials: {} });
-      await expectAppError(gateways.list(env, query(elsewhere.row.token)), { key: 'errors.invalid', status: 422, attribute: 'since_token' });
+      await expectAppError(gateways.list(env, query(elsewhere.token)), { key: 'errors.invalid', status: 422, attribute: 'since_token' });
 
       const shown = await gateways.show(env, tokens[0] as string);
-      expect(shown.row).toMatchObject({ token: tokens[0], description: 'g0' });
+      expect(shown).toMatchObject({ token: tokens[0], description: 'g0' });
       await expectAppError(gateways.show(env, 'no-such-gateway'), { key: 'errors.gateway_not_found', status: 404 });
       await expectAppError(gateways.show(sandbox, tokens[0] as string), { key: 'errors.gateway_not_found', status: 404 });
     });
 
     it('gateway update: fields, credentials, and gateway_type cannot change', async () => {
       const record = await gateways.create(production, 'stripe', { credentials: { login: 'sk_first' } });
-      const token = record.row.token;
+      const token = record.token;
       await expectAppError(gateways.update(production, token, 'test', { credentials: {} }), {
         key: 'errors.gateway_gateway_type_cannot_be_changed',
         status: 422,
@@ -859,31 +956,31 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
         sandbox: true,
         credentials: { login: 'sk_second' },
       });
-      expect(updated.row).toMatchObject({ description: 'renamed', merchant_profile_key: 'mp', sub_merchant_key: 'sm', sandbox: 1, gateway_type: 'stripe' });
-      expect(updated.row.sealed_credentials).not.toBe(record.row.sealed_credentials);
-      expect(updated.row.sealed_credentials).not.toContain('sk_second');
-      expect(await gateways.openCredentials(updated.row)).toEqual({ login: 'sk_second' });
-      expect(updated.row.updated_at > record.row.updated_at).toBe(true);
-      expect(updated.row.created_at).toBe(record.row.created_at);
+      expect(updated).toMatchObject({ description: 'renamed', merchantProfileKey: 'mp', subMerchantKey: 'sm', sandbox: true, gatewayType: 'stripe' });
+      expect(updated.sealed.credentials).not.toBe(record.sealed.credentials);
+      expect(updated.sealed.credentials).not.toContain('sk_second');
+      expect(await gateways.openCredentials(updated)).toEqual({ login: 'sk_second' });
+      expect(updated.updatedAt > record.updatedAt).toBe(true);
+      expect(updated.createdAt).toBe(record.createdAt);
 
       // No credentials supplied: the sealed ones are kept as they are.
       const again = await gateways.update(production, token, undefined, { description: 'again', credentials: {} });
-      expect(again.row.sealed_credentials).toBe(updated.row.sealed_credentials);
-      expect(again.row.description).toBe('again');
+      expect(again.sealed.credentials).toBe(updated.sealed.credentials);
+      expect(again.description).toBe('again');
 
       // A sealed blob copied onto another gateway does not open there (bound to its token).
       const other = await gateways.create(production, 'stripe', { credentials: { login: 'sk_other' } });
-      await expect(gateways.openCredentials({ ...other.row, sealed_credentials: updated.row.sealed_credentials })).rejects.toThrow();
+      await expect(gateways.openCredentials({ ...other, sealed: { credentials: updated.sealed.credentials } })).rejects.toThrow();
     });
 
     it('gateway retain and redact: clears credentials, records RedactGateway, then refuses use', async () => {
       const record = await gateways.create(production, 'stripe', { credentials: { login: LOGIN } });
-      const token = record.row.token;
-      expect((await gateways.retain(production, token)).row).toEqual(record.row);
+      const token = record.token;
+      expect(await gateways.retain(production, token)).toEqual(record);
       await expectAppError(gateways.retain(sandbox, token), { key: 'errors.gateway_not_found', status: 404 });
 
       const redacted = await gateways.redact(production, token);
-      expect(redacted.gateway.row).toMatchObject({ token, state: 'redacted', safe_credentials: null, sealed_credentials: null });
+      expect(redacted.gateway).toMatchObject({ token, state: 'redacted', safeCredentials: {}, sealed: { credentials: null } });
       expect(redacted.transaction).toMatchObject({
         environmentKey: production.key,
         transactionType: 'RedactGateway',
@@ -896,7 +993,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect(typeof redacted.transaction.position).toBe('number');
       const stored = await repositories(store.db, store.dialect).transactions.find(production.key, redacted.transaction.token);
       expect(stored).toEqual(redacted.transaction);
-      expect(await gateways.openCredentials(redacted.gateway.row)).toEqual({});
+      expect(await gateways.openCredentials(redacted.gateway)).toEqual({});
 
       await expectAppError(gateways.retain(production, token), { key: 'errors.gateway_redacted', status: 422 });
       await expectAppError(gateways.update(production, token, undefined, { credentials: {} }), { key: 'errors.gateway_redacted', status: 422 });
@@ -906,20 +1003,20 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
 
     it('gateway redact is atomic: a failure recording the transaction leaves the gateway intact', async () => {
       const record = await gateways.create(production, 'stripe', { credentials: { login: LOGIN } });
-      const token = record.row.token;
+      const token = record.token;
       const before = await repositories(store.db, store.dialect).transactions.list(production.key, asc(1000));
       vi.spyOn(TransactionsRepo.prototype, 'insert').mockRejectedValueOnce(new Error('disk full'));
 
       await expect(gateways.redact(production, token)).rejects.toThrow('disk full');
 
       const after = await gateways.show(production, token);
-      expect(after.row).toEqual(record.row);
-      expect(await gateways.openCredentials(after.row)).toEqual({ login: LOGIN });
+      expect(after).toEqual(record);
+      expect(await gateways.openCredentials(after)).toEqual({ login: LOGIN });
       expect(await repositories(store.db, store.dialect).transactions.list(production.key, asc(1000))).toEqual(before);
 
       // And once the failure is gone, redact goes through.
       vi.restoreAllMocks();
-      expect((await gateways.redact(production, token)).gateway.row.state).toBe('redacted');
+      expect((await gateways.redact(production, token)).gateway.state).toBe('redacted');
     });
   });
 });

@@ -36,7 +36,7 @@ class BrokenOnSuccess extends MemoryBreakerStore {
 }
 
 const stripe = findGatewayDefinition('stripe') as GatewayDefinition;
-const gateway = { token: 'gw_metrics', gateway_type: 'stripe', settings: null } as unknown as Gateway;
+const gateway = { token: 'gw_metrics', gatewayType: 'stripe', settings: {} } as unknown as Gateway;
 const request: GatewayRequest = {
   operation: 'purchase',
   transactionToken: 'tx_metrics',

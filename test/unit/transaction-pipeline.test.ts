@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import type { ChangeEvent } from '../../src/domain/event.js';
 import type { Environment } from '../../src/domain/environment.js';
-import type { PaymentMethod } from '../../src/domain/payment-method.js';
+import type { PaymentMethod, PaymentMethodPatch } from '../../src/domain/payment-method.js';
 import type { NewTransaction, Transaction, TransactionPatch, TransactionState } from '../../src/domain/transaction.js';
 import { blankResponse, type AdapterPaymentMethod, type GatewayRequest, type GatewayResponse } from '../../src/gateways/kit/index.js';
 import type { GatewayRecord } from '../../src/services/gateway.service.js';
@@ -30,10 +30,11 @@ import { ManualClock } from '../helpers/manual-clock.js';
 
 const ENV = 'env-1';
 const environment = { key: ENV } as Environment;
-const gateway = { row: { token: 'gw-1', gateway_type: 'test', sandbox: 1 }, definition: { name: 'Test', test: true, capturesAreFinal: false } } as unknown as GatewayRecord;
+const gateway = { token: 'gw-1', gatewayType: 'test', sandbox: true, settings: {}, definition: { name: 'Test', test: true, capturesAreFinal: false } } as unknown as GatewayRecord;
 
-function card(token: string, storageState: string, singleUse = 0): PaymentMethod {
-  return { token, environment_key: ENV, storage_state: storageState, single_use: singleUse, sealed_cvv: 'sealed', cvv_length: 3, cvv_expires_at: 'later', email: null, test: 1 } as unknown as PaymentMethod;
+function card(token: string, storageState: string, singleUse = false): PaymentMethod {
+  const sealed = { number: 'sealed-number', cvv: 'sealed', routingNumber: null, accountNumber: null };
+  return { token, environmentKey: ENV, storageState, singleUse, sealed, cvvLength: 3, cvvExpiresAt: 'later', email: null, test: true } as unknown as PaymentMethod;
 }
 
 const OPENED = { type: 'credit_card' } as unknown as AdapterPaymentMethod;
@@ -99,17 +100,17 @@ class FakeStore {
       },
       children: async (_environmentKey: string, reference: string) => [...this.transactions.values()].filter((child) => child.referenceToken === reference),
     };
-    const methodWrite = async (token: string, states: readonly string[], change: object) => {
+    const methodWrite = async (token: string, states: readonly string[], change: PaymentMethodPatch) => {
       const current = this.methods.get(token);
-      if (current === undefined || !states.includes(current.storage_state)) return undefined;
-      const next = { ...current, ...change } as PaymentMethod;
+      if (current === undefined || !states.includes(current.storageState)) return undefined;
+      const next = { ...current, ...change, sealed: { ...current.sealed, ...change.sealed } } as PaymentMethod;
       this.methods.set(token, next);
       return next;
     };
     const paymentMethods = {
       find: async (_environmentKey: string, token: string) => this.methods.get(token),
-      updateIfStateReturning: async (_environmentKey: string, token: string, states: readonly string[], change: object) => methodWrite(token, states, change),
-      updateIfState: async (_environmentKey: string, token: string, states: readonly string[], change: object) => (await methodWrite(token, states, change)) !== undefined,
+      updateIfStateReturning: async (_environmentKey: string, token: string, states: readonly string[], change: PaymentMethodPatch) => methodWrite(token, states, change),
+      updateIfState: async (_environmentKey: string, token: string, states: readonly string[], change: PaymentMethodPatch) => (await methodWrite(token, states, change)) !== undefined,
       insert: async (row: PaymentMethod) => void this.methods.set(row.token, row),
     };
     return {
@@ -230,8 +231,8 @@ describe('the gateway transaction pipeline (fakes, no database)', () => {
     expect(run.result.transaction.details).not.toHaveProperty('call_deadline');
     expect(run.result.transaction.details).toMatchObject({ gateway_transaction_id: 'g-1', gateway_latency_ms: 5, response: { success: true, result_unknown: false } });
     // The method as this transaction's own write left it (CVV consumed), known without a read.
-    expect(run.result.paymentMethod).toMatchObject({ token: 'pm-1', sealed_cvv: null });
-    expect(store.methods.get('pm-1')).toMatchObject({ sealed_cvv: null, storage_state: 'retained' });
+    expect(run.result.paymentMethod).toMatchObject({ token: 'pm-1', sealed: { cvv: null } });
+    expect(store.methods.get('pm-1')).toMatchObject({ sealed: { cvv: null }, storageState: 'retained' });
     expect(store.locks).toEqual(['payment_method:pm-1']);
     expect(store.eventTypes()).toEqual(['TransactionCreated', 'TransactionSucceeded']);
     expect(store.events[1]).toMatchObject({ objectKey: 'tx-1', ownCallback: false, at: run.result.transaction.updatedAt });
@@ -252,16 +253,16 @@ describe('the gateway transaction pipeline (fakes, no database)', () => {
     expect([...store.transactions.keys()]).toEqual(['tx-1-refused']);
     expect(store.eventTypes()).toEqual(['TransactionCreated', 'TransactionFailed']);
     // The method is untouched: its CVV was not consumed by a transaction that never called.
-    expect(store.methods.get('pm-1')).toMatchObject({ sealed_cvv: 'sealed' });
+    expect(store.methods.get('pm-1')).toMatchObject({ sealed: { cvv: 'sealed' } });
     expect(caller.calls).toHaveLength(0);
     expect([caller.granted, caller.released]).toEqual([1, 1]);
   });
 
   it('a reservation that loses a race (the method was used meanwhile): no processing record, the refusal names the state it found', async () => {
     const { store, caller, deps } = setup();
-    const planned = card('pm-1', 'cached', 1);
+    const planned = card('pm-1', 'cached', true);
     // Planned while usable; another transaction used the single-use method before this one locked it.
-    store.methods.set('pm-1', { ...planned, storage_state: 'used' } as PaymentMethod);
+    store.methods.set('pm-1', { ...planned, storageState: 'used' } as PaymentMethod);
     const run = await runGatewayTransaction(deps, purchasePlan(deps, planned));
 
     expect(run.outcome).toBeNull();
@@ -273,6 +274,17 @@ describe('the gateway transaction pipeline (fakes, no database)', () => {
     expect([caller.granted, caller.released]).toEqual([1, 1]);
   });
 
+  it('a single-use method: the reservation uses it and records UsePaymentMethod first (a CVV dropped alone records nothing)', async () => {
+    const { store, deps } = setup();
+    store.methods.set('pm-1', card('pm-1', 'cached', true));
+    const run = await runGatewayTransaction(deps, purchasePlan(deps, store.methods.get('pm-1') as PaymentMethod));
+
+    expect(run.result.status).toBe(200);
+    expect(store.methods.get('pm-1')).toMatchObject({ storageState: 'used', singleUse: true, sealed: { cvv: null, number: 'sealed-number' } });
+    expect(store.eventTypes()).toEqual(['UsePaymentMethod', 'TransactionCreated', 'TransactionSucceeded']);
+    expect(store.events[0]).toMatchObject({ objectType: 'payment_method', objectKey: 'pm-1', at: store.methods.get('pm-1')?.updatedAt });
+  });
+
   it('a breaker refusal: the 503 comes back, nothing is persisted, no permit is held', async () => {
     const { store, caller, deps } = setup();
     store.methods.set('pm-1', card('pm-1', 'retained'));
@@ -281,7 +293,7 @@ describe('the gateway transaction pipeline (fakes, no database)', () => {
     expect(store.transactions.size).toBe(0);
     expect(store.events).toEqual([]);
     expect(store.commits).toBe(0);
-    expect(store.methods.get('pm-1')).toMatchObject({ sealed_cvv: 'sealed' });
+    expect(store.methods.get('pm-1')).toMatchObject({ sealed: { cvv: 'sealed' } });
     expect([caller.granted, caller.released]).toEqual([0, 0]);
     await expect(authorizeRequest(deps, gateway)).rejects.toBe(caller.refuse);
   });

@@ -11,6 +11,7 @@ import { GatewayService } from '../../src/services/gateway.service.js';
 import { paymentMethodAad } from '../../src/services/payment-method-sealer.js';
 import { openStore } from '../../src/store/database.js';
 import { SEALED_PAYMENT_METHOD_COLUMNS } from '../../src/store/repositories/payment-methods.repo.js';
+import { gatewayOf } from '../../src/store/mappers/gateway.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/store/schema.js';
 import { blobKeyId } from '../../src/vault/cipher.js';
@@ -243,10 +244,10 @@ describe.each(storeKinds)('key rotation on a populated store while requests are 
     for (const token of banks) expect((await prod.get(`/v1/payment_methods/${token}.json`)).json().payment_method.account_number_display_digits).toMatch(/^\d{4}$/);
 
     // The Stripe key is intact.
-    const stripeRow = await core.store.db.selectFrom('gateways').selectAll().where('token', '=', stripe.row.token).executeTakeFirstOrThrow();
+    const stripeRow = await core.store.db.selectFrom('gateways').selectAll().where('token', '=', stripe.token).executeTakeFirstOrThrow();
     expect(blobKeyId(stripeRow.sealed_credentials!)).toBe(`d-${env}-2`);
-    expect(await core.gateways.openCredentials(stripeRow)).toEqual({ login: stripeKey });
-    expect(await new GatewayService(core.store, fresh, systemClock, new DefinitionCache(core.store)).openCredentials(stripeRow)).toEqual({ login: stripeKey });
+    expect(await core.gateways.openCredentials(gatewayOf(stripeRow))).toEqual({ login: stripeKey });
+    expect(await new GatewayService(core.store, fresh, systemClock, new DefinitionCache(core.store)).openCredentials(gatewayOf(stripeRow))).toEqual({ login: stripeKey });
 
     // The old key stays: blobs sealed with v1 outside the tables still open.
     const keys = await core.store.db.selectFrom('wrapped_keys').select(['id', 'purpose']).where('environment_key', '=', env).orderBy('id').execute();
@@ -415,7 +416,7 @@ describe('master-key rotation across processes with the real CLI', () => {
       }
       const stripeRow = await core.store.db.selectFrom('gateways').selectAll().where('token', '=', stripeToken).executeTakeFirstOrThrow();
       expect(blobKeyId(stripeRow.sealed_credentials!)).toBe(`d-${live}-1`);
-      expect(await core.gateways.openCredentials(stripeRow)).toEqual({ login: stripeKey });
+      expect(await core.gateways.openCredentials(gatewayOf(stripeRow))).toEqual({ login: stripeKey });
     } finally {
       await core.close();
     }

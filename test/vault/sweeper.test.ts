@@ -8,7 +8,7 @@ import { bankAccountInput, creditCardInput } from '../helpers/payment-method-inp
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import type { Environment } from '../../src/domain/environment.js';
-import type { PaymentMethod } from '../../src/domain/payment-method.js';
+import type { PaymentMethodRow } from '../../src/store/mappers/payment-method.js';
 
 /**
  * The cache sweeper: caching windows end on time. With a manual clock and COFFER_CACHE_TTL=60,
@@ -67,7 +67,7 @@ describe.each(storeKinds)('cache sweeper (%s)', (store) => {
     return { redacted, cvvsDropped };
   }
 
-  async function row(token: string): Promise<PaymentMethod> {
+  async function row(token: string): Promise<PaymentMethodRow> {
     return server.core.store.db.selectFrom('payment_methods').selectAll().where('token', '=', token).executeTakeFirstOrThrow();
   }
 

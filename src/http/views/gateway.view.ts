@@ -1,6 +1,6 @@
 import { CHARACTERISTICS } from '../../gateways/kit/index.js';
 import type { GatewayDefinition } from '../../gateways/kit/index.js';
-import { gatewaySettings, type GatewayRecord } from '../../services/gateway.service.js';
+import type { GatewayRecord } from '../../services/gateway.service.js';
 import { WireList, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
 
@@ -15,15 +15,16 @@ export function characteristicsView(definition: GatewayDefinition): WireObject {
  * safe are echoed (flat and in `credentials`); the others are never rendered, so a
  * `<credential>` always has the `<value>` the Ruby gem requires.
  */
-export function gatewayView({ row, definition }: GatewayRecord): WireObject {
-  const safe = row.safe_credentials === null ? {} : (JSON.parse(row.safe_credentials) as Record<string, string>);
+export function gatewayView(gateway: GatewayRecord): WireObject {
+  const { definition } = gateway;
+  const safe = gateway.safeCredentials;
   const view: WireObject = {
-    token: row.token,
-    gateway_type: row.gateway_type,
+    token: gateway.token,
+    gateway_type: gateway.gatewayType,
     name: definition.name,
-    description: row.description,
-    merchant_profile_key: row.merchant_profile_key,
-    sub_merchant_key: row.sub_merchant_key,
+    description: gateway.description,
+    merchant_profile_key: gateway.merchantProfileKey,
+    sub_merchant_key: gateway.subMerchantKey,
   };
   for (const [name, value] of Object.entries(safe)) {
     if (!(name in view)) view[name] = value;
@@ -34,14 +35,14 @@ export function gatewayView({ row, definition }: GatewayRecord): WireObject {
       'credential',
       Object.entries(safe).map(([name, value]) => ({ name, value })),
     ),
-    gateway_settings: { ...gatewaySettings(row) },
+    gateway_settings: { ...gateway.settings },
     gateway_specific_fields: new WireList('gateway_specific_field', [...definition.gatewaySpecificFields]),
     payment_methods: new WireList('payment_method', [...definition.paymentMethods]),
-    state: row.state,
-    redacted: row.state === 'redacted',
-    sandbox: row.sandbox === 1,
-    created_at: storedDate(row.created_at),
-    updated_at: storedDate(row.updated_at),
+    state: gateway.state,
+    redacted: gateway.state === 'redacted',
+    sandbox: gateway.sandbox,
+    created_at: storedDate(gateway.createdAt),
+    updated_at: storedDate(gateway.updatedAt),
   });
   return view;
 }

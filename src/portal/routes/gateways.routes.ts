@@ -68,7 +68,7 @@ ${
 <tbody>${
       gateways.length === 0
         ? html`<tr><td colspan="5">No gateways yet.</td></tr>`
-        : gateways.map((g) => html`<tr><td><a href="/portal/e/${env.key}/gateways/${g.row.token}"><code>${g.row.token}</code></a></td><td>${g.definition.name}</td><td>${g.row.description ?? ''}</td><td>${g.row.state}</td><td>${when(g.row.created_at)}</td></tr>`)
+        : gateways.map((g) => html`<tr><td><a href="/portal/e/${env.key}/gateways/${g.token}"><code>${g.token}</code></a></td><td>${g.definition.name}</td><td>${g.description ?? ''}</td><td>${g.state}</td><td>${when(g.createdAt)}</td></tr>`)
     }</tbody></table>${create}`;
     return sendPage(reply, page(request, frame, body));
   });
@@ -76,31 +76,31 @@ ${
   portal.post<EnvParams>('/e/:env/gateways', { config: { portal: 'manage_gateways' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
     const created = await deps.gateways.create(env, formOf(request).gateway_type, inputOf(request));
-    await audit(deps, request, { action: 'gateway.create', objectType: 'gateway', objectId: created.row.token, environmentKey: env.key, details: { gateway_type: created.row.gateway_type } });
-    return redirectTo(reply, `/portal/e/${env.key}/gateways/${created.row.token}?done=created`);
+    await audit(deps, request, { action: 'gateway.create', objectType: 'gateway', objectId: created.token, environmentKey: env.key, details: { gateway_type: created.gatewayType } });
+    return redirectTo(reply, `/portal/e/${env.key}/gateways/${created.token}?done=created`);
   });
 
   portal.get<GatewayParams>('/e/:env/gateways/:token', async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
     const record = await deps.gateways.show(env, request.params.token);
     const frame = await frameFor(deps, request, { title: `Gateway ${record.definition.name}`, current: 'gateways', environment: env, notice: doneNotice(request) });
-    const live = record.row.state !== 'redacted';
+    const live = record.state !== 'redacted';
     const manage = can(request, 'manage_gateways') && live
       ? html`<h2>Update</h2>
-<form class="stack" method="post" action="/portal/e/${env.key}/gateways/${record.row.token}">
+<form class="stack" method="post" action="/portal/e/${env.key}/gateways/${record.token}">
   ${csrfField(request)}
-  <div class="field"><label for="gateway-description">Description</label><input id="gateway-description" name="description" type="text" maxlength="255" value="${record.row.description ?? ''}"></div>
+  <div class="field"><label for="gateway-description">Description</label><input id="gateway-description" name="description" type="text" maxlength="255" value="${record.description ?? ''}"></div>
   ${credentialInputs(record.definition, true)}
-  <div class="field"><label><input name="sandbox" type="checkbox"${record.row.sandbox === 1 ? html` checked` : ''}> Sandbox</label></div>
+  <div class="field"><label><input name="sandbox" type="checkbox"${record.sandbox ? html` checked` : ''}> Sandbox</label></div>
   <button class="primary" type="submit">Save</button>
 </form>
 <h2>Redact</h2>
 <details class="confirm"><summary>Redact this gateway</summary>
-<form method="post" action="/portal/e/${env.key}/gateways/${record.row.token}/redact">${csrfField(request)}
+<form method="post" action="/portal/e/${env.key}/gateways/${record.token}/redact">${csrfField(request)}
 <p>Its credentials are destroyed and it can no longer be used. This cannot be undone.</p>
 <button class="danger" type="submit">Redact gateway</button></form></details>`
       : null;
-    const body = html`<p><a href="/portal/e/${env.key}/transactions?gateway=${record.row.token}">Transactions through this gateway</a></p>
+    const body = html`<p><a href="/portal/e/${env.key}/transactions?gateway=${record.token}">Transactions through this gateway</a></p>
 ${wireSections(gatewayView(record))}${manage}`;
     return sendPage(reply, page(request, frame, body));
   });
@@ -108,14 +108,14 @@ ${wireSections(gatewayView(record))}${manage}`;
   portal.post<GatewayParams>('/e/:env/gateways/:token', { config: { portal: 'manage_gateways' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
     const record = await deps.gateways.update(env, request.params.token, undefined, inputOf(request));
-    await audit(deps, request, { action: 'gateway.update', objectType: 'gateway', objectId: record.row.token, environmentKey: env.key });
-    return redirectTo(reply, `/portal/e/${env.key}/gateways/${record.row.token}?done=updated`);
+    await audit(deps, request, { action: 'gateway.update', objectType: 'gateway', objectId: record.token, environmentKey: env.key });
+    return redirectTo(reply, `/portal/e/${env.key}/gateways/${record.token}?done=updated`);
   });
 
   portal.post<GatewayParams>('/e/:env/gateways/:token/redact', { config: { portal: 'manage_gateways' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
     const redacted = await deps.gateways.redact(env, request.params.token);
-    await audit(deps, request, { action: 'gateway.redact', objectType: 'gateway', objectId: redacted.gateway.row.token, environmentKey: env.key });
-    return redirectTo(reply, `/portal/e/${env.key}/gateways/${redacted.gateway.row.token}?done=redacted`);
+    await audit(deps, request, { action: 'gateway.redact', objectType: 'gateway', objectId: redacted.gateway.token, environmentKey: env.key });
+    return redirectTo(reply, `/portal/e/${env.key}/gateways/${redacted.gateway.token}?done=redacted`);
   });
 }

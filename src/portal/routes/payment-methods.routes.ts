@@ -50,9 +50,9 @@ export function paymentMethodRoutes(portal: FastifyInstance, deps: PortalDeps): 
     const row = await deps.paymentMethods.show(env, request.params.token);
     const frame = await frameFor(deps, request, { title: 'Payment method', current: 'payment-methods', environment: env, notice: doneNotice(request) });
     const actions =
-      can(request, 'manage_payment_methods') && row.storage_state !== 'redacted'
+      can(request, 'manage_payment_methods') && row.storageState !== 'redacted'
         ? html`<h2>Actions</h2><div class="row-actions">
-${row.storage_state === 'cached' ? html`<form method="post" action="/portal/e/${env.key}/payment-methods/${row.token}/retain">${csrfField(request)}<button type="submit">Retain</button></form>` : null}
+${row.storageState === 'cached' ? html`<form method="post" action="/portal/e/${env.key}/payment-methods/${row.token}/retain">${csrfField(request)}<button type="submit">Retain</button></form>` : null}
 <details class="confirm"><summary>Redact</summary><form method="post" action="/portal/e/${env.key}/payment-methods/${row.token}/redact">${csrfField(request)}
 <p>The card number, CVV and fingerprint are destroyed for good.</p><button class="danger" type="submit">Redact payment method</button></form></details></div>`
         : null;

@@ -79,7 +79,7 @@ export function transactionRoutes(portal: FastifyInstance, deps: PortalDeps): vo
   ${text('token', 'Token')}${text('order_id', 'Order id')}
   ${select('state', 'State', STATES.map((s) => [s, s]), 'Any state')}
   ${select('type', 'Type', TYPES.map((t) => [t, t]), 'Any type')}
-  ${select('gateway', 'Gateway', gateways.map((g) => [g.row.token, `${g.definition.name} ${g.row.description ?? g.row.token.slice(0, 8)}`]), 'Any gateway')}
+  ${select('gateway', 'Gateway', gateways.map((g) => [g.token, `${g.definition.name} ${g.description ?? g.token.slice(0, 8)}`]), 'Any gateway')}
   ${text('from', 'From', 'date')}${text('to', 'To (inclusive)', 'date')}
   <button type="submit">Search</button>
 </form>

@@ -56,7 +56,7 @@ function bodyOf(request: FastifyRequest, editing: boolean): Record<string, unkno
 }
 
 async function workflowForm(deps: PortalDeps, request: FastifyRequest, env: Environment, current: Workflow | null): Promise<SafeHtml> {
-  const gateways = (await deps.gateways.list(env, { sinceToken: null, order: 'asc', count: 100 })).filter((gateway) => gateway.row.state !== 'redacted');
+  const gateways = (await deps.gateways.list(env, { sinceToken: null, order: 'asc', count: 100 })).filter((gateway) => gateway.state !== 'redacted');
   const action = current === null ? `/portal/e/${env.key}/workflows` : `/portal/e/${env.key}/workflows/${current.key}`;
   const checked = (on: boolean) => (on ? html` checked` : '');
   return html`<h2>${current === null ? 'Add a workflow' : 'Edit this workflow'}</h2>
@@ -65,7 +65,7 @@ async function workflowForm(deps: PortalDeps, request: FastifyRequest, env: Envi
   <div class="field"><label for="wf-name">Name</label><input id="wf-name" name="name" type="text" maxlength="200" value="${current?.name ?? ''}" required></div>
   <div class="field"><label for="wf-target">Default target <span class="hint">(a gateway token, or a split: token:70, token:30)</span></label><input id="wf-target" name="default_target" type="text" maxlength="1000" value="${current === null ? '' : targetText(current.defaultTarget)}"></div>
   <fieldset><legend>Backup gateways <span class="hint">(tried in this order after the chosen one)</span></legend>
-  ${gateways.length === 0 ? html`<p>No gateways yet.</p>` : gateways.map((gateway) => html`<div class="field"><label><input name="backup_${gateway.row.token}" type="checkbox"${checked(current?.backupGatewayTokens.includes(gateway.row.token) === true)}> ${gateway.definition.name} <code>${gateway.row.token}</code></label></div>`)}
+  ${gateways.length === 0 ? html`<p>No gateways yet.</p>` : gateways.map((gateway) => html`<div class="field"><label><input name="backup_${gateway.token}" type="checkbox"${checked(current?.backupGatewayTokens.includes(gateway.token) === true)}> ${gateway.definition.name} <code>${gateway.token}</code></label></div>`)}
   </fieldset>
   <div class="field"><label for="wf-retry">Retry mode</label><select id="wf-retry" name="retry_mode">${RETRY_MODES.map(([value, label]) => html`<option value="${value}"${(current?.retryMode ?? 'outage_only') === value ? html` selected` : ''}>${label}</option>`)}</select></div>
   <div class="field"><label><input name="success_rate_routing" type="checkbox"${checked(current?.successRateRouting === true)}> Success-rate routing within splits</label></div>

@@ -1,6 +1,5 @@
 import type { DeliverySubject } from '../../receivers/template-variables.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
-import { parseDetails } from '../payment-method-records.js';
 import type { PaymentMethod } from '../../domain/payment-method.js';
 
 /**
@@ -14,10 +13,10 @@ export async function openDeliverySubject(sealer: PaymentMethodSealer, row: Paym
   const subject: DeliverySubject = {
     token: row.token,
     paymentMethodType: opened.type,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
     email: row.email,
-    fields: parseDetails(row),
+    fields: row.details,
   };
   if (opened.type === 'credit_card') {
     subject.number = opened.number.reveal();

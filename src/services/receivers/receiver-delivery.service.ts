@@ -12,6 +12,7 @@ import { deliveryVariables } from '../../receivers/template-variables.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
+import { changePaymentMethodIfState } from '../payment-method-changes.js';
 import { receiverRedacted, type ReceiverRecord, type ReceiverService } from '../receiver.service.js';
 import { newTransaction, recordTransaction, updateTransaction } from '../transaction-records.js';
 import { STATE_REFUSALS } from '../transactions/gateway-transaction.service.js';
@@ -78,11 +79,11 @@ export class ReceiverDeliveryService {
     if (receiver.row.state === 'redacted') throw receiverRedacted();
     const paymentMethod = await this.repos.paymentMethods.find(environment.key, input.paymentMethodToken as string);
     if (paymentMethod === undefined) throw new AppError({ key: 'errors.payment_method_not_found', message: MESSAGES.paymentMethodNotFound });
-    if (receiver.definition.test && paymentMethod.test !== 1) {
+    if (receiver.definition.test && !paymentMethod.test) {
       throw new AppError({ key: 'errors.account_inactive', message: environment.production === 1 ? TEST_RECEIVER_NEEDS_TEST_CARD : MESSAGES.notActivated(environment.key) });
     }
     const base = { environment, receiver, paymentMethodToken: paymentMethod.token, method };
-    const refusal = STATE_REFUSALS[paymentMethod.storage_state];
+    const refusal = STATE_REFUSALS[paymentMethod.storageState];
     if (refusal !== undefined) return this.refuse(base, '', refusal);
 
     const subject = await openDeliverySubject(this.sealer, paymentMethod);
@@ -101,12 +102,12 @@ export class ReceiverDeliveryService {
     const refused = await inTransaction(this.store, async (repos) => {
       await repos.locks.serialize(`payment_method:${paymentMethod.token}`);
       const current = await repos.paymentMethods.find(environment.key, paymentMethod.token);
-      const stillRefused = current === undefined ? STATE_REFUSALS.redacted : STATE_REFUSALS[current.storage_state];
+      const stillRefused = current === undefined ? STATE_REFUSALS.redacted : STATE_REFUSALS[current.storageState];
       if (stillRefused !== undefined) return stillRefused;
-      await repos.paymentMethods.updateIfState(environment.key, paymentMethod.token, ['cached', 'retained'], {
-        ...(input.continueCaching === true ? {} : { sealed_cvv: null, cvv_length: null, cvv_expires_at: null }),
-        ...(paymentMethod.single_use === 1 ? { storage_state: 'used' } : {}),
-        updated_at: this.clock.now().toISOString(),
+      await changePaymentMethodIfState(repos, environment.key, paymentMethod.token, ['cached', 'retained'], {
+        ...(input.continueCaching === true ? {} : { sealed: { cvv: null }, cvvLength: null, cvvExpiresAt: null }),
+        ...(paymentMethod.singleUse ? { storageState: 'used' as const } : {}),
+        updatedAt: this.clock.now().toISOString(),
       });
       await recordTransaction(repos, this.row(base, token, TransactionState.processing, shownUrl));
       return null;

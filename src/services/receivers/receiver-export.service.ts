@@ -14,6 +14,7 @@ import type { DeliverySubject } from '../../receivers/template-variables.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
+import { changePaymentMethodIfState } from '../payment-method-changes.js';
 import { receiverRedacted, type ReceiverRecord, type ReceiverService } from '../receiver.service.js';
 import { failStaleTransactions, newTransaction, PENDING_MESSAGE, recordTransaction, updateTransaction } from '../transaction-records.js';
 import { openDeliverySubject, sensitiveValuesOf } from './delivery-subject.js';
@@ -184,12 +185,12 @@ export class ReceiverExportService {
       const row = await inTransaction(this.store, async (repos) => {
         await repos.locks.serialize(`payment_method:${token}`);
         const current = await repos.paymentMethods.find(environment.key, token);
-        if (current === undefined || !['cached', 'retained'].includes(current.storage_state)) return current ?? null;
-        await repos.paymentMethods.updateIfState(environment.key, token, ['cached', 'retained'], { sealed_cvv: null, cvv_length: null, cvv_expires_at: null, updated_at: this.clock.now().toISOString() });
+        if (current === undefined || !['cached', 'retained'].includes(current.storageState)) return current ?? null;
+        await changePaymentMethodIfState(repos, environment.key, token, ['cached', 'retained'], { sealed: { cvv: null }, cvvLength: null, cvvExpiresAt: null, updatedAt: this.clock.now().toISOString() });
         return current;
       });
       if (row === null) excluded[token] = 'not_found';
-      else if (!['cached', 'retained'].includes(row.storage_state)) excluded[token] = row.storage_state;
+      else if (!['cached', 'retained'].includes(row.storageState)) excluded[token] = row.storageState;
       else {
         const subject = await openDeliverySubject(this.sealer, row);
         if (subject === null) excluded[token] = 'redacted';

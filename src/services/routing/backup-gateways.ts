@@ -12,7 +12,7 @@ const ATTRIBUTE = 'retry.gateway_tokens';
  * a test gateway exactly when the primary is (the same card goes to all of them).
  */
 export async function checkedBackups(gateways: GatewayService, environment: Environment, primary: GatewayRecord, tokens: readonly string[], operation: ChainOperation): Promise<GatewayRecord[]> {
-  const seen = new Set([primary.row.token]);
+  const seen = new Set([primary.token]);
   const backups: GatewayRecord[] = [];
   for (const [index, token] of tokens.entries()) {
     // Errors name the backup by its place in the list, never by the token sent (docs/security.md).
@@ -20,7 +20,7 @@ export async function checkedBackups(gateways: GatewayService, environment: Envi
     if (seen.has(token)) throw new AppError({ key: 'errors.invalid', attribute: ATTRIBUTE, message: `The gateway of ${place} appears more than once in the retry chain.` });
     seen.add(token);
     const backup = await showBackup(gateways, environment, token, place);
-    if (backup.row.state === 'redacted') throw invalid(place, 'is redacted');
+    if (backup.state === 'redacted') throw invalid(place, 'is redacted');
     if (backup.definition.test !== primary.definition.test) throw invalid(place, primary.definition.test ? 'is not a test gateway like the primary' : 'is a test gateway but the primary is not');
     if (!gatewaySupports(backup.definition, operation)) throw invalid(place, `does not support ${operation}`);
     backups.push(backup);

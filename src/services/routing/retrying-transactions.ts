@@ -59,7 +59,7 @@ export class RetryingTransactions implements AttemptChain {
       } catch (error) {
         if (!passedOver(error)) throw error;
         firstRefusal ??= error;
-        skipped.push({ gateway_token: gateway.row.token, reason: error.message });
+        skipped.push({ gateway_token: gateway.token, reason: error.message });
         continue;
       }
       skipped.length = 0;
@@ -68,7 +68,7 @@ export class RetryingTransactions implements AttemptChain {
       last = attempt;
       const decision = decideRetry(attempt, policy);
       if (!decision.moveOn) return attempt.result;
-      failover = { from_transaction_token: attempt.result.transaction.token, from_gateway_token: gateway.row.token, reason: decision.reason, skipped: [] };
+      failover = { from_transaction_token: attempt.result.transaction.token, from_gateway_token: gateway.token, reason: decision.reason, skipped: [] };
     }
     if (last !== null) return last.result;
     // Every gateway was passed over: nothing was persisted, the primary's refusal is the answer.

@@ -120,7 +120,7 @@ export class RoutedTransactionService {
         if (isNotFound(error)) return null;
         throw error;
       });
-      if (gateway !== null && gateway.row.state !== 'redacted' && gatewaySupports(gateway.definition, operation)) usable.push(token);
+      if (gateway !== null && gateway.state !== 'redacted' && gatewaySupports(gateway.definition, operation)) usable.push(token);
       else dropped.push(token);
     }
     if (dropped.length === 0) return decision;

@@ -1,7 +1,6 @@
 import { AppError, MESSAGES } from '../../domain/errors.js';
 import type { PaymentMethodsRepo } from '../../store/repositories/payment-methods.repo.js';
 import { detectCardType, issuerIdentificationNumber, normalizePan } from '../../vault/card-rules.js';
-import { parseDetails } from '../payment-method-records.js';
 import type { TransactionInput } from '../transactions/transaction-input.js';
 import type { TransactionFacts } from './workflow-router.js';
 import type { Environment } from '../../domain/environment.js';
@@ -37,9 +36,10 @@ function metadataOf(raw: unknown): Record<string, string> {
 }
 
 function storedFacts(row: PaymentMethod): Pick<TransactionFacts, 'cardBrand' | 'bin' | 'paymentMethodType' | 'metadata'> {
-  const details = parseDetails(row);
-  const bin = textOf(details.issuer_identification_number) ?? textOf(details.first_six_digits);
-  return { cardBrand: textOf(details.card_type), bin, paymentMethodType: row.payment_method_type, metadata: metadataOf(row.metadata) };
+  // Only a card has a brand and a BIN.
+  const card = row.paymentMethodType === 'credit_card' ? row.details : undefined;
+  const bin = textOf(card?.issuer_identification_number) ?? textOf(card?.first_six_digits);
+  return { cardBrand: textOf(card?.card_type), bin, paymentMethodType: row.paymentMethodType, metadata: metadataOf(row.metadata) };
 }
 
 function inlineFacts(input: NonNullable<TransactionInput['inlinePaymentMethod']>): Pick<TransactionFacts, 'cardBrand' | 'bin' | 'paymentMethodType' | 'metadata'> {

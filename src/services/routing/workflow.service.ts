@@ -135,7 +135,7 @@ export class WorkflowService {
       if (token === '') continue;
       const gateway = await this.findGateway(environment, token);
       if (gateway === null) errors.push({ key: 'errors.invalid', attribute: 'gateway_token', message: `${place} is not a gateway of this environment` });
-      else if (gateway.row.state === 'redacted') errors.push({ key: 'errors.invalid', attribute: 'gateway_token', message: `${place} names a gateway that has been redacted` });
+      else if (gateway.state === 'redacted') errors.push({ key: 'errors.invalid', attribute: 'gateway_token', message: `${place} names a gateway that has been redacted` });
       else kinds.add(gateway.definition.test);
     }
     // One card goes down the whole chain: test cards only go to test gateways and real ones to real gateways.

@@ -6,7 +6,6 @@ import type { GatewayHttpClient } from '../../gateways/kit/http-client.js';
 import { findGatewayModule } from '../../gateways/registry.js';
 import { scrubberFor, scrubResponse, scrubTranscriptEntries } from '../../gateways/response-scrubbing.js';
 import type { BreakerStore, InFlightLimiter } from '../../limits/circuit-breaker.js';
-import { gatewaySettings } from '../gateway.service.js';
 import type { Gateway } from '../../domain/gateway.js';
 
 /** What gateway calls are made with: the shared client and the deployment's endpoint overrides. */
@@ -75,7 +74,7 @@ export class GatewayCaller {
    */
   async permit(gateway: Gateway, definition: GatewayDefinition): Promise<CallPermit> {
     if (!this.inFlight.tryAcquire(gateway.token)) {
-      this.observer?.refused(gateway.token, gateway.gateway_type, 'busy');
+      this.observer?.refused(gateway.token, gateway.gatewayType, 'busy');
       throw new AppError(
         { key: 'errors.gateway_busy', message: `Too many requests to ${definition.name} are in progress. Retry shortly.`, extra: { gateway_name: definition.name } },
         { 'Retry-After': '1' },
@@ -90,13 +89,13 @@ export class GatewayCaller {
     }
     if (admission.kind === 'reject') {
       this.inFlight.release(gateway.token);
-      this.observer?.refused(gateway.token, gateway.gateway_type, 'circuit_open');
+      this.observer?.refused(gateway.token, gateway.gatewayType, 'circuit_open');
       throw new AppError(
         { key: 'errors.circuit_breaker_open', message: `Requests to ${definition.name} are paused after repeated gateway errors. Retry later or use another gateway.`, extra: { gateway_name: definition.name } },
         { 'Retry-After': String(Math.max(1, admission.retryAfterSeconds)) },
       );
     }
-    this.observer?.admitted(gateway.token, gateway.gateway_type);
+    this.observer?.admitted(gateway.token, gateway.gatewayType);
     let released = false;
     const permit: CallPermit = {
       gatewayToken: gateway.token,
@@ -114,8 +113,8 @@ export class GatewayCaller {
 
   /** How long one call to this gateway may take: its own setting, else its type's, else the deployment's. */
   timeoutMs(gateway: Gateway): number {
-    const ownSeconds = gatewaySettings(gateway).timeout_seconds;
-    return ownSeconds !== undefined ? ownSeconds * 1000 : (this.config.timeoutMsByType[gateway.gateway_type] ?? this.config.timeoutMs);
+    const ownSeconds = gateway.settings.timeout_seconds;
+    return ownSeconds !== undefined ? ownSeconds * 1000 : (this.config.timeoutMsByType[gateway.gatewayType] ?? this.config.timeoutMs);
   }
 
   /**
@@ -143,11 +142,11 @@ export class GatewayCaller {
    * through the same channel and endpoints as a call; the answer's texts are scrubbed alike.
    */
   async inquire(gateway: Gateway, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<InquiryAnswer> {
-    const module = findGatewayModule(gateway.gateway_type);
+    const module = findGatewayModule(gateway.gatewayType);
     if (module === undefined || module.inquire === null) return { kind: 'unknown' };
     const scrubber = scrubberFor(request, null);
     try {
-      const settings = { http: this.context.http, override: this.context.endpoints[gateway.gateway_type], timeoutMs: this.timeoutMs(gateway) };
+      const settings = { http: this.context.http, override: this.context.endpoints[gateway.gatewayType], timeoutMs: this.timeoutMs(gateway) };
       const answer = await executeInquiry(module, request, transcript, settings);
       return answer.kind === 'found' ? { kind: 'found', response: scrubResponse(answer.response, scrubber) } : answer;
     } finally {
@@ -166,15 +165,15 @@ export class GatewayCaller {
       result = outcome.kind === 'answered' ? resultOf(outcome.response) : outcome.kind;
       return outcome;
     } finally {
-      observer.finished(gateway.gateway_type, result, (performance.now() - started) / 1000);
+      observer.finished(gateway.gatewayType, result, (performance.now() - started) / 1000);
     }
   }
 
   private async callAndReport(permit: CallPermit, gateway: Gateway, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<CallOutcome> {
     permit.reported = true;
-    const module = findGatewayModule(gateway.gateway_type);
-    if (module === undefined) return { kind: 'fault', message: 'This gateway type cannot transact yet.', detail: gateway.gateway_type, latencyMs: 0, notTaken: true };
-    const settings = { http: this.context.http, override: this.context.endpoints[gateway.gateway_type], timeoutMs: this.timeoutMs(gateway) };
+    const module = findGatewayModule(gateway.gatewayType);
+    if (module === undefined) return { kind: 'fault', message: 'This gateway type cannot transact yet.', detail: gateway.gatewayType, latencyMs: 0, notTaken: true };
+    const settings = { http: this.context.http, override: this.context.endpoints[gateway.gatewayType], timeoutMs: this.timeoutMs(gateway) };
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {

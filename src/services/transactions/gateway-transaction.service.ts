@@ -8,7 +8,6 @@ import type { GatewayRecord, GatewayService } from '../gateway.service.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import type { PaymentMethodService } from '../payment-method.service.js';
 import { newTransaction } from '../transaction-records.js';
-import { parseDetails } from '../payment-method-records.js';
 import { detailsOf } from './transaction-details.js';
 import type { TransactionInput } from './transaction-input.js';
 import { checkAmount, checkCurrency, checkReference, referenceNotFound, requireAbility, transactionNotFound, TRANSACTION_TYPE } from './transaction-rules.js';
@@ -72,7 +71,7 @@ function storedCredentialFor(operation: DirectOperation, input: TransactionInput
   const initiator = input.storedCredentialInitiator;
   const reasonType = input.storedCredentialReasonType;
   if (initiator === undefined || reasonType === undefined) return null;
-  const kept = parseDetails(paymentMethod).network_transaction_id;
+  const kept = paymentMethod.details.network_transaction_id;
   return { initiator, reasonType, networkTransactionId: initiator === 'merchant' && typeof kept === 'string' ? kept : null };
 }
 
@@ -162,15 +161,15 @@ export class GatewayTransactionService {
     }
     const paymentMethod = resolved.paymentMethod;
     // A test offsite method (sprel) makes the purchase or authorization an offsite one.
-    const offsite = paymentMethod.payment_method_type === 'sprel' && (operation === 'purchase' || operation === 'authorize');
+    const offsite = paymentMethod.paymentMethodType === 'sprel' && (operation === 'purchase' || operation === 'authorize');
     const plan: DirectPlan = { environment, operation, input, type: offsite ? OFFSITE_TYPE[operation] : type, paymentMethod, added: resolved.added };
-    if (gateway.row.state === 'redacted') return { refused: await this.refuse(this.attemptArgs(plan, gateway), REDACTED_GATEWAY) };
-    if (gateway.definition.test !== (paymentMethod.test === 1)) {
+    if (gateway.state === 'redacted') return { refused: await this.refuse(this.attemptArgs(plan, gateway), REDACTED_GATEWAY) };
+    if (gateway.definition.test !== paymentMethod.test) {
       const message =
         environment.production !== 1 ? MESSAGES.notActivated(environment.key) : gateway.definition.test ? MESSAGES.testGatewayNeedsTestCard : MESSAGES.productionGatewayNeedsRealCard;
       throw new AppError({ key: 'errors.account_inactive', message });
     }
-    const refusal = STATE_REFUSALS[paymentMethod.storage_state];
+    const refusal = STATE_REFUSALS[paymentMethod.storageState];
     if (refusal !== undefined) return { refused: await this.refuse(this.attemptArgs(plan, gateway), refusal) };
     return { plan };
   }
@@ -226,7 +225,7 @@ export class GatewayTransactionService {
     const details: GatewayTransactionDetails = {
       ...this.baseDetails(gateway, plan.input),
       payment_method_added: plan.added,
-      payment_method_storage_state: plan.paymentMethod.storage_state,
+      payment_method_storage_state: plan.paymentMethod.storageState,
       ...(failover === null ? {} : { failover }),
     };
     return { environment: plan.environment, gateway, type: plan.type, paymentMethod: plan.paymentMethod, details, amount: plan.input.amount ?? null, currency: plan.input.currencyCode ?? null, callback: callbackOf(plan.input) };
@@ -252,13 +251,13 @@ export class GatewayTransactionService {
       gateway,
       type: TRANSACTION_TYPE[operation],
       paymentMethod,
-      details: { ...this.baseDetails(gateway, input), payment_method_added: false, payment_method_storage_state: paymentMethod?.storage_state ?? null },
+      details: { ...this.baseDetails(gateway, input), payment_method_added: false, payment_method_storage_state: paymentMethod?.storageState ?? null },
       amount: operation === 'void' ? null : (input.amount ?? null),
       currency: operation === 'void' ? null : reference.currencyCode,
       callback: callbackOf(input),
       referenceToken,
     };
-    if (gateway.row.state === 'redacted') return this.refuse(args, REDACTED_GATEWAY);
+    if (gateway.state === 'redacted') return this.refuse(args, REDACTED_GATEWAY);
     const token = orderedToken(TOKEN_LENGTH.item);
     const run = await runGatewayTransaction(this.pipeline, {
       environment,
@@ -325,7 +324,7 @@ export class GatewayTransactionService {
     return {
       operation,
       transactionToken: token,
-      testMode: gateway.row.sandbox === 1,
+      testMode: gateway.sandbox,
       credentials: {},
       amount: input.amount ?? null,
       currencyCode: input.currencyCode ?? null,
@@ -336,7 +335,7 @@ export class GatewayTransactionService {
       ip: input.ip ?? null,
       email: input.email ?? null,
       shippingAddress: { ...EMPTY_SHIPPING_ADDRESS, ...input.shippingAddress },
-      gatewaySpecificFields: (input.gatewaySpecificFields?.[gateway.row.gateway_type] as Record<string, unknown> | undefined) ?? {},
+      gatewaySpecificFields: (input.gatewaySpecificFields?.[gateway.gatewayType] as Record<string, unknown> | undefined) ?? {},
       attempt3dsecure: input.attempt3dsecure,
       threeDsVersion: input.threeDsVersion ?? null,
       browserInfo: input.browserInfo ?? null,
@@ -349,7 +348,7 @@ export class GatewayTransactionService {
   private baseDetails(gateway: GatewayRecord, input: TransactionInput): Omit<GatewayTransactionDetails, 'payment_method_added'> {
     return {
       on_test_gateway: gateway.definition.test,
-      gateway_type: gateway.row.gateway_type,
+      gateway_type: gateway.gatewayType,
       order_id: input.orderId ?? null,
       ip: input.ip ?? null,
       description: input.description ?? null,
@@ -381,7 +380,7 @@ export class GatewayTransactionService {
       environmentKey: args.environment.key,
       transactionType: args.type,
       outcome: TransactionState.processing,
-      gatewayToken: args.gateway.row.token,
+      gatewayToken: args.gateway.token,
       paymentMethodToken: args.paymentMethod?.token ?? null,
       referenceToken: args.referenceToken ?? null,
       amount: args.amount,

@@ -5,6 +5,7 @@ import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
 import { SUCCEEDED_MESSAGE, updateTransactionIfState } from '../transaction-records.js';
 import type { GatewayService } from '../gateway.service.js';
+import { changePaymentMethodIfState } from '../payment-method-changes.js';
 import type { GatewayCaller } from './gateway-caller.js';
 import { detailsOf, responseRecord } from './transaction-details.js';
 import { TransactionState, type Transaction } from '../../domain/transaction.js';
@@ -71,7 +72,7 @@ export class Reconciler {
 
     const credentials = await this.gateways.openCredentials(gateway);
     const transcript: TranscriptEntry[] = [];
-    const answer = await this.caller.inquire(gateway, this.request(row, operation, gateway.sandbox === 1, credentials), transcript);
+    const answer = await this.caller.inquire(gateway, this.request(row, operation, gateway.sandbox, credentials), transcript);
     if (answer.kind === 'unknown') return false;
     if (answer.kind === 'not_found' && now.getTime() - Date.parse(row.createdAt) < this.settings.notFoundAfterMs) return false;
     return this.record(row, answer.kind === 'found' ? answer.response : null, transcript, now.toISOString());
@@ -128,8 +129,8 @@ export class Reconciler {
       // The card of a payment that went through: a single-use one is used, retain_on_success retains it.
       const method = row.paymentMethodToken === null ? undefined : await repos.paymentMethods.find(row.environmentKey, row.paymentMethodToken);
       if (succeeded && method !== undefined) {
-        if (method.single_use === 1) await repos.paymentMethods.updateIfState(row.environmentKey, method.token, ['cached', 'retained'], { storage_state: 'used', updated_at: at });
-        else if (details.retain_on_success) await repos.paymentMethods.updateIfState(row.environmentKey, method.token, ['cached'], { storage_state: 'retained', cache_expires_at: null, updated_at: at });
+        if (method.singleUse) await changePaymentMethodIfState(repos, row.environmentKey, method.token, ['cached', 'retained'], { storageState: 'used', updatedAt: at });
+        else if (details.retain_on_success) await changePaymentMethodIfState(repos, row.environmentKey, method.token, ['cached'], { storageState: 'retained', cacheExpiresAt: null, updatedAt: at });
       }
       return true;
     });

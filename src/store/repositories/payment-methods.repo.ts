@@ -1,21 +1,11 @@
-import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.js';
-import type { Database, PaymentMethodsTable } from '../schema.js';
+import type { Database } from '../schema.js';
 import { applyPage, readInGroups, readPage, type PageRequest } from './page.js';
 import { SEALED_COLUMNS, type SealedColumn } from './sealed-blobs.repo.js';
-import { changeIf, journaled, type Change } from '../change-journal.js';
-import { paymentMethodPatchEvent } from '../../domain/event-types.js';
 import { columnsOf, Precompiled, recordOf, recordShape } from './precompiled.js';
-
-/** The event a patch of one payment method records, if any (docs/events.md, "Event types"). */
-function patchChanges(changed: boolean, environmentKey: string, token: string, patch: PaymentMethodPatch): Change[] {
-  const eventType = paymentMethodPatchEvent(patch as Record<string, unknown>);
-  if (eventType === null) return [];
-  return changeIf(changed, { environmentKey, eventType, objectType: 'payment_method', objectKey: token, at: patch.updated_at as string | undefined });
-}
-
-export type PaymentMethodRow = Selectable<PaymentMethodsTable>;
-export type PaymentMethodPatch = Omit<Updateable<PaymentMethodsTable>, 'seq' | 'token' | 'environment_key' | 'payment_method_type' | 'created_at'>;
+import { newPaymentMethodRow, paymentMethodOf, paymentMethodRowPatch, type PaymentMethodRow, type PaymentMethodRowPatch } from '../mappers/payment-method.js';
+import type { NewPaymentMethod, PaymentMethod, PaymentMethodPatch, StorageState } from '../../domain/payment-method.js';
 
 /** What a list may filter on besides its page. */
 export interface PaymentMethodFilter {
@@ -54,42 +44,49 @@ const UPDATE_IF_STATE = new Precompiled<PaymentMethodRow>((db, values, shape) =>
   const columns = columnsOf(columnList);
   return db
     .updateTable('payment_methods')
-    .set(recordOf(columns, values) as PaymentMethodPatch)
+    .set(recordOf(columns, values) as PaymentMethodRowPatch)
     .where('environment_key', '=', values[columns.length] as string)
     .where('token', '=', values[columns.length + 1] as string)
     .where('storage_state', 'in', values.slice(columns.length + 2, columns.length + 2 + Number(stateCount)) as string[])
     .returningAll();
 });
 
-/** Single-query primitives over `payment_methods`; reads are scoped to one environment. */
+/**
+ * Single-query primitives over `payment_methods`; reads are scoped to one environment. They hand
+ * out and take domain objects (mappers/payment-method.ts) and record no events: the service that
+ * decides a change records its event in the same unit of work (docs/events.md).
+ */
 export class PaymentMethodsRepo {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
   ) {}
 
-  async insert(row: Insertable<PaymentMethodsTable>): Promise<void> {
-    await journaled(this.db, async (db) => {
-      await db.insertInto('payment_methods').values(row).execute();
-      return { result: undefined, changes: [{ environmentKey: row.environment_key, eventType: 'AddPaymentMethod', objectType: 'payment_method', objectKey: row.token, at: row.created_at }] };
-    });
+  async insert(method: NewPaymentMethod): Promise<void> {
+    await this.db.insertInto('payment_methods').values(newPaymentMethodRow(method)).execute();
   }
 
-  find(environmentKey: string, token: string): Promise<PaymentMethodRow | undefined> {
-    return FIND.first(this.db, '', [environmentKey, token]);
+  async find(environmentKey: string, token: string): Promise<PaymentMethod | undefined> {
+    const row = await FIND.first(this.db, '', [environmentKey, token]);
+    return row === undefined ? undefined : paymentMethodOf(row);
   }
 
-  async findMany(environmentKey: string, tokens: string[]): Promise<PaymentMethodRow[]> {
+  /** Where a method sits in its environment's list, for a page that starts after it (`since_token`). */
+  position(environmentKey: string, token: string): Promise<{ seq: number } | undefined> {
+    return this.db.selectFrom('payment_methods').select('seq').where('environment_key', '=', environmentKey).where('token', '=', token).executeTakeFirst();
+  }
+
+  async findMany(environmentKey: string, tokens: string[]): Promise<PaymentMethod[]> {
     if (tokens.length === 0) return [];
     // By token alone (unique), then scoped to the environment here: with the environment in the
     // WHERE clause, SQLite's planner walks the environment's whole index from three tokens on,
     // which made every list page cost O(payment methods in the environment). A page's methods
     // may be large (free-form data): read a group at a time (page.ts).
     const rows = await readInGroups(tokens, (group) => FIND_MANY.rows(this.db, String(group.length), group));
-    return rows.filter((row) => row.environment_key === environmentKey);
+    return rows.filter((row) => row.environment_key === environmentKey).map(paymentMethodOf);
   }
 
-  list(environmentKey: string, filter: PaymentMethodFilter, page: PageRequest): Promise<PaymentMethodRow[]> {
+  async list(environmentKey: string, filter: PaymentMethodFilter, page: PageRequest): Promise<PaymentMethod[]> {
     let query = this.db.selectFrom('payment_methods').selectAll().where('environment_key', '=', environmentKey);
     if (filter.states.length > 0) query = query.where('storage_state', 'in', filter.states);
     for (const [key, value] of Object.entries(filter.metadata)) {
@@ -102,50 +99,51 @@ export class PaymentMethodsRepo {
       query = query.where(matches);
     }
     // Rows hold free-form data up to the input caps: read a part of the page at a time (page.ts).
-    return readPage(page, (part) => applyPage(query, 'seq', part).execute());
+    return (await readPage(page, (part) => applyPage(query, 'seq', part).execute())).map(paymentMethodOf);
   }
 
-  /** Updates only when the row is still in one of `fromStates`; false when it was not. */
-  async updateIfState(environmentKey: string, token: string, fromStates: readonly string[], patch: PaymentMethodPatch): Promise<boolean> {
+  /** Updates only when the method is still in one of `fromStates`; false when it was not. Records nothing. */
+  async updateIfState(environmentKey: string, token: string, fromStates: readonly StorageState[], patch: PaymentMethodPatch): Promise<boolean> {
     return (await this.updateIfStateReturning(environmentKey, token, fromStates, patch)) !== undefined;
   }
 
-  /** As `updateIfState`, returning the updated row in the same statement; undefined when it was not in `fromStates`. */
-  updateIfStateReturning(environmentKey: string, token: string, fromStates: readonly string[], patch: PaymentMethodPatch): Promise<PaymentMethodRow | undefined> {
-    return journaled(this.db, async (db) => {
-      const record = recordShape(patch);
-      const row =
-        record === null || fromStates.length === 0
-          ? await db
-              .updateTable('payment_methods')
-              .set(patch)
-              .where('environment_key', '=', environmentKey)
-              .where('token', '=', token)
-              .where('storage_state', 'in', [...fromStates])
-              .returningAll()
-              .executeTakeFirst()
-          : await UPDATE_IF_STATE.first(db, `${record.shape}|${fromStates.length}`, [...record.values, environmentKey, token, ...fromStates]);
-      return { result: row, changes: patchChanges(row !== undefined, environmentKey, token, patch) };
-    });
+  /**
+   * As `updateIfState`, returning the updated method in the same statement; undefined when it was
+   * not in `fromStates`. Records nothing: the caller records the event its change means (the
+   * purchase pipeline records UsePaymentMethod when it used a single-use method; dropping a CVV
+   * alone records nothing).
+   */
+  async updateIfStateReturning(environmentKey: string, token: string, fromStates: readonly StorageState[], patch: PaymentMethodPatch): Promise<PaymentMethod | undefined> {
+    const set = paymentMethodRowPatch(patch);
+    const record = recordShape(set);
+    const row =
+      record === null || fromStates.length === 0
+        ? await this.db
+            .updateTable('payment_methods')
+            .set(set)
+            .where('environment_key', '=', environmentKey)
+            .where('token', '=', token)
+            .where('storage_state', 'in', [...fromStates])
+            .returningAll()
+            .executeTakeFirst()
+        : await UPDATE_IF_STATE.first(this.db, `${record.shape}|${fromStates.length}`, [...record.values, environmentKey, token, ...fromStates]);
+    return row === undefined ? undefined : paymentMethodOf(row);
   }
 
   /**
-   * Updates only when the row is still in one of `fromStates` and unchanged since it was read
-   * (same `updated_at`): for writes computed from that read, such as redaction's details.
+   * Updates only when the method is still in one of `fromStates` and unchanged since it was read
+   * (same `updatedAt`): for writes computed from that read, such as redaction's details. Records nothing.
    */
-  async updateIfUnchanged(row: PaymentMethodRow, fromStates: readonly string[], patch: PaymentMethodPatch): Promise<boolean> {
-    return journaled(this.db, async (db) => {
-      const result = await db
-        .updateTable('payment_methods')
-        .set(patch)
-        .where('environment_key', '=', row.environment_key)
-        .where('token', '=', row.token)
-        .where('storage_state', 'in', [...fromStates])
-        .where('updated_at', '=', row.updated_at)
-        .executeTakeFirst();
-      const changed = Number(result.numUpdatedRows) > 0;
-      return { result: changed, changes: patchChanges(changed, row.environment_key, row.token, patch) };
-    });
+  async updateIfUnchanged(method: PaymentMethod, fromStates: readonly StorageState[], patch: PaymentMethodPatch): Promise<boolean> {
+    const result = await this.db
+      .updateTable('payment_methods')
+      .set(paymentMethodRowPatch(patch))
+      .where('environment_key', '=', method.environmentKey)
+      .where('token', '=', method.token)
+      .where('storage_state', 'in', [...fromStates])
+      .where('updated_at', '=', method.updatedAt)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /** Drops one method's CVV if its window has ended (a CVV recached meanwhile is kept). */
@@ -161,10 +159,10 @@ export class PaymentMethodsRepo {
   }
 
   /** Cached methods whose caching window has ended (of one environment, or all), oldest first. */
-  expiredCached(now: string, limit: number, environmentKey?: string): Promise<PaymentMethodRow[]> {
+  async expiredCached(now: string, limit: number, environmentKey?: string): Promise<PaymentMethod[]> {
     let query = this.db.selectFrom('payment_methods').selectAll().where('storage_state', '=', 'cached').where('cache_expires_at', '<=', now);
     if (environmentKey !== undefined) query = query.where('environment_key', '=', environmentKey);
-    return query.orderBy('cache_expires_at').limit(limit).execute();
+    return (await query.orderBy('cache_expires_at').limit(limit).execute()).map(paymentMethodOf);
   }
 
   /** Drops every CVV whose window has ended; returns how many. */

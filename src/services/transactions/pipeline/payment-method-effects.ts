@@ -1,9 +1,8 @@
 import { orderedToken, TOKEN_LENGTH } from '../../../domain/tokens.js';
 import type { Environment } from '../../../domain/environment.js';
-import type { PaymentMethod } from '../../../domain/payment-method.js';
+import type { PaymentMethod, PaymentMethodPatch } from '../../../domain/payment-method.js';
 import type { GatewayResponse } from '../../../gateways/kit/index.js';
-import type { PaymentMethodPatch } from '../../../store/repositories/payment-methods.repo.js';
-import { parseDetails } from '../../payment-method-records.js';
+import { addPaymentMethod, changePaymentMethodIfState } from '../../payment-method-changes.js';
 import type { PipelineRepos } from './pipeline-types.js';
 
 /**
@@ -22,14 +21,14 @@ async function applied(known: Known, patch: PaymentMethodPatch, write: Promise<b
 
 /** The gateway said the account is closed: the method is closed. */
 export function closeMethod(repos: PipelineRepos, environment: Environment, method: PaymentMethod, known: Known, at: string): Promise<Known> {
-  const patch = { storage_state: 'closed', cache_expires_at: null, updated_at: at };
-  return applied(known, patch, repos.paymentMethods.updateIfState(environment.key, method.token, ['cached', 'retained', 'used'], patch));
+  const patch = { storageState: 'closed' as const, cacheExpiresAt: null, updatedAt: at };
+  return applied(known, patch, changePaymentMethodIfState(repos, environment.key, method.token, ['cached', 'retained', 'used'], patch));
 }
 
 /** `retain_on_success` on a succeeded transaction retains a cached method. */
 export function retainMethod(repos: PipelineRepos, environment: Environment, method: PaymentMethod, known: Known, at: string): Promise<Known> {
-  const patch = { storage_state: 'retained', cache_expires_at: null, updated_at: at };
-  return applied(known, patch, repos.paymentMethods.updateIfState(environment.key, method.token, ['cached'], patch));
+  const patch = { storageState: 'retained' as const, cacheExpiresAt: null, updatedAt: at };
+  return applied(known, patch, changePaymentMethodIfState(repos, environment.key, method.token, ['cached'], patch));
 }
 
 /** A cardholder-initiated stored credential: the network transaction id is kept with the method for later merchant-initiated ones. */
@@ -37,9 +36,9 @@ export async function keepNetworkTransactionId(repos: PipelineRepos, environment
   // Read again under this database transaction: an update since the call began is kept.
   const current = await repos.paymentMethods.find(environment.key, method.token);
   if (current === undefined) return undefined;
-  const kept = { ...parseDetails(current), network_transaction_id: networkTransactionId };
-  const patch = { details: JSON.stringify(kept), updated_at: at };
-  return applied(current, patch, repos.paymentMethods.updateIfState(environment.key, method.token, ['cached', 'retained'], patch));
+  const kept = { ...current.details, network_transaction_id: networkTransactionId };
+  const patch = { details: kept, updatedAt: at };
+  return applied(current, patch, changePaymentMethodIfState(repos, environment.key, method.token, ['cached', 'retained'], patch));
 }
 
 /** A succeeded Store: the gateway's token is vaulted as a new third-party method; its token. */
@@ -52,20 +51,20 @@ export async function vaultThirdPartyToken(
   at: string,
 ): Promise<string> {
   const token = orderedToken(TOKEN_LENGTH.item);
-  await repos.paymentMethods.insert({
+  await addPaymentMethod(repos, {
     token,
-    environment_key: environment.key,
-    payment_method_type: 'third_party_token',
-    storage_state: 'retained',
-    test: gateway.onTestGateway ? 1 : 0,
-    single_use: 0,
+    environmentKey: environment.key,
+    paymentMethodType: 'third_party_token',
+    storageState: 'retained',
+    test: gateway.onTestGateway,
+    singleUse: false,
     email: basis.email,
     data: null,
     metadata: null,
-    callback_url: null,
-    details: JSON.stringify({ third_party_token: response.thirdPartyToken, gateway_type: gateway.gatewayType }),
-    created_at: at,
-    updated_at: at,
+    callbackUrl: null,
+    details: { third_party_token: response.thirdPartyToken, gateway_type: gateway.gatewayType },
+    createdAt: at,
+    updatedAt: at,
   });
   return token;
 }

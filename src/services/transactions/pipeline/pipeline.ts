@@ -60,7 +60,7 @@ export async function runGatewayTransaction<Prepared extends object, Reserved ex
     const prepared = await plan.prepare();
     if (isRefused(prepared)) return { result: await plan.refuse(prepared.refusal), outcome: null, prepared: null };
     const ready: Prepared = prepared;
-    const deadline = callDeadline(deps.clock.now(), deps.caller.timeoutMs(plan.gateway.row));
+    const deadline = callDeadline(deps.clock.now(), deps.caller.timeoutMs(plan.gateway));
     const reserved = await deps.unitOfWork((repos) => plan.reserve(repos, ready, deadline));
     if (isRefused(reserved)) return { result: await plan.refuse(reserved.refusal), outcome: null, prepared: null };
     const effects = plan.effects(ready, reserved);

@@ -24,7 +24,7 @@ import { REDACTED_METHOD, STATE_REFUSALS } from './refusals.js';
 
 /** Step 1: a slot to call the gateway, from the in-flight cap and the breaker; 503 (nothing persisted) when refused. */
 export function authorizeRequest(deps: Pick<PipelineDeps, 'caller'>, gateway: GatewayRecord): Promise<CallPermit> {
-  return deps.caller.permit(gateway.row, gateway.definition);
+  return deps.caller.permit(gateway, gateway.definition);
 }
 
 /**
@@ -35,15 +35,19 @@ export function authorizeRequest(deps: Pick<PipelineDeps, 'caller'>, gateway: Ga
 export async function reservePaymentMethod(repos: PipelineRepos, environment: Environment, paymentMethod: PaymentMethod, at: string): Promise<{ consumed: PaymentMethod } | { refusal: Refusal }> {
   await repos.locks.serialize(`payment_method:${paymentMethod.token}`);
   const consumed = await repos.paymentMethods.updateIfStateReturning(environment.key, paymentMethod.token, ['cached', 'retained'], {
-    sealed_cvv: null,
-    cvv_length: null,
-    cvv_expires_at: null,
-    ...(paymentMethod.single_use === 1 ? { storage_state: 'used' } : {}),
-    updated_at: at,
+    sealed: { cvv: null },
+    cvvLength: null,
+    cvvExpiresAt: null,
+    ...(paymentMethod.singleUse ? { storageState: 'used' as const } : {}),
+    updatedAt: at,
   });
-  if (consumed !== undefined) return { consumed };
+  if (consumed !== undefined) {
+    // Dropping the CVV alone records nothing; using a single-use method is an event (docs/events.md).
+    if (paymentMethod.singleUse) await repos.journal.record({ environmentKey: environment.key, eventType: 'UsePaymentMethod', objectType: 'payment_method', objectKey: paymentMethod.token, at: consumed.updatedAt });
+    return { consumed };
+  }
   const current = await repos.paymentMethods.find(environment.key, paymentMethod.token);
-  return { refusal: (current === undefined ? undefined : STATE_REFUSALS[current.storage_state]) ?? REDACTED_METHOD };
+  return { refusal: (current === undefined ? undefined : STATE_REFUSALS[current.storageState]) ?? REDACTED_METHOD };
 }
 
 /**
@@ -114,10 +118,10 @@ export async function callGateway(
   concerning: PaymentMethod | null,
 ): Promise<{ outcome: CallOutcome; transcript: TranscriptEntry[] }> {
   const transcript: TranscriptEntry[] = [];
-  const credentials = await deps.credentials.openCredentials(gateway.row);
+  const credentials = await deps.credentials.openCredentials(gateway);
   const sent = { ...request, credentials: Object.fromEntries(Object.entries(credentials).map(([name, value]) => [name, new Secret(value)])) };
   const card = request.paymentMethod === null && concerning !== null ? await deps.sealer.open(concerning) : null;
-  const outcome = await deps.caller.call(permit, gateway.row, sent, transcript, card);
+  const outcome = await deps.caller.call(permit, gateway, sent, transcript, card);
   return { outcome, transcript };
 }
 
