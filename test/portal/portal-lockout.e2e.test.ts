@@ -137,7 +137,7 @@ describe.each(storeKinds)('portal lockout (%s)', (store) => {
     }
     expect(server.core.portalUsers.lockout.isLocked(await server.core.portalUsers.requireByEmail('coded@example.com'))).toBe(true);
     expect((await from().signIn('coded@example.com', PASSWORD)).status).toBe(401);
-    expect((await server.core.portalUsers.requireByEmail('coded@example.com')).totp_enabled).toBe(1);
+    expect((await server.core.portalUsers.requireByEmail('coded@example.com')).totpEnabled).toBe(1);
   });
 
   it('lets an owner or admin unlock in the portal (audited); an admin cannot unlock an owner, nobody unlocks themselves, a viewer nobody', async () => {

@@ -91,9 +91,9 @@ describe.each(storeKinds)('portal second factor (%s)', (store) => {
       const refused = await client.post('/portal/account/totp/disable', code === null ? {} : { code });
       expect(refused.status).toBe(422);
     }
-    expect((await server.core.portalUsers.requireByEmail(email)).totp_enabled).toBe(1);
+    expect((await server.core.portalUsers.requireByEmail(email)).totpEnabled).toBe(1);
     expect((await client.post('/portal/account/totp/disable', { code: codeAt(totp) })).status).toBe(303);
-    expect((await server.core.portalUsers.requireByEmail(email)).totp_enabled).toBe(0);
+    expect((await server.core.portalUsers.requireByEmail(email)).totpEnabled).toBe(0);
     expect(await actions()).toContain(`user.totp_disable ${email}`);
     expect((await new PortalClient(server.client).signIn(email, PASSWORD)).headers.location).toBe('/portal/');
   });

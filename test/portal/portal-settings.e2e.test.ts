@@ -65,8 +65,8 @@ describe.each(storeKinds)('portal card-capture settings and certificate redactio
     expect(res.status).toBe(422);
     expect(res.text).toContain('Allowed origins must be http(s) origins such as https://shop.example (no path).');
     const row = await environment();
-    expect(row.allowed_origins).toBe('["https://kept.example"]');
-    expect(row.enhanced_iframe_security).toBe(0);
+    expect(row.allowedOrigins).toBe('["https://kept.example"]');
+    expect(row.enhancedIframeSecurity).toBe(0);
   });
 
   it('a viewer sees the settings but cannot change them (403), and a forged CSRF token is refused', async () => {
@@ -78,7 +78,7 @@ describe.each(storeKinds)('portal card-capture settings and certificate redactio
     await developer.get(`/portal/environments/${env}`);
     const forged = await developer.post(`/portal/environments/${env}/card-capture`, { _csrf: 'forged', allowed_origins: 'https://evil.example' });
     expect(forged.status).toBe(403);
-    expect((await environment()).allowed_origins).toBe('["https://kept.example"]');
+    expect((await environment()).allowedOrigins).toBe('["https://kept.example"]');
   });
 
   it('redacts a certificate after confirmation: key, pem and CSR gone, audited; a viewer may not; twice is a 422', async () => {

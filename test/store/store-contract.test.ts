@@ -305,7 +305,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect(await repos.accessSecrets.findLiveByHash(one.secret_hash)).toBeUndefined();
       expect(await repos.accessSecrets.find(one.key)).toMatchObject({ revoked_at: revokedAt, updated_at: revokedAt });
       expect(await repos.accessSecrets.revoke(one.key, '2024-03-02T00:00:00.000Z')).toBe(false);
-      expect((await repos.accessSecrets.find(one.key))?.revoked_at).toBe(revokedAt);
+      expect((await repos.accessSecrets.find(one.key))?.revokedAt).toBe(revokedAt);
       expect(await repos.accessSecrets.revoke('nope', revokedAt)).toBe(false);
       // The other secret is untouched.
       expect(await repos.accessSecrets.findLiveByHash(two.secret_hash)).toMatchObject({ key: two.key });
@@ -490,16 +490,16 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
         const token = uid('org');
         await repos.organizations.insert({ token, name: 't', active: 0, created_at: stamp, updated_at: stamp });
         const row = await repos.organizations.find(token);
-        expect(row?.created_at).toBe(stamp);
-        expect(row?.updated_at).toBe(stamp);
+        expect(row?.createdAt).toBe(stamp);
+        expect(row?.updatedAt).toBe(stamp);
         expect(row?.active).toBe(0);
-        expect(new Date(row?.created_at as string).toISOString()).toBe(stamp);
+        expect(new Date(row?.createdAt as string).toISOString()).toBe(stamp);
 
         const envKey = uid('env');
         await repos.environments.insert({ key: envKey, organization_token: token, name: 'n', production: 1, created_at: stamp, updated_at: stamp });
         const env = await repos.environments.find(envKey);
         expect(env?.production).toBe(1);
-        expect(env?.created_at).toBe(stamp);
+        expect(env?.createdAt).toBe(stamp);
         expect(Number.isSafeInteger(env?.seq)).toBe(true);
       }
     });
@@ -628,7 +628,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
 
       const secret = await tenancy.findAccessSecret(result.access_secret_key);
       expect(secret).toMatchObject({ role: 'admin', environment_keys: null, revoked_at: null, organization_token: organization });
-      expect(secret?.secret_hash).not.toContain(result.access_secret);
+      expect(secret?.secretHash).not.toContain(result.access_secret);
       const live = await repositories(store.db, store.dialect).accessSecrets.findLiveByHash(await keyring.hashSecret(result.access_secret));
       expect(live?.key).toBe(result.access_secret_key);
 
@@ -666,19 +666,19 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
 
     it('createAccessSecret and revokeAccessSecret', async () => {
       const created = await tenancy.createAccessSecret(organization, { name: 'scoped', role: 'transact', environmentKeys: [sandbox.key] });
-      expect(created.row).toMatchObject({ name: 'scoped', role: 'transact', environment_keys: JSON.stringify([sandbox.key]), revoked_at: null });
-      expect(JSON.stringify(created.row)).not.toContain(created.secret);
+      expect(created.accessSecret).toMatchObject({ name: 'scoped', role: 'transact', environment_keys: JSON.stringify([sandbox.key]), revoked_at: null });
+      expect(JSON.stringify(created.accessSecret)).not.toContain(created.secret);
       const hash = await keyring.hashSecret(created.secret);
-      expect(Keyring.sameHash(created.row.secret_hash, hash)).toBe(true);
+      expect(Keyring.sameHash(created.accessSecret.secretHash, hash)).toBe(true);
       const secrets = repositories(store.db, store.dialect).accessSecrets;
-      expect((await secrets.findLiveByHash(hash))?.key).toBe(created.row.key);
-      expect((await tenancy.listSecretsForEnvironment(organization, sandbox.key)).map((s) => s.key)).toContain(created.row.key);
-      expect((await tenancy.listSecretsForEnvironment(organization, production.key)).map((s) => s.key)).not.toContain(created.row.key);
+      expect((await secrets.findLiveByHash(hash))?.key).toBe(created.accessSecret.key);
+      expect((await tenancy.listSecretsForEnvironment(organization, sandbox.key)).map((s) => s.key)).toContain(created.accessSecret.key);
+      expect((await tenancy.listSecretsForEnvironment(organization, production.key)).map((s) => s.key)).not.toContain(created.accessSecret.key);
 
-      expect(await tenancy.revokeAccessSecret(created.row.key)).toBe(true);
+      expect(await tenancy.revokeAccessSecret(created.accessSecret.key)).toBe(true);
       expect(await secrets.findLiveByHash(hash)).toBeUndefined();
-      expect(await tenancy.revokeAccessSecret(created.row.key)).toBe(false);
-      expect((await tenancy.findAccessSecret(created.row.key))?.revoked_at).not.toBeNull();
+      expect(await tenancy.revokeAccessSecret(created.accessSecret.key)).toBe(false);
+      expect((await tenancy.findAccessSecret(created.accessSecret.key))?.revokedAt).not.toBeNull();
 
       const foreign = await tenancy.createOrganization('foreign-2');
       const foreignEnv = await tenancy.createEnvironment(foreign.token, 'elsewhere', false);

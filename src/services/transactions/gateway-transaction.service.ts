@@ -167,7 +167,7 @@ export class GatewayTransactionService {
     if (gateway.row.state === 'redacted') return { refused: await this.refuse(this.attemptArgs(plan, gateway), REDACTED_GATEWAY) };
     if (gateway.definition.test !== (paymentMethod.test === 1)) {
       const message =
-        environment.production !== 1 ? MESSAGES.notActivated(environment.key) : gateway.definition.test ? MESSAGES.testGatewayNeedsTestCard : MESSAGES.productionGatewayNeedsRealCard;
+        !environment.production ? MESSAGES.notActivated(environment.key) : gateway.definition.test ? MESSAGES.testGatewayNeedsTestCard : MESSAGES.productionGatewayNeedsRealCard;
       throw new AppError({ key: 'errors.account_inactive', message });
     }
     const refusal = STATE_REFUSALS[paymentMethod.storage_state];
