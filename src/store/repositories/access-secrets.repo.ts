@@ -38,17 +38,16 @@ export class AccessSecretsRepo {
     return (await applyPage(query, 'seq', page).execute()).map(accessSecretOf);
   }
 
-  /** Revokes a live secret; the environments it was limited to (null: every one), or undefined when none was live. */
-  async revoke(key: string, revokedAt: string): Promise<{ environmentKeys: string[] | null } | undefined> {
-    const revoked = await this.db
+  /** Revokes a live secret: the secret as revoked, or undefined when none was live. */
+  async revoke(key: string, revokedAt: string): Promise<AccessSecret | undefined> {
+    const row = await this.db
       .updateTable('access_secrets')
       .set({ revoked_at: revokedAt, updated_at: revokedAt })
       .where('key', '=', key)
       .where('revoked_at', 'is', null)
-      .returning(['environment_keys'])
+      .returningAll()
       .executeTakeFirst();
-    if (revoked === undefined) return undefined;
-    return { environmentKeys: revoked.environment_keys === null ? null : (JSON.parse(revoked.environment_keys) as string[]) };
+    return row === undefined ? undefined : accessSecretOf(row);
   }
 
   /** Records a use (callers throttle this to once a minute per secret). */
