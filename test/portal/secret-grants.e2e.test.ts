@@ -114,7 +114,7 @@ describe('access secrets a portal role may create and revoke (sqlite)', () => {
     if (c.allowed) {
       expect(res.status, label(c)).toBe(303);
       expect(still).toBe(401);
-      expect((await auditOf(c.portalRole))[0]).toMatchObject({ action: 'access_secret.revoke', object_id: target.accessSecret.key });
+      expect((await auditOf(c.portalRole))[0]).toMatchObject({ action: 'access_secret.revoke', objectId: target.accessSecret.key });
     } else {
       expect(res.status, label(c)).toBe(403);
       expect(res.text).toContain(refusal(c, 'revoke'));
