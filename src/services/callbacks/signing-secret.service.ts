@@ -3,6 +3,7 @@ import { randomToken } from '../../domain/tokens.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
 import type { Keyring } from '../../vault/keyring.js';
+import { hasCallbackSubscription, type Environment } from '../../domain/environment.js';
 
 /** Length of a signing secret: 64 base-62 characters (~380 bits), like Spreedly's. */
 const SECRET_LENGTH = 64;
@@ -27,14 +28,15 @@ export class SigningSecretService {
   }
 
   /** A new secret replaces the old one at once (recorded as RegenerateSigningSecret); returns it, once. */
-  async regenerate(environmentKey: string): Promise<string> {
+  async regenerate(environment: Environment): Promise<string> {
+    const environmentKey = environment.key;
     const secret = randomToken(SECRET_LENGTH);
     const sealed = await this.keyring.sealFor(environmentKey, Buffer.from(secret, 'utf8'), aad(environmentKey));
     const at = this.clock.now().toISOString();
     await inTransaction(this.store, async (repos) => {
       // The event names the environment only: the secret is never in it (docs/events.md).
       if (await repos.environments.setSigningSecret(environmentKey, sealed, at)) {
-        await repos.journal.record({ environmentKey, eventType: 'RegenerateSigningSecret', objectType: 'environment', objectKey: environmentKey, at });
+        await repos.journal.record({ environmentKey, eventType: 'RegenerateSigningSecret', objectType: 'environment', objectKey: environmentKey, at, environmentSubscribed: hasCallbackSubscription(environment) });
       }
     });
     return secret;
