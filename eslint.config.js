@@ -2,6 +2,8 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const NO_HTTP = { group: ['**/http/**', '**/http/*'], message: 'Nothing imports the HTTP layer.' };
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/'] },
   js.configs.recommended,
@@ -27,7 +29,25 @@ export default tseslint.config(
   {
     files: ['src/domain/**/*.ts', 'src/services/**/*.ts', 'src/store/**/*.ts', 'src/vault/**/*.ts', 'src/gateways/**/*.ts', 'src/receivers/**/*.ts', 'src/certificates/**/*.ts', 'src/limits/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/http/**', '**/http/*'], message: 'Nothing imports the HTTP layer.' }] }],
+      'no-restricted-imports': ['error', { patterns: [NO_HTTP] }],
+    },
+  },
+  {
+    // Adapters get plaintext in a Secret from the service and return data; they never reach into the
+    // vault or the store (docs/gateways/README.md). NO_HTTP again: a later block's options replace an
+    // earlier block's for the same rule.
+    files: ['src/gateways/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            NO_HTTP,
+            { group: ['**/vault/**', '**/vault/*'], message: 'Adapters never import the vault: the service hands them what they need.' },
+            { group: ['**/store/**', '**/store/*'], message: 'Adapters never import the store: the service persists.' },
+          ],
+        },
+      ],
     },
   },
   {

@@ -7,7 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Starts the machine's own PostgreSQL / Redis / sshd when not configured (issue 11 §1).
+    // Starts the machine's own PostgreSQL / Redis / sshd when not configured (README, "Development").
     globalSetup: ['test/global-setup.ts'],
   },
 });

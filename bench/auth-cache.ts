@@ -14,7 +14,7 @@ import { repositories } from '../src/store/repositories.js';
 import { createScratchDatabase } from './postgres-database.js';
 
 /*
- * Issue 12 micro-benchmark: what every gateway request pays before it reaches the payment method,
+ * Micro-benchmark of the definition cache (docs/caching.md, "Cost"): what every gateway request pays before it reaches the payment method,
  * i.e. authentication plus the gateway lookup and its credentials, without the definition cache
  * (the reads as they were) and with it (warm). Sequential calls on one core, so the figures are
  * per-request cost, not throughput. Counts the statements each request runs.

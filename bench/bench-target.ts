@@ -61,7 +61,7 @@ export async function startTarget(options: TargetOptions): Promise<BenchTarget> 
     const metricsToken = randomBytes(24).toString('base64url');
     const env: Record<string, string> = {
       COFFER_DATA_DIR: dataDir,
-      // Issue 12: the bench reads commit latency and batch size from the server's own metrics.
+      // The bench reads commit latency and batch size from the server's own metrics.
       COFFER_METRICS_TOKEN: metricsToken,
       COFFER_MASTER_KEY: newMasterKey(),
       ...(database === null ? {} : { COFFER_DATABASE_URL: database.url }),

@@ -2,7 +2,7 @@ import { Agent, request } from 'undici';
 import { histogramDelta, histogramOf, parsePrometheusText, quantileOf, sumOf, type HistogramData } from './prometheus-text.js';
 
 /**
- * Issue 12: the bench reports the store's commit latency and batch size from the server's own
+ * The bench reports the store's commit latency and batch size from the server's own
  * /metrics (the same figures production sees). Scrape before and after a scenario, then
  * `commitStatsBetween(before, after)`. The server needs COFFER_METRICS_TOKEN (API port) or
  * COFFER_METRICS_PORT (its own port) set.

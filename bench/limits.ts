@@ -11,7 +11,7 @@ import { EXPORT_BUDGET, MAX_EXPORT_TOKENS } from '../src/receivers/template-limi
 import { exportVariables, type DeliverySubject } from '../src/receivers/template-variables.js';
 
 /**
- * Worst cases at the limits of issue 11 (`npm run bench:limits`): the most expensive export render
+ * Worst cases at the input and template limits (docs/security.md; `npm run bench:limits`): the most expensive export render
  * the caps allow, and the most expensive read of a payment method whose `data` sits at every cap.
  * Reports total time and the longest stretch the event loop was held (what other tenants wait).
  */

@@ -19,7 +19,7 @@ export interface Scenario {
 
 export type ScenarioId = 'tokenize' | 'purchase_json' | 'purchase_xml' | 'show_transaction' | 'list_transactions' | 'list_transactions_gzip' | 'purchase_gateway_50ms';
 
-/** Issue 7's scenarios, in the order they run. The gateway scenario needs the live tenant. */
+/** The scenarios (docs/benchmarks.md, "Scenarios"), in the order they run. The gateway scenario needs the live tenant. */
 export const SCENARIO_TITLES: Record<ScenarioId, string> = {
   tokenize: 'tokenize (POST payment_methods.json)',
   purchase_json: 'purchase, retained token, JSON',
@@ -95,7 +95,7 @@ export function cofferScenarios(url: string, tenant: BenchTenant, shape: LoadSha
       job: { url, method: 'GET', paths: ['/v1/transactions.json'], headers: { accept: 'application/json', authorization: auth }, ...shape },
     },
     {
-      // The price of response compression (issue 14 §1.9), against list_transactions without it.
+      // The price of response compression, against list_transactions without it.
       id: 'list_transactions_gzip',
       title: SCENARIO_TITLES.list_transactions_gzip,
       job: { url, method: 'GET', paths: ['/v1/transactions.json'], headers: { accept: 'application/json', 'accept-encoding': 'gzip', authorization: auth }, ...shape },

@@ -9,7 +9,7 @@ import { EMPTY_SHIPPING_ADDRESS, responseRecord, type GatewayTransactionDetails 
 import { openStore, type StoreHandle } from '../src/store/database.js';
 import { repositories } from '../src/store/repositories.js';
 import type { PaymentMethodsTable, TransactionsTable } from '../src/store/schema.js';
-import { TEST_CARDS } from '../src/vault/test-cards.js';
+import { TEST_CARDS } from '../src/domain/test-cards.js';
 import { Keyring } from '../src/vault/keyring.js';
 
 /**

@@ -45,7 +45,7 @@ import { migrateStore, openStore, type StoreHandle } from './store/database.js';
 import { WorkflowService } from './services/routing/workflow.service.js';
 import { RoutedTransactionService } from './services/routing/routed-transactions.js';
 import { SuccessRates } from './services/routing/success-rates.js';
-import { cryptoRandomInt } from './services/routing/split-draw.js';
+import { cryptoRandomInt, type RandomInt } from './services/routing/split-draw.js';
 import { Keyring } from './vault/keyring.js';
 import { DefinitionCache } from './cache/definition-cache.js';
 import { resolveMasterKey } from './vault/master-key.js';
@@ -62,14 +62,14 @@ export interface Core extends ReceiversCore, CallbacksCore {
   sweeper: CacheSweeper;
   keyRotation: KeyRotationService;
   transactions: GatewayTransactionService;
-  /** Issue 18: tries a transaction's gateways in turn (a request's `retry`, a workflow's backups). */
+  /** Tries a transaction's gateways in turn (a request's `retry`, a workflow's backups). */
   attemptChain: AttemptChain;
   transactionQuery: TransactionQueryService;
   idempotency: IdempotencyService;
   auth: AuthService;
   /** Authentication, environments, organizations and gateways in memory (docs/caching.md). */
   definitionCache: DefinitionCache;
-  /** Tokenization with the environment key alone (card form, transparent redirect; issue 16). */
+  /** Tokenization with the environment key alone (card form, transparent redirect; docs/card-capture.md). */
   browserTokenization: BrowserTokenizationService;
   /** The merchant portal's users and sessions, and the audit log. */
   portalUsers: PortalUserService;
@@ -80,13 +80,13 @@ export interface Core extends ReceiversCore, CallbacksCore {
   rateLimiting: RateLimiting;
   /** Reachability of Redis; null without COFFER_REDIS_URL. */
   sharedState: SharedStateStatus | null;
-  /** The events feed (issue 17). */
+  /** The events feed (docs/events.md). */
   events: EventService;
-  /** Settles unknown gateway results from the sweep (issue 17). */
+  /** Settles unknown gateway results from the sweep (docs/events.md). */
   reconciler: Reconciler;
-  /** The Prometheus metrics (issue 12); null when no metrics port or token is configured. */
+  /** The Prometheus metrics (docs/metrics.md); null when no metrics port or token is configured. */
   metrics: CofferMetrics | null;
-  /** Routing workflows and the transactions they route (issue 18). */
+  /** Routing workflows and the transactions they route (docs/routing.md). */
   workflows: WorkflowService;
   routedTransactions: RoutedTransactionService;
   /** Set when a local master key file was generated on this start. */
@@ -94,8 +94,11 @@ export interface Core extends ReceiversCore, CallbacksCore {
   close(): Promise<void>;
 }
 
-/** Composition root: store → migrations → vault → services. */
-export async function buildCore(config: Config, clock: Clock = systemClock): Promise<Core> {
+/**
+ * Composition root: store → migrations → vault → services. `randomInt` draws the weighted splits of
+ * workflows (docs/routing.md); tests that count draws pass a seeded one.
+ */
+export async function buildCore(config: Config, clock: Clock = systemClock, randomInt: RandomInt = cryptoRandomInt): Promise<Core> {
   const master = resolveMasterKey(config.masterKey, config.dataDir);
   const store = openStore(config.store);
   try {
@@ -134,7 +137,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock): Pro
     const transactions = new GatewayTransactionService(store, gateways, paymentMethods, sealer, caller, clock);
     const attemptChain = new RetryingTransactions(gateways, transactions);
     const workflows = new WorkflowService(store, gateways, clock);
-    const routedTransactions = new RoutedTransactionService(store, workflows, gateways, attemptChain, new SuccessRates(clock), cryptoRandomInt, clock);
+    const routedTransactions = new RoutedTransactionService(store, workflows, gateways, attemptChain, new SuccessRates(clock), randomInt, clock);
     const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,

@@ -12,7 +12,7 @@ import type { StoreHandle } from './store/database.js';
 import { repositories } from './store/repositories.js';
 import type { Keyring } from './vault/keyring.js';
 
-/** The callbacks part of the core (issue 17). */
+/** The callbacks part of the core (docs/events.md, "Signed callbacks"). */
 export interface CallbacksCore {
   signingSecrets: SigningSecretService;
   callbacks: CallbackDispatcher;

@@ -23,7 +23,7 @@ export interface ReceiversCore {
   exports: ReceiverExportService;
   /** The guard every user-supplied destination goes through (COFFER_EGRESS_ALLOW). */
   egress: EgressGuard;
-  /** The outbound HTTP client of deliveries (egress guard, timeouts); callbacks use it too (issue 17). */
+  /** The outbound HTTP client of deliveries (egress guard, timeouts); callbacks use it too. */
   deliveryClient: HttpDeliveryClient;
   /** Where failures of background exports are logged, once the server's logger exists. */
   attachLogger(logger: Logger): void;

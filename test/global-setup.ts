@@ -1,7 +1,7 @@
 import { detectPostgres, detectRedis, detectSshd, startLocalPostgres, startLocalRedis, thisMachine, type LocalServer } from './helpers/local-services.js';
 
 /**
- * Vitest global setup (issue 11 §1): a fresh clone's `npm test` runs as much of the real thing
+ * Vitest global setup (README, "Development"): a fresh clone's `npm test` runs as much of the real thing
  * as the machine allows. For each server the suites need and the environment does not name
  * (COFFER_TEST_DATABASE_URL, COFFER_TEST_REDIS_URL, COFFER_TEST_SSHD), start or enable the
  * machine's own, on a free port in a temp dir; then print ONE line saying what runs where and

@@ -2,8 +2,8 @@ import { basicAuth, RawConnection, type RawResponse } from './raw-connection.js'
 
 /**
  * One attack of the availability drill: a named unit that an attack process runs against the
- * server while the drill measures the victim (availability.drill.ts). New attacks (issue items
- * beyond request bodies) are added to the list in attacks.ts.
+ * server while the drill measures the victim (availability.drill.ts). New attacks (beyond
+ * request bodies too) are added to the list in attacks.ts.
  */
 export interface Attack {
   /** Short and stable: `--attacks` names it. */

@@ -16,9 +16,9 @@ export interface CallbackAvailabilityOptions {
   /** `coffer serve` nodes on the one store: 2 needs PostgreSQL. */
   nodes: 1 | 2;
   logDir: string;
-  /** Callbacks the attacking tenant queues to its never-answering URL (the issue's 50). */
+  /** Callbacks the attacking tenant queues to its never-answering URL (default 50, docs/reliability.md). */
   stuckCallbacks?: number;
-  /** COFFER_RECEIVER_TIMEOUT, seconds (the issue's 20). */
+  /** COFFER_RECEIVER_TIMEOUT, seconds (default 20, docs/reliability.md). */
   timeoutSeconds?: number;
   /** The victim's callbacks measured while the attacker's are stuck. */
   samples?: number;

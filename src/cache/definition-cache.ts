@@ -24,7 +24,7 @@ export interface CacheCapacity {
 export const DEFAULT_CACHE_CAPACITY: CacheCapacity = { auth: 5_000, environments: 1_000, organizations: 1_000, gateways: 5_000 };
 
 /**
- * One node's cache of the definitions every request reads (issue 12): authentication, environments,
+ * One node's cache of the definitions every request reads (docs/caching.md): authentication, environments,
  * organizations and gateways. One per core; nothing global. Keys never hold a secret: the auth
  * region is keyed by environment key and the secret's keyed hash.
  */

@@ -26,7 +26,7 @@ function refused(entry: ErrorEntry): AppError {
 }
 
 /**
- * Tokenization without an access secret (issue 16): the card form's frames, merchants' pages
+ * Tokenization without an access secret (docs/card-capture.md): the card form's frames, merchants' pages
  * calling across origins, and the transparent redirect. The environment key is public, so the
  * guards are the environment's allowed origins, the API.md §7 limits (applied by the route) and,
  * when the environment asks for it, the merchant's signature over a nonce that is spent once.

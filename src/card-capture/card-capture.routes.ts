@@ -51,7 +51,7 @@ function environmentKeyOf(request: FastifyRequest): string | undefined {
 }
 
 /**
- * The card form (issue 16): the iFrame-compatible script and its frame pages, and
+ * The card form (docs/card-capture.md): the iFrame-compatible script and its frame pages, and
  * `POST /v1/payment_methods/restricted`, the tokenization the frames (and merchants' own
  * pages) call with the environment key alone.
  */

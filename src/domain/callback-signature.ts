@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * The two signatures of a callback (issue 17).
+ * The two signatures of a callback (docs/events.md, "Verifying a callback").
  *
  * 1. Spreedly's `signed` element: the hex HMAC, under the environment's signing secret, of the
  *    values of the listed fields joined by `|`, each value as the text the payload carries (XML

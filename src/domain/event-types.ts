@@ -1,5 +1,5 @@
 /**
- * Issue 17: the event types Coffer records, and how a repository write maps to one. Names follow
+ * The event types Coffer records, and how a repository write maps to one. Names follow
  * Spreedly's (`AddGateway`, `RedactPaymentMethod`); docs/events.md lists them all.
  */
 export const EVENT_TYPES = [
@@ -20,7 +20,7 @@ export const EVENT_TYPES = [
   'TransactionPending',
   'TransactionResultUnknown',
   'TransactionReconciled',
-  /** Issue 18: a retry chain moved on to a backup gateway; the event points at the new attempt. */
+  /** A retry chain moved on to a backup gateway; the event points at the new attempt. */
   'TransactionFailedOver',
   'AddReceiver',
   'UpdateReceiver',
@@ -28,7 +28,7 @@ export const EVENT_TYPES = [
   'AddCertificate',
   'UpdateCertificate',
   'RedactCertificate',
-  // Issue 18: routing workflows, and the decision a workflow made for a transaction.
+  // Routing workflows, and the decision a workflow made for a transaction.
   'AddWorkflow',
   'UpdateWorkflow',
   'RemoveWorkflow',

@@ -15,7 +15,7 @@ export type PortalPermission =
   | 'manage_team'
   | 'view_audit'
   | 'manage_own_account'
-  /** Issue 18: routing workflows decide where payments go, so only owners and admins change them. */
+  /** Routing workflows decide where payments go, so only owners and admins change them. */
   | 'manage_workflows'
   /**
    * Organization-wide access secrets: they reach every environment, those created later too, and

@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /** What the store needs to know about the API request a write belongs to. */
 interface RequestContext {
   requestId: string;
-  /** Per store (its WAL syncer), the last commit this request could have seen (issue 12 group commit). */
+  /** Per store (its WAL syncer), the last commit this request could have seen (group commit, docs/reliability.md). */
   seen?: Map<object, number>;
 }
 

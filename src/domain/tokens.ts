@@ -21,7 +21,7 @@ const TIME_CHARS = 9;
  * every collation sorts alike, SQLite's and PostgreSQL's locales included), then random base-62
  * characters. New rows' tokens then land at the end of their unique index (and of the events'
  * index by object) instead of on a random page of it: a purchase writes 28 % fewer WAL pages,
- * and inserts into a table of millions stay as cheap as into an empty one (issue 12). The rest is
+ * and inserts into a table of millions stay as cheap as into an empty one (docs/decisions.md, "Storage"). The rest is
  * random, from the CSPRNG like `randomToken`: 20 characters, ≈ 119 bits, for the usual 29 (a random
  * UUID has 122). The creation time it shows is in the object's `created_at` anyway.
  */

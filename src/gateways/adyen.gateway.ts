@@ -39,7 +39,7 @@ function merchantReference(call: GatewayCall): string {
 const RECURRING_MODEL_OF = { recurring: 'Subscription', installment: 'Subscription', unscheduled: 'UnscheduledCardOnFile' } as const;
 
 /**
- * Stored credentials on a raw card (issue 14 §2): the model on the cardholder's first payment, and
+ * Stored credentials on a raw card (docs/gateways/adyen.md): the model on the cardholder's first payment, and
  * on a merchant-initiated one `ContAuth` with the network transaction id of that first payment as
  * `additionalData.networkTxReference` (Adyen, "Authorise using details stored with a third party").
  */

@@ -18,7 +18,7 @@ import {
   type GatewayRequest,
   type GatewayResponse,
 } from './kit/index.js';
-import { paymentResponse, refusalResponse, validationResponse, type CheckoutPaymentAnswer } from './checkout/checkout-mapping.js';
+import { paymentResponse, refusalResponse, validationResponse, type CheckoutPaymentAnswer } from './checkout_v2/checkout-mapping.js';
 
 export const CHECKOUT_TEST_BASE = 'https://api.sandbox.checkout.com';
 export const CHECKOUT_LIVE_BASE = 'https://api.checkout.com';
@@ -118,7 +118,7 @@ function paymentSource(request: GatewayRequest): Record<string, unknown> {
 
 const PAYMENT_TYPE_OF = { recurring: 'Recurring', installment: 'Installment', unscheduled: 'Unscheduled' } as const;
 
-/** Stored credentials (issue 14): payment_type, merchant_initiated and previous_payment_id (the scheme id of the first payment). */
+/** Stored credentials (docs/gateways/checkout_v2.md): payment_type, merchant_initiated and previous_payment_id (the scheme id of the first payment). */
 function storedCredentialFields(request: GatewayRequest): Record<string, unknown> {
   const stored = request.storedCredential;
   if (stored === null || stored === undefined) return {};

@@ -10,8 +10,8 @@ import {
   scrubCyberSource,
   shipTo,
   TEST_BASE,
-} from './cybersource/cybersource-api.js';
-import { mapAnswer, storedCardToken } from './cybersource/cybersource-mapping.js';
+} from './cyber_source_rest/cybersource-api.js';
+import { mapAnswer, storedCardToken } from './cyber_source_rest/cybersource-mapping.js';
 
 /** Verify and store authorize zero in the transaction's currency, or in US dollars when it has none. */
 const VERIFY_CURRENCY = 'USD';

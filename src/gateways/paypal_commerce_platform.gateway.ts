@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { blankResponse, defineGateway, GatewayInputError, GatewayResultUnknownError, readAnswer, type GatewayCall, type GatewayResponse } from './kit/index.js';
-import { cardSource, paypalAmount, paypalEndpoint, paypalPost, referenceId, scrubPayPal } from './paypal/paypal-api.js';
-import { paymentResponse, type PayPalPaymentAnswer } from './paypal/paypal-mapping.js';
+import { cardSource, paypalAmount, paypalEndpoint, paypalPost, referenceId, scrubPayPal } from './paypal_commerce_platform/paypal-api.js';
+import { paymentResponse, type PayPalPaymentAnswer } from './paypal_commerce_platform/paypal-mapping.js';
 
 const processorResponse = z.object({ response_code: z.string().optional(), avs_code: z.string().optional(), cvv_code: z.string().optional() }).optional();
 

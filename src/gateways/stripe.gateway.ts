@@ -20,7 +20,7 @@ function intentOutcome(reply: StripeReply, successMessage: string, successStatus
 }
 
 /**
- * Stored credentials (issue 14 §2): a merchant-initiated charge is `off_session`, and carries the
+ * Stored credentials (docs/test-gateway-flows.md): a merchant-initiated charge is `off_session`, and carries the
  * network transaction id of the cardholder-initiated one as `mit_exemption[network_transaction_id]`
  * (https://docs.stripe.com/api/payment_intents/create, payment_method_options.card.mit_exemption).
  */
@@ -50,7 +50,7 @@ async function chargeCard(call: GatewayCall): Promise<GatewayResponse> {
     ...paymentMethodReference(request.paymentMethod),
     description: request.description,
     receipt_email: request.email,
-    // Coffer's token in the metadata lets reconciliation find the intent by search (issue 17).
+    // Coffer's token in the metadata lets reconciliation find the intent by search (docs/gateways/stripe.md).
     metadata: { ...(request.orderId === null ? {} : { order_id: request.orderId }), coffer_transaction: request.transactionToken },
     shipping: shipping(request),
     ...storedCredentialFields(request),
@@ -62,7 +62,7 @@ async function chargeCard(call: GatewayCall): Promise<GatewayResponse> {
 }
 
 /**
- * Reconciliation (issue 17): the PaymentIntent a purchase or authorize created carries Coffer's
+ * Reconciliation: the PaymentIntent a purchase or authorize created carries Coffer's
  * token in `metadata[coffer_transaction]`; Stripe's search finds it. Search is eventually
  * consistent (Stripe documents up to a minute), so "nothing found" only becomes "never arrived"
  * once the reconciler has waited long enough (docs/events.md).

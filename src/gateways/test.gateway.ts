@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { CLOSED_ACCOUNT_CARD, GATEWAY_ERROR_CARD, STORE_FAILS_CARD, TEST_CARD_OUTCOMES, THREE_DS_CARDS, TIMEOUT_CARD } from '../vault/test-cards.js';
+import { CLOSED_ACCOUNT_CARD, GATEWAY_ERROR_CARD, STORE_FAILS_CARD, TEST_CARD_OUTCOMES, THREE_DS_CARDS, TIMEOUT_CARD } from '../domain/test-cards.js';
 import { continueFlow, startOffsite, startThreeDs } from './test/secure-flows.js';
 import { blankResponse, defineGateway, GatewayFaultError, GatewayResultUnknownError, type GatewayCall, type GatewayOperation, type GatewayResponse, type InquiryAnswer } from './kit/index.js';
 
@@ -43,7 +43,7 @@ function cardNumber(call: GatewayCall): string | null {
 }
 
 /**
- * Reconciliation, simulated (issue 17): a call that timed out because of amount 4080 had reached
+ * Reconciliation, simulated (docs/events.md): a call that timed out because of amount 4080 had reached
  * the gateway and went through; one that timed out because of the card 4000000000000408 never
  * arrived. Any other transaction is unknown to the test gateway.
  */

@@ -7,8 +7,8 @@ import { renderErrors } from './reply.js';
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (a malformed request line, headers
  * over the size limit, a request that never finished arriving). Fastify's default answers them
- * with its own JSON body; here they get the contract's envelope like every other error (issue 11
- * §8), in the format the request line names (`.xml` suffix) when the bytes the parser stopped in
+ * with its own JSON body; here they get the contract's envelope like every other error (API.md
+ * §3), in the format the request line names (`.xml` suffix) when the bytes the parser stopped in
  * still hold it, JSON otherwise (headers too large span several packets: the request line is
  * gone by then). The request id is not known yet; nothing of the request is echoed.
  */

@@ -4,7 +4,7 @@ import type { FastifyCompressOptions } from '@fastify/compress';
 export const COMPRESSION_THRESHOLD = 1024;
 
 /**
- * Response compression as Spreedly does it (issue 14 §1.9): br, gzip or deflate, whichever the
+ * Response compression as Spreedly does it (docs/wire-compatibility.md): br, gzip or deflate, whichever the
  * client's Accept-Encoding prefers, for bodies of 1 KiB or more (brotli at the plugin's quality 4,
  * not zlib's slow 11). Request bodies are never decompressed: a compressed body could expand past
  * the 1 MiB limit before it is checked. The plugin attaches itself to each route as it is added,

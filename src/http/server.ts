@@ -63,7 +63,7 @@ export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transacti
   certificates: CertificateService;
   paymentMethods: PaymentMethodService;
   transactions: GatewayTransactionService;
-  /** Issue 18: the gateway routes' `retry` runs through it. */
+  /** The gateway routes' `retry` runs through it (docs/routing-retry.md). */
   attemptChain: AttemptChain;
   transactionQuery: TransactionQueryService;
   idempotency: IdempotencyService;
@@ -73,9 +73,9 @@ export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transacti
   browserTokenization: BrowserTokenizationService;
   /** Reachability of Redis (null without COFFER_REDIS_URL), for /readyz. */
   sharedState: SharedStateStatus | null;
-  /** The events feed (issue 17). */
+  /** The events feed (docs/events.md). */
   events: EventService;
-  /** Issue 12: the node's metrics (requests are counted into them), or null when metrics are off. */
+  /** The node's metrics (requests are counted into them), or null when metrics are off. */
   metrics?: CofferMetrics | null;
   /** The metrics this port serves at /metrics (with their token), or null (404 there). */
   metricsEndpoint?: MetricsEndpoint | null;
@@ -149,7 +149,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     throw routeNotFound();
   });
 
-  // Events recorded while serving a request carry its X-Request-Id (issue 17). The callback form
+  // Events recorded while serving a request carry its X-Request-Id (docs/events.md). The callback form
   // makes the rest of the request's life run inside the context.
   app.addHook('onRequest', (request, _reply, done) => runInRequest(request.id, done));
   app.addHook('onRequest', async (request, reply) => {
@@ -170,7 +170,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   app.decorate('bodiesInFlight', bodiesInFlight);
   registerBodyIntake(app, bodiesInFlight);
 
-  // Group commit (issue 12): nothing is answered before every commit it could reflect is on disk.
+  // Group commit (docs/reliability.md): nothing is answered before every commit it could reflect is on disk.
   // Free when nothing is pending (reads, PostgreSQL); otherwise a wait of at most one shared fsync.
   app.addHook('onSend', (_request, _reply, payload, done) => {
     const settling = deps.store.settled();
@@ -190,7 +190,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     done(null, payload);
   });
 
-  // Issue 12: count and time every answer, by route pattern (never the raw URL).
+  // Count and time every answer, by route pattern (never the raw URL; docs/metrics.md).
   const metrics = deps.metrics ?? null;
   if (metrics !== null) {
     app.addHook('onResponse', (request, reply, done) => {
@@ -203,7 +203,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   // One line per request; never bodies, headers or query strings (they can carry secrets). The line
   // is built here from six known-safe fields (the request id is one that passed requestId's checks),
   // so it skips the logger's redaction paths, the second line of defence for objects logged by
-  // mistake: walking them was 5 µs of every request (issue 12), the rest of the line under 1 µs.
+  // mistake: walking them was 5 µs of every request, the rest of the line under 1 µs.
   const requestLog = deps.logger.child({}, { redact: [] });
   app.addHook('onResponse', async (request, reply) => {
     requestLog.info(

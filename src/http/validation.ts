@@ -64,7 +64,7 @@ export function integer() {
 
 /**
  * An optional free-form value (`data`, `metadata`, `gateway_specific_fields`): anything JSON can
- * hold, within the size caps of issue 11 §3 (its depth and characters are checked for every body).
+ * hold, within the size caps of docs/security.md, "Limits on input and templates" (its depth and characters are checked for every body).
  */
 export function freeForm() {
   return z.unknown().superRefine((value, context) => {

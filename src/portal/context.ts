@@ -14,13 +14,11 @@ import type { ReceiverService } from '../services/receiver.service.js';
 import type { TenancyService } from '../services/tenancy.service.js';
 import type { OverviewService } from '../services/overview.service.js';
 import type { TransactionQueryService } from '../services/transactions/transaction-query.service.js';
-import type { StoreHandle } from '../store/database.js';
 import type { WorkflowService } from '../services/routing/workflow.service.js';
 import type { Environment } from '../domain/environment.js';
 
 /** The services the portal calls; the same instances the API uses. */
 export interface PortalDeps {
-  store: StoreHandle;
   logger: Logger;
   tenancy: TenancyService;
   gateways: GatewayService;

@@ -26,7 +26,7 @@ export class TemplateError extends Error {
 }
 
 /**
- * A template over the limits of issue 11 §2 (section nesting, steps, rendered size). Its reason
+ * A template over its limits (section nesting, steps, rendered size; template-limits.ts). Its reason
  * is the answer's message, so the client learns which limit: it names numbers, never content.
  */
 export class TemplateLimitError extends TemplateError {

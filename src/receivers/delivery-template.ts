@@ -12,7 +12,7 @@ export { TemplateError, TemplateLimitError } from './delivery-errors.js';
  * - mustache.js parses (a fresh `Writer` per template: its default writer caches every template
  *   it has parsed, without bound, for the life of the process). Rendering is ours: mustache's
  *   renderer is recursive, unbounded and synchronous, so one template with nested sections over
- *   the payment methods could hold the event loop for minutes (issue 11 §2). Ours walks the
+ *   the payment methods could hold the event loop for minutes (961 bytes froze every tenant for 23 s). Ours walks the
  *   tokens with an explicit stack, counts steps and output bytes against a budget, and yields to
  *   the event loop every few milliseconds.
  * - No partials: a `{{> name}}` tag is refused rather than silently rendered as nothing.
@@ -92,7 +92,7 @@ function worstCase(tokens: readonly Token[], listLengths: Readonly<Record<string
 }
 
 /**
- * Checks a template before any work (issue 11 §2): syntax, nesting, and whether its worst case over
+ * Checks a template before any work (docs/security.md, "Limits on input and templates"): syntax, nesting, and whether its worst case over
  * lists of `listLengths` (the export's payment methods) fits `budget`. Throws TemplateError or
  * TemplateLimitError; the messages never contain the template.
  */

@@ -18,7 +18,7 @@ export interface ReceiverTypeDefinition {
 
 /**
  * What a type can do, derived from its protocol, for `receivers_options` and for the services
- * that refuse the rest: the catalog advertises exactly what works (issue 14 §1.10).
+ * that refuse the rest: the catalog advertises exactly what works (docs/wire-compatibility.md).
  */
 export function receiverOperations(definition: Pick<ReceiverTypeDefinition, 'protocol'>): { deliver: boolean; export: boolean } {
   return { deliver: definition.protocol === 'http', export: definition.protocol === 'sftp' };

@@ -2,7 +2,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Scrubber } from '../domain/scrubbing/scrubber.js';
 
-/** What a body that cannot be decoded and scrubbed with certainty is replaced by (issue 11 §5). */
+/** What a body that cannot be decoded and scrubbed with certainty is replaced by (docs/security.md, "Scrubbing"). */
 export const UNSCRUBBABLE_BODY = '[UNSCRUBBABLE BODY OMITTED]';
 
 /**

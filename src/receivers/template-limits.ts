@@ -1,5 +1,5 @@
 /**
- * Bounds on receiver templates (issue 11 §2). Sections multiply: a section over a list renders its
+ * Bounds on receiver templates (docs/security.md, "Limits on input and templates"). Sections multiply: a section over a list renders its
  * content once per item, and a nested section over the same list does so again for each of those,
  * so a 961-byte template could ask for billions of steps. Every template is checked before any
  * work (nesting, and the worst case its sections can cost for the number of payment methods

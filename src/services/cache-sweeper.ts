@@ -11,9 +11,9 @@ export interface SweepResult {
   exportsInterrupted: number;
   /** Gateway calls cut off mid-way (their node stopped), now `gateway_processing_result_unknown`. */
   abandonedCallsSettled: number;
-  /** Events older than the retention period, deleted (issue 17). */
+  /** Events older than the retention period, deleted (docs/events.md, "Retention"). */
   eventsExpired: number;
-  /** Unknown gateway results settled by asking the gateway (issue 17). */
+  /** Unknown gateway results settled by asking the gateway (docs/events.md). */
   reconciled: number;
 }
 

@@ -19,7 +19,7 @@ export function parseEventType(query: Record<string, unknown>): string | undefin
   return raw;
 }
 
-/** The events feed (issue 17): reads of what the repositories journaled, and its retention. */
+/** The events feed (docs/events.md): reads of what the repositories journaled, and its retention. */
 export class EventService {
   private readonly repos: Repositories;
 

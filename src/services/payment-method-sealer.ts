@@ -41,7 +41,7 @@ export class PaymentMethodSealer {
    * In a test environment a real card (or bank account, or third-party vault) is refused with
    * 402 before the other checks, as Spreedly does. A number that is not a card number at all
    * (wrong check digit, wrong length) is not a "real card": it gets 422 errors.invalid on
-   * `number` like any invalid field (issue 11 §8), so a typo in a test number says what is wrong.
+   * `number` like any invalid field, so a typo in a test number says what is wrong.
    */
   async prepare(
     environment: Environment,

@@ -214,7 +214,7 @@ export class PaymentMethodService {
   /** Destroys the number, CVV, fingerprint and bank numbers for good (RedactPaymentMethod). */
   async redact(environment: Environment, token: string, options: { removePersonalData: boolean; removeFromGateway?: string | undefined }): Promise<VaultOutcome> {
     const current = await this.show(environment, token);
-    // Removing the gateway's own copy needs the gateway (issue: transactions); an unknown one is 404 now.
+    // Removing the gateway's own copy needs the gateway: an unknown one is 404, before anything is redacted.
     if (options.removeFromGateway !== undefined && (await this.repos.gateways.find(environment.key, options.removeFromGateway)) === undefined) {
       throw new AppError({ key: 'errors.gateway_not_found', message: MESSAGES.gatewayNotFound });
     }

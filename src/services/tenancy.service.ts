@@ -133,7 +133,7 @@ export class TenancyService {
   }
 
   /**
-   * The card form's settings (issue 16): the origins that may embed it and tokenize from a
+   * The card form's settings (docs/card-capture.md): the origins that may embed it and tokenize from a
    * browser (already normalised; [] = any), and whether tokenization needs a signature.
    */
   async updateCardCapture(

@@ -6,7 +6,7 @@ import { enqueueCallbacks } from './repositories/callbacks.repo.js';
 export type { Change } from './repositories/events.repo.js';
 
 /**
- * The one place where a change of an API object becomes an event (issue 17). Every repository
+ * The one place where a change of an API object becomes an event (docs/events.md). Every repository
  * write that changes such an object goes through `journaled`: the write and its event land in
  * one database transaction (the caller's, when it has opened one), or neither does.
  */

@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 
 /**
- * Moves SQLite's WAL checkpoints off the event loop (issue 12). A checkpoint copies the WAL's
+ * Moves SQLite's WAL checkpoints off the event loop (docs/benchmarks.md). A checkpoint copies the WAL's
  * pages into the database file and fsyncs both; run by SQLite's auto-checkpoint it happens inside
  * some request's COMMIT, on the event loop (better-sqlite3 is synchronous), and made that COMMIT
  * average ~185 µs instead of ~15 µs under purchase load. Here the main connection's

@@ -19,7 +19,6 @@ import { partialIndexes } from './migrations/016-partial-indexes.js';
 import { portalMemberships } from './migrations/017-portal-memberships.js';
 import { callbackFairness } from './migrations/018-callback-fairness.js';
 import { openSqliteStore } from './sqlite-store.js';
-import { preparingPool } from './postgres-prepared.js';
 import { CofferPostgresDialect } from './postgres-dialect.js';
 import { CommitFeed, type CommitSubscription } from './commit-feed.js';
 
@@ -41,7 +40,7 @@ export interface StoreHandle {
    */
   settled(): Promise<void> | null;
   /**
-   * Every durable commit's latency and batch size (issue 12 metrics, the bench): on SQLite one
+   * Every durable commit's latency and batch size (docs/metrics.md, "Store"; the bench): on SQLite one
    * sample per group-commit fsync, with the commits it carried; on PostgreSQL one per COMMIT.
    */
   commits: CommitSubscription;
@@ -90,7 +89,7 @@ function openPostgres(url: string, commits: CommitFeed): { db: Kysely<Database>;
   // A connection that drops while checked out (a PostgreSQL restart under load) raises 'error' on
   // the client; unheard, that would end the process. The query in flight fails on its own.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return { db: new Kysely<Database>({ dialect: new CofferPostgresDialect({ pool: preparingPool(pool) }, commits) }), pool };
+  return { db: new Kysely<Database>({ dialect: new CofferPostgresDialect(pool, commits) }), pool };
 }
 
 /** Opens the configured store without touching its schema. */

@@ -1,30 +1,32 @@
-import { PostgresDialect, PostgresDriver, type DatabaseConnection, type Driver, type PostgresDialectConfig } from 'kysely';
+import type pg from 'pg';
+import { PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type DatabaseIntrospector, type Dialect, type DialectAdapter, type Driver, type Kysely, type QueryCompiler } from 'kysely';
 import type { CommitFeed } from './commit-feed.js';
+import { CofferPostgresDriver } from './postgres-driver.js';
 
-/** Publishes each COMMIT's latency to the store's commit feed (one transaction per commit). */
-class TimedPostgresDriver extends PostgresDriver {
+/**
+ * Kysely's PostgreSQL dialect with Coffer's driver (postgres-driver.ts: named prepared statements,
+ * pipelined transactions, timed commits); Kysely's own SQL compiler, adapter and introspector.
+ */
+export class CofferPostgresDialect implements Dialect {
   constructor(
-    config: PostgresDialectConfig,
+    private readonly pool: pg.Pool,
     private readonly commits: CommitFeed,
-  ) {
-    super(config);
+  ) {}
+
+  createDriver(): Driver {
+    return new CofferPostgresDriver(this.pool, this.commits);
   }
 
-  override commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.commits.timed(1, () => super.commitTransaction(connection));
-  }
-}
-
-/** Kysely's PostgreSQL dialect with commits timed (issue 12 metrics). */
-export class CofferPostgresDialect extends PostgresDialect {
-  constructor(
-    private readonly config: PostgresDialectConfig,
-    private readonly commits: CommitFeed,
-  ) {
-    super(config);
+  createQueryCompiler(): QueryCompiler {
+    return new PostgresQueryCompiler();
   }
 
-  override createDriver(): Driver {
-    return new TimedPostgresDriver(this.config, this.commits);
+  createAdapter(): DialectAdapter {
+    return new PostgresAdapter();
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's Dialect signature
+  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new PostgresIntrospector(db);
   }
 }

@@ -1,14 +1,16 @@
 import type pg from 'pg';
 
 /**
- * Pipelined transactions on PostgreSQL (issue 12). node-postgres waits for each statement's answer
+ * Pipelined transactions on PostgreSQL (docs/reliability.md). node-postgres waits for each statement's answer
  * before it sends the next one, so a purchase made twelve loopback round trips, each a socket
  * write, a wait and a wake-up of PostgreSQL. With the client in pipeline mode, statements whose
  * answer nobody reads are sent without waiting for it:
  *
  * - `begin`, which goes out with the transaction's first statement;
- * - statements registered with `markDeferrable` (the event and callback-queue inserts, the named
- *   lock): they go out with whatever the transaction sends next, at the latest with its `commit`.
+ * - statements declared deferrable where they are defined (deferrable-query.ts: the event and
+ *   callback-queue inserts, the named lock, the outcome update): they go out with whatever the
+ *   transaction sends next, at the latest with its `commit`. Outside a transaction such a
+ *   statement runs as any other: its caller waits for it to commit.
  *
  * PostgreSQL runs a connection's statements in the order they arrive, so a statement sent behind a
  * deferred one sees its effects (the update behind the lock runs once the lock is held). What
@@ -25,17 +27,6 @@ import type pg from 'pg';
  * Writes sent in one turn of the event loop leave in one write: the socket is corked when a
  * deferred statement is sent and uncorked once the turn has run (setImmediate).
  */
-
-const deferrableTexts = new Set<string>();
-
-/**
- * Declares that nobody reads the result of `text` (only whether it failed), so inside a
- * transaction it may be sent without waiting for its answer. Outside a transaction it runs as any
- * statement: its caller waits for it to commit.
- */
-export function markDeferrable(text: string): void {
-  deferrableTexts.add(text);
-}
 
 /** What `query` resolves a deferred statement with at once: no rows, nothing counted. */
 const NO_RESULT = Object.freeze({ command: 'DEFERRED', rowCount: null, rows: [], fields: [] }) as unknown as pg.QueryResult;
@@ -63,11 +54,12 @@ export class PipelinedConnection {
     private readonly send: Send,
   ) {}
 
-  query(text: string, parameters: unknown[] | undefined): Promise<pg.QueryResult> {
+  /** Sends one statement; `deferrable`: its caller reads nothing of its result (deferrable-query.ts). */
+  query(text: string, parameters: unknown[] | undefined, deferrable = false): Promise<pg.QueryResult> {
     if (this.inTransaction) {
       if (text === 'commit') return this.end(text, true);
       if (text === 'rollback') return this.end(text, false);
-      if (deferrableTexts.has(text)) return this.defer(text, parameters);
+      if (deferrable) return this.defer(text, parameters);
       if (text.startsWith('rollback to')) return this.recover(text, parameters);
       return this.send(text, parameters).catch((error: unknown) => {
         throw (error as { code?: unknown }).code === IN_FAILED_TRANSACTION && this.failure !== null ? this.failure : error;

@@ -1,26 +1,32 @@
 import type pg from 'pg';
-import type { PostgresPool, PostgresPoolClient } from 'kysely';
-import { PipelinedConnection } from './postgres-pipeline.js';
 
 /**
- * Named prepared statements on PostgreSQL (issue 12). node-postgres sends an unnamed statement
- * (parse, plan, execute) for every query; given a name it parses once per connection and then
- * only binds and executes. Each distinct SQL text with parameters gets a stable name (the same
- * text always the same name, so connections agree); past MAX_NAMED texts (lists whose IN has a
- * varying length) queries go unnamed, which bounds what each connection keeps on the server.
+ * Named prepared statements on PostgreSQL (docs/benchmarks.md, "Named prepared statements").
+ * node-postgres sends an unnamed statement (parse, plan, execute) for every query; given a name it
+ * parses once per connection and then only binds and executes.
+ *
+ * The names belong to one store's pool (postgres-driver.ts makes one StatementNames per store):
+ * each distinct SQL text with parameters gets a stable name within it, so the pool's connections
+ * agree, and two stores in one process never share a counter or a bound. Past MAX_NAMED texts
+ * (lists whose IN has a varying length) queries go unnamed, which bounds what each connection
+ * keeps on the server.
  */
+export const MAX_NAMED = 2000;
 
-const MAX_NAMED = 2000;
-const names = new Map<string, string>();
+/** One store's SQL texts and the names their prepared statements go by on its connections. */
+export class StatementNames {
+  private readonly names = new Map<string, string>();
 
-function nameFor(text: string): string | null {
-  let name = names.get(text);
-  if (name === undefined) {
-    if (names.size >= MAX_NAMED) return null;
-    name = `coffer_${names.size + 1}`;
-    names.set(text, name);
+  /** The name of `text`, given on first use; null once MAX_NAMED texts are named. */
+  nameFor(text: string): string | null {
+    let name = this.names.get(text);
+    if (name === undefined) {
+      if (this.names.size >= MAX_NAMED) return null;
+      name = `coffer_${this.names.size + 1}`;
+      this.names.set(text, name);
+    }
+    return name;
   }
-  return name;
 }
 
 /**
@@ -30,47 +36,21 @@ function nameFor(text: string): string | null {
  */
 const PLAN_CHANGED = '0A000';
 
-/** Clients that saw their prepared plans go stale, named no more. */
-const unnamed = new WeakSet<pg.PoolClient>();
+/** One pooled connection sending its statements by name, until its prepared plans go stale. */
+export class PreparingClient {
+  private naming = true;
 
-/** Each pooled client's pipeline (postgres-pipeline.ts), made once per connection. */
-const pipelines = new WeakMap<pg.PoolClient, PipelinedConnection>();
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly names: StatementNames,
+  ) {}
 
-function send(client: pg.PoolClient, text: string, parameters: unknown[] | undefined): Promise<pg.QueryResult> {
-  const name = parameters !== undefined && parameters.length > 0 && !unnamed.has(client) ? nameFor(text) : null;
-  const run = name === null ? client.query(text, parameters ?? []) : client.query({ name, text, values: parameters as unknown[] });
-  return run.catch((error: unknown) => {
-    if ((error as { code?: unknown }).code === PLAN_CHANGED) unnamed.add(client);
-    throw error;
-  });
-}
-
-function pipelineOf(client: pg.PoolClient): PipelinedConnection {
-  let pipeline = pipelines.get(client);
-  if (pipeline === undefined) {
-    pipeline = new PipelinedConnection(client.connection.stream as { cork?: () => void; uncork?: () => void }, (text, parameters) => send(client, text, parameters));
-    pipelines.set(client, pipeline);
+  send(text: string, parameters: unknown[] | undefined): Promise<pg.QueryResult> {
+    const name = parameters !== undefined && parameters.length > 0 && this.naming ? this.names.nameFor(text) : null;
+    const run = name === null ? this.client.query(text, parameters ?? []) : this.client.query({ name, text, values: parameters as unknown[] });
+    return run.catch((error: unknown) => {
+      if ((error as { code?: unknown }).code === PLAN_CHANGED) this.naming = false;
+      throw error;
+    });
   }
-  return pipeline;
-}
-
-function preparingClient(client: pg.PoolClient): PostgresPoolClient {
-  const pipeline = pipelineOf(client);
-  return {
-    query: ((textOrCursor: unknown, parameters?: readonly unknown[]) => {
-      if (typeof textOrCursor !== 'string') return client.query(textOrCursor as never);
-      return pipeline.query(textOrCursor, parameters === undefined ? undefined : [...parameters]);
-    }) as unknown as PostgresPoolClient['query'],
-    // A connection given back in the middle of a transaction (its statements still in flight) is
-    // closed rather than handed to the next request, which would run inside that transaction.
-    release: () => client.release(pipeline.idle ? undefined : new Error('released inside a transaction')),
-  };
-}
-
-/** The pool as Kysely sees it, each client naming its statements and pipelining its transactions. */
-export function preparingPool(pool: pg.Pool): PostgresPool {
-  return {
-    connect: async () => preparingClient(await pool.connect()),
-    end: () => pool.end(),
-  };
 }

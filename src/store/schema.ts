@@ -29,13 +29,13 @@ export interface EnvironmentsTable {
   allowed_origins: string | null;
   /** 1: browser tokenization needs the merchant's signature (nonce, timestamp, certificate token). */
   enhanced_iframe_security: Generated<number>;
-  /** Issue 17: the callbacks' signing secret, sealed with the environment's data key. */
+  /** The callbacks' signing secret, sealed with the environment's data key. */
   sealed_signing_secret: Generated<string | null>;
-  /** Issue 17: where the environment's subscribed events are POSTed; null = nowhere. */
+  /** Where the environment's subscribed events are POSTed; null = nowhere. */
   callback_url: Generated<string | null>;
-  /** Issue 17: xml (default) or json. */
+  /** The callbacks' format: xml (default) or json. */
   callback_format: Generated<string | null>;
-  /** Issue 17: JSON array of the event types sent to `callback_url`; null = every type. */
+  /** JSON array of the event types sent to `callback_url`; null = every type. */
   callback_event_types: Generated<string | null>;
 }
 
@@ -111,16 +111,16 @@ export interface TransactionsTable {
   order_id: string | null;
   created_at: string;
   updated_at: string;
-  /** Issue 17: where the outcome of an asynchronous finish is POSTed, and in which format. */
+  /** Where the outcome of an asynchronous finish is POSTed, and in which format. */
   callback_url: Generated<string | null>;
   callback_format: Generated<string | null>;
-  /** Issue 17: next time the sweep asks the gateway about an unknown result; null = not to ask. */
+  /** Next time the sweep asks the gateway about an unknown result; null = not to ask. */
   reconcile_next_at: Generated<string | null>;
   reconcile_attempts: Generated<number>;
   reconciled_at: Generated<string | null>;
-  /** Issue 18: the first attempt of the retry chain this transaction belongs to (itself for the first); null outside a chain. */
+  /** The first attempt of the retry chain this transaction belongs to (itself for the first); null outside a chain. */
   first_attempt_token: Generated<string | null>;
-  /** Issue 18: the workflow decision that chose this transaction's gateway (JSON); null when not routed. */
+  /** The workflow decision that chose this transaction's gateway (JSON); null when not routed. */
   routed_by: Generated<string | null>;
 }
 
@@ -265,7 +265,7 @@ export interface Database {
   workflows: WorkflowsTable;
 }
 
-/** Issue 12 (migration 015): one row, bumped by trigger on every write to a cached table. */
+/** Migration 015 (docs/caching.md): one row, bumped by trigger on every write to a cached table. */
 export interface CacheGenerationTable {
   id: number;
   generation: number;
@@ -387,7 +387,7 @@ export interface TransactionRollupMarksTable {
   complete_until: string;
 }
 
-/** Issue 17: one change of an API object. */
+/** One change of an API object (docs/events.md). */
 export interface EventsTable {
   seq: Generated<number>;
   token: string;
@@ -399,7 +399,7 @@ export interface EventsTable {
   created_at: string;
 }
 
-/** Issue 17: one callback to deliver (the queue). */
+/** One callback to deliver (the queue). */
 export interface CallbackDeliveriesTable {
   seq: Generated<number>;
   token: string;
@@ -437,7 +437,7 @@ export interface CallbackDestinationsTable {
   updated_at: string;
 }
 
-/** Issue 17: the delivery log, one row per attempt. */
+/** The delivery log, one row per attempt. */
 export interface CallbackAttemptsTable {
   seq: Generated<number>;
   delivery_token: string;
@@ -448,7 +448,7 @@ export interface CallbackAttemptsTable {
   created_at: string;
 }
 
-/** Issue 18: a routing workflow of an environment (migration 014). */
+/** A routing workflow of an environment (migration 014, docs/routing.md). */
 export interface WorkflowsTable {
   seq: Generated<number>;
   environment_key: string;

@@ -19,7 +19,7 @@ import {
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   /**
-   * Group commit's batch (issue 12): an outer BEGIN IMMEDIATE holding logical transactions that
+   * Group commit's batch (docs/reliability.md, "Batches"): an outer BEGIN IMMEDIATE holding logical transactions that
    * were released (savepoints) but not yet committed; the next flush commits it. Only with
    * durability (WAL): without it every transaction commits, and syncs, on its own.
    */
@@ -71,7 +71,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
    * Handles on one file in one process (tests run several "nodes" in one process) take turns here,
    * asynchronously. Otherwise one handle's write would wait in busy_timeout, synchronously, while
    * the transaction it waits for sits in the same event loop: a deadlock until SQLITE_BUSY. Since
-   * every write of an API object now writes its event in one transaction (issue 17), such
+   * every write of an API object now writes its event in one transaction (docs/events.md), such
    * transactions are common. Separate processes still queue on the file lock as before. A handle
    * keeps the turn while its batch is open; the flush that commits the batch hands it on.
    */
@@ -85,7 +85,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 
   /**
-   * Group commit (issue 12): a use of the connection that wrote hands it on first, then waits
+   * Group commit (docs/reliability.md): a use of the connection that wrote hands it on first, then waits
    * until its commit is durable. Whoever takes the connection meanwhile commits into the same
    * batch or the next, so the event loop never waits on a lone fsync, a batch writes each page
    * it touched once, and no caller is told of a commit before it is on disk.

@@ -95,7 +95,7 @@ export function openSqliteStore(file: string, options: SqliteOpenOptions = {}): 
       if (walSync === null || !handle.open) return null;
       // Another process's commit (a second node, the CLI) may not be durable yet when a read here
       // sees it; our fsync of the same WAL makes it so. Checked once per answer, after all of its
-      // reads, rather than at every use of the connection (issue 12: three times per show). Whoever
+      // reads, rather than at every use of the connection (that was three times per show). Whoever
       // notices it first notes it; every answer checked since then waits for that note, because
       // its reads may have seen the commit before it was noticed.
       if (sawForeignCommit()) foreignCommit = walSync.note();

@@ -1,7 +1,7 @@
 /**
  * Whether an error means "the database cannot be reached right now" rather than a bug: the
  * request could succeed later unchanged, so it is answered 503 errors.service_unavailable with
- * Retry-After (issue 11 §8, docs/reliability.md), not 500. PostgreSQL only: SQLite is a file in
+ * Retry-After (docs/reliability.md), not 500. PostgreSQL only: SQLite is a file in
  * the process, except that its group commit may have lost the ability to fsync (wal-sync.ts).
  */
 import { StoreDurabilityError } from './wal-sync.js';

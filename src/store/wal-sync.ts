@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { CommitSample } from './commit-feed.js';
 
 /**
- * Group commit for SQLite (issue 12). SQLite runs with `synchronous=NORMAL` in WAL mode, so a
+ * Group commit for SQLite (docs/reliability.md). SQLite runs with `synchronous=NORMAL` in WAL mode, so a
  * COMMIT only appends the transaction's frames to the `-wal` file (no fsync, tens of µs); this
  * class then makes them durable with one `fdatasync` of that file, off the event loop (libuv's
  * thread pool), shared by every commit noted before it started. Callers wait for it before they
@@ -51,7 +51,7 @@ export class WalSync {
   ) {}
 
   /**
-   * Group commit's second half (issue 12): logical transactions are released into one open
+   * Group commit's second half (docs/reliability.md, "Batches"): logical transactions are released into one open
    * SQLite transaction, and `commit` ends it before each fsync. It must capture the sequence
    * it covers before anyone else can use the connection again.
    */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCore, type Core } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { PaymentMethodSealer } from '../../src/services/payment-method-sealer.js';
-import { TEST_CARDS } from '../../src/vault/test-cards.js';
+import { TEST_CARDS } from '../../src/domain/test-cards.js';
 import { bulkTokens, seedStore, type SeedResult } from '../../bench/seeder.js';
 import { change } from '../../bench/scale-report.js';
 import { inParallel } from '../../drills/store-check.js';

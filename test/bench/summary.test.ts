@@ -60,7 +60,7 @@ describe('bench report', () => {
     machine: { node: 'v20.0.0', cpus: 2, load_average_before: [1, 1, 1], load_average_after: [2, 1, 1], fdatasync: { directory: '/tmp', p50_ms: 0.2134, p99_ms: 1.5 } },
   };
 
-  it('has the JSON shape issue 7 asks for: scenarios with name, rps, p50_ms, p99_ms, ratio_to_baseline, and a baseline', () => {
+  it('has the JSON shape of --json: scenarios with name, rps, p50_ms, p99_ms, ratio_to_baseline, and a baseline', () => {
     const parsed = JSON.parse(JSON.stringify(report)) as Record<string, any>;
     expect(Object.keys(parsed)).toEqual(expect.arrayContaining(['scenarios', 'baseline']));
     for (const scenario of parsed.scenarios) expect(scenario).toEqual(expect.objectContaining({ name: expect.any(String), rps: expect.any(Number), p50_ms: expect.any(Number), p99_ms: expect.any(Number), ratio_to_baseline: expect.any(Number) }));
@@ -75,7 +75,7 @@ describe('bench report', () => {
     expect(text).toContain('Disk: fdatasync after a 12 KiB append in /tmp: p50 0.213 ms, p99 1.500 ms');
   });
 
-  it('prints the store commits of each measured run (issue 12): CPU per request, commits, batch sizes, commit latency', () => {
+  it('prints the store commits of each measured run: CPU per request, commits, batch sizes, commit latency', () => {
     const withCommits: BenchReport = {
       ...report,
       scenarios: [{ ...purchase, commits: { commits: 400, transactions: 2000, meanMs: 0.3, p50Ms: 0.25, p99Ms: 1.5, meanBatchSize: 5, p99BatchSize: 10, cpuSeconds: purchase.requests * 0.0021 } }],

@@ -82,7 +82,7 @@ describe.each(storeKinds)('transparent redirect (%s)', (store) => {
       ['/relative', { key: 'errors.invalid', attribute: 'redirect_url', message: 'Redirect url is invalid' }],
       ['ftp://shop.example/x', { key: 'errors.invalid', attribute: 'redirect_url', message: 'Redirect url is invalid' }],
     ] as const) {
-      // A suffix-less path's errors are XML unless Accept asks for JSON (issue 14 §1.2).
+      // A suffix-less path's errors are XML unless Accept asks for JSON (docs/wire-compatibility.md).
       const res = await post(card({ redirect_url: url }), { Accept: 'application/json' });
       expect(res.status, url).toBe(422);
       expect(res.headers.location).toBeUndefined();

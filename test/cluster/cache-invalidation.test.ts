@@ -15,7 +15,7 @@ import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 /*
- * Issue 12's proof: node B keeps authentication, environments, organizations and gateways in
+ * The definition cache's proof (docs/caching.md): node B keeps authentication, environments, organizations and gateways in
  * memory, yet a change made through node A is obeyed by the very next request on B (no sleep,
  * no retry), on a SQLite file shared by two connections and on PostgreSQL. Each case first shows
  * B answering from its cache (the repository read is not called), then makes the change on A.

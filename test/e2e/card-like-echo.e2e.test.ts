@@ -3,7 +3,7 @@ import type { ApiResponse } from '../helpers/client.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 /**
- * Issue 11 §8: card numbers written with separators are neither echoed nor logged — an
+ * Card numbers written with separators are neither echoed nor logged — an
  * X-Request-Id that reads as a card is replaced by a new id, and a card in a path token is
  * [FILTERED] in the 404 message. The rules are the scrubber's (src/domain/scrubbing).
  */

@@ -33,7 +33,7 @@ describe.each(storeKinds)('certificate redact over HTTPS (%s)', (store) => {
     const stored = await server.core.store.db.selectFrom('certificates').selectAll().where('token', '=', token).executeTakeFirstOrThrow();
     expect(stored.sealed_private_key).toBe('');
     expect(stored.redacted_at).not.toBeNull();
-    // The redaction is in the events feed, once (issue 17).
+    // The redaction is in the events feed, once.
     const events = await server.client.get('/v1/events.json?event_type=RedactCertificate');
     expect(events.json().events.filter((event: { object_key: string }) => event.object_key === token)).toHaveLength(1);
   });

@@ -20,7 +20,7 @@ function split(response: string): { status: number; headers: string; body: strin
 }
 
 /**
- * Issue 11 §8: what Node's HTTP parser refuses (Fastify's own 400 and 431 answers before) uses
+ * What Node's HTTP parser refuses (Fastify's own 400 and 431 answers before) uses
  * the contract's error envelope, in the format the request line names, JSON when unknown.
  */
 describe('requests refused by the HTTP parser', () => {

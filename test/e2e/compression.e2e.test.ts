@@ -7,7 +7,7 @@ import { findCardData } from '../helpers/leak-scan.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 /*
- * Issue 14 §1.9: responses of 1 KiB or more are compressed (br, gzip, deflate) when the client's
+ * Responses of 1 KiB or more are compressed (br, gzip, deflate) when the client's
  * Accept-Encoding allows it; smaller ones, and clients that ask for nothing, get plain bodies.
  * Read with a raw client (the helper's client does not decompress), in JSON and in XML.
  */

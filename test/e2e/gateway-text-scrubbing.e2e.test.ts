@@ -6,7 +6,7 @@ import { storedBytes } from '../helpers/stored-bytes.js';
 import { startFakeStripe, type FakeStripe } from '../fakes/fake-stripe.js';
 
 /**
- * Issue 11 §4: a gateway whose decline text echoes the card. Whatever the gateway writes goes
+ * A gateway whose decline text echoes the card (docs/security.md, "Scrubbing"). Whatever the gateway writes goes
  * through the call's scrubber before it is stored or returned: `message`, `response.message`,
  * `gateway_specific_response_fields`, the transcript, the transactions list and the database.
  */

@@ -37,7 +37,7 @@ describe.each(storeKinds)('hostile input (%s)', (store) => {
 
   it('404 errors.transaction_not_found without echoing a card number given as the token', async () => {
     for (const path of [`/v1/transactions/${VISA}.json`, `/v1/transactions/${VISA}/transcript`]) {
-      // The bare transcript path answers errors in XML unless Accept asks for JSON (issue 14 §1.2).
+      // The bare transcript path answers errors in XML unless Accept asks for JSON (docs/wire-compatibility.md).
       const res = await server.client.get(path, { accept: 'application/json' });
       expect(res.status, res.text).toBe(404);
       expect(res.json().errors[0]).toEqual({ key: 'errors.transaction_not_found', message: 'Unable to find the transaction [FILTERED].' });

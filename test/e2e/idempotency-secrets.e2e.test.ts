@@ -7,7 +7,7 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { storedBytes } from '../helpers/stored-bytes.js';
 
 /**
- * Issue 11 §6 (API.md §8): a response that carries a secret is never stored for replay — the key
+ * API.md §8 (docs/security.md, "Idempotency and secrets"): a response that carries a secret is never stored for replay — the key
  * answers 409 `errors.idempotency_key_not_replayable` — and Idempotency-Key values are stored as
  * keyed hashes, never in clear (SQLite file and WAL, PostgreSQL rows).
  */

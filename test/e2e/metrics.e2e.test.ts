@@ -12,7 +12,7 @@ import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 /*
- * Issue 12, metrics: GET /metrics in the Prometheus text format with a real server, real requests
+ * Metrics (docs/metrics.md): GET /metrics in the Prometheus text format with a real server, real requests
  * and a real (misbehaving) Stripe on 127.0.0.1. Every assertion reads values from the parsed
  * exposition, before and after the requests that should move them.
  */

@@ -8,7 +8,7 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 
 /*
- * Issue 14 §4: GET /v1/openapi.json serves an OpenAPI 3.1 document of the whole API, without
+ * GET /v1/openapi.json serves an OpenAPI 3.1 document of the whole API, without
  * authentication. It must be valid (checked by a maintained validator, not by hand), list every
  * route Fastify has registered, and list no route that does not exist.
  */

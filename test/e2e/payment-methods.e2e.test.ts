@@ -809,7 +809,7 @@ describe.each(storeKinds)('payment methods over HTTPS (%s)', (store) => {
       const expected = [{ key: 'errors.account_inactive', message: notActivated(server.init.environment_key) }];
       const invalidNumber = [{ key: 'errors.invalid', attribute: 'number', message: 'Number is invalid' }];
       for (const format of ['json', 'xml'] as const) {
-        // Not a card number at all (check digit, length): 422 on number, not a "real card" (issue 11 §8).
+        // Not a card number at all (check digit, length): 422 on number, not a "real card" (so a typo says what is wrong).
         expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: REAL_INVALID, verification_value: REAL_CVV }) }), format, 422, invalidNumber);
         expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: REAL_CVV }) }), format, 422, invalidNumber);
         expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: REAL_VALID }) }), format, 402, expected);

@@ -7,7 +7,7 @@ import { addPaymentMethod, createTestGateway } from '../helpers/fixtures.js';
 const CARD = { first_name: 'Ada', last_name: 'Lovelace', number: '4111111111111111', verification_value: '123', month: 12, year: 2031 };
 
 /**
- * Issue 12: a purchase with a retained token reads its payment method once (the 422 check and
+ * A purchase with a retained token reads its payment method once (the 422 check and
  * the plan share the row; its use is decided by the conditional update under the lock).
  */
 describe.each(storeKinds)('statements of a purchase (%s)', (store) => {

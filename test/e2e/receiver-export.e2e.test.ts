@@ -146,7 +146,7 @@ for (const store of storeKinds) {
 
 /**
  * What an export checks before anything is recorded or any server is contacted. Runs on every
- * machine, sshd or not (a fresh clone's `npm test`, issue 11 §1): the receiver names a loopback
+ * machine, sshd or not (a fresh clone's `npm test` must pass everywhere): the receiver names a loopback
  * port nothing listens on.
  */
 describe.each(storeKinds)('export requests refused before any work (%s)', (store) => {

@@ -8,10 +8,11 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { storedBytes } from '../helpers/stored-bytes.js';
 
 /**
- * Issue 11 §5: a receiver's answer is decoded as far as it can be (Content-Encoding, UTF-16,
+ * A receiver's answer is decoded as far as it can be (Content-Encoding, UTF-16,
  * entities, escapes, full-width digits, separators, base64) and scrubbed before it is stored or
  * returned; a body that cannot be decoded with certainty is replaced by
- * `[UNSCRUBBABLE BODY OMITTED]`. Each form of the issue against a real HTTP receiver on 127.0.0.1.
+ * `[UNSCRUBBABLE BODY OMITTED]` (docs/security.md, "Scrubbing"). Each form that once got through
+ * unscrubbed, against a real HTTP receiver on 127.0.0.1.
  */
 
 const PAN = '4111111111111111';

@@ -55,7 +55,7 @@ describe.each(storeKinds)('receivers over HTTPS (%s)', (store) => {
       name: 'Acerentacar Receiver', receiver_type: 'ace_rent_a_car', hostnames: 'https://ota.acerentacar.com', company_name: 'Ace Rent a Car', protocol: 'http',
       supports_deliver: true, supports_export: false, test: false,
     });
-    // Issue 14 §1.10: each type advertises only the operation its protocol serves.
+    // Each type advertises only the operation its protocol serves (an honest catalog).
     expect(types.map((t: any) => [t.receiver_type, t.supports_deliver, t.supports_export, t.test])).toEqual([
       ['test', true, false, true], ['http', true, false, false], ['sftp', false, true, false], ['ace_rent_a_car', true, false, false],
     ]);

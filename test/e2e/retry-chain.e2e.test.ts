@@ -10,7 +10,7 @@ import { FakeAdyen } from '../fakes/fake-adyen.js';
 import { startFakeStripe, type FakeStripe } from '../fakes/fake-stripe.js';
 
 /**
- * Issue 18, retry on backup gateways (Spreedly's `retry`), end to end over real sockets: a Stripe
+ * Retry on backup gateways (Spreedly's `retry`, docs/routing-retry.md), end to end over real sockets: a Stripe
  * fake and an Adyen fake that answer, a Checkout.com endpoint on a closed port (connection
  * refused), and a dLocal endpoint that answers 503 to everything. Every attempt is its own
  * transaction; the answer is the attempt that settled the chain.

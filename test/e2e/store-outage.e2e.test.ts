@@ -15,8 +15,8 @@ describe('which errors mean the database is unreachable', () => {
 });
 
 /**
- * Issue 11 §8: while PostgreSQL is unreachable, requests answer 503 errors.service_unavailable with
- * Retry-After instead of 500 errors.internal. The server reaches its own database through a TCP
+ * While PostgreSQL is unreachable, requests answer 503 errors.service_unavailable with
+ * Retry-After instead of 500 errors.internal (docs/reliability.md). The server reaches its own database through a TCP
  * relay the test cuts (never the shared server itself), then restores.
  */
 if (postgresUrl !== null) {

@@ -8,7 +8,7 @@ import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 /*
- * Issue 14 §2: stored credentials. `stored_credential_initiator` and `stored_credential_reason_type`
+ * Stored credentials (docs/test-gateway-flows.md). `stored_credential_initiator` and `stored_credential_reason_type`
  * are accepted on purchase, authorize and verify and echoed; only both together reach the gateway.
  * The network transaction id a cardholder-initiated transaction returns is kept with the payment
  * method and sent on later merchant-initiated ones, through whichever gateway: the test gateway

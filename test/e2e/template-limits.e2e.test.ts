@@ -10,10 +10,10 @@ function nested(depth: number, inner = '{{credit_card_number}}'): string {
 }
 
 /**
- * Issue 11 §2: templates that used to kill the process or freeze every tenant are refused with
+ * Templates that used to kill the process or freeze every tenant are refused with
  * 422 before any work, /healthz keeps answering, and deliver and export are rate limited.
  */
-describe('receiver template limits (issue 11 §2)', () => {
+describe('receiver template limits: refused before any work, the server keeps answering', () => {
   let server: TestServer;
   let receiver: RecordingReceiver;
   let live: ApiClient;

@@ -7,7 +7,7 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { childOrder } from '../helpers/xml.js';
 
 /*
- * Issue 14 §3: the test gateway's 3-D Secure 2 flows on the enrolled card 4556761029983886 (the
+ * The test gateway's 3-D Secure 2 flows on the enrolled card 4556761029983886 (the
  * amount picks the flow, docs/test-gateway-flows.md) and its offsite flow with a `sprel` method,
  * each finished with POST /v1/transactions/<t>/complete, in JSON and XML.
  */

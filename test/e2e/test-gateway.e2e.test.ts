@@ -406,7 +406,7 @@ describe.each(storeKinds)('the test gateway over HTTPS (%s)', (store) => {
         const tx = api.tx(res);
         expect(tx).toMatchObject({ state: 'gateway_processing_failed', succeeded: false, message: 'Account closed', message_key: null });
         expect(tx.response).toMatchObject({ success: false, message: 'Account closed' });
-        // The nested method is shown as it was when the purchase began (issue 14 §1.8); it is closed after.
+        // The nested method is shown as it was when the purchase began (as on Spreedly); it is closed after.
         expect(tx.payment_method?.storage_state).toBe('cached');
         if (format === 'xml') expectNoErrorElements(res);
         expect((await methodOf(pm)).storage_state).toBe('closed');
@@ -646,7 +646,7 @@ describe.each(storeKinds)('the test gateway over HTTPS (%s)', (store) => {
         expect(inline.status, inline.text).toBe(200);
         const inlineTx = api.tx(inline);
         expect(inlineTx).toMatchObject({ retain_on_success: true, payment_method_added: true });
-        // As the card was when the purchase began (issue 14 §1.8); retained afterwards.
+        // As the card was when the purchase began (as on Spreedly); retained afterwards.
         expect(inlineTx.payment_method?.storage_state).toBe('cached');
         expect((await methodOf(inlineTx.payment_method?.token as string)).storage_state).toBe('retained');
 
@@ -680,7 +680,7 @@ describe.each(storeKinds)('the test gateway over HTTPS (%s)', (store) => {
         const pm = await createCard(server.client, VISA, { single_use: true });
         const first = await api.direct(gateway, 'purchase', transactionFields(pm));
         expect(first.status, first.text).toBe(200);
-        // Cached when the purchase began (issue 14 §1.8), used from then on.
+        // Cached when the purchase began (as on Spreedly), used from then on.
         expect(api.tx(first).payment_method?.storage_state).toBe('cached');
         expect((await methodOf(pm)).storage_state).toBe('used');
         const second = await api.direct(gateway, 'authorize', transactionFields(pm));

@@ -72,7 +72,7 @@ function tlsFile(server: TestServer, name: string): string {
   return fs.readFileSync(path.join(server.dataDir, 'tls', name), 'utf8');
 }
 
-/** Issue 11 §8: TLS 1.2 suites, renegotiation and HSTS. */
+/** TLS 1.2 suites, renegotiation and HSTS (docs/security.md). */
 describe('TLS hardening of the running server', () => {
   let server: TestServer;
   let port: number;

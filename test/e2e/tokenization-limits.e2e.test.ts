@@ -6,7 +6,7 @@ import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 /**
- * Issue 11 §7 (API.md §7): every way a card enters the vault — POST payment_methods and an inline
+ * API.md §7 (docs/security.md, "Card-testing limits"): every way a card enters the vault — POST payment_methods and an inline
  * `credit_card` on purchase, authorize, verify, store and general credit — spends the same three
  * budgets (BIN6 + last four, BIN8 + last four, client IP), checked before any gateway call: a
  * refused request vaults nothing and records nothing.

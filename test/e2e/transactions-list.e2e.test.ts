@@ -282,7 +282,7 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
       });
 
       it("404 for an unknown transaction or another environment's", async () => {
-        // Errors of the bare transcript path are XML unless Accept asks for JSON (issue 14 §1.2).
+        // Errors of the bare transcript path are XML unless Accept asks for JSON (docs/wire-compatibility.md).
         const unknown = await api.get('/v1/transactions/nonesuch/transcript');
         expect(unknown.status).toBe(404);
         expect(xmlErrorEntries(unknown.xml().errors)[0]).toMatchObject({ key: 'errors.transaction_not_found', message: 'Unable to find the transaction nonesuch.' });

@@ -7,7 +7,7 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { addPaymentMethod, createTestGateway, transactionXml } from '../helpers/fixtures.js';
 
 /*
- * Issue 17: events are written in the transaction of the change (a change rolled back leaves no
+ * Events are written in the transaction of the change (a change rolled back leaves no
  * event), single-use methods record UsePaymentMethod, the feed is rate limited under its own
  * name, and the sweep deletes events past the retention period.
  */
@@ -81,7 +81,7 @@ describe.each(storeKinds)('event journal (%s)', (store) => {
     expect(await eventsOf(environment.key)).toEqual([]);
     expect((await eventsOf(recent.key)).map((event) => event.event_type)).toEqual(['AddEnvironment']);
   });
-  it('looks for callback destinations only where they can exist (issue 12), and still queues them where they do', async () => {
+  it('looks for callback destinations only where they can exist, and still queues them where they do', async () => {
     const environment = await server.core.tenancy.createEnvironment(server.init.organization_token, `callback-hint-${store}`, false);
     const db = server.core.store.db;
     const now = clock.now().toISOString();

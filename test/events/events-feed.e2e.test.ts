@@ -6,7 +6,7 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { asList } from '../helpers/xml.js';
 
 /*
- * Issue 17, the events feed over real HTTPS in JSON and XML: an event for every kind of object
+ * The events feed (docs/events.md) over real HTTPS in JSON and XML: an event for every kind of object
  * change (carrying the originating X-Request-Id), the list's order, pagination and filters, the
  * payment-method feeds, and the errors.
  */

@@ -9,7 +9,7 @@ import { startFakeStripe, type FakeStripe } from '../fakes/fake-stripe.js';
 import { RecordingReceiver } from '../fakes/recording-receiver.js';
 
 /*
- * Issue 17, reconciliation of gateway_processing_result_unknown from the sweep: a timed-out
+ * Reconciliation of gateway_processing_result_unknown from the sweep (docs/events.md): a timed-out
  * test-gateway purchase that went through (reconciled, event, callback, single-use card used), one
  * that never arrived (not charged, only once "not found" is believable), and a Stripe purchase
  * whose answer was lost (the fake's search answers late, then knows the PaymentIntent).

@@ -14,7 +14,7 @@ import { findCardData } from '../helpers/leak-scan.js';
 import { RecordingReceiver } from '../fakes/recording-receiver.js';
 
 /*
- * Issue 17, signed callbacks over real HTTP to a local receiver: the signing secret (shown once,
+ * Signed callbacks (docs/events.md) over real HTTP to a local receiver: the signing secret (shown once,
  * sealed), the environment's subscription by event type, both signature schemes in JSON and XML,
  * a 3DS transaction's own callback_url, retries with backoff across a restart, two nodes never
  * sending the same attempt, the egress guard refusing a private address, redelivery and the log.

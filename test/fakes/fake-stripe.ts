@@ -181,7 +181,7 @@ export class FakeStripe {
         path: /^/,
         handle: (request) => {
           const answer = this.answer(request);
-          // Carried out, never answered: Coffer's call times out with the intent made (issue 17).
+          // Carried out, never answered: Coffer's call times out with the intent made (for reconciliation).
           return this.answersLost ? new Promise<FakeAnswer>(() => undefined) : answer;
         },
       },

@@ -339,7 +339,7 @@ describe('Adyen: endpoints and credentials', () => {
   it('advertises what it implements, under the Spreedly gateway_type and credential names', () => {
     const { definition } = adyenGateway;
     expect(definition.gatewayType).toBe('adyen');
-    // supports_populate_mit_fields: stored credentials (ContAuth, networkTxReference), issue 14 §2.
+    // supports_populate_mit_fields: stored credentials (ContAuth, networkTxReference; docs/gateways/adyen.md).
     expect([...definition.characteristics].sort()).toEqual([
       'supports_authorize', 'supports_capture', 'supports_credit', 'supports_populate_mit_fields', 'supports_purchase', 'supports_store', 'supports_verify', 'supports_void',
     ]);

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cyberSourceRestGateway } from '../../src/gateways/cyber_source_rest.gateway.js';
-import { signedHeaders } from '../../src/gateways/cybersource/http-signature.js';
+import { signedHeaders } from '../../src/gateways/cyber_source_rest/http-signature.js';
 import { executeOperation, GatewayFaultError, GatewayResultUnknownError, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from '../../src/gateways/kit/index.js';
 import { GatewayHttpClient } from '../../src/gateways/kit/http-client.js';
 import { jsonOf, type FakeRequest } from '../fakes/fake-gateway-server.js';

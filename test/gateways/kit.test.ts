@@ -177,7 +177,7 @@ describe('executeOperation', () => {
     return error as GatewayFaultError;
   }
 
-  it('issue 18: only a fault that proves the payment was not taken is marked notTaken', async () => {
+  it('marks notTaken only a fault that proves the payment was not taken (a retry chain may move on)', async () => {
     // Nothing sent: an adapter error before sending, a refused connection.
     expect((await faultOf(() => Promise.reject(new TypeError('bug')))).notTaken).toBe(true);
     const refused = await faultOf(async (call) => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { paypalCommercePlatformGateway as paypal } from '../../src/gateways/paypal_commerce_platform.gateway.js';
-import { PAYPAL_LIVE_BASE, PAYPAL_TEST_BASE } from '../../src/gateways/paypal/paypal-api.js';
+import { PAYPAL_LIVE_BASE, PAYPAL_TEST_BASE } from '../../src/gateways/paypal_commerce_platform/paypal-api.js';
 import { executeOperation, GatewayFaultError, GatewayResultUnknownError, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from '../../src/gateways/kit/index.js';
 import { GatewayHttpClient } from '../../src/gateways/kit/http-client.js';
 import { FakeGatewayServer, jsonOf, type FakeAnswer, type FakeRequest } from '../fakes/fake-gateway-server.js';

@@ -65,7 +65,7 @@ describe('gateway registry', () => {
     const test = findGatewayDefinition('test');
     expect(test?.paymentMethods).toEqual(['credit_card', 'third_party_token', 'bank_account']);
     expect(test?.characteristics.has('supports_offsite_purchase')).toBe(false);
-    // Issue 14 §2/§3: 3-D Secure 2 flows and stored credentials now work on the test gateway.
+    // 3-D Secure 2 flows and stored credentials work on the test gateway (docs/test-gateway-flows.md).
     expect(test?.characteristics.has('supports_3dsecure_2_purchase')).toBe(true);
     expect(test?.characteristics.has('supports_populate_mit_fields')).toBe(true);
     expect(test?.characteristics.has('supports_3dsecure_purchase')).toBe(true);

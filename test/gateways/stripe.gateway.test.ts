@@ -225,7 +225,7 @@ describe('StripeAdapter: purchase', () => {
       accountClosed: false,
       thirdPartyToken: null,
       specificResponseFields: { stripe: { status: 'succeeded' } },
-      // The charge's payment_method_details.card.network_transaction_id (issue 14 §2).
+      // The charge's payment_method_details.card.network_transaction_id (kept for stored credentials).
       networkTransactionId: `nti_${String(intent?.json.latest_charge)}`,
       pendingAction: null,
     });

@@ -32,7 +32,7 @@ export const cvvArbitrary = fc.array(fc.integer({ min: 0, max: 9 }), { minLength
 /** First code points of sets of decimal digits in other scripts. */
 const SCRIPT_ZEROS = [0x660, 0x6f0, 0x966, 0x9e6, 0xe50, 0xff10, 0x1d7ce, 0x1d7ec];
 
-/** One digit, written in one of the forms the issue lists. */
+/** One digit, written in one of the forms a gateway or receiver was seen to echo (docs/security.md, "Scrubbing"). */
 const digitForm = (digit: string): fc.Arbitrary<string> => {
   const code = digit.charCodeAt(0);
   const hex = code.toString(16);

@@ -116,7 +116,7 @@ export async function startGatewayE2e(gatewayType: string, fakeUrl: string, stor
 }
 
 /**
- * The fault contract every real gateway shares (issue 13, "Bad input and faults"), through a purchase:
+ * The fault contract every real gateway shares (docs/gateways/README.md, "The rules a module lives by"), through a purchase:
  * no answer in time is 408 `gateway_processing_result_unknown`; a 5xx or an answer that is not the
  * gateway's format is a failed transaction with `processing_error`. Leaves the fake answering normally.
  */

@@ -1,12 +1,12 @@
 import { luhnValid } from '../../src/vault/card-rules.js';
-import { TEST_CARDS } from '../../src/vault/test-cards.js';
+import { TEST_CARDS } from '../../src/domain/test-cards.js';
 
 /**
  * Finds card data written in clear: the leak guard of the test helpers (every response, every
  * log line, the SQLite files) and the at-rest suites use it.
  *
  * What counts as card data:
- * - any known test PAN (src/vault/test-cards.ts) or extra known secret, anywhere in the text;
+ * - any known test PAN (src/domain/test-cards.ts) or extra known secret, anywhere in the text;
  * - any run of 13–19 digits that passes Luhn and is delimited by non-alphanumerics (so hex
  *   fingerprints, tokens and base64 blobs that happen to hold digits do not count);
  * - the same written in groups separated by spaces or dashes (`4111 1111 1111 1111`,

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 
 /**
- * Real servers for a newcomer's `npm test` (issue 11 §1). When COFFER_TEST_DATABASE_URL,
+ * Real servers for a newcomer's `npm test` (README, "Development"). When COFFER_TEST_DATABASE_URL,
  * COFFER_TEST_REDIS_URL or COFFER_TEST_SSHD is not set and CI is not set, the test run starts
  * what the machine has: a throw-away PostgreSQL cluster (initdb in a temp dir, its own port),
  * a throw-away redis-server, and marks sshd usable for the SFTP suites (which start their own).

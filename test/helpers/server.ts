@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, buildCore, resolveTls, type Core } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import type { Clock } from '../../src/domain/clock.js';
+import type { RandomInt } from '../../src/services/routing/split-draw.js';
 import type { Logger } from 'pino';
 import { createLogger } from '../../src/logger.js';
 import type { InitResult } from '../../src/services/tenancy.service.js';
@@ -37,6 +38,8 @@ export interface StartOptions {
   store?: 'sqlite' | 'postgres';
   tls?: boolean;
   clock?: Clock;
+  /** Draws workflow splits (default: the CSPRNG); a seeded one makes counts of routed payments reproducible. */
+  random?: RandomInt;
   env?: Record<string, string>;
   /**
    * What the leak guard does with a log line holding card data: `throw` (default) raises it as
@@ -84,7 +87,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       done();
     },
   });
-  const core = await buildCore(config, options.clock);
+  const core = await buildCore(config, options.clock, options.random);
   const init = await core.tenancy.init();
   const tls = await resolveTls(config);
   const logger = createLogger('info', sink);

@@ -113,7 +113,7 @@ describe('the rate-limit hook on a real Fastify instance', () => {
       method: 'POST',
       url: path,
       remoteAddress: options.address ?? '198.51.100.1',
-      // Bare paths answer errors in XML unless Accept asks for JSON (issue 14 §1.2).
+      // Bare paths answer errors in XML unless Accept asks for JSON (docs/wire-compatibility.md).
       headers: { 'content-type': 'application/json', accept: 'application/json', ...(options.environment === undefined ? {} : { 'x-environment': options.environment }) },
       payload: JSON.stringify({ payment_method: options.card === undefined ? { email: 'a@example.com' } : { credit_card: { number: options.card } } }),
     });

@@ -6,7 +6,7 @@ import { startServer, type TestServer } from '../helpers/server.js';
 const PASSWORD = 'correct horse battery';
 
 /*
- * Issue 18: the portal's Workflows page over HTTP on both stores. Owners and admins create, edit
+ * The portal's Workflows page over HTTP on both stores. Owners and admins create, edit
  * and remove; developers and viewers read only (no form, and a forged POST is refused); a bad
  * form is a page of the API's own messages and stores nothing.
  */

@@ -12,7 +12,7 @@ const PASSWORD = 'correct horse battery';
 const FIELD = { key: /^Key\b/, rules: /^Rules\b/ } as const;
 
 /**
- * Issue 18: the Workflows page in a real Chromium. An admin creates a workflow with a rule and a
+ * The Workflows page in a real Chromium. An admin creates a workflow with a rule and a
  * split through the form and edits it; a viewer sees it without a form. Each page is
  * screenshotted (.tmp/screenshots) and checked with axe-core.
  */

@@ -188,7 +188,7 @@ describe('exportVariables', () => {
   });
 });
 
-describe('template limits (issue 11 §2)', () => {
+describe('template limits: nesting, size and render budget', () => {
   const nested = (depth: number, inner = '.') => `${'{{#items}}'.repeat(depth)}${inner}${'{{/items}}'.repeat(depth)}`;
 
   it('refuses sections nested deeper than 4, before any rendering, with a message naming the limit', async () => {

@@ -68,7 +68,7 @@ describe('EgressGuard: IP literals (no DNS)', () => {
     ['64:ff9b::7f00:1', 'loopback address'],
     ['64:ff9b::a00:1', 'private address'],
     ['2002:a9fe:a9fe::1', 'metadata address'],
-    // Issue 11 §8: every IPv6 form that embeds an IPv4 address is judged by that address.
+    // Every IPv6 form that embeds an IPv4 address is judged by that address (docs/receivers.md, "Egress guard").
     ['::ffff:0:127.0.0.1', 'loopback address'], // SIIT (IPv4-translated)
     ['::ffff:0:a9fe:a9fe', 'metadata address'],
     ['::7f00:1', 'loopback address'], // IPv4-compatible

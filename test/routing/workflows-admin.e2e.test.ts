@@ -5,7 +5,7 @@ import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 /*
- * Issue 18: the workflows admin API on both stores, JSON and XML. Create, list, show, update,
+ * The workflows admin API (docs/routing.md) on both stores, JSON and XML. Create, list, show, update,
  * remove, each with its event; every validation error is a 422 naming the place, and leaves
  * nothing behind (no workflow, no event); the roles of access secrets are enforced.
  */

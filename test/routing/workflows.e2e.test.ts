@@ -4,7 +4,7 @@ import { storeKinds } from '../helpers/postgres.js';
 import { AMEX, MASTER, STRIPE_DECLINE, STRIPE_KEY_1, STRIPE_KEY_2, VISA, startRoutingE2e, type RoutingE2e } from './routing-e2e.js';
 
 /*
- * Issue 18, routing workflows end to end over HTTPS on both stores: the admin API in JSON and XML,
+ * Routing workflows (docs/routing.md) end to end over HTTPS on both stores: the admin API in JSON and XML,
  * rules by brand, currency and amount routing to real local fakes (two Stripe gateways on a fake
  * Stripe, one Adyen gateway on a fake Adyen), explain agreeing with what happens, the default
  * workflow, a weighted split, and every validation error leaving nothing behind.
@@ -199,7 +199,7 @@ describe.each(storeKinds)('routing workflows (%s)', (store) => {
   });
 
   describe('a weighted split', () => {
-    it('sends 70/30 within 5 points over 1,000 purchases (crypto RNG: ±50 is 3.4 sigma), and explain gives the chances', async () => {
+    it('sends 70/30 within 5 points over 1,000 purchases (seeded draws), and explain gives the chances', async () => {
       await createWorkflow({
         key: 'split',
         name: 'Split 70/30',
@@ -219,7 +219,7 @@ describe.each(storeKinds)('routing workflows (%s)', (store) => {
         expect(t.routed_by.method).toBe('weighted');
         counts[t.gateway_token] = (counts[t.gateway_token] ?? 0) + 1;
       }
-      // Issue 18: within 5 % of the weights over 1,000 transactions (700 ± 50 on the first).
+      // Within 5 % of the weights over 1,000 transactions (700 ± 50 on the first).
       expect(Math.abs((counts[e2e.gateways.stripe1] ?? 0) - 700)).toBeLessThanOrEqual(50);
       // The fake saw exactly the charges the answers claim.
       expect(e2e.stripeCharges(STRIPE_KEY_1) - before.one).toBe(counts[e2e.gateways.stripe1]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { luhnValid } from '../../src/vault/card-rules.js';
-import { TEST_CARDS } from '../../src/vault/test-cards.js';
+import { TEST_CARDS } from '../../src/domain/test-cards.js';
 import {
   assertNoCardData,
   findCardData,

@@ -7,7 +7,7 @@ import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
 
 /**
- * Issue 12 (migration 016): the indexes of mostly-null columns hold only non-null rows, and the
+ * Migration 016: the indexes of mostly-null columns hold only non-null rows, and the
  * queries that use them can still use them. Each query below has the shape of its repository's
  * (transactions.repo.ts, payment-methods.repo.ts).
  */

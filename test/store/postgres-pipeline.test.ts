@@ -2,20 +2,20 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type StoreHandle } from '../../src/store/database.js';
-import { markDeferrable } from '../../src/store/postgres-pipeline.js';
+import { CommitFeed } from '../../src/store/commit-feed.js';
+import { deferrable } from '../../src/store/deferrable-query.js';
+import { CofferPostgresDriver } from '../../src/store/postgres-driver.js';
 import { LocksRepo } from '../../src/store/repositories/locks.repo.js';
 import { createPostgresDatabase, postgresUrl } from '../helpers/postgres.js';
-import { preparingPool } from '../../src/store/postgres-prepared.js';
 
 /**
- * Issue 12: inside a PostgreSQL transaction, `begin` and the statements nobody reads (the event
+ * Inside a PostgreSQL transaction, `begin` and the statements nobody reads (the event
  * insert, the named lock) go out without waiting for their answers. Their failures must still
  * fail the transaction as a whole, with their own error, and what follows them must still run
  * after them.
  */
 
 const NOTE = 'insert into notes (id, body) values ($1, $2)';
-markDeferrable(NOTE);
 
 const SQLSTATE = { uniqueViolation: '23505' } as const;
 
@@ -24,7 +24,7 @@ describe.runIf(postgresUrl !== null)('PostgreSQL pipelined transactions', () => 
   let store: StoreHandle;
   let db: Kysely<never>;
 
-  const note = (executor: Kysely<never>, id: number, body: string) => executor.executeQuery(CompiledQuery.raw(NOTE, [id, body]));
+  const note = (executor: Kysely<never>, id: number, body: string) => executor.executeQuery(deferrable(CompiledQuery.raw(NOTE, [id, body])));
   const bodies = async (): Promise<string[]> => (await sql<{ body: string }>`select body from notes order by id`.execute(db)).rows.map((row) => row.body);
   const counter = async (): Promise<number> => (await sql<{ n: number }>`select n from counter`.execute(db)).rows[0]?.n ?? -1;
 
@@ -119,20 +119,19 @@ describe.runIf(postgresUrl !== null)('PostgreSQL pipelined transactions', () => 
   });
 
   it('a connection given back inside a transaction is closed, not handed to the next request', async () => {
-    const pool = new pg.Pool({ connectionString: database.url, max: 1, pipeline: true });
+    const driver = new CofferPostgresDriver(new pg.Pool({ connectionString: database.url, max: 1, pipeline: true }), new CommitFeed());
     try {
-      const pooled = preparingPool(pool);
-      const first = await pooled.connect();
-      await first.query('begin', []);
-      await first.query(NOTE, [7, 'left in an open transaction']);
-      first.release();
-      const second = await pooled.connect();
-      const { rows } = await second.query<{ open: boolean }>('select now() <> statement_timestamp() as open', []);
-      second.release();
+      const first = await driver.acquireConnection();
+      await first.executeQuery(CompiledQuery.raw('begin'));
+      await first.executeQuery(deferrable(CompiledQuery.raw(NOTE, [7, 'left in an open transaction'])));
+      await driver.releaseConnection(first);
+      const second = await driver.acquireConnection();
+      const { rows } = await second.executeQuery<{ open: boolean }>(CompiledQuery.raw('select now() <> statement_timestamp() as open'));
+      await driver.releaseConnection(second);
       expect(rows[0]?.open).toBe(false);
       expect(await bodies()).toEqual(['kept']);
     } finally {
-      await pool.end();
+      await driver.destroy();
     }
   });
 });

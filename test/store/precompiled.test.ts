@@ -1,7 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { columnsOf, DEFERRABLE_MARK, Precompiled, recordOf, recordShape } from '../../src/store/repositories/precompiled.js';
+import { isDeferrable } from '../../src/store/deferrable-query.js';
+import { columnsOf, Precompiled, recordOf, recordShape } from '../../src/store/repositories/precompiled.js';
 import type { Database } from '../../src/store/schema.js';
 
 interface Items {
@@ -106,15 +107,21 @@ describe('Precompiled (queries built by Kysely once per database kind and shape)
     expect(() => never.query(asCoffer(db), '', ['a'])).toThrow(/binds value 0 0 times/);
   });
 
-  it('marks a deferrable statement in its text, so the same statement built elsewhere is never taken for it', async () => {
+  it('declares a deferrable statement on each query it makes, never on the same statement built elsewhere', async () => {
     await withItems();
     const build = (coffer: Kysely<Database>, [state, id]: readonly unknown[]) => asItems(coffer).updateTable('items').set({ state: state as string }).where('id', '=', id as number);
     const deferrable = new Precompiled(build, { deferrable: true });
     const plain = new Precompiled(build);
-    const marked = deferrable.query(asCoffer(db), '', ['x', 1]).sql;
-    expect(marked).toBe(`update "items" set "state" = ? where "id" = ?${DEFERRABLE_MARK}`);
-    expect(plain.query(asCoffer(db), '', ['x', 1]).sql).toBe('update "items" set "state" = ? where "id" = ?');
-    // The mark is a comment: the statement runs as written.
+    const declared = deferrable.query(asCoffer(db), '', ['x', 1]);
+    const undeclared = plain.query(asCoffer(db), '', ['x', 1]);
+    // One text, one statement: the declaration is on the query object, not in its SQL.
+    expect(declared.sql).toBe('update "items" set "state" = ? where "id" = ?');
+    expect(undeclared.sql).toBe(declared.sql);
+    expect(declared.parameters).toEqual(['x', 1]);
+    expect(isDeferrable(declared)).toBe(true);
+    expect(isDeferrable(undeclared)).toBe(false);
+    expect(isDeferrable(build(asCoffer(db), ['x', 1]).compile())).toBe(false);
+    // SQLite ignores the declaration: both run as written.
     await deferrable.rows(asCoffer(db), '', ['closed', 1]);
     await plain.rows(asCoffer(db), '', ['closed', 2]);
     expect((await db.selectFrom('items').select('state').orderBy('id').execute()).map((row) => row.state)).toEqual(['closed', 'closed', 'open']);

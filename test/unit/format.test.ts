@@ -101,7 +101,7 @@ describe('request decoders', () => {
     expect(decoded).toEqual({
       root: 'transaction',
       fields: { amount: '100', retained: 'true', credentials: { credential: [{ name: 'a' }, { name: 'b' }] } },
-      // Kept aside for the few fields where "sent empty" is a change (issue 14 §1.7).
+      // Kept aside for the few fields where "sent empty" is a change (docs/wire-compatibility.md).
       emptyElements: ['order_id', 'ip'],
     });
   });

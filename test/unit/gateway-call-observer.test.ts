@@ -9,7 +9,7 @@ import { FaultyGateway } from '../fakes/faulty-gateway.js';
 import type { Gateway } from '../../src/domain/gateway.js';
 
 /**
- * The metrics' view of gateway calls (issue 12), at the seam where calls are classified: what the
+ * The metrics' view of gateway calls (docs/metrics.md, "Gateways"), at the seam where calls are classified: what the
  * observer is told for an answer, and for an exception that is no gateway outcome at all (a bug,
  * a broken breaker store), which is counted as `error` and still thrown.
  */

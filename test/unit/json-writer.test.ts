@@ -7,10 +7,10 @@ import { withPollutedObjectPrototype } from '../helpers/polluted-prototype.js';
 import { expectSameAcrossNameCacheReset } from '../helpers/name-cache-reset.js';
 
 /*
- * encodeJson writes the Wire tree to text in one pass (issue 12). Its output must stay byte for
+ * encodeJson writes the Wire tree to text in one pass (docs/benchmarks.md). Its output must stay byte for
  * byte what the encoder before printed: a copy of the tree into plain objects, then
  * JSON.stringify. That encoder is kept here as the oracle. Views held Dates then; a WireTime (the
- * stored text, issue 12's third round) must print what the Date parsed from that text printed.
+ * stored text, since the third round of docs/benchmarks.md) must print what the Date parsed from that text printed.
  */
 function oracle(root: string, body: Wire): string {
   const plainErrors = (errors: WireErrors) => errors.entries.map((entry) => (entry.attribute === undefined ? { key: entry.key, message: entry.message } : { attribute: entry.attribute, key: entry.key, message: entry.message }));

@@ -15,7 +15,7 @@ function machine(files: string[], options: { uid?: number; users?: string[] } = 
 
 const SSH_TOOLS = ['/usr/bin/ssh-keygen', '/usr/sbin/useradd', '/usr/sbin/chpasswd', '/usr/sbin/userdel'];
 
-/** What `npm test` decides to run on a machine (issue 11 §1): the SFTP, PostgreSQL and Redis suites. */
+/** What `npm test` decides to run on a machine (README, "Development"): the SFTP, PostgreSQL and Redis suites. */
 describe('local test servers: detection', () => {
   it('uses the machine sshd when it and the account tools are there and we are root', () => {
     expect(detectSshd(machine(['/usr/sbin/sshd', ...SSH_TOOLS]))).toMatchObject({ ok: true, value: '/usr/sbin/sshd' });

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { markDeferrable, PipelinedConnection } from '../../src/store/postgres-pipeline.js';
+import { PipelinedConnection } from '../../src/store/postgres-pipeline.js';
 
 /**
  * The pipeline's bookkeeping, with the server's answers under the test's control (the behaviour
@@ -9,7 +9,8 @@ import { markDeferrable, PipelinedConnection } from '../../src/store/postgres-pi
  */
 
 const EVENT = 'insert into unit_events (token) values ($1)';
-markDeferrable(EVENT);
+/** EVENT declared deferrable, as a DeferrableQuery reaches the pipeline (deferrable-query.ts). */
+const DEFERRABLE = true;
 
 interface Sent {
   text: string;
@@ -39,7 +40,7 @@ describe('PipelinedConnection', () => {
   it('answers begin and deferrable statements at once, and the other statements when the server does', async () => {
     const { sent, connection } = harness();
     expect(await settledState(connection.query('begin', undefined))).toBe('resolved');
-    expect(await settledState(connection.query(EVENT, ['e1']))).toBe('resolved');
+    expect(await settledState(connection.query(EVENT, ['e1'], DEFERRABLE))).toBe('resolved');
     const select = connection.query('select 1', []);
     expect(await settledState(select)).toBe('pending');
     expect(sent.map((statement) => statement.text)).toEqual(['begin', EVENT, 'select 1']);
@@ -47,10 +48,19 @@ describe('PipelinedConnection', () => {
     expect((await select).rows).toEqual([{ one: 1 }]);
   });
 
+  it('the same text not declared deferrable is answered when the server answers it', async () => {
+    const { sent, connection } = harness();
+    await connection.query('begin', undefined);
+    const insert = connection.query(EVENT, ['e1']);
+    expect(await settledState(insert)).toBe('pending');
+    sent[1]?.answer({ command: 'INSERT', rowCount: 1 });
+    await expect(insert).resolves.toMatchObject({ command: 'INSERT', rowCount: 1 });
+  });
+
   it('commit resolves only once every deferred statement has answered', async () => {
     const { sent, connection } = harness();
     await connection.query('begin', undefined);
-    await connection.query(EVENT, ['e1']);
+    await connection.query(EVENT, ['e1'], DEFERRABLE);
     const commit = connection.query('commit', undefined);
     sent[2]?.answer(); // the commit's own answer first
     expect(await settledState(commit)).toBe('pending');
@@ -63,8 +73,8 @@ describe('PipelinedConnection', () => {
   it("commit throws the first deferred failure, after the server's answer to it", async () => {
     const { sent, connection } = harness();
     await connection.query('begin', undefined);
-    await connection.query(EVENT, ['e1']);
-    await connection.query(EVENT, ['e2']);
+    await connection.query(EVENT, ['e1'], DEFERRABLE);
+    await connection.query(EVENT, ['e2'], DEFERRABLE);
     const commit = connection.query('commit', undefined);
     sent[0]?.answer();
     sent[1]?.fail(Object.assign(new Error('duplicate key'), { code: '23505' }));
@@ -80,7 +90,7 @@ describe('PipelinedConnection', () => {
     const alone = connection.query('select 2', []);
     sent[1]?.fail(Object.assign(new Error('syntax'), { code: '42601' }));
     await expect(alone).rejects.toMatchObject({ code: '42601' });
-    await connection.query(EVENT, ['e1']);
+    await connection.query(EVENT, ['e1'], DEFERRABLE);
     const after = connection.query('select 3', []);
     sent[2]?.fail(Object.assign(new Error('duplicate key'), { code: '23505' }));
     await nextTurn();
@@ -90,7 +100,7 @@ describe('PipelinedConnection', () => {
 
   it('outside a transaction a deferrable statement waits for its answer', async () => {
     const { sent, connection } = harness();
-    const insert = connection.query(EVENT, ['e1']);
+    const insert = connection.query(EVENT, ['e1'], DEFERRABLE);
     expect(await settledState(insert)).toBe('pending');
     sent[0]?.fail(Object.assign(new Error('duplicate key'), { code: '23505' }));
     await expect(insert).rejects.toMatchObject({ code: '23505' });
@@ -99,12 +109,12 @@ describe('PipelinedConnection', () => {
   it('corks the socket once per turn when it defers, and uncorks it once the turn has run', async () => {
     const { socket, connection } = harness();
     await connection.query('begin', undefined);
-    await connection.query(EVENT, ['e1']);
+    await connection.query(EVENT, ['e1'], DEFERRABLE);
     void connection.query('select 1', []);
     expect(socket).toMatchObject({ corks: 1, uncorks: 0 });
     await nextTurn();
     expect(socket).toMatchObject({ corks: 1, uncorks: 1 });
-    void connection.query(EVENT, ['e2']);
+    void connection.query(EVENT, ['e2'], DEFERRABLE);
     expect(socket).toMatchObject({ corks: 2, uncorks: 1 });
   });
 });

@@ -18,7 +18,7 @@ function declined(errorCode: StandardErrorCode | null, message = 'Declined'): At
 
 const policy = (overrides: Partial<RetryPolicy> = {}): RetryPolicy => ({ mode: 'standard', customErrorCodes: [], customMessages: [], overrideDefaultErrorCodes: false, ...overrides });
 
-describe('decideRetry (issue 18)', () => {
+describe('decideRetry: when a retry chain moves on', () => {
   it('moves on after a fault that proves the payment was not taken, in both modes', () => {
     const fault = attempt({ kind: 'fault', message: 'Unable to connect to the gateway.', detail: 'ECONNREFUSED', latencyMs: 1, notTaken: true });
     for (const mode of ['standard', 'outage_only'] as const) expect(decideRetry(fault, policy({ mode }))).toEqual({ moveOn: true, reason: 'gateway fault before acceptance: Unable to connect to the gateway. (ECONNREFUSED)' });

@@ -5,7 +5,7 @@ import { hiddenCvvArbitrary, hiddenPanArbitrary, showsCvv, showsPan, wordsArbitr
 
 /**
  * This call's card number and CVV in the encodings only a projection or a decoding finds
- * (docs/security.md, "Scrubbing"): each form the issue found stored in clear, then generated
+ * (docs/security.md, "Scrubbing"): each form once found stored in clear, then generated
  * mixes of them, read back by an oracle that shares no code with the scrubber.
  */
 

@@ -14,7 +14,7 @@ const OTHER_PAN = '5555555555554444';
 
 const scrub = Scrubber.of([PAN, CVV, 'sk_live_secret&key']);
 
-describe('Scrubber: the issue’s decline message', () => {
+describe('Scrubber: a decline message that echoes the card', () => {
   it('removes the dotted and plain PAN and the CVV', () => {
     const text = scrub.text('Your card 4242.4242.4242.4242 (cvc 531) was declined. raw=4242424242424242');
     expect(text).toBe(`Your card ${FILTERED} (cvc ${FILTERED}) was declined. raw=${FILTERED}`);
@@ -115,7 +115,7 @@ describe('card-like numbers (not this call’s)', () => {
   });
 });
 
-describe('Scrubber: a text is matched only against the values it may hold (issue 12)', () => {
+describe('Scrubber: a text is matched only against the values it may hold', () => {
   const values = [PAN, CVV, 'sk_live_secret&key', '000123456789'];
   const digitForms = (digit: string): string[] => [digit, String.fromCharCode(0xff10 + Number(digit)), `&#${digit.charCodeAt(0)};`, `&#x3${digit};`, `\\u003${digit}`, `%3${digit}`];
   /** One value written in a random mix of digit forms and separators, or one of its literal forms. */

@@ -6,7 +6,7 @@ import { wireSections } from '../../src/portal/wire-facts.js';
 
 /*
  * Views hold stored timestamps as WireTime, the stored text, where they held the Date parsed from
- * it (issue 12, third round). Every reader of views must print what it printed for that Date; the
+ * it (docs/benchmarks.md, "Third round"). Every reader of views must print what it printed for that Date; the
  * JSON writer's own tests are in json-writer.test.ts.
  */
 

@@ -7,9 +7,10 @@ import {
   validAccountNumber, validPanLength, validRoutingNumber,
 } from '../../src/vault/card-rules.js';
 import {
-  CLOSED_ACCOUNT_CARD, GATEWAY_ERROR_CARD, isTestBankAccount, isTestCard, STORE_FAILS_CARD, TEST_BANK_ROUTING_NUMBERS,
-  TEST_CARD_NUMBERS, TEST_CARD_OUTCOMES, TEST_CARDS, THREE_DS_CARDS, TIMEOUT_CARD,
-} from '../../src/vault/test-cards.js';
+  CLOSED_ACCOUNT_CARD, GATEWAY_ERROR_CARD, STORE_FAILS_CARD, TEST_CARD_NUMBERS, TEST_CARD_OUTCOMES, TEST_CARDS, THREE_DS_CARDS,
+  TIMEOUT_CARD,
+} from '../../src/domain/test-cards.js';
+import { isTestBankAccount, isTestCard, TEST_BANK_ROUTING_NUMBERS } from '../../src/vault/test-cards.js';
 
 /** Luhn check digit computed independently of the code under test. */
 function checkDigit(payload: string): string {

@@ -15,7 +15,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../src/store/schema.js';
 import { blobKeyId } from '../../src/vault/cipher.js';
 import { Keyring, masterKeyId } from '../../src/vault/keyring.js';
-import { TEST_CARDS } from '../../src/vault/test-cards.js';
+import { TEST_CARDS } from '../../src/domain/test-cards.js';
 import { ApiClient } from '../helpers/client.js';
 import { findCardData, maskFinding } from '../helpers/leak-scan.js';
 import { bankAccountInput, creditCardInput } from '../helpers/payment-method-inputs.js';

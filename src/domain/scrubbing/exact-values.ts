@@ -64,7 +64,7 @@ const GAP = `(?:${SEPARATOR}){0,${MAX_SEPARATORS}}`;
 
 /**
  * Each ASCII digit's group of forms, built once: a pattern is built per gateway call, and building
- * these per digit was a third of it (issue 12). They depend on the digit alone, never on a value.
+ * these per digit was a third of it. They depend on the digit alone, never on a value.
  */
 const DIGIT_GROUPS = new Map([...'0123456789'].map((digit) => [digit, `(?:${digitForms(digit)})`]));
 

@@ -19,11 +19,11 @@ export const FILTERED = '[FILTERED]';
  * other card-like number (card-like.ts). Built per call; cheap to apply.
  */
 export class Scrubber {
-  // Built on first use (issue 12: building both per call was 4 % of a purchase, and most calls
+  // Built on first use (building both per call was 4 % of a purchase, and most calls
   // never scrub bytes).
   private exactBytes: RegExp | null | undefined;
   /**
-   * Text patterns by the values a text may hold, built on first need (issue 12: parsing the
+   * Text patterns by the values a text may hold, built on first need (parsing the
    * pattern of a PAN's every form took ~50 µs a call, and most texts of a call, a message or an
    * id, cannot hold any of them). A pattern of only the values a text may hold replaces exactly
    * what the pattern of all of them would: the others cannot match anywhere in that text.

@@ -135,7 +135,7 @@ export async function executeOperation(module: GatewayModule, request: GatewayRe
 }
 
 /**
- * Issue 17: asks the gateway what became of `request` (a call whose result is unknown), through
+ * Asks the gateway what became of `request` (a call whose result is unknown; docs/events.md), through
  * the same channel as an operation (timeouts, egress guard, transcript). A failure to ask is an
  * `unknown` answer: the caller asks again later.
  */

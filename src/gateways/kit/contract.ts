@@ -127,7 +127,7 @@ export interface GatewayResponse {
  * The gateway could not be reached or did not answer usefully (5xx, garbage, refused connection).
  * Counts toward the circuit breaker. `notTaken` is true only when the payment provably was not
  * taken (nothing was sent, or the gateway said it did not handle the request: HTTP 503); only such
- * a fault lets a retry chain move on to a backup gateway (issue 18). Garbage, a 500 or an answer
+ * a fault lets a retry chain move on to a backup gateway (docs/routing-retry.md). Garbage, a 500 or an answer
  * after an earlier request of the same operation went out stay false: the gateway may have acted.
  */
 export class GatewayFaultError extends Error {

@@ -24,7 +24,7 @@ export const CHARACTERISTICS = [
   'supports_remove',
   'supports_fraud_review',
   'supports_populate_mit_fields',
-  // Coffer (issue 17): the gateway can be asked what became of a call whose result is unknown.
+  // Coffer's own (docs/events.md): the gateway can be asked what became of a call whose result is unknown.
   'supports_reconciliation',
 ] as const;
 

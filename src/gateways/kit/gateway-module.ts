@@ -13,7 +13,7 @@ export interface GatewayCall {
 export type OperationHandler = (call: GatewayCall) => Promise<GatewayResponse>;
 
 /**
- * What a gateway says about a call whose result is unknown (issue 17), looked up by what Coffer
+ * What a gateway says about a call whose result is unknown (docs/gateways/README.md), looked up by what Coffer
  * sent (its transaction token as idempotency key or reference): the payment as it stands, that
  * it never arrived, or that the gateway cannot tell yet (ask again later).
  */
@@ -68,7 +68,7 @@ export interface GatewaySpec<Type extends string, Ops extends GatewayOperation> 
   endpoint: EndpointFor | null;
   /** Transcript rules for this gateway's wire format, on top of the shared ones. */
   scrub?: ScrubRule;
-  /** Issue 17: looks up a call whose result is unknown; its presence is `supports_reconciliation`. */
+  /** Looks up a call whose result is unknown; its presence is `supports_reconciliation`. */
   inquire?: InquiryHandler;
 }
 
@@ -78,7 +78,7 @@ export interface GatewayModule<Type extends string = string> {
   operations: Readonly<Partial<Record<GatewayOperation, OperationHandler>>>;
   endpoint: EndpointFor | null;
   scrub: ScrubRule;
-  /** Issue 17: null for a gateway that cannot look a call up. */
+  /** Null for a gateway that cannot look a call up (no reconciliation). */
   inquire: InquiryHandler | null;
 }
 

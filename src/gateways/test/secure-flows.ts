@@ -1,7 +1,7 @@
 import { blankResponse, type GatewayRequest, type GatewayResponse, type PendingAction } from '../kit/index.js';
 
 /*
- * The test gateway's 3-D Secure 2 and offsite flows (issue 14 §3), after Spreedly's test data:
+ * The test gateway's 3-D Secure 2 and offsite flows (docs/test-gateway-flows.md), after Spreedly's test data:
  * on the enrolled card 4556761029983886 with `attempt_3dsecure`, the amount picks the flow; a
  * `sprel` payment method goes offsite. Nothing leaves the process: the forms and URLs lead the
  * cardholder's browser straight back to `redirect_url`, and the merchant finishes with

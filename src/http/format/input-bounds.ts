@@ -2,7 +2,7 @@ import { AppError, humanize } from '../../domain/errors.js';
 import { containsCardLike } from '../../domain/scrubbing/card-like.js';
 
 /**
- * Bounds on every decoded request body, all formats (issue 11 §3 and §8), checked before any
+ * Bounds on every decoded request body, all formats (docs/security.md, "Limits on input and templates"), checked before any
  * route sees the fields: by the JSON and form decoders as they decode (json-decoder.ts,
  * form-codec.ts), by `checkInputBounds` for XML:
  *

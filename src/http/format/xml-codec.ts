@@ -33,8 +33,8 @@ function xmlAllows(code: number): boolean {
 }
 
 /**
- * Decodes the five predefined entities and numeric character references of a text node (issue
- * 11 §8). An undefined entity (there is no DTD to define one) or a reference to a character XML
+ * Decodes the five predefined entities and numeric character references of a text node (stored
+ * literally, `caf&#xE9;` would reach the vault as typed). An undefined entity (there is no DTD to define one) or a reference to a character XML
  * forbids (`&#0;`) makes the document not well-formed: 422 errors.malformed_request. The messages
  * never quote the reference.
  */

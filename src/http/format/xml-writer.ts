@@ -21,7 +21,7 @@ import { LONG_TEXT, pieceEnd } from './long-text.js';
  *
  * The text is built by concatenation (V8 joins the pieces once, when it is first read), each line
  * from as few pieces as it can (tags made once per name, see Tag): work linear in the output
- * however deep the tree (issue 11 §3), and no recursion (see Frame).
+ * however deep the tree (a writer that copied each level made one deep record take seconds), and no recursion (see Frame).
  */
 
 const PROLOG = '<?xml version="1.0" encoding="UTF-8"?>\n';
@@ -96,7 +96,7 @@ function indentAt(level: number): string {
  * An element whose children are being written: an object (its fields on the stacks from `index`
  * to `end`) or a list or array (its items). Containers are written with these frames, not by
  * recursion, so a tree of any depth is written: stored values from before input was bounded
- * (issue 11 §3) can be thousands of levels deep, and the old writer's recursion ran out of stack
+ * (before the 32-level cap) can be thousands of levels deep, and the old writer's recursion ran out of stack
  * (on Node's default stack) near 1,800 levels of arrays and 3,700 of objects. The frames are also
  * what lets a write stop after any value and go on later (see advance).
  */

@@ -3,7 +3,7 @@ import { errorsSchema } from './response-schemas.js';
 import { OPERATIONS, type Body, type Method, type Operation } from './operations.js';
 
 /*
- * The OpenAPI 3.1 document of the v1 API (issue 14 §4), built once from OPERATIONS. Its JSON
+ * The OpenAPI 3.1 document of the v1 API (docs/wire-compatibility.md), built once from OPERATIONS. Its JSON
  * Schemas come from zod (z.toJSONSchema), so request bodies are documented by the very schemas
  * that validate them. Each body is given in both formats: JSON under its root key, XML as the
  * root element (the schema's `xml.name`), Rails style, `type="integer|boolean"` on typed values.

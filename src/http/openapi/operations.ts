@@ -96,7 +96,7 @@ const reference = (operation: string, summary: string, alsoAs?: Method): Operati
 
 const workflow = (): Body => ({ root: 'workflow', schema: workflowResponseSchema });
 
-/** Issue 18: a transaction routed by a workflow (named by workflow_key, or the environment's default). */
+/** A transaction routed by a workflow (named by workflow_key, or the environment's default). */
 const routed = (operation: string, summary: string): Operation => ({
   method: 'post',
   path: `/v1/transactions/${operation}`,
@@ -108,7 +108,7 @@ const routed = (operation: string, summary: string): Operation => ({
   errors: GATEWAY_ERRORS,
 });
 
-/** Issue 18: routing workflows (docs/routing.md). */
+/** Routing workflows (docs/routing.md). */
 const ROUTING_OPERATIONS: Operation[] = [
   { method: 'post', path: '/v1/workflows', summary: 'Create a routing workflow (AddWorkflow)', tag: 'Routing', access: 'admin', request: { root: 'workflow', schema: workflowRequest }, success: { status: 201, description: 'The workflow', body: workflow() }, errors: [422] },
   { method: 'get', path: '/v1/workflows', summary: "The environment's workflows", tag: 'Routing', access: 'read', success: { status: 200, description: 'Every workflow, in creation order', body: { root: 'workflows', item: 'workflow', schema: workflowResponseSchema } }, errors: [] },

@@ -269,7 +269,7 @@ export const accessSecretSchema = z.object({
 
 export const healthSchema = z.object({ status: z.string(), store: z.string().optional(), redis: z.string().optional() });
 
-/** Issue 17: one change of an API object (Spreedly's event fields). */
+/** One change of an API object (Spreedly's event fields; docs/events.md). */
 export const eventSchema = z.object({
   id: z.string(),
   request_id: z.string().nullable().describe("The X-Request-Id of the request that made the change; null for the sweep and the CLI"),
@@ -279,14 +279,14 @@ export const eventSchema = z.object({
   created_at: timestamp,
 });
 
-/** Issue 17: the environment's callback subscription (request and answer). */
+/** The environment's callback subscription (request and answer). */
 export const callbackSubscriptionSchema = z.object({
   url: z.string().nullable().describe('http(s) URL the subscribed events are POSTed to; empty or null: none'),
   format: z.enum(['xml', 'json']).optional().describe('xml (default) or json'),
   event_types: z.array(z.string()).optional().describe('Event types to send; empty: every type. XML and forms: a space- or comma-separated list'),
 });
 
-/** Issue 17: one callback's delivery log (never the body). */
+/** One callback's delivery log (never the body). */
 export const deliveryLogSchema = z.object({
   token: z.string(),
   kind: z.enum(['event', 'transaction']),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Response schemas of issue 18 (workflows, explain, a transaction's `routed_by`). */
+/** Response schemas of routing workflows (workflows, explain, a transaction's `routed_by`). */
 
 const nullableText = z.string().nullable();
 const tokens = z.array(z.string());

@@ -18,7 +18,7 @@ export interface CallbackRouteServices {
   callbackAdmin: CallbackAdminService;
 }
 
-/** Issue 17: the signing secret, the environment's subscription, redelivery and the delivery log. */
+/** The signing secret, the environment's subscription, redelivery and the delivery log (docs/events.md). */
 export function callbackRoutes(app: FastifyInstance, services: CallbackRouteServices): void {
   const admin = { config: { access: 'admin' as const, organizationWide: true } };
   // The new secret is in the answer: an Idempotency-Key replay must not hand it out again.

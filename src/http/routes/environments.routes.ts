@@ -54,7 +54,7 @@ export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService,
     const allowedOrigins = parseAllowedOriginsInput(fields.allowed_origins);
     const organization = callerOf(request).organization.token;
     await tenancy.renameEnvironment(organization, request.params.key, input.name);
-    // The card form's settings (issue 16): who may embed it, and whether it must be signed.
+    // The card form's settings (docs/card-capture.md): who may embed it, and whether it must be signed.
     const row = await tenancy.updateCardCapture(organization, request.params.key, {
       allowedOrigins,
       enhancedIframeSecurity: input.enhanced_iframe_security,

@@ -16,7 +16,7 @@ function eventsQuery(raw: unknown) {
   return { list, filter: eventType === undefined ? {} : { eventType } };
 }
 
-/** Issue 17: the events feed, all of an environment's and a payment method's own. */
+/** The events feed (docs/events.md), all of an environment's and a payment method's own. */
 export function eventRoutes(app: FastifyInstance, events: EventService): void {
   const limited = { config: { rateLimits: ['events_list' as const] } };
 

@@ -96,7 +96,7 @@ export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: Paymen
     const query = parseListQuery(request.query as Record<string, unknown>);
     const environment = callerOf(request).environment;
     const { transactions } = await paymentMethods.transactions(environment, request.params.token, query);
-    // The same full shape as GET /v1/transactions (issue 14 §1.5): gateway transactions with
+    // The same full shape as GET /v1/transactions, as on Spreedly: gateway transactions with
     // amount and gateway fields, the vault's own lean, each with the methods it nests.
     const page = await transactionQuery.withPaymentMethods(environment, transactions);
     const lookup = (token: string | null) => (token === null ? null : (page.paymentMethods.get(token) ?? null));

@@ -104,7 +104,7 @@ export function parseUpdate(fields: Record<string, unknown>, emptyElements: read
     const value = parsed[field];
     if (typeof value === 'string') textFields[field] = value;
   }
-  // A name sent empty is a change (to blank, then validated), unlike an absent one (issue 14 §1.7).
+  // A name sent empty is a change (to blank, then validated), unlike an absent one (docs/wire-compatibility.md).
   for (const field of NAME_FIELDS) {
     const raw = merged[field];
     const sentEmpty = [field, `credit_card.${field}`, `bank_account.${field}`].some((name) => emptyElements.includes(name));

@@ -22,7 +22,7 @@ export interface ReceiverRouteServices {
   transactionQuery: TransactionQueryService;
 }
 
-/** API.md §4 Receivers; limits of API.md §7 on each route (deliver and export too: issue 11 §2). */
+/** API.md §4 Receivers; limits of API.md §7 on each route (deliver and export too: rendering is costly). */
 export function receiverRoutes(app: FastifyInstance, services: ReceiverRouteServices): void {
   const { receivers, deliveries, exports } = services;
   const options = async (request: FastifyRequest, reply: FastifyReply) =>

@@ -56,7 +56,7 @@ export function receiverInput(fields: Record<string, unknown>): { receiverType: 
   };
 }
 
-/** A template body's longest (issue 11 §2); a longer one is 422 errors.too_long. */
+/** A template body's longest (docs/security.md, "Limits on input and templates"); a longer one is 422 errors.too_long. */
 const TEMPLATE_MAX = MAX_TEMPLATE_CHARS;
 
 export const deliverySchema = z.object({

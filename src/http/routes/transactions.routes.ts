@@ -52,7 +52,7 @@ export function transactionRoutes(app: FastifyInstance, transactions: GatewayTra
       const fields = fieldsOf(request, 'transaction');
       const input = parseTransaction(fields);
       const environment = callerOf(request).environment;
-      // Issue 18: purchase, authorize and verify may name backup gateways (`retry`).
+      // Purchase, authorize and verify may name backup gateways (`retry`; docs/routing-retry.md).
       const retry = RETRYABLE.has(operation) ? parseRetry(fields) : null;
       const result =
         retry === null

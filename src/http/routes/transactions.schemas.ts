@@ -29,7 +29,7 @@ export const transactionSchema = z.object({
   callback_format: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['xml', 'json']).optional()),
   stored_credential_initiator: text(20).pipe(z.enum(['merchant', 'cardholder']).optional()),
   stored_credential_reason_type: text(20).pipe(z.enum(['recurring', 'unscheduled', 'installment']).optional()),
-  /** Issue 18: backup gateways (purchase, authorize and verify only; see retry.schemas.ts). */
+  /** Backup gateways (purchase, authorize and verify only; see retry.schemas.ts). */
   retry: retrySchema.optional(),
 });
 

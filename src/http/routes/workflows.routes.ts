@@ -40,7 +40,7 @@ function workflowKeyOf(fields: Record<string, unknown>): string | undefined {
   return parseInput(workflowKeyField, fields).workflow_key;
 }
 
-/** Issue 18: routing workflows (admin API), their explain dry run, and routed transactions. */
+/** Routing workflows (admin API), their explain dry run, and routed transactions (docs/routing.md). */
 export function workflowRoutes(app: FastifyInstance, services: WorkflowRouteServices): void {
   const { workflows, routedTransactions } = services;
 

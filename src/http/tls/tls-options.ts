@@ -8,7 +8,7 @@ import type { TLSSocket } from 'node:tls';
  * TLS 1.2 is set as an explicit floor rather than trusting the runtime default, which
  * `--tls-min-v1.0` or `NODE_OPTIONS` could lower. TLS 1.3 stays enabled as the ceiling.
  *
- * Cipher suites (issue 11 §8): TLS 1.2 offers only AEAD suites with forward secrecy (ECDHE with
+ * Cipher suites (docs/security.md): TLS 1.2 offers only AEAD suites with forward secrecy (ECDHE with
  * AES-GCM or ChaCha20-Poly1305): no CBC, no SHA-1 MAC, no ARIA, no CCM_8, no static RSA key
  * exchange. TLS 1.3's three standard suites (all AEAD, all forward-secret) stay; CCM_8 is left out.
  * Client-initiated renegotiation is refused (see `refuseRenegotiation`): it lets one client make

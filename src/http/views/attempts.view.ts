@@ -13,7 +13,7 @@ function transactionUrl(token: string): string {
   return `/v1/transactions/${token}`;
 }
 
-/** One attempt of a retry chain as the `attempts` list shows it (issue 18). */
+/** One attempt of a retry chain as the `attempts` list shows it (docs/routing-retry.md). */
 function attemptView(row: Transaction): WireObject {
   const details = detailsOf(row);
   const failover = details?.failover;

@@ -4,7 +4,7 @@ import { encodeXml } from '../format/xml-codec.js';
 import { WireList, WireTime, type Wire, type WireObject } from '../format/wire.js';
 
 /**
- * The payloads of callbacks (issue 17), with Spreedly's `signed` element. Each signed value is
+ * The payloads of callbacks (docs/events.md), with Spreedly's `signed` element. Each signed value is
  * the text the payload carries for it, so a receiver recomputes the HMAC from what it parsed.
  */
 

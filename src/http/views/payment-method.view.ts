@@ -30,9 +30,9 @@ function common(row: PaymentMethod): WireObject {
 /**
  * One object literal in wire order, the common fields written out too: V8 gives it a fixed shape.
  * The version that added the address and shipping fields in loops made a dictionary-mode object,
- * and spreading that into the common fields cost most of a list page (issue 12: ~60 % of the
+ * and spreading that into the common fields cost most of a list page (~60 % of the
  * page's views); assigning these 30 fields onto `common(row)` still left a dictionary-mode object,
- * slower to build and to write (issue 12, third round). Cards are nearly every payment method.
+ * slower to build and to write (docs/benchmarks.md). Cards are nearly every payment method.
  */
 function creditCard(row: PaymentMethod, details: Details): WireObject {
   const redacted = row.storage_state === 'redacted';

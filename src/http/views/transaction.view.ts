@@ -109,14 +109,14 @@ export function gatewayTransactionView(row: Transaction, details: GatewayTransac
     gateway_token: row.gateway_token,
     gateway_type: details.gateway_type,
   };
-  // Issue 18: the workflow decision, on transactions a workflow routed.
+  // The workflow decision, on transactions a workflow routed (docs/routing.md).
   const routedBy = storedRoutedByView(row.routed_by);
   if (routedBy !== undefined) view.routed_by = routedBy;
   if (row.reference_token !== null) view.reference_token = row.reference_token;
   if (row.transaction_type === 'Store') view.third_party_token = details.third_party_token ?? null;
   view.shipping_address = { ...details.shipping_address };
   view.response = responseView(details);
-  // Issue 18: a retry chain's attempts, each naming its gateway; the answer says which one settled it.
+  // A retry chain's attempts, each naming its gateway; the answer says which one settled it.
   const attemptList = attemptsField(attempts);
   if (attemptList !== undefined) view.attempts = attemptList;
   view.api_urls = apiUrlsField(row, attempts);

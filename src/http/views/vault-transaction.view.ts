@@ -11,7 +11,7 @@ export function vaultTransactionView(transaction: Transaction, paymentMethod: Pa
     const details = transaction.details === null ? {} : (JSON.parse(transaction.details) as { retained?: boolean });
     extra = { retained: details.retained === true };
   }
-  // The head is a new object: adding to it is cheaper than spreading it into another (issue 12).
+  // The head is a new object: adding to it is cheaper than spreading it into another.
   const view = leanTransactionHead(transaction, extra);
   view.payment_method = paymentMethodView(paymentMethod);
   return view;

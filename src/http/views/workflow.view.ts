@@ -4,7 +4,7 @@ import type { CriterionCheck, RuleEvaluation, ShareChoice } from '../../services
 import { WireList, type Wire, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
 
-/** Views of issue 18: a workflow, an explain answer and a transaction's `routed_by`. */
+/** Views of routing workflows (docs/routing.md): a workflow, an explain answer and a transaction's `routed_by`. */
 
 function targetView(target: RuleTarget): WireObject {
   if ('split' in target) return { split: new WireList('share', target.split.map((share) => ({ gateway_token: share.gateway_token, weight: share.weight }))) };

@@ -9,7 +9,7 @@ type EnvParams = { Params: { key: string } };
 
 /**
  * Environments: list, create, rename, the environment key, production state, the card form's
- * allowed origins and enhanced iFrame security (issue 16); and switching.
+ * allowed origins and enhanced iFrame security (docs/card-capture.md); and switching.
  */
 export function environmentRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   portal.get('/', async (request, reply) => {

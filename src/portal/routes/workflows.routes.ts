@@ -75,7 +75,7 @@ async function workflowForm(deps: PortalDeps, request: FastifyRequest, env: Envi
 </form>`;
 }
 
-/** Workflows (issue 18): list, view; create, edit and remove for owners and admins. */
+/** Workflows (docs/routing.md): list, view; create, edit and remove for owners and admins. */
 export function workflowRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   portal.get<EnvParams>('/e/:env/workflows', async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);

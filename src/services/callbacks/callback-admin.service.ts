@@ -50,7 +50,7 @@ export function parseSubscription(fields: Record<string, unknown>): CallbackSubs
   return { url, format: format as 'xml' | 'json', eventTypes };
 }
 
-/** Issue 17: the environment's subscription, manual redelivery and the delivery log. */
+/** The environment's callback subscription, manual redelivery and the delivery log (docs/events.md). */
 export class CallbackAdminService {
   private readonly repos: Repositories;
 

@@ -13,7 +13,7 @@ function aad(environmentKey: string): string {
 }
 
 /**
- * The per-environment secret callbacks are signed with (issue 17). Sealed at rest with the
+ * The per-environment secret callbacks are signed with (docs/events.md). Sealed at rest with the
  * environment's data key; shown only in the answer that regenerates it. Never an access secret.
  */
 export class SigningSecretService {

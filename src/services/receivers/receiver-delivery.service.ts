@@ -202,7 +202,7 @@ function checkInput(input: DeliveryInput): (typeof METHODS)[number] {
   return method as (typeof METHODS)[number];
 }
 
-/** Syntax, nesting and the worst case of each template, before anything is looked up (issue 11 §2). */
+/** Syntax, nesting and the worst case of each template, before anything is looked up (docs/security.md, "Limits on input and templates"). */
 function checkTemplates(input: DeliveryInput): void {
   const templates = { url: input.url as string, headers: input.headers ?? '', body: input.body as string };
   for (const [attribute, template] of Object.entries(templates) as Array<['url' | 'headers' | 'body', string]>) {

@@ -3,7 +3,7 @@ import type { TransactionInput } from '../transactions/transaction-input.js';
 import type { Environment } from '../../domain/environment.js';
 
 /**
- * Issue 18: the seam between choosing gateways (workflows, or a request's own `retry`) and
+ * The seam between choosing gateways (workflows, or a request's own `retry`) and
  * trying them in turn. A chooser produces a `ChainRequest`; an `AttemptChain` runs it.
  */
 

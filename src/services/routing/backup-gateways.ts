@@ -7,7 +7,7 @@ import type { Environment } from '../../domain/environment.js';
 const ATTRIBUTE = 'retry.gateway_tokens';
 
 /**
- * The backup gateways of a retry chain, checked before anything is persisted (issue 18): each
+ * The backup gateways of a retry chain, checked before anything is persisted (docs/routing-retry.md): each
  * must exist, appear once (the primary included), not be redacted, support the operation, and be
  * a test gateway exactly when the primary is (the same card goes to all of them).
  */

@@ -8,7 +8,7 @@ export type RetryDecision = { moveOn: false } | { moveOn: true; reason: string }
 const STAY: RetryDecision = { moveOn: false };
 
 /**
- * Classifies one attempt (issue 18). Moves on only when the payment cannot have been taken:
+ * Classifies one attempt (docs/routing-retry.md). Moves on only when the payment cannot have been taken:
  * - a fault the gateway kit proved to be before acceptance (nothing sent: refused connection,
  *   DNS, TLS, egress; or HTTP 503), in both modes;
  * - in `standard` mode, a decline whose standard error code is soft (SOFT_DECLINE_CODES, replaced

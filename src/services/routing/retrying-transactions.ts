@@ -15,7 +15,7 @@ function passedOver(error: unknown): error is AppError {
 }
 
 /**
- * Issue 18: Spreedly's `retry` ("Recover"). Tries the chain's gateways in order through the
+ * Spreedly's `retry` ("Recover", docs/routing-retry.md). Tries the chain's gateways in order through the
  * gateway transaction service; each attempt is its own transaction naming the first. A gateway
  * whose breaker is open (or that is busy) is passed over without a call; an attempt moves on to the
  * next gateway only as `decideRetry` allows. The answer is the attempt that settled the chain.

@@ -63,7 +63,7 @@ function outcomeOf(state: string): boolean | null {
 }
 
 /**
- * Issue 18: `POST /v1/transactions/{purchase,authorize,verify}`. The workflow (named, or the
+ * `POST /v1/transactions/{purchase,authorize,verify}` (docs/routing.md). The workflow (named, or the
  * environment's default) chooses the gateways; the `AttemptChain` tries them under the workflow's
  * retry mode; the decision is recorded on the answering transaction with a `TransactionRouted` event.
  */

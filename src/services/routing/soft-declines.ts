@@ -1,7 +1,7 @@
 import type { StandardErrorCode } from '../../gateways/kit/index.js';
 
 /**
- * Issue 18: the standard error codes (ActiveMerchant's STANDARD_ERROR_CODE vocabulary, which every
+ * The standard error codes (ActiveMerchant's STANDARD_ERROR_CODE vocabulary, which every
  * Coffer adapter maps onto) that count as a **soft** decline: another gateway may well approve the
  * same card. Spreedly's Recover documentation classes as soft "general error codes like do not
  * honor, card or currency not supported", and as hard those "tied to fraud suspicion, an incorrect

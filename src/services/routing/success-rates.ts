@@ -1,7 +1,7 @@
 import type { Clock } from '../../domain/clock.js';
 
 /**
- * Recent success rates per gateway and card brand, for success-rate routing (issue 18). Kept in
+ * Recent success rates per gateway and card brand, for success-rate routing. Kept in
  * this node's memory: each node learns from the transactions it routed (docs/routing.md says so).
  * The window is the last `maxOutcomes` outcomes of a gateway+brand that are younger than `windowMs`.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 18: what a routing workflow is. The shapes are those of the wire and of the stored JSON
+ * What a routing workflow is (docs/routing.md). The shapes are those of the wire and of the stored JSON
  * (snake_case), so a workflow round-trips through the API and the store unchanged.
  */
 

@@ -3,7 +3,7 @@ import { drawWeighted, shareProbabilities, type RandomInt } from './split-draw.j
 import { smoothedRate, type SuccessRates } from './success-rates.js';
 
 /**
- * Issue 18: which gateway a transaction takes under a workflow, and why. Pure apart from the draw
+ * Which gateway a transaction takes under a workflow, and why. Pure apart from the draw
  * of a split: the purchase and the explain dry run both call `routeByWorkflow`, so what explain
  * says is what happens (for a split: the same probabilities; the draw itself is one sample).
  */

@@ -22,7 +22,7 @@ export function workflowNotFound(): AppError {
   return new AppError({ key: 'errors.workflow_not_found', message: 'Unable to find the specified workflow.' });
 }
 
-/** Routing workflows of an environment (issue 18): create, list, show, update, remove, the default. */
+/** Routing workflows of an environment (docs/routing.md): create, list, show, update, remove, the default. */
 export class WorkflowService {
   private readonly workflows: WorkflowsRepo;
 

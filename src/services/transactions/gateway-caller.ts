@@ -120,7 +120,8 @@ export class GatewayCaller {
 
   /**
    * Runs the operation on the gateway type's module and records the outcome with the breaker. Whatever
-   * the gateway wrote comes back through the call's scrubber (issue 11 §4): the answer's texts,
+   * the gateway wrote comes back through the call's scrubber (a decline text may echo the card;
+   * docs/security.md, "Scrubbing what comes back from gateways and receivers"): the answer's texts,
    * the fault messages and the transcript. `concerning` is the payment method of a reference
    * transaction (not sent, but the gateway may echo it).
    */
@@ -138,7 +139,7 @@ export class GatewayCaller {
   }
 
   /**
-   * Issue 17: asks the gateway about a call whose result is unknown (the adapter's `inquire`),
+   * Asks the gateway about a call whose result is unknown (the adapter's `inquire`; docs/events.md),
    * through the same channel and endpoints as a call; the answer's texts are scrubbed alike.
    */
   async inquire(gateway: Gateway, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<InquiryAnswer> {

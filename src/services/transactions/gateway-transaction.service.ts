@@ -26,7 +26,7 @@ export interface TransactionResult {
   status: number;
   /**
    * The payment method as this transaction's own writes left it, when they are all it needs
-   * (issue 12): the answer nests it without reading it again. Absent: the answer reads it.
+   * (saving a statement per purchase): the answer nests it without reading it again. Absent: the answer reads it.
    */
   paymentMethod?: PaymentMethod;
 }
@@ -45,7 +45,7 @@ export interface DirectPlan {
   added: boolean;
 }
 
-/** How an attempt relates to a retry chain (issue 18). */
+/** How an attempt relates to a retry chain (docs/routing-retry.md). */
 export interface AttemptLink {
   /** Part of a retry chain: the record names the chain's first attempt. */
   chained: boolean;
@@ -96,7 +96,7 @@ function storedCredentialFor(operation: DirectOperation, input: TransactionInput
 
 const REDACTED_GATEWAY: Refusal = { messageKey: 'messages.cannot_use_redacted_gateway', message: MESSAGES.gatewayRedacted };
 
-/** Issue 17: a transaction's own callback destination (columns of its row). */
+/** A transaction's own callback destination (columns of its row). */
 type TransactionCallback = { callback_url: string | null; callback_format: string | null };
 
 function callbackOf(input: TransactionInput): TransactionCallback {
@@ -126,7 +126,7 @@ export class GatewayTransactionService {
   /** purchase, authorize, verify, store, general_credit on `gatewayToken`. */
   async direct(environment: Environment, gatewayToken: string, operation: DirectOperation, input: TransactionInput): Promise<TransactionResult> {
     // Spreedly resolves the payment method before the gateway: an unknown token is a 422 even
-    // when the gateway is unknown too (issue 14 §1.1). Inline cards are vaulted only after the checks.
+    // when the gateway is unknown too (docs/wire-compatibility.md). Inline cards are vaulted only after the checks.
     const named = await this.checkPaymentMethodToken(environment, input);
     const gateway = await this.gateways.show(environment, gatewayToken);
     const planned = await this.planDirect(environment, gateway, operation, input, named);
@@ -179,7 +179,7 @@ export class GatewayTransactionService {
    * One attempt of a planned direct transaction on `gateway`. The breaker or the in-flight cap may
    * refuse it (AppError 503, nothing persisted). The first attempt consumes the stored CVV (and a
    * single-use method) as it commits its `processing` record; a later attempt of a retry chain
-   * (issue 18) sends the card opened by the first, CVV included, and consumes nothing again.
+   * (docs/routing-retry.md) sends the card opened by the first, CVV included, and consumes nothing again.
    */
   async attemptDirect(plan: DirectPlan, gateway: GatewayRecord, link: AttemptLink): Promise<AttemptResult> {
     const { environment, operation, input, paymentMethod } = plan;
@@ -351,7 +351,7 @@ export class GatewayTransactionService {
     const credentials = await this.gateways.openCredentials(gateway.row);
     request.credentials = Object.fromEntries(Object.entries(credentials).map(([name, value]) => [name, new Secret(value)]));
     // Capture, void, credit and complete send no card, but the gateway may still echo it: the
-    // scrubber is told the card of the payment method they concern (issue 11 §4).
+    // scrubber is told the card of the payment method they concern (docs/security.md, "Scrubbing").
     const card = request.paymentMethod === null && effects.paymentMethod !== null ? await this.sealer.open(effects.paymentMethod) : null;
     const outcome = await this.caller.call(permit, gateway.row, request, transcript, card);
     return { result: await finishTransaction(this.store, this.clock, environment, processing, outcome, transcript, effects), outcome };

@@ -31,7 +31,7 @@ export const DEFAULT_RECONCILE = { windowMs: 24 * 3_600_000, notFoundAfterMs: 10
 const NOT_CHARGED = 'The gateway never received this transaction; nothing was charged.';
 
 /**
- * Issue 17: settles `gateway_processing_result_unknown` by asking the gateway (adapters with
+ * Settles `gateway_processing_result_unknown` by asking the gateway (docs/events.md; adapters with
  * `inquire`), from the sweep. Each lookup is claimed by moving `reconcile_next_at` conditionally,
  * so two nodes never ask about one transaction at once. A known answer records the final outcome
  * (TransactionReconciled, callbacks); "never arrived", once believable, records it as not charged.

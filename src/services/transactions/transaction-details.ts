@@ -42,7 +42,7 @@ export interface GatewayTransactionDetails {
   payment_method_errors?: Array<{ key: string; message: string; attribute?: string }>;
   /**
    * The payment method's storage_state when the transaction began: the nested payment method
-   * shows it (a retain_on_success purchase on a cached card reads `cached`, issue 14 §1.8).
+   * shows it (a retain_on_success purchase on a cached card reads `cached`, as on Spreedly).
    */
   payment_method_storage_state?: string | null;
   /** Stored credentials as sent (echoed); the gateway saw them only when both were. */
@@ -66,11 +66,11 @@ export interface GatewayTransactionDetails {
   basis_payment_method_token?: string | null;
   /** While `processing`: when the gateway call has certainly ended (see abandoned-calls.ts). */
   call_deadline?: string | null;
-  /** Issue 18: on an attempt a retry chain moved on to, why it did. */
+  /** On an attempt a retry chain moved on to, why it did. */
   failover?: FailoverNote;
 }
 
-/** Issue 18: why a retry chain moved on to the attempt that records it. */
+/** Why a retry chain moved on to the attempt that records it (docs/routing-retry.md). */
 export interface FailoverNote {
   /** The attempt that came before (null when the gateways before were skipped without a call). */
   from_transaction_token: string | null;

@@ -23,7 +23,7 @@ export interface TransactionInput {
   threeDsVersion?: string | undefined;
   browserInfo?: string | undefined;
   redirectUrl?: string | undefined;
-  /** Issue 17: where the outcome of an asynchronous finish is POSTed, and in which format (xml default). */
+  /** Where the outcome of an asynchronous finish is POSTed, and in which format (xml default). */
   callbackUrl?: string | undefined;
   callbackFormat?: 'xml' | 'json' | undefined;
   /** Spreedly's stored-credential pair; used only when both are sent. */

@@ -110,7 +110,7 @@ export class TransactionQueryService {
     return settled ?? (await this.repos.transactions.find(row.environment_key, row.token)) ?? row;
   }
 
-  /** The page with the attempts of its retry chains (issue 18), in one query; none when no row is in a chain. */
+  /** The page with the attempts of its retry chains, in one query; none when no row is in a chain. */
   async withChains(environment: Environment, page: TransactionPage): Promise<TransactionPage> {
     const firsts = [...new Set(page.transactions.map((row) => row.first_attempt_token).filter((token): token is string => token !== null))];
     const chains = new Map<string, Transaction[]>();

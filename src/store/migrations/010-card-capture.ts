@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Card capture in the browser (issue 16): per-environment allowed origins and the enhanced
+ * Card capture in the browser (docs/card-capture.md): per-environment allowed origins and the enhanced
  * security switch of the iFrame, and the nonces already spent by signed tokenizations.
  */
 export function cardCapture() {

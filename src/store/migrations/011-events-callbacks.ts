@@ -3,8 +3,8 @@ import type { Dialect } from '../dialect.js';
 import { withSeq } from './columns.js';
 
 /**
- * Issue 17: the events feed, signed callbacks (per-environment signing secret, a delivery queue
- * with its attempt log) and the reconciliation of unknown gateway results.
+ * The events feed, signed callbacks (per-environment signing secret, a delivery queue
+ * with its attempt log) and the reconciliation of unknown gateway results (docs/events.md).
  */
 export function eventsAndCallbacks(dialect: Dialect) {
   return {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Gaps of the portal (issue 15): certificates can be redacted (their private key and pem are
+ * Gaps of the portal (docs/portal.md): certificates can be redacted (their private key and pem are
  * erased; the row stays so receivers naming it fail clearly), and a date-range-only search of
  * transactions reads one page of an index in (environment, created_at, seq) order instead of
  * sorting the whole range.

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Issue 18: retry on backup gateways. Every attempt of a retry chain is its own transaction and
+ * Retry on backup gateways (docs/routing-retry.md). Every attempt of a retry chain is its own transaction and
  * names the chain's first attempt (the first names itself), so any attempt can show the chain.
  * Null for a transaction that was not part of a chain.
  */

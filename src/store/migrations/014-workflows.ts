@@ -3,7 +3,7 @@ import type { Dialect } from '../dialect.js';
 import { withSeq } from './columns.js';
 
 /**
- * Issue 18: routing workflows, one table per environment's workflows (rules, default target and
+ * Routing workflows (docs/routing.md), one table per environment's workflows (rules, default target and
  * backups as JSON; `is_default` marks the one a routed transaction without `workflow_key` uses),
  * and the routing decision recorded on the transaction it produced (`routed_by`, JSON).
  */

@@ -18,7 +18,7 @@ export const ACCESS_SECRET_CACHED_COLUMNS = ['seq', 'key', 'organization_token',
 const BUMP = 'UPDATE cache_generation SET generation = generation + 1 WHERE id = 1';
 
 /**
- * Issue 12: one row whose generation grows with every change of what nodes cache. Triggers,
+ * One row whose generation grows with every change of what nodes cache (docs/caching.md). Triggers,
  * rather than a bump in each service, so no writer can forget it: the API, the portal, the CLI,
  * key rotation, and a write added later all bump it by construction, atomically with the write.
  */

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Issue 12: indexes on columns that are null for most rows hold only the rows that are not.
+ * Indexes on columns that are null for most rows hold only the rows that are not.
  * A purchase by retained token has no reference, no retry chain, nothing to reconcile and, once
  * its CVV is consumed, no CVV expiry: each of those indexes took an entry (and a page write) per
  * row for nothing. Every query that uses them compares the column (`=`, `IN`, `<=`), which both

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
-import { markDeferrable } from '../postgres-pipeline.js';
+import { deferrable } from '../deferrable-query.js';
 import { orderedToken } from '../../domain/tokens.js';
 import type { Dialect } from '../dialect.js';
 import { LocksRepo } from './locks.repo.js';
@@ -13,7 +13,7 @@ export type DeliveryRow = Selectable<CallbackDeliveriesTable>;
 export type DestinationRow = Selectable<CallbackDestinationsTable>;
 export type AttemptRow = Selectable<CallbackAttemptsTable>;
 
-/** Callbacks are retried for this long after the event (issue 17: 24 hours). */
+/** Callbacks are retried for this long after the event: 24 hours (docs/events.md, "Delivery"). */
 export const DELIVERY_WINDOW_MS = 24 * 3_600_000;
 
 /** The outcomes that fire a transaction's own callback_url (when it finished asynchronously). */
@@ -32,12 +32,10 @@ function plus(at: string, ms: number): string {
 
 /**
  * Runs an insert whose result nobody reads; inside a PostgreSQL transaction it goes out with the
- * transaction's next statement (postgres-pipeline.ts), its failure failing the commit.
+ * transaction's next statement (deferrable-query.ts), its failure failing the commit.
  */
 async function queue(db: Kysely<Database>, insert: RawBuilder<unknown>): Promise<void> {
-  const compiled = insert.compile(db);
-  markDeferrable(compiled.sql);
-  await db.executeQuery(compiled);
+  await db.executeQuery(deferrable(insert.compile(db)));
 }
 
 /**
@@ -133,7 +131,7 @@ async function noteDestination(trx: Kysely<Database>, delivery: DeliveryRow, res
     .execute();
 }
 
-/** The callback queue and its delivery log (issue 17). */
+/** The callback queue and its delivery log (docs/events.md, "Delivery"). */
 export class CallbacksRepo {
   constructor(
     private readonly db: Kysely<Database>,

@@ -7,7 +7,7 @@ import { redactablePatchEvent } from '../../domain/event-types.js';
 /** Resources that belong to one environment, have a public `token` and list by `seq`. */
 export type ScopedTable = 'gateways' | 'receivers' | 'certificates';
 
-/** The object type each scoped table's events name (issue 17). */
+/** The object type each scoped table's events name (docs/events.md, "Event types"). */
 const OBJECT_TYPES = { gateways: 'gateway', receivers: 'receiver', certificates: 'certificate' } as const;
 const ADD_EVENTS = { gateways: 'AddGateway', receivers: 'AddReceiver', certificates: 'AddCertificate' } as const;
 

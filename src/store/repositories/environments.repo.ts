@@ -43,7 +43,7 @@ export class EnvironmentsRepo {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  /** Replaces the sealed signing secret of callbacks (docs/events.md "The signing secret"); false when there is no such environment. */
+  /** Replaces the sealed signing secret of callbacks (docs/events.md); false when there is no such environment. The secret is never in an event. */
   async setSigningSecret(key: string, sealed: string, updatedAt: string): Promise<boolean> {
     const result = await this.db.updateTable('environments').set({ sealed_signing_secret: sealed, updated_at: updatedAt }).where('key', '=', key).executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;

@@ -39,8 +39,8 @@ export interface EventFilter {
 const EVENT_COLUMNS = ['token', 'environment_key', 'request_id', 'event_type', 'object_type', 'object_key', 'created_at'] as const;
 
 /**
- * The event insert, compiled by Kysely once per database instead of on every event (issue 12:
- * building and compiling it was half an event's cost). Deferrable: inside a PostgreSQL
+ * The event insert, compiled by Kysely once per database instead of on every event (building
+ * and compiling it was half an event's cost). Deferrable: inside a PostgreSQL
  * transaction it goes out with the transaction's next statement, its failure failing the commit.
  */
 const INSERT = new Precompiled<InsertResult>((db, values) => db.insertInto('events').values(recordOf(EVENT_COLUMNS, values) as Insertable<EventsTable>), { deferrable: true });
@@ -51,7 +51,7 @@ export class EventsRepo {
 
   /**
    * Records one change; the caller runs it in the transaction of the change itself. The event is
-   * returned as written, without its `seq`: nothing reads it back (issue 12: RETURNING cost a
+   * returned as written, without its `seq`: nothing reads it back (a RETURNING cost a
    * tenth of the insert on every event).
    */
   async record(change: Change): Promise<RecordedEvent> {

@@ -1,11 +1,10 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { markDeferrable } from '../postgres-pipeline.js';
+import { deferrable } from '../deferrable-query.js';
 import type { Dialect } from '../dialect.js';
 import type { Database } from '../schema.js';
 
 /** A transaction-scoped advisory lock; its result is never read, so it is sent with what follows it. */
 const ADVISORY_LOCK = 'select pg_advisory_xact_lock(hashtext($1))';
-markDeferrable(ADVISORY_LOCK);
 
 /** Named locks held until the surrounding database transaction ends. */
 export class LocksRepo {
@@ -20,6 +19,6 @@ export class LocksRepo {
    * one at a time.
    */
   async serialize(name: string): Promise<void> {
-    if (this.dialect === 'postgres') await this.db.executeQuery(CompiledQuery.raw(ADVISORY_LOCK, [name]));
+    if (this.dialect === 'postgres') await this.db.executeQuery(deferrable(CompiledQuery.raw(ADVISORY_LOCK, [name])));
   }
 }

@@ -7,7 +7,7 @@ import { changeIf, journaled, type Change } from '../change-journal.js';
 import { paymentMethodPatchEvent } from '../../domain/event-types.js';
 import { columnsOf, Precompiled, recordOf, recordShape } from './precompiled.js';
 
-/** The event a patch of one payment method records, if any (issue 17). */
+/** The event a patch of one payment method records, if any (docs/events.md, "Event types"). */
 function patchChanges(changed: boolean, environmentKey: string, token: string, patch: PaymentMethodPatch): Change[] {
   const eventType = paymentMethodPatchEvent(patch as Record<string, unknown>);
   if (eventType === null) return [];

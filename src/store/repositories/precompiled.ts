@@ -1,6 +1,6 @@
 import { CompiledQuery, isOperationNodeSource, type Compilable, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import { markDeferrable } from '../postgres-pipeline.js';
+import { deferrable } from '../deferrable-query.js';
 
 /** Where a compiled parameter's value comes from: the call's values (by position) or the builder itself. */
 type Slot = { value: number } | { constant: unknown };
@@ -12,7 +12,7 @@ interface CompiledShape {
 
 /**
  * A hot query built and compiled by Kysely once per database kind and shape instead of on every
- * call (issue 12: 4–7 µs a query, a few percent of a request). The builder gets a placeholder for
+ * call (that cost 4–7 µs a query, a few percent of a request). The builder gets a placeholder for
  * each value; compiling maps each of the SQL's parameters either to a value, by its placeholder, or
  * to a constant the builder wrote itself. Each call then binds its own values to the same text.
  *
@@ -25,7 +25,8 @@ export class Precompiled<Row> {
 
   /**
    * `deferrable`: nobody reads this statement's result, only whether it failed; inside a
-   * PostgreSQL transaction it is sent without waiting for its answer (postgres-pipeline.ts).
+   * PostgreSQL transaction it is sent without waiting for its answer (deferrable-query.ts). Each
+   * query this Precompiled makes carries the declaration; the same text built elsewhere does not.
    */
   constructor(
     private readonly build: (db: Kysely<Database>, values: readonly unknown[], shape: string) => Compilable<Row>,
@@ -42,16 +43,11 @@ export class Precompiled<Row> {
     let compiled = byShape.get(shape);
     if (compiled === undefined) {
       compiled = compileShape(this.build(db, placeholders(values.length), shape), values.length);
-      if (this.options.deferrable === true) {
-        // Marked in its text: the pipeline knows deferrable statements by text, and the same
-        // statement built elsewhere (whose caller may read its row count) must not match.
-        compiled.sql += DEFERRABLE_MARK;
-        markDeferrable(compiled.sql);
-      }
       byShape.set(shape, compiled);
     }
     const parameters = compiled.slots.map((slot) => ('value' in slot ? values[slot.value] : slot.constant));
-    return CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<Row>;
+    const query = CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<Row>;
+    return this.options.deferrable === true ? deferrable(query) : query;
   }
 
   async rows(db: Kysely<Database>, shape: string, values: readonly unknown[]): Promise<Row[]> {
@@ -62,9 +58,6 @@ export class Precompiled<Row> {
     return (await this.rows(db, shape, values))[0];
   }
 }
-
-/** What ends the text of a deferrable statement (a comment: SQLite and PostgreSQL ignore it). */
-export const DEFERRABLE_MARK = ' /* coffer: deferrable */';
 
 const PLACEHOLDER = '\u0000coffer-precompiled-value-';
 const placeholderList: string[] = [];

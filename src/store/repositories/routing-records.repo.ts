@@ -3,9 +3,9 @@ import type { Database } from '../schema.js';
 import { journaled } from '../change-journal.js';
 
 /**
- * Issue 18: a workflow's routing decision on the transactions it produced (`transactions.routed_by`
+ * A workflow's routing decision on the transactions it produced (`transactions.routed_by`
  * on every attempt of the chain) and one `TransactionRouted` event naming the transaction that
- * answered, written together.
+ * answered, written together (docs/routing.md, "Where the decision is recorded").
  */
 export class RoutingRecordsRepo {
   constructor(private readonly db: Kysely<Database>) {}

@@ -5,7 +5,7 @@ import { journaled, type Change } from '../change-journal.js';
 import { transactionStateEvent } from '../../domain/event-types.js';
 import { columnsOf, Precompiled, recordOf, recordShape } from './precompiled.js';
 
-/** The events of a transaction row written with `state` (issue 17). */
+/** The events of a transaction row written with `state` (docs/events.md, "Event types"). */
 function stateChanges(environmentKey: string, token: string, state: string | undefined, at: string | undefined, reconciled = false, ownCallback?: boolean): Change[] {
   const eventType = reconciled ? 'TransactionReconciled' : transactionStateEvent(state);
   if (eventType === null) return [];
@@ -109,7 +109,7 @@ function patched(row: TransactionRow, patch: Updateable<TransactionsTable>): Tra
 }
 
 /**
- * Issue 17: a gateway transaction that becomes `gateway_processing_result_unknown` is due for
+ * A gateway transaction that becomes `gateway_processing_result_unknown` is due for
  * reconciliation at once (the reconciler decides whether its gateway can be asked).
  */
 function markUnknown<P extends Updateable<TransactionsTable>>(patch: P): P {
@@ -126,7 +126,7 @@ export class TransactionsRepo {
 
   /**
    * Inserts and returns the stored row (with its `seq`) in one statement, with its events.
-   * `failedOver`: the row is an attempt a retry chain moved on to (issue 18), which records
+   * `failedOver`: the row is an attempt a retry chain moved on to (docs/routing-retry.md), which records
    * TransactionFailedOver after TransactionCreated.
    */
   insertReturning(row: Insertable<TransactionsTable>, failedOver = false): Promise<TransactionRow> {
@@ -266,7 +266,7 @@ export class TransactionsRepo {
   /**
    * Writes the outcome of a transaction whose row the caller holds as stored, because nothing
    * else writes a transaction while its gateway call runs (finishTransaction), and returns it:
-   * `current` with `patch` applied, not read back (issue 12). On PostgreSQL the update is then
+   * `current` with `patch` applied, not read back. On PostgreSQL the update is then
    * sent without waiting for its answer and the outcome's transaction costs one round trip, its
    * `COMMIT`; a failure of the update still fails that commit (postgres-pipeline.ts).
    */
@@ -315,7 +315,7 @@ export class TransactionsRepo {
     });
   }
 
-  /** Issue 17: unknown results whose next lookup is due (every environment), oldest first. */
+  /** Unknown results whose next lookup is due (every environment), oldest first (docs/events.md). */
   dueForReconciliation(now: string, limit: number): Promise<TransactionRow[]> {
     return this.db
       .selectFrom('transactions')

@@ -8,7 +8,7 @@ export type WorkflowPatch = Omit<Updateable<WorkflowsTable>, 'seq' | 'environmen
 const OBJECT_TYPE = 'workflow';
 
 /**
- * Single-query primitives over `workflows` (issue 18); every read is scoped to one environment and
+ * Single-query primitives over `workflows` (docs/routing.md); every read is scoped to one environment and
  * every write lands with its event (`AddWorkflow`, `UpdateWorkflow`, `RemoveWorkflow`). Making a
  * workflow the default clears the flag of the others in the same database transaction.
  */
