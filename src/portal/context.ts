@@ -55,11 +55,11 @@ export function sessionOf(request: FastifyRequest): LiveSession {
 }
 
 export function roleOf(request: FastifyRequest): PortalRole {
-  return sessionOf(request).user.role as PortalRole;
+  return sessionOf(request).user.role;
 }
 
 export function can(request: FastifyRequest, permission: PortalPermission): boolean {
-  return request.portalSession !== null && portalRoleAllows(request.portalSession.user.role as PortalRole, permission);
+  return request.portalSession !== null && portalRoleAllows(request.portalSession.user.role, permission);
 }
 
 /** The submitted form fields (application/x-www-form-urlencoded), as strings. */

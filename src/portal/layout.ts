@@ -64,7 +64,7 @@ function noticeOf(frame: PageFrame): SafeHtml | null {
 /** A signed-in page: header with the environment switcher, side navigation, content. */
 export function page(request: FastifyRequest, frame: PageFrame, content: HtmlValue): SafeHtml {
   const session = request.portalSession;
-  const role = (session?.user.role ?? 'viewer') as PortalRole;
+  const role: PortalRole = session?.user.role ?? 'viewer';
   const envKey = frame.environment?.key ?? session?.row.environmentKey ?? frame.environments?.[0]?.key ?? '';
   const items = NAV.filter((entry) => portalRoleAllows(role, entry.needs) && (!entry.scoped || envKey !== '')).map(
     (entry) => html`<li><a href="${entry.path(envKey)}"${entry.id === frame.current ? html` aria-current="page"` : ''}>${entry.label}</a></li>`,
