@@ -51,6 +51,36 @@ export default tseslint.config(
     },
   },
   {
+    // Transaction states are spelt once, in src/domain/transaction.ts (and in SQL in src/store/):
+    // everything else names them by TransactionState / TRANSACTION_STATES. The two states below are
+    // checked everywhere; the four that are also everyday words, where transactions are read and shown.
+    files: ['src/**/*.ts'],
+    ignores: ['src/domain/**', 'src/store/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['gateway_processing_failed', 'gateway_processing_result_unknown'].map((state) => ({
+          selector: `Literal[value='${state}']`,
+          message: 'Name transaction states from src/domain/transaction.ts (TransactionState).',
+        })),
+      ],
+    },
+  },
+  {
+    files: ['src/http/views/**/*.ts', 'src/portal/routes/transactions.routes.ts', 'src/portal/routes/overview.routes.ts', 'src/services/transactions/**/*.ts', 'src/services/routing/**/*.ts', 'src/services/transaction-records.ts', 'src/services/overview.service.ts'],
+    // The same words as other things: call results for the metrics, a reconciliation's outcome, a wire field name.
+    ignores: ['src/services/transactions/gateway-caller.ts', 'src/services/transactions/reconciler.ts', 'src/http/views/callback-payload.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['processing', 'pending', 'succeeded', 'failed', 'gateway_processing_failed', 'gateway_processing_result_unknown'].map((state) => ({
+          selector: `Literal[value='${state}']`,
+          message: 'Name transaction states from src/domain/transaction.ts (TransactionState).',
+        })),
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',

@@ -4,12 +4,15 @@ import type { StoreConfig } from '../src/config/config.js';
 import type { PaymentMethodCreateInput } from '../src/domain/payment-method.js';
 import { blankResponse } from '../src/gateways/kit/index.js';
 import { PaymentMethodSealer, type SealedFields } from '../src/services/payment-method-sealer.js';
-import { newTransactionRow } from '../src/services/transaction-records.js';
-import { EMPTY_SHIPPING_ADDRESS, responseRecord, type GatewayTransactionDetails } from '../src/services/transactions/transaction-details.js';
+import { newTransaction } from '../src/services/transaction-records.js';
+import { newTransactionRow } from '../src/store/mappers/transaction.js';
+import { responseRecord } from '../src/services/transactions/transaction-details.js';
+import { EMPTY_SHIPPING_ADDRESS, type GatewayTransactionDetails } from '../src/domain/transaction-details.js';
 import { openStore, type StoreHandle } from '../src/store/database.js';
 import { repositories } from '../src/store/repositories.js';
 import type { PaymentMethodsTable, TransactionsTable } from '../src/store/schema.js';
 import { TEST_CARDS } from '../src/domain/test-cards.js';
+import { WrappedKeysRepo } from '../src/store/repositories/wrapped-keys.repo.js';
 import { Keyring } from '../src/vault/keyring.js';
 
 /**
@@ -129,7 +132,7 @@ async function insertInCommits<T>(store: StoreHandle, rows: number, batchRows: n
 /** Writes the payment methods, then one succeeded purchase for each of the first `transactions` of them. */
 export async function seedStore(options: SeedOptions): Promise<SeedResult> {
   const store = openStore(options.store);
-  const keyring = new Keyring(store.db, options.masterKey);
+  const keyring = new Keyring(new WrappedKeysRepo(store.db), options.masterKey);
   const sealer = new PaymentMethodSealer(keyring);
   const batchRows = options.batchRows ?? 500;
   const batchesPerCommit = options.batchesPerCommit ?? 20;
@@ -199,7 +202,7 @@ export async function seedStore(options: SeedOptions): Promise<SeedResult> {
         const rows: Insertable<TransactionsTable>[] = [];
         for (let index = first; index < first + count; index += 1) {
           const at = timeOf(index, options.transactions);
-          const row = newTransactionRow({
+          const row = newTransactionRow(newTransaction({
             token: transactionTokens[index] as string,
             environmentKey: environment.key,
             transactionType: 'Purchase',
@@ -210,7 +213,7 @@ export async function seedStore(options: SeedOptions): Promise<SeedResult> {
             currencyCode: 'USD',
             details: purchaseDetails(at, String(1 + (index % 99_999))),
             now: at,
-          });
+          }));
           rows.push({ ...row, transcript: `[test gateway] purchase of ${row.amount} USD\n\n[test gateway] purchase → success: Successful purchase` });
         }
         return rows;

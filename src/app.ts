@@ -46,6 +46,7 @@ import { WorkflowService } from './services/routing/workflow.service.js';
 import { RoutedTransactionService } from './services/routing/routed-transactions.js';
 import { SuccessRates } from './services/routing/success-rates.js';
 import { cryptoRandomInt, type RandomInt } from './services/routing/split-draw.js';
+import { WrappedKeysRepo } from './store/repositories/wrapped-keys.repo.js';
 import { Keyring } from './vault/keyring.js';
 import { DefinitionCache } from './cache/definition-cache.js';
 import { resolveMasterKey } from './vault/master-key.js';
@@ -103,7 +104,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
   const store = openStore(config.store);
   try {
     await migrateStore(store);
-    const keyring = new Keyring(store.db, master.key, { previousMasterKeys: config.previousMasterKeys, now: () => clock.now() });
+    const keyring = new Keyring(new WrappedKeysRepo(store.db), master.key, { previousMasterKeys: config.previousMasterKeys, now: () => clock.now() });
     await keyring.verifyMasterKey();
     const idempotency = new IdempotencyService(store, clock, (environmentKey, key) => keyring.hashIdempotencyKey(environmentKey, key));
     // Definitions every request reads, kept in this node's memory while the store's generation stands.

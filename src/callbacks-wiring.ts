@@ -36,12 +36,12 @@ export function buildCallbacks(deps: {
   const signingSecrets = new SigningSecretService(store, keyring, clock);
   const render: CallbackRenderer = async (delivery, event, secret) => {
     if (delivery.kind === 'event') return eventCallback(delivery.format, eventView(event), secret);
-    const environment = await repos.environments.find(delivery.environment_key);
-    const transaction = await repos.transactions.find(delivery.environment_key, event.object_key);
+    const environment = await repos.environments.find(delivery.environmentKey);
+    const transaction = await repos.transactions.find(delivery.environmentKey, event.objectKey);
     if (environment === undefined || transaction === undefined) return null;
     const page = await transactionQuery.withPaymentMethods(environment, [transaction]);
     const view = transactionView(transaction, (token) => (token === null ? null : (page.paymentMethods.get(token) ?? null)));
-    return transactionCallback(delivery.format, { ...view, callback_url: transaction.callback_url }, secret);
+    return transactionCallback(delivery.format, { ...view, callback_url: transaction.callbackUrl }, secret);
   };
   const callbacks = new CallbackDispatcher(store, (request) => client.send(request), (key) => signingSecrets.secretFor(key), render, clock, {
     ...DEFAULT_DISPATCH,

@@ -1,12 +1,12 @@
 import { webcrypto } from 'node:crypto';
+import type { CertificateAlgorithm } from '../domain/certificate.js';
 import { Secret } from '../domain/secret.js';
 import { toPem } from './pem.js';
 import { subjectName, type CertificateSubject } from './subject.js';
 import { x509 } from './x509.js';
 
-/** The key algorithms `POST certificates/generate` offers, by their API names. */
-export const CERTIFICATE_ALGORITHMS = ['ec-prime256v1', 'rsa-2048'] as const;
-export type CertificateAlgorithm = (typeof CERTIFICATE_ALGORITHMS)[number];
+export { CERTIFICATE_ALGORITHMS, type CertificateAlgorithm } from '../domain/certificate.js';
+
 /** Spreedly's example uses it; P-256 keys are also fast to make (milliseconds, RSA takes ~100 ms). */
 export const DEFAULT_CERTIFICATE_ALGORITHM: CertificateAlgorithm = 'ec-prime256v1';
 

@@ -1,8 +1,20 @@
-import type { EventRow } from '../store/repositories/events.repo.js';
 import type { EventType } from './event-types.js';
 
-/** TRANSITIONAL: still the stored row; being replaced by a domain type (camelCase, real booleans, parsed JSON). */
-export type ApiEvent = EventRow;
+/**
+ * One change of an API object, as the events feed shows it (docs/events.md; wire-reference §2.8).
+ * `createdAt` is an ISO-8601 UTC string, the wire format; it sorts as text.
+ */
+export interface ApiEvent {
+  token: string;
+  /** Null for a change outside any environment (an organization's access secret for all of them). */
+  environmentKey: string | null;
+  /** The X-Request-Id of the API request that made the change; null outside a request. */
+  requestId: string | null;
+  eventType: EventType;
+  objectType: string;
+  objectKey: string;
+  createdAt: string;
+}
 
 /**
  * A change of an API object, as the service that decided it describes it (docs/events.md). The

@@ -1,5 +1,5 @@
 import { parseCertificateChain } from '../certificates/certificate-chain.js';
-import { generateCertificateRequest, type CertificateAlgorithm } from '../certificates/certificate-request.js';
+import { generateCertificateRequest } from '../certificates/certificate-request.js';
 import { CertificateInputError } from '../certificates/input-error.js';
 import { parsePrivateKey } from '../certificates/private-key.js';
 import { publicKeyHash, publicKeyPem, samePublicKey } from '../certificates/public-key.js';
@@ -9,15 +9,14 @@ import { AppError, type ErrorEntry } from '../domain/errors.js';
 import { Secret } from '../domain/secret.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreHandle } from '../store/database.js';
-import { repositories, type Repositories } from '../store/repositories.js';
+import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
-import type { Certificate } from '../domain/certificate.js';
+import type { Certificate, CertificateAlgorithm, CertificateLevel } from '../domain/certificate.js';
+import type { EventType } from '../domain/event-types.js';
 import type { Environment } from '../domain/environment.js';
 
-/** Who a certificate is meant for. Recorded and shown; it does not widen who can read it (docs/certificates.md). */
-export const CERTIFICATE_LEVELS = ['environment', 'organization'] as const;
-export type CertificateLevel = (typeof CERTIFICATE_LEVELS)[number];
+export { CERTIFICATE_LEVELS, type CertificateLevel } from '../domain/certificate.js';
 
 /** `POST certificates`: a signed certificate (the leaf, then its chain) and its private key. */
 export interface CertificateUpload {
@@ -55,7 +54,7 @@ export class CertificateService {
   private readonly repos: Repositories;
 
   constructor(
-    store: StoreHandle,
+    private readonly store: StoreHandle,
     private readonly keyring: Keyring,
     private readonly clock: Clock,
   ) {
@@ -63,7 +62,7 @@ export class CertificateService {
   }
 
   async list(environment: Environment, query: ListQuery): Promise<Certificate[]> {
-    const page = await pageAfter(query, (token) => this.repos.certificates.find(environment.key, token));
+    const page = await pageAfter(query, (token) => this.repos.certificates.positionOf(environment.key, token));
     return this.repos.certificates.list(environment.key, page);
   }
 
@@ -115,14 +114,18 @@ export class CertificateService {
    */
   async attachSigned(environment: Environment, token: string, pem: string): Promise<Certificate> {
     const row = await this.show(environment, token);
-    if (row.redacted_at !== null) throw certificateRedacted();
+    if (row.redactedAt !== null) throw certificateRedacted();
     const errors: ErrorEntry[] = [];
     const chain = collect(errors, () => parseCertificateChain(pem));
     if (chain === undefined) throw new AppError(errors);
-    if (!samePublicKey(chain.spkiDer, row.public_key)) throw keyMismatch();
-    if (!(await this.repos.certificates.attachPem(environment.key, token, chain.pem, this.now()))) {
-      throw new AppError({ key: 'errors.certificate_not_found', message: CERTIFICATE_MESSAGES.notFound });
-    }
+    if (!samePublicKey(chain.spkiDer, row.publicKey)) throw keyMismatch();
+    const attached = await inTransaction(this.store, async (repos) => {
+      const at = this.now();
+      const changed = await repos.certificates.attachPem(environment.key, token, chain.pem, at);
+      if (changed) await recordChange(repos, environment, 'UpdateCertificate', token, at);
+      return changed;
+    });
+    if (!attached) throw new AppError({ key: 'errors.certificate_not_found', message: CERTIFICATE_MESSAGES.notFound });
     return this.show(environment, token);
   }
 
@@ -133,7 +136,7 @@ export class CertificateService {
    */
   async clientCertificate(environment: Environment, token: string): Promise<ClientCertificate> {
     const row = await this.show(environment, token);
-    if (row.redacted_at !== null) throw certificateRedacted();
+    if (row.redactedAt !== null) throw certificateRedacted();
     if (row.pem === null) {
       throw new AppError({ key: 'errors.invalid', attribute: 'certificate_token', message: CERTIFICATE_MESSAGES.notSigned });
     }
@@ -147,8 +150,8 @@ export class CertificateService {
    */
   async signingKeys(environment: Environment, token: string): Promise<{ privateKeyPem: Secret; publicKeyPem: string } | undefined> {
     const row = await this.repos.certificates.find(environment.key, token);
-    if (row === undefined || row.redacted_at !== null) return undefined;
-    return { privateKeyPem: await this.openPrivateKey(row), publicKeyPem: row.public_key };
+    if (row === undefined || row.redactedAt !== null) return undefined;
+    return { privateKeyPem: await this.openPrivateKey(row), publicKeyPem: row.publicKey };
   }
 
   /**
@@ -158,12 +161,19 @@ export class CertificateService {
    */
   async redact(environment: Environment, token: string): Promise<Certificate> {
     const row = await this.show(environment, token);
-    if (row.redacted_at !== null || !(await this.repos.certificates.redact(environment.key, token, this.now()))) throw certificateRedacted();
+    if (row.redactedAt !== null) throw certificateRedacted();
+    const redacted = await inTransaction(this.store, async (repos) => {
+      const at = this.now();
+      const changed = await repos.certificates.redact(environment.key, token, at);
+      if (changed) await recordChange(repos, environment, 'RedactCertificate', token, at);
+      return changed;
+    });
+    if (!redacted) throw certificateRedacted();
     return this.show(environment, token);
   }
 
   private async openPrivateKey(row: Certificate): Promise<Secret> {
-    const opened = await this.keyring.openFor(row.environment_key, row.sealed_private_key, certificatePrivateKeyAad(row.token));
+    const opened = await this.keyring.openFor(row.environmentKey, row.sealedPrivateKey, certificatePrivateKeyAad(row.token));
     const key = new Secret(opened.toString('utf8'));
     opened.fill(0);
     return key;
@@ -190,19 +200,24 @@ export class CertificateService {
     } finally {
       plaintext.fill(0);
     }
-    await this.repos.certificates.insert({
-      token,
-      environment_key: environment.key,
-      level: fields.level,
-      algorithm: fields.algorithm,
-      ...fields.subject,
-      public_key: publicKeyPem(fields.spkiDer),
-      public_key_hash: publicKeyHash(fields.spkiDer),
-      csr: fields.csr,
-      pem: fields.pem,
-      sealed_private_key: sealed,
-      created_at: now,
-      updated_at: now,
+    const { email_address: emailAddress, ...subject } = fields.subject;
+    await inTransaction(this.store, async (repos) => {
+      await repos.certificates.insert({
+        token,
+        environmentKey: environment.key,
+        level: fields.level,
+        algorithm: fields.algorithm,
+        ...subject,
+        emailAddress,
+        publicKey: publicKeyPem(fields.spkiDer),
+        publicKeyHash: publicKeyHash(fields.spkiDer),
+        csr: fields.csr,
+        pem: fields.pem,
+        sealedPrivateKey: sealed,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await recordChange(repos, environment, 'AddCertificate', token, now);
     });
     return this.show(environment, token);
   }
@@ -210,6 +225,11 @@ export class CertificateService {
   private now(): string {
     return this.clock.now().toISOString();
   }
+}
+
+/** Records a change of a certificate in its unit of work (docs/events.md). */
+function recordChange(repos: Repositories, environment: Environment, eventType: EventType, token: string, at: string): Promise<void> {
+  return repos.journal.record({ environmentKey: environment.key, eventType, objectType: 'certificate', objectKey: token, at });
 }
 
 /** Associated data binding a sealed private key to its certificate (key rotation needs it too). */

@@ -1,7 +1,7 @@
 import { AppError, MESSAGES, fieldError } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import type { StoreHandle } from '../store/database.js';
-import { EVENT_TYPES } from '../domain/event-types.js';
+import { EVENT_TYPES, type EventType } from '../domain/event-types.js';
 import type { EventFilter } from '../store/repositories/events.repo.js';
 import { repositories, type Repositories } from '../store/repositories.js';
 import { pageAfter, type ListQuery } from './list-query.js';
@@ -12,11 +12,11 @@ const DAY_MS = 86_400_000;
 const DELETE_BATCH = 1000;
 
 /** Reads `event_type` from a query string: one of the recorded types (422 otherwise). */
-export function parseEventType(query: Record<string, unknown>): string | undefined {
+export function parseEventType(query: Record<string, unknown>): EventType | undefined {
   const raw = query.event_type;
   if (raw === undefined || raw === '') return undefined;
   if (typeof raw !== 'string' || !(EVENT_TYPES as readonly string[]).includes(raw)) throw new AppError(fieldError.inclusion('event_type'));
-  return raw;
+  return raw as EventType;
 }
 
 /** The events feed (docs/events.md): reads of what the repositories journaled, and its retention. */
@@ -33,7 +33,7 @@ export class EventService {
 
   /** One page of the environment's events; `since_token` must name one of them. */
   async list(environment: Environment, query: ListQuery, filter: EventFilter): Promise<ApiEvent[]> {
-    const page = await pageAfter(query, (since) => this.repos.events.find(environment.key, since));
+    const page = await pageAfter(query, (since) => this.repos.events.positionOf(environment.key, since));
     return this.repos.events.list(environment.key, filter, page);
   }
 

@@ -10,10 +10,10 @@ import { gatewayKey, type DefinitionCache } from '../cache/definition-cache.js';
 import type { GatewayPatch } from '../store/repositories/gateways.repo.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
-import { newTransactionRow } from './transaction-records.js';
+import { newTransaction, recordTransaction } from './transaction-records.js';
 import type { Environment } from '../domain/environment.js';
 import type { Gateway } from '../domain/gateway.js';
-import type { Transaction } from '../domain/transaction.js';
+import { TransactionState, type Transaction } from '../domain/transaction.js';
 
 /** Fields a client may set on a gateway, already coerced; credentials by name. */
 export interface GatewayInput {
@@ -161,9 +161,8 @@ export class GatewayService {
       const now = this.clock.now().toISOString();
       // Redacting twice is allowed (and recorded again); the update is then a no-op.
       await repos.gateways.updateUnlessRedacted(environment.key, token, { state: 'redacted', safe_credentials: null, sealed_credentials: null, updated_at: now });
-      const record = newTransactionRow({ environmentKey: environment.key, transactionType: 'RedactGateway', outcome: 'succeeded', gatewayToken: token, now });
-      await repos.transactions.insert(record);
-      const transaction = (await repos.transactions.find(environment.key, record.token)) as Transaction;
+      const record = newTransaction({ environmentKey: environment.key, transactionType: 'RedactGateway', outcome: TransactionState.succeeded, gatewayToken: token, now });
+      const transaction = await recordTransaction(repos, record);
       return { transaction, gateway: withDefinition(await this.findRow(repos, environment, token)) };
     });
   }

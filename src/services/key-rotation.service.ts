@@ -1,6 +1,6 @@
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
-import { SEALED_COLUMNS, type SealedColumn, type SealedTable } from '../store/repositories/sealed-blobs.repo.js';
+import { SEALED_FIELDS, type SealedField, type SealedRecordKind } from '../domain/sealed-fields.js';
 import type { Keyring } from '../vault/keyring.js';
 import { credentialsAad } from './gateway.service.js';
 import { receiverAad } from './receiver.service.js';
@@ -12,13 +12,6 @@ export interface DataRotationResult {
   keyId: string;
   reencrypted: number;
 }
-
-const FIELD_OF: Record<SealedColumn<'payment_methods'>, Parameters<typeof paymentMethodAad>[1]> = {
-  sealed_number: 'number',
-  sealed_cvv: 'cvv',
-  sealed_routing_number: 'routing_number',
-  sealed_account_number: 'account_number',
-};
 
 /**
  * Key rotation without downtime (invariants in src/vault/README.md). Every blob keeps naming the
@@ -50,35 +43,35 @@ export class KeyRotationService {
   async reencrypt(environmentKey: string, batchSize: number): Promise<number> {
     const keyId = await this.keyring.currentDataKeyId(environmentKey);
     let moved = 0;
-    for (const table of Object.keys(SEALED_COLUMNS) as SealedTable[]) {
-      for (const column of SEALED_COLUMNS[table]) moved += await this.rewrap(environmentKey, keyId, batchSize, table, column);
+    for (const kind of Object.keys(SEALED_FIELDS) as SealedRecordKind[]) {
+      for (const field of SEALED_FIELDS[kind]) moved += await this.rewrap(environmentKey, keyId, batchSize, kind, field);
     }
     return moved;
   }
 
   /**
-   * Re-seals one column's blobs in batches until none is left on an old key. Each rewrite is
+   * Re-seals one field's blobs in batches until none is left on an old key. Each rewrite is
    * conditional on the blob read, so a concurrent redact or update wins; returns how many moved.
    */
-  private async rewrap<T extends SealedTable>(environmentKey: string, keyId: string, batchSize: number, table: T, column: SealedColumn<T>): Promise<number> {
-    const aadOf = AAD_OF[table] as (token: string, column: SealedColumn<T>) => string;
+  private async rewrap<K extends SealedRecordKind>(environmentKey: string, keyId: string, batchSize: number, kind: K, field: SealedField<K>): Promise<number> {
+    const aadOf = AAD_OF[kind] as (token: string, field: SealedField<K>) => string;
     let moved = 0;
     for (;;) {
-      const rows = await this.repos.sealedBlobs.notOnKey(table, column, environmentKey, keyId, batchSize);
-      for (const { token, blob } of rows) {
-        const aad = aadOf(token, column);
+      const blobs = await this.repos.sealedBlobs.notOnKey(kind, field, environmentKey, keyId, batchSize);
+      for (const { token, blob } of blobs) {
+        const aad = aadOf(token, field);
         const fresh = await this.keyring.sealFor(environmentKey, await this.keyring.openFor(environmentKey, blob, aad), aad);
-        if (await this.repos.sealedBlobs.replace(table, column, environmentKey, token, blob, fresh)) moved += 1;
+        if (await this.repos.sealedBlobs.replace(kind, field, environmentKey, token, blob, fresh)) moved += 1;
       }
-      if (rows.length < batchSize) return moved;
+      if (blobs.length < batchSize) return moved;
     }
   }
 }
 
-/** The associated data each sealed column was sealed with (it binds a blob to its row and field). */
-const AAD_OF: { [T in SealedTable]: (token: string, column: SealedColumn<T>) => string } = {
-  payment_methods: (token, column) => paymentMethodAad(token, FIELD_OF[column]),
-  gateways: (token) => credentialsAad(token),
-  receivers: (token, column) => receiverAad(token, column === 'sealed_credentials' ? 'credentials' : 'protocol'),
-  certificates: (token) => certificatePrivateKeyAad(token),
+/** The associated data each sealed field was sealed with (it binds a blob to its record and field). */
+const AAD_OF: { [K in SealedRecordKind]: (token: string, field: SealedField<K>) => string } = {
+  payment_method: (token, field) => paymentMethodAad(token, field),
+  gateway: (token) => credentialsAad(token),
+  receiver: (token, field) => receiverAad(token, field),
+  certificate: (token) => certificatePrivateKeyAad(token),
 };

@@ -3,17 +3,12 @@ import { BREAKER_POLICY } from '../limits/circuit-breaker.js';
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
 import type { VolumeRow } from '../store/repositories/transactions.repo.js';
-import type { RollupRow } from '../store/repositories/rollups.repo.js';
+import type { GatewayHourRollup } from '../domain/rollup.js';
 import type { GatewayService } from './gateway.service.js';
-import { GATEWAY_TRANSACTION_TYPES } from './transactions/transaction-details.js';
 import type { Environment } from '../domain/environment.js';
-import type { Transaction } from '../domain/transaction.js';
+import { FAILED_STATES, FAULT_STATES, GATEWAY_TRANSACTION_TYPES, type Transaction } from '../domain/transaction.js';
 
 const TYPES = [...GATEWAY_TRANSACTION_TYPES];
-/** Outcomes the breaker counts: faults and unknown results, never declines. */
-const FAULTS = new Set(['gateway_processing_failed', 'gateway_processing_result_unknown']);
-/** Finished and unsuccessful. */
-const FAILED_STATES = ['failed', 'gateway_processing_failed', 'gateway_processing_result_unknown'];
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
@@ -66,20 +61,16 @@ export class OverviewService {
     const dayStart = Math.floor(now / DAY) * DAY - 29 * DAY;
     const hourly = await this.hourlyCounts(environment.key, dayStart, currentHour);
     const gateways = await this.gateways.list(environment, { sinceToken: null, order: 'asc', count: 100 });
-    const failures = (
-      await Promise.all(FAILED_STATES.map((state) => this.repos.transactions.newestInState(environment.key, state, TYPES, 10)))
-    )
-      .flat()
-      .filter((row) => row.created_at >= new Date(dayStart).toISOString())
-      .sort((a, b) => b.seq - a.seq)
+    const failures = (await this.repos.transactions.newestInStates(environment.key, FAILED_STATES, TYPES, 10))
+      .filter((transaction) => transaction.createdAt >= new Date(dayStart).toISOString())
       .slice(0, 10);
     const result: GatewayOverview[] = [];
     for (const gateway of gateways) {
       const last = await this.repos.transactions.lastOutcomes(gateway.row.token, TYPES, BREAKER_POLICY.failureThreshold);
       const breakerOpen =
         last.length === BREAKER_POLICY.failureThreshold &&
-        last.every((t) => FAULTS.has(t.state)) &&
-        now - Date.parse(last[0]?.updated_at ?? '') < BREAKER_POLICY.openMs;
+        last.every((t) => FAULT_STATES.includes(t.state)) &&
+        now - Date.parse(last[0]?.updatedAt ?? '') < BREAKER_POLICY.openMs;
       const mine = hourly.filter((row) => row.gatewayToken === gateway.row.token);
       result.push({
         token: gateway.row.token,
@@ -97,7 +88,7 @@ export class OverviewService {
    * Hourly counts from `since` to now: ended hours from the rollups (computing and storing those
    * not rolled up yet, once, for every node), the running hour from the transactions.
    */
-  private async hourlyCounts(environmentKey: string, since: number, currentHour: number): Promise<RollupRow[]> {
+  private async hourlyCounts(environmentKey: string, since: number, currentHour: number): Promise<GatewayHourRollup[]> {
     const sinceIso = new Date(since).toISOString();
     const currentIso = new Date(currentHour).toISOString();
     const mark = await this.repos.rollups.completeUntil(environmentKey);
@@ -116,8 +107,8 @@ export class OverviewService {
 }
 
 /** Volume rows (one per outcome) as rollups (both outcomes in one row). */
-function toRollups(rows: VolumeRow[]): RollupRow[] {
-  const byKey = new Map<string, RollupRow>();
+function toRollups(rows: VolumeRow[]): GatewayHourRollup[] {
+  const byKey = new Map<string, GatewayHourRollup>();
   for (const row of rows) {
     const key = `${row.gatewayToken} ${row.bucket}`;
     const rollup = byKey.get(key) ?? { gatewayToken: row.gatewayToken, hour: row.bucket, succeeded: 0, failed: 0 };
@@ -129,7 +120,7 @@ function toRollups(rows: VolumeRow[]): RollupRow[] {
 }
 
 /** `n` buckets keyed by `keyOf`, summing the rollups whose hour starts with the key. */
-function buckets(rows: RollupRow[], n: number, keyOf: (i: number) => string, keyChars: 10 | 13): Bucket[] {
+function buckets(rows: GatewayHourRollup[], n: number, keyOf: (i: number) => string, keyChars: 10 | 13): Bucket[] {
   const byKey = new Map<string, Bucket>();
   const out: Bucket[] = [];
   for (let i = 0; i < n; i += 1) {

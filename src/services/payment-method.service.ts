@@ -11,10 +11,10 @@ import { pageAfter, type ListQuery } from './list-query.js';
 import { parseDetails, redactedDetails, resolveNames, withoutPersonalData, type Details } from './payment-method-records.js';
 import { checkMetadata, emailErrors, expiryErrors, nameErrors } from './payment-method-validation.js';
 import { PaymentMethodSealer, type SealedFields } from './payment-method-sealer.js';
-import { newTransactionRow } from './transaction-records.js';
+import { newTransaction, recordTransaction } from './transaction-records.js';
 import type { Environment } from '../domain/environment.js';
 import type { PaymentMethod } from '../domain/payment-method.js';
-import type { Transaction } from '../domain/transaction.js';
+import { TransactionState, type Transaction } from '../domain/transaction.js';
 
 /** A vault transaction (AddPaymentMethod, Retain, Redact, Recache) and the method it concerns. */
 export interface VaultOutcome {
@@ -83,15 +83,15 @@ export class PaymentMethodService {
         created_at: at,
         updated_at: at,
       });
-      const record = newTransactionRow({
+      const record = newTransaction({
         environmentKey: environment.key,
         transactionType: 'AddPaymentMethod',
-        outcome: 'succeeded',
+        outcome: TransactionState.succeeded,
         paymentMethodToken: token,
         details: { retained: input.retained },
         now: at,
       });
-      await repos.transactions.insert(record);
+      await recordTransaction(repos, record);
       return this.outcome(repos, environment, record.token, token);
     });
   }
@@ -177,7 +177,7 @@ export class PaymentMethodService {
     const paymentMethod = await this.show(environment, token);
     const page = await pageAfter(query, async (since) => {
       const row = await this.repos.transactions.find(environment.key, since);
-      return row?.payment_method_token === token ? row : undefined;
+      return row?.paymentMethodToken === token ? { seq: row.position } : undefined;
     });
     const transactions = await this.repos.transactions.listForPaymentMethod(environment.key, token, page);
     return { paymentMethod, transactions };
@@ -193,20 +193,20 @@ export class PaymentMethodService {
         cache_expires_at: null,
         updated_at: at,
       });
-      const record = newTransactionRow({
+      const record = newTransaction({
         environmentKey: environment.key,
         transactionType: 'RetainPaymentMethod',
         outcome: moved
-          ? 'succeeded'
+          ? TransactionState.succeeded
           : {
-              state: 'failed',
+              state: TransactionState.failed,
               messageKey: 'messages.unable_to_retain_a_redacted_payment_method',
               message: 'The payment method has been redacted. Therefore, it cannot be retained.',
             },
         paymentMethodToken: token,
         now: at,
       });
-      await repos.transactions.insert(record);
+      await recordTransaction(repos, record);
       return { ...(await this.outcome(repos, environment, record.token, token)), succeeded: moved };
     });
   }
@@ -226,8 +226,8 @@ export class PaymentMethodService {
       while (!(await repos.paymentMethods.updateIfUnchanged(row, STORAGE_STATES, redactionPatch(row, at, options.removePersonalData)))) {
         row = (await repos.paymentMethods.find(environment.key, token)) as PaymentMethod;
       }
-      const record = newTransactionRow({ environmentKey: environment.key, transactionType: 'RedactPaymentMethod', outcome: 'succeeded', paymentMethodToken: token, now: at });
-      await repos.transactions.insert(record);
+      const record = newTransaction({ environmentKey: environment.key, transactionType: 'RedactPaymentMethod', outcome: TransactionState.succeeded, paymentMethodToken: token, now: at });
+      await recordTransaction(repos, record);
       return this.outcome(repos, environment, record.token, token);
     });
   }
@@ -251,14 +251,14 @@ export class PaymentMethodService {
           cvv_expires_at: this.cacheEnd(now),
           updated_at: at,
         }));
-      const record = newTransactionRow({
+      const record = newTransaction({
         environmentKey: environment.key,
         transactionType: 'RecacheSensitiveData',
-        outcome: moved ? 'succeeded' : { state: 'failed', messageKey: `messages.payment_method_${current.storage_state}`, message: `The payment method is ${current.storage_state}.` },
+        outcome: moved ? TransactionState.succeeded : { state: TransactionState.failed, messageKey: `messages.payment_method_${current.storage_state}`, message: `The payment method is ${current.storage_state}.` },
         paymentMethodToken: token,
         now: at,
       });
-      await repos.transactions.insert(record);
+      await recordTransaction(repos, record);
       return { ...(await this.outcome(repos, environment, record.token, token)), succeeded: moved };
     });
   }

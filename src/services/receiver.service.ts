@@ -7,13 +7,13 @@ import { isReadablePrivateKey, parseHostKeyPin } from '../receivers/sftp-upload.
 import type { ReceiverTypeDefinition, ReceiverTypes } from '../receivers/receiver-types.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
-import type { ReceiverPatch } from '../store/repositories/receivers.repo.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
-import { newTransactionRow } from './transaction-records.js';
+import { newTransaction, recordTransaction } from './transaction-records.js';
 import type { Environment } from '../domain/environment.js';
-import type { Receiver } from '../domain/receiver.js';
-import type { Transaction } from '../domain/transaction.js';
+import type { EventType } from '../domain/event-types.js';
+import type { Receiver, ReceiverCredential, ReceiverPatch, SealedReceiverSecrets } from '../domain/receiver.js';
+import { TransactionState, type Transaction } from '../domain/transaction.js';
 
 /** One credential as the client sends it: unsafe ones are sealed and never echoed. */
 export interface ReceiverCredentialInput {
@@ -65,13 +65,6 @@ export interface ReceiverSecrets {
 /** Does a certificate of this environment exist? (The certificates service answers.) */
 export type CertificateLookup = (environment: Environment, token: string) => Promise<boolean>;
 
-/** A stored credential: safe ones keep their value in clear, unsafe ones only their name. */
-interface StoredCredential {
-  name: string;
-  safe: boolean;
-  value?: string;
-}
-
 const MESSAGE_INVALID_TYPE = 'The receiver_type parameter is invalid.';
 export const RECEIVER_NOT_FOUND = 'Unable to find the specified receiver.';
 const RECEIVER_REDACTED = "Unable to use a receiver because it's been redacted.";
@@ -115,25 +108,32 @@ export class ReceiverService {
     await this.checkCertificate(environment, input.certificateToken);
     const token = randomToken(TOKEN_LENGTH.item);
     const now = this.clock.now().toISOString();
-    await this.repos.receivers.insert({
-      token,
-      environment_key: environment.key,
-      receiver_type: definition.receiverType,
-      hostnames: normalizeList(hostnames as string),
-      state: 'retained',
-      company_name: definition.companyName,
-      sub_merchant_key: input.subMerchantKey ?? null,
-      ...(await this.sealCredentials(environment.key, token, input.credentials ?? [])),
-      ...(await this.sealProtocol(environment.key, token, definition, input.protocol)),
-      certificate_token: input.certificateToken ?? null,
-      created_at: now,
-      updated_at: now,
+    const credentials = await this.sealCredentials(environment.key, token, input.credentials ?? []);
+    const protocol = await this.sealProtocol(environment.key, token, definition, input.protocol);
+    await inTransaction(this.store, async (repos) => {
+      await repos.receivers.insert({
+        token,
+        environmentKey: environment.key,
+        receiverType: definition.receiverType,
+        hostnames: normalizeList(hostnames as string),
+        state: 'retained',
+        companyName: definition.companyName,
+        subMerchantKey: input.subMerchantKey ?? null,
+        credentials: credentials.credentials,
+        protocolUser: protocol.protocolUser,
+        hostKey: protocol.hostKey,
+        certificateToken: input.certificateToken ?? null,
+        createdAt: now,
+        updatedAt: now,
+        sealed: { credentials: credentials.sealed, protocol: protocol.sealed },
+      });
+      await recordChange(repos, environment, 'AddReceiver', token, now);
     });
     return this.show(environment, token);
   }
 
   async list(environment: Environment, query: ListQuery): Promise<ReceiverRecord[]> {
-    const page = await pageAfter(query, (token) => this.repos.receivers.find(environment.key, token));
+    const page = await pageAfter(query, (token) => this.repos.receivers.positionOf(environment.key, token));
     const rows = await this.repos.receivers.list(environment.key, page);
     return rows.map((row) => this.withDefinition(row));
   }
@@ -154,23 +154,32 @@ export class ReceiverService {
     if (input.protocol !== undefined) errors.push(...protocolErrors(definition, input.protocol, false));
     if (errors.length > 0) throw new AppError(errors);
     await this.checkCertificate(environment, input.certificateToken);
-    const patch: ReceiverPatch = { updated_at: this.clock.now().toISOString() };
+    const patch: ReceiverPatch = { updatedAt: this.clock.now().toISOString() };
+    const sealed: Partial<SealedReceiverSecrets> = {};
     if (input.hostnames !== undefined && definition.hostnames === null) patch.hostnames = normalizeList(input.hostnames);
-    if (input.subMerchantKey !== undefined) patch.sub_merchant_key = input.subMerchantKey;
-    if (input.certificateToken !== undefined) patch.certificate_token = input.certificateToken;
-    if (input.credentials !== undefined) Object.assign(patch, await this.sealCredentials(environment.key, token, input.credentials));
+    if (input.subMerchantKey !== undefined) patch.subMerchantKey = input.subMerchantKey;
+    if (input.certificateToken !== undefined) patch.certificateToken = input.certificateToken;
+    if (input.credentials !== undefined) {
+      const credentials = await this.sealCredentials(environment.key, token, input.credentials);
+      patch.credentials = credentials.credentials;
+      sealed.credentials = credentials.sealed;
+    }
     if (input.protocol !== undefined && definition.protocol === 'sftp') {
       const previous = await this.openSecrets(current.row);
       const merged: ReceiverProtocolInput = {
-        user: input.protocol.user ?? current.row.protocol_user ?? undefined,
+        user: input.protocol.user ?? current.row.protocolUser ?? undefined,
         password: input.protocol.password ?? (input.protocol.privateKey === undefined ? previous.password?.reveal() : undefined),
         privateKey: input.protocol.privateKey ?? (input.protocol.password === undefined ? previous.privateKey?.reveal() : undefined),
-        hostKey: input.protocol.hostKey ?? current.row.host_key ?? undefined,
+        hostKey: input.protocol.hostKey ?? current.row.hostKey ?? undefined,
       };
-      Object.assign(patch, await this.sealProtocol(environment.key, token, definition, merged));
+      const protocol = await this.sealProtocol(environment.key, token, definition, merged);
+      patch.protocolUser = protocol.protocolUser;
+      patch.hostKey = protocol.hostKey;
+      sealed.protocol = protocol.sealed;
     }
+    if (sealed.credentials !== undefined || sealed.protocol !== undefined) patch.sealed = sealed;
     // The state check above may be stale: the write itself refuses a receiver redacted meanwhile.
-    if (!(await this.repos.receivers.updateUnlessRedacted(environment.key, token, patch))) throw receiverRedacted();
+    if (!(await inTransaction(this.store, (repos) => this.updateUnlessRedacted(repos, environment, token, patch)))) throw receiverRedacted();
     return this.show(environment, token);
   }
 
@@ -179,16 +188,14 @@ export class ReceiverService {
     return inTransaction(this.store, async (repos) => {
       await this.findRow(repos, environment, token);
       const now = this.clock.now().toISOString();
-      await repos.receivers.updateUnlessRedacted(environment.key, token, {
+      await this.updateUnlessRedacted(repos, environment, token, {
         state: 'redacted',
-        credentials: null,
-        sealed_credentials: null,
-        sealed_protocol: null,
-        updated_at: now,
+        credentials: [],
+        sealed: { credentials: null, protocol: null },
+        updatedAt: now,
       });
-      const record = newTransactionRow({ environmentKey: environment.key, transactionType: 'RedactReceiver', outcome: 'succeeded', now });
-      await repos.transactions.insert({ ...record, receiver_token: token });
-      const transaction = (await repos.transactions.find(environment.key, record.token)) as Transaction;
+      const record = newTransaction({ environmentKey: environment.key, transactionType: 'RedactReceiver', outcome: TransactionState.succeeded, now });
+      const transaction = await recordTransaction(repos, { ...record, receiverToken: token });
       return { transaction, receiver: this.withDefinition(await this.findRow(repos, environment, token)) };
     });
   }
@@ -196,10 +203,10 @@ export class ReceiverService {
   /** Every credential and SFTP secret of a receiver in clear, for the call that uses them. */
   async openSecrets(row: Receiver): Promise<ReceiverSecrets> {
     const credentials: Record<string, string> = {};
-    for (const stored of storedCredentials(row)) if (stored.value !== undefined) credentials[stored.name] = stored.value;
+    for (const stored of row.credentials) if (stored.value !== undefined) credentials[stored.name] = stored.value;
     const sensitive: string[] = [];
-    if (row.sealed_credentials !== null) {
-      const opened = JSON.parse((await this.keyring.openFor(row.environment_key, row.sealed_credentials, receiverAad(row.token, 'credentials'))).toString('utf8')) as Record<string, string>;
+    if (row.sealed.credentials !== null) {
+      const opened = JSON.parse((await this.keyring.openFor(row.environmentKey, row.sealed.credentials, receiverAad(row.token, 'credentials'))).toString('utf8')) as Record<string, string>;
       for (const [name, value] of Object.entries(opened)) {
         credentials[name] = value;
         if (value !== '') sensitive.push(value);
@@ -207,8 +214,8 @@ export class ReceiverService {
     }
     let password: Secret | null = null;
     let privateKey: Secret | null = null;
-    if (row.sealed_protocol !== null) {
-      const opened = JSON.parse((await this.keyring.openFor(row.environment_key, row.sealed_protocol, receiverAad(row.token, 'protocol'))).toString('utf8')) as { password?: string; private_key?: string };
+    if (row.sealed.protocol !== null) {
+      const opened = JSON.parse((await this.keyring.openFor(row.environmentKey, row.sealed.protocol, receiverAad(row.token, 'protocol'))).toString('utf8')) as { password?: string; private_key?: string };
       if (opened.password !== undefined) password = new Secret(opened.password);
       if (opened.private_key !== undefined) privateKey = new Secret(opened.private_key);
     }
@@ -217,13 +224,20 @@ export class ReceiverService {
 
   /** The parsed hostnames a receiver's URLs must match. */
   allowedHostnames(record: ReceiverRecord): Hostname[] {
-    return parseHostnames(record.row.hostnames, hostnameSchemes(record.definition)) ?? [];
+    return parseHostnames(record.row.hostnames.join(','), hostnameSchemes(record.definition)) ?? [];
   }
 
   private withDefinition(row: Receiver): ReceiverRecord {
-    const definition = this.types.find(row.receiver_type);
+    const definition = this.types.find(row.receiverType);
     // A type removed from the catalog after receivers were made: keep serving it as a plain one.
-    return { row, definition: definition ?? { receiverType: row.receiver_type, name: row.receiver_type, companyName: row.company_name, hostnames: null, protocol: row.protocol_user === null ? 'http' : 'sftp', test: false } };
+    return { row, definition: definition ?? { receiverType: row.receiverType, name: row.receiverType, companyName: row.companyName, hostnames: null, protocol: row.protocolUser === null ? 'http' : 'sftp', test: false } };
+  }
+
+  /** Updates a receiver not redacted meanwhile and records the change (Update, or Redact for a redact); false when it matched none. */
+  private async updateUnlessRedacted(repos: Repositories, environment: Environment, token: string, patch: ReceiverPatch): Promise<boolean> {
+    const changed = await repos.receivers.updateUnlessRedacted(environment.key, token, patch);
+    if (changed) await recordChange(repos, environment, patch.state === 'redacted' ? 'RedactReceiver' : 'UpdateReceiver', token, patch.updatedAt);
+    return changed;
   }
 
   private async findRow(repos: Repositories, environment: Environment, token: string): Promise<Receiver> {
@@ -239,16 +253,16 @@ export class ReceiverService {
     }
   }
 
-  private async sealCredentials(environmentKey: string, token: string, credentials: ReceiverCredentialInput[]): Promise<{ credentials: string | null; sealed_credentials: string | null }> {
+  private async sealCredentials(environmentKey: string, token: string, credentials: ReceiverCredentialInput[]): Promise<{ credentials: ReceiverCredential[]; sealed: string | null }> {
     const unsafe: Record<string, string> = {};
-    const stored: StoredCredential[] = credentials.map((credential) => {
+    const stored: ReceiverCredential[] = credentials.map((credential) => {
       if (credential.safe) return { name: credential.name, safe: true, value: credential.value };
       unsafe[credential.name] = credential.value;
       return { name: credential.name, safe: false };
     });
     return {
-      credentials: stored.length === 0 ? null : JSON.stringify(stored),
-      sealed_credentials:
+      credentials: stored,
+      sealed:
         Object.keys(unsafe).length === 0 ? null : await this.keyring.sealFor(environmentKey, Buffer.from(JSON.stringify(unsafe), 'utf8'), receiverAad(token, 'credentials')),
     };
   }
@@ -258,20 +272,20 @@ export class ReceiverService {
     token: string,
     definition: ReceiverTypeDefinition,
     protocol: ReceiverProtocolInput | undefined,
-  ): Promise<{ protocol_user: string | null; sealed_protocol: string | null; host_key: string | null }> {
-    if (definition.protocol !== 'sftp' || protocol === undefined) return { protocol_user: null, sealed_protocol: null, host_key: null };
+  ): Promise<{ protocolUser: string | null; sealed: string | null; hostKey: string | null }> {
+    if (definition.protocol !== 'sftp' || protocol === undefined) return { protocolUser: null, sealed: null, hostKey: null };
     const secrets = { ...(protocol.password === undefined ? {} : { password: protocol.password }), ...(protocol.privateKey === undefined ? {} : { private_key: protocol.privateKey }) };
     return {
-      protocol_user: protocol.user ?? null,
-      sealed_protocol: await this.keyring.sealFor(environmentKey, Buffer.from(JSON.stringify(secrets), 'utf8'), receiverAad(token, 'protocol')),
-      host_key: protocol.hostKey ?? null,
+      protocolUser: protocol.user ?? null,
+      sealed: await this.keyring.sealFor(environmentKey, Buffer.from(JSON.stringify(secrets), 'utf8'), receiverAad(token, 'protocol')),
+      hostKey: protocol.hostKey ?? null,
     };
   }
 }
 
-/** The credentials list as stored (safe values in clear, unsafe by name only). */
-export function storedCredentials(row: Pick<Receiver, 'credentials'>): StoredCredential[] {
-  return row.credentials === null ? [] : (JSON.parse(row.credentials) as StoredCredential[]);
+/** Records a change of a receiver in its unit of work (docs/events.md). */
+function recordChange(repos: Repositories, environment: Environment, eventType: EventType, token: string, at: string): Promise<void> {
+  return repos.journal.record({ environmentKey: environment.key, eventType, objectType: 'receiver', objectKey: token, at });
 }
 
 /** Associated data binding a receiver's sealed blobs to that receiver and field. */
@@ -279,12 +293,11 @@ export function receiverAad(receiverToken: string, field: 'credentials' | 'proto
   return `receiver:${receiverToken}:${field}`;
 }
 
-function normalizeList(list: string): string {
+function normalizeList(list: string): string[] {
   return list
     .split(',')
     .map((entry) => entry.trim().replace(/\/$/, ''))
-    .filter((entry) => entry !== '')
-    .join(',');
+    .filter((entry) => entry !== '');
 }
 
 function hostnameErrors(definition: ReceiverTypeDefinition, hostnames: string | undefined): ErrorEntry[] {

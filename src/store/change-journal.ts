@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { EventsRepo, type Change, type RecordedEvent } from './repositories/events.repo.js';
+import type { ApiEvent } from '../domain/event.js';
+import { EventsRepo, type Change } from './repositories/events.repo.js';
 import { enqueueCallbacks } from './repositories/callbacks.repo.js';
 
 export type { Change } from './repositories/events.repo.js';
@@ -17,7 +18,7 @@ export function atomically<T>(db: Kysely<Database>, work: (db: Kysely<Database>)
 }
 
 /** Records `change` (and runs the listeners) with the executor of the change. */
-export async function recordChange(db: Kysely<Database>, change: Change): Promise<RecordedEvent> {
+export async function recordChange(db: Kysely<Database>, change: Change): Promise<ApiEvent> {
   const event = await new EventsRepo(db).record(change);
   // The callbacks the event calls for are queued in the same transaction: a committed change
   // always has its callbacks queued, a rolled-back one never does.

@@ -21,6 +21,7 @@ import { AuditEventsRepo } from './repositories/audit-events.repo.js';
 import { RollupsRepo } from './repositories/rollups.repo.js';
 import { EventsRepo } from './repositories/events.repo.js';
 import { CallbacksRepo } from './repositories/callbacks.repo.js';
+import { WorkflowsRepo } from './repositories/workflows.repo.js';
 import { recordChange } from './change-journal.js';
 import type { ChangeEvent } from '../domain/event.js';
 
@@ -55,6 +56,7 @@ export interface Repositories {
   rollups: RollupsRepo;
   events: EventsRepo;
   callbacks: CallbacksRepo;
+  workflows: WorkflowsRepo;
   journal: Journal;
 }
 
@@ -80,6 +82,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
     rollups: new RollupsRepo(db),
     events: new EventsRepo(db),
     callbacks: new CallbacksRepo(db, dialect),
+    workflows: new WorkflowsRepo(db),
     journal: { record: async (change) => void (await recordChange(db, change)) },
   };
 }

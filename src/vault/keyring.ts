@@ -1,6 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Database, WrappedKeysTable } from '../store/schema.js';
+import type { WrappedKey, WrappedKeyPurpose, WrappedKeyStore } from '../store/repositories/wrapped-keys.repo.js';
 import { blobKeyId, open, seal } from './cipher.js';
 
 const KEY_BYTES = 32;
@@ -47,7 +46,7 @@ export class Keyring {
   private readonly now: () => Date;
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly keys: WrappedKeyStore,
     private readonly masterKey: Buffer,
     options: KeyringOptions | (() => Date) = {},
   ) {
@@ -61,13 +60,7 @@ export class Keyring {
 
   /** Fails fast when the database holds keys wrapped by a master key this process does not have. */
   async verifyMasterKey(): Promise<void> {
-    const foreign = await this.db
-      .selectFrom('wrapped_keys')
-      .select('id')
-      .where('master_key_id', 'not in', [...this.masters.keys()])
-      .limit(1)
-      .executeTakeFirst();
-    if (foreign !== undefined) throw new MasterKeyMismatchError();
+    if (await this.keys.anyWrappedByOther([...this.masters.keys()])) throw new MasterKeyMismatchError();
   }
 
   /** Keyed hash of an access secret (hex). Fast (HMAC), so it can run on every request. */
@@ -114,13 +107,8 @@ export class Keyring {
   async currentDataKeyId(environmentKey: string): Promise<string> {
     const cached = this.current.get(environmentKey);
     if (cached !== undefined && Date.now() - cached.readAt < this.ttlMs) return cached.id;
-    const rows = await this.db
-      .selectFrom('wrapped_keys')
-      .select('id')
-      .where('purpose', '=', 'data')
-      .where('environment_key', '=', environmentKey)
-      .execute();
-    const newest = Math.max(1, ...rows.map((row) => dataKeyVersion(row.id, environmentKey) ?? 0));
+    const ids = await this.keys.dataKeyIds(environmentKey);
+    const newest = Math.max(1, ...ids.map((keyId) => dataKeyVersion(keyId, environmentKey) ?? 0));
     const id = dataKeyId(environmentKey, newest);
     this.current.set(environmentKey, { id, readAt: Date.now() });
     return id;
@@ -143,49 +131,41 @@ export class Keyring {
    * on the wrapping it read, so it is safe while servers run and when run twice.
    */
   async rewrapWithPrimary(): Promise<number> {
-    const rows = await this.db.selectFrom('wrapped_keys').selectAll().where('master_key_id', '!=', this.primaryId).execute();
+    const stale = await this.keys.notWrappedBy(this.primaryId);
     let rewrapped = 0;
-    for (const row of rows) {
-      const key = this.unwrap(row);
-      const result = await this.db
-        .updateTable('wrapped_keys')
-        .set({ wrapped: seal(this.masterKey, this.primaryId, key, wrapAad(row.id)), master_key_id: this.primaryId })
-        .where('id', '=', row.id)
-        .where('master_key_id', '=', row.master_key_id)
-        .executeTakeFirst();
-      rewrapped += Number(result.numUpdatedRows);
+    for (const wrappedKey of stale) {
+      const key = this.unwrap(wrappedKey);
+      const to = { wrapped: seal(this.masterKey, this.primaryId, key, wrapAad(wrappedKey.id)), masterKeyId: this.primaryId };
+      if (await this.keys.rewrap(wrappedKey.id, wrappedKey.masterKeyId, to)) rewrapped += 1;
     }
     return rewrapped;
   }
 
-  private unwrap(row: WrappedKeysTable): Buffer {
-    const master = this.masters.get(row.master_key_id);
+  private unwrap(wrappedKey: WrappedKey): Buffer {
+    const master = this.masters.get(wrappedKey.masterKeyId);
     if (master === undefined) throw new MasterKeyMismatchError();
-    return open(master, row.wrapped, wrapAad(row.id));
+    return open(master, wrappedKey.wrapped, wrapAad(wrappedKey.id));
   }
 
-  private async getOrCreate(id: string, purpose: string, environmentKey: string | null): Promise<Buffer> {
+  private async getOrCreate(id: string, purpose: WrappedKeyPurpose, environmentKey: string | null): Promise<Buffer> {
     const cached = this.unwrapped.get(id);
     if (cached !== undefined) return cached;
-    let row = await this.db.selectFrom('wrapped_keys').selectAll().where('id', '=', id).executeTakeFirst();
-    if (row === undefined) {
+    let wrappedKey = await this.keys.find(id);
+    if (wrappedKey === undefined) {
       // Several nodes may race here: the insert is a no-op for all but the first, and
       // everyone then reads the winner's key.
-      await this.db
-        .insertInto('wrapped_keys')
-        .values({
-          id,
-          purpose,
-          environment_key: environmentKey,
-          wrapped: seal(this.masterKey, this.primaryId, randomBytes(KEY_BYTES), wrapAad(id)),
-          master_key_id: this.primaryId,
-          created_at: this.now().toISOString(),
-        })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
-      row = await this.db.selectFrom('wrapped_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      await this.keys.insertIfAbsent({
+        id,
+        purpose,
+        environmentKey,
+        wrapped: seal(this.masterKey, this.primaryId, randomBytes(KEY_BYTES), wrapAad(id)),
+        masterKeyId: this.primaryId,
+        createdAt: this.now().toISOString(),
+      });
+      wrappedKey = await this.keys.find(id);
+      if (wrappedKey === undefined) throw new Error(`wrapped key ${id} is missing right after its insert`);
     }
-    const key = this.unwrap(row);
+    const key = this.unwrap(wrappedKey);
     this.unwrapped.set(id, key);
     return key;
   }

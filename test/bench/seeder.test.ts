@@ -63,7 +63,7 @@ describe('the scale seeder writes genuine rows', () => {
     const environment = await core.tenancy.requireEnvironment(environmentKey);
     const page = await core.transactionQuery.list(environment, { sinceToken: seeded.transactionsAtDepth[1]!.token, order: 'asc', count: 20 }, {});
     expect(page.transactions).toHaveLength(20);
-    expect(page.transactions.every((transaction) => transaction.transaction_type === 'Purchase' && transaction.state === 'succeeded')).toBe(true);
+    expect(page.transactions.every((transaction) => transaction.transactionType === 'Purchase' && transaction.state === 'succeeded')).toBe(true);
     expect(page.paymentMethods.size).toBe(20);
   });
 });

@@ -181,16 +181,16 @@ describe.each(storeKinds)('certificate private keys (%s)', (store) => {
     const repo = repositories(server.core.store.db, server.core.store.dialect).sealedBlobs;
     // Old data keys are kept, so a key sealed before the rotation still opens...
     const before = await server.core.certificates.clientCertificate(environment, tokens.uploadedEc as string);
-    const stale = await repo.notOnKey('certificates', 'sealed_private_key', environment.key, keyId, 100);
+    const stale = await repo.notOnKey('certificate', 'private_key', environment.key, keyId, 100);
     expect(stale.map((row) => row.token)).toContain(tokens.uploadedEc);
     // ...and the primitives a rotation pass uses move it onto the new key, conditionally.
     for (const row of stale) {
       const aad = certificatePrivateKeyAad(row.token);
       const fresh = await server.core.keyring.sealFor(environment.key, await server.core.keyring.openFor(environment.key, row.blob, aad), aad);
-      expect(await repo.replace('certificates', 'sealed_private_key', environment.key, row.token, row.blob, fresh)).toBe(true);
-      expect(await repo.replace('certificates', 'sealed_private_key', environment.key, row.token, row.blob, fresh)).toBe(false);
+      expect(await repo.replace('certificate', 'private_key', environment.key, row.token, row.blob, fresh)).toBe(true);
+      expect(await repo.replace('certificate', 'private_key', environment.key, row.token, row.blob, fresh)).toBe(false);
     }
-    expect(await repo.notOnKey('certificates', 'sealed_private_key', environment.key, keyId, 100)).toEqual([]);
+    expect(await repo.notOnKey('certificate', 'private_key', environment.key, keyId, 100)).toEqual([]);
     expect(await server.core.certificates.clientCertificate(environment, tokens.uploadedEc as string)).toEqual(before);
   });
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ABANDONED_CALL_GRACE_MS, ABANDONED_MESSAGE, abandonedPatch } from '../../src/services/transactions/abandoned-calls.js';
 import { repositories } from '../../src/store/repositories.js';
-import { newTransactionRow } from '../../src/services/transaction-records.js';
-import { EMPTY_SHIPPING_ADDRESS, type GatewayTransactionDetails } from '../../src/services/transactions/transaction-details.js';
+import { newTransaction } from '../../src/services/transaction-records.js';
+import { newTransactionRow } from '../../src/store/mappers/transaction.js';
+import { EMPTY_SHIPPING_ADDRESS, type GatewayTransactionDetails } from '../../src/domain/transaction-details.js';
 import { createRetainedCard, createTestGateway, transactionRows } from '../helpers/fixtures.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -57,7 +58,7 @@ describe.each(storeKinds)('gateway calls interrupted mid-way (%s)', (store) => {
 
   /** A `processing` Purchase as the service commits it before calling the gateway. */
   async function processing(callDeadline: string | undefined, updatedAt = new Date().toISOString()): Promise<string> {
-    const row = newTransactionRow({
+    const row = newTransactionRow(newTransaction({
       environmentKey: server.init.environment_key,
       transactionType: 'Purchase',
       outcome: 'processing',
@@ -67,7 +68,7 @@ describe.each(storeKinds)('gateway calls interrupted mid-way (%s)', (store) => {
       currencyCode: 'USD',
       details: details(callDeadline),
       now: updatedAt,
-    });
+    }));
     await server.core.store.db.insertInto('transactions').values(row).execute();
     return row.token as string;
   }
@@ -130,7 +131,7 @@ describe.each(storeKinds)('gateway calls interrupted mid-way (%s)', (store) => {
     const repos = repositories(server.core.store.db, server.core.store.dialect);
     const before = (await repos.transactions.find(server.init.environment_key, token))!;
     // The outcome lands between the read and the settling write.
-    await repos.transactions.update(server.init.environment_key, token, { state: 'succeeded', succeeded: 1 });
+    await repos.transactions.update(server.init.environment_key, token, { state: 'succeeded', succeeded: true });
     expect(await repos.transactions.updateIfState(server.init.environment_key, token, 'processing', abandonedPatch(before, new Date()))).toBeUndefined();
     expect((await server.client.get(`/v1/transactions/${token}.json`)).json().transaction.state).toBe('succeeded');
   });

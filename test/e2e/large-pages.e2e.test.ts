@@ -160,7 +160,7 @@ describe('a page of 100 large payment methods is written a slice at a time', () 
     const query = server.core.transactionQuery;
     const listed = await query.withChains(environment, await query.list(environment, { sinceToken: null, order: 'desc', count: 100 }, {}));
     const lookup = (token: string | null) => (token === null ? null : (listed.paymentMethods.get(token) ?? null));
-    const attemptsOf = (row: Transaction) => (row.first_attempt_token === null ? [] : (listed.chains?.get(row.first_attempt_token) ?? []));
+    const attemptsOf = (row: Transaction) => (row.firstAttemptToken === null ? [] : (listed.chains?.get(row.firstAttemptToken) ?? []));
     const views: Wire[] = listed.transactions.map((row) => transactionView(row, lookup, attemptsOf));
     expect(views).toHaveLength(100);
     expectSlicedAndExact(page, 100, encodeJson('transactions', new WireList('transaction', views)));

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { receiverOf } from '../../src/store/mappers/receiver.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
@@ -176,7 +177,7 @@ describe.each(storeKinds)('receivers over HTTPS (%s)', (store) => {
     expect(res.status, res.text).toBe(200);
     expect(res.json().receiver).toMatchObject({ hostnames: 'https://new.example.com', credentials: [{ name: 'token', safe: false }] });
     const secrets = await server.core.receivers.openSecrets(
-      await server.core.store.db.selectFrom('receivers').selectAll().where('token', '=', receiver.token).executeTakeFirstOrThrow(),
+      receiverOf(await server.core.store.db.selectFrom('receivers').selectAll().where('token', '=', receiver.token).executeTakeFirstOrThrow()),
     );
     expect(secrets.credentials).toEqual({ token: 'fresh-secret-77' });
   });

@@ -108,17 +108,17 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
       at: when,
       destination: outcome === 'delivered' ? { outcome: 'delivered' } : { outcome: 'failed', blockedUntil: (failures) => (failures >= 3 ? blockedUntil : null) },
     };
-    return on.callbacks.finishAttempt(delivery, delivery.claim_id ?? '', result);
+    return on.callbacks.finishAttempt(delivery, delivery.claimId ?? '', result);
   }
 
-  const environments = (rows: CallbackDelivery[]) => rows.map((row) => row.environment_key);
+  const environments = (rows: CallbackDelivery[]) => rows.map((row) => row.environmentKey);
 
   it('claims what is due, oldest first; not what is not due yet', async () => {
     const due = await queue('env-a', 'https://a.example/hook', 2);
     await queue('env-a', 'https://a.example/hook', 1, at(5000));
     const claimed = await claim();
     expect(claimed.map((row) => row.token)).toEqual(due);
-    expect(claimed.every((row) => row.claimed_until === at(61_000))).toBe(true);
+    expect(claimed.every((row) => row.claimedUntil === at(61_000))).toBe(true);
   });
 
   it('claims at most perEnvironment of one environment at once, counting the leases of every claimer', async () => {
@@ -146,7 +146,7 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
     const tokens = claims.flat().map((row) => row.token);
     expect(new Set(tokens).size).toBe(tokens.length);
     const perEnvironment = new Map<string, number>();
-    for (const row of claims.flat()) perEnvironment.set(row.environment_key, (perEnvironment.get(row.environment_key) ?? 0) + 1);
+    for (const row of claims.flat()) perEnvironment.set(row.environmentKey, (perEnvironment.get(row.environmentKey) ?? 0) + 1);
     expect([...perEnvironment.values()]).toEqual([3, 3, 3]);
   });
 
@@ -169,9 +169,9 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
     expect(attempts.map((row) => row.url)).toEqual([dead, dead, dead, dead]);
     // Two failures: not blocked yet; the third blocks it and defers what waits for it.
     for (const delivery of attempts.slice(0, 2)) await finish(delivery, 'failed', at(2000), at(60_000));
-    expect(await repos.callbacks.destination('env-a', dead)).toMatchObject({ failures: 2, blocked_until: null });
+    expect(await repos.callbacks.destination('env-a', dead)).toMatchObject({ failures: 2, blockedUntil: null });
     for (const delivery of attempts.slice(2)) await finish(delivery, 'failed', at(2000), at(60_000));
-    expect(await repos.callbacks.destination('env-a', dead)).toMatchObject({ failures: 4, blocked_until: at(60_000) });
+    expect(await repos.callbacks.destination('env-a', dead)).toMatchObject({ failures: 4, blockedUntil: at(60_000) });
     expect(await dueAt(waiting)).toEqual(Array(4).fill(at(60_000)));
 
     // Blocked: nothing more to it, on any node; the other destination of the environment is claimed.
@@ -202,7 +202,7 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
     const failed = await claim();
     for (const delivery of failed) await finish(delivery, 'failed', at(2000), at(3_600_000));
     const [redelivered] = failed;
-    expect(await repos.callbacks.requeueEvent('env-a', redelivered?.event_token ?? '', at(3000))).toBe(1);
+    expect(await repos.callbacks.requeueEvent('env-a', redelivered?.eventToken ?? '', at(3000))).toBe(1);
     expect(await repos.callbacks.destination('env-a', dead)).toBeUndefined();
     expect((await claim({ now: at(3001) })).map((row) => row.token)).toEqual([redelivered?.token]);
   });
@@ -213,9 +213,9 @@ describe.each(storeKinds)('callback claims on %s', (kind) => {
     const claimed = await claim({ perEnvironment: 5 });
     const [last, ...together] = claimed.reverse();
     await Promise.all(together.map((delivery, index) => finish(delivery, 'failed', at(2000), at(60_000), index % 2 === 0 ? repos : other)));
-    expect(await repos.callbacks.destination('env-a', url)).toMatchObject({ failures: 4, blocked_until: at(60_000) });
+    expect(await repos.callbacks.destination('env-a', url)).toMatchObject({ failures: 4, blockedUntil: at(60_000) });
     await finish(last as CallbackDelivery, 'failed', at(2001), at(30_000));
-    expect(await repos.callbacks.destination('env-a', url)).toMatchObject({ failures: 5, blocked_until: at(60_000) });
+    expect(await repos.callbacks.destination('env-a', url)).toMatchObject({ failures: 5, blockedUntil: at(60_000) });
   });
 
   it('a destination of one environment is not blocked for another environment with the same URL', async () => {

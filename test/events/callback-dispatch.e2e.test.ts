@@ -110,7 +110,7 @@ describe.each(storeKinds)('callback dispatch (%s)', (store) => {
     expect(good.received.map((d) => d.target).sort()).toEqual(['/a2', '/a2', '/b']);
     const backoff = await callbacks.destination(a.key, destination);
     expect(backoff?.failures).toBe(failed);
-    const blockedUntil = Date.parse(backoff?.blocked_until ?? '');
+    const blockedUntil = Date.parse(backoff?.blockedUntil ?? '');
     expect(blockedUntil).toBeGreaterThan(clock.now().getTime());
     const waiting = (await deliveriesOf(server, a)).filter((d) => d.url === destination && d.attempts === 0);
     expect(waiting).toHaveLength(8 - failed);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/store/repositories.js';
 import { hasCallbackSubscription } from '../../src/domain/environment.js';
+import { newTransaction, patchEvents, recordTransaction } from '../../src/services/transaction-records.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -86,11 +87,16 @@ describe.each(storeKinds)('event journal (%s)', (store) => {
     const db = server.core.store.db;
     const now = clock.now().toISOString();
     await db.updateTable('environments').set({ callback_url: 'https://hooks.example/coffer', callback_format: 'json', callback_event_types: JSON.stringify(['TransactionReconciled']) }).where('key', '=', environment.key).execute();
-    const transaction = { token: `cbhint${store}`.padEnd(29, 'x'), environment_key: environment.key, transaction_type: 'Purchase', state: 'processing', succeeded: 0, created_at: now, updated_at: now, callback_url: 'https://own.example/cb' };
-    await inTransaction(server.core.store, (repos) => repos.transactions.insert(transaction));
+    const transaction = { ...newTransaction({ token: `cbhint${store}`.padEnd(29, 'x'), environmentKey: environment.key, transactionType: 'Purchase', outcome: 'processing', now }), callbackUrl: 'https://own.example/cb' };
+    await inTransaction(server.core.store, (repos) => recordTransaction(repos, transaction));
     const deliveries = async () => (await db.selectFrom('callback_deliveries').select(['kind', 'url']).where('environment_key', '=', environment.key).orderBy('kind').execute()).map((row) => `${row.kind} ${row.url}`);
     expect(await deliveries()).toEqual([]);
-    const succeed = (reconciledAt?: string) => inTransaction(server.core.store, (repos) => repos.transactions.update(environment.key, transaction.token, { state: 'succeeded', updated_at: now, ...(reconciledAt === undefined ? {} : { reconciled_at: reconciledAt }) }));
+    // The write and the events its writer records with it (transaction-records.ts), again and again.
+    const succeed = (reconciledAt?: string) =>
+      inTransaction(server.core.store, async (repos) => {
+        const patch = { state: 'succeeded' as const, updatedAt: now, ...(reconciledAt === undefined ? {} : { reconciledAt }) };
+        for (const change of patchEvents(await repos.transactions.update(environment.key, transaction.token, patch), patch)) await repos.journal.record(change);
+      });
 
     // A service that read the environment without a subscription says so: the unit of work does not look for one.
     const reconciled = { environmentKey: environment.key, eventType: 'TransactionReconciled', objectType: 'transaction', objectKey: transaction.token, at: now } as const;
@@ -98,7 +104,7 @@ describe.each(storeKinds)('event journal (%s)', (store) => {
     await inTransaction(server.core.store, (repos) => repos.journal.record({ ...reconciled, environmentSubscribed: hasCallbackSubscription(environment) }));
     expect(await deliveries()).toEqual(['transaction https://own.example/cb']);
 
-    // When nothing is known (a repository's own event, the sweep, the CLI), the subscription is found.
+    // When nothing is known (no environment passed: the sweep, the CLI), the subscription is found.
     await succeed(now);
     expect(await deliveries()).toEqual(['event https://hooks.example/coffer', 'transaction https://own.example/cb', 'transaction https://own.example/cb']);
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newTransactionRow } from '../../src/services/transaction-records.js';
+import { newTransaction } from '../../src/services/transaction-records.js';
+import { newTransactionRow } from '../../src/store/mappers/transaction.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -19,7 +20,7 @@ describe.each(storeKinds)('interrupted exports (%s)', (store) => {
   it('fails a stale pending export on the next sweep and leaves a recent one alone', async () => {
     const environmentKey = server.init.environment_key;
     const insert = async () => {
-      const row = newTransactionRow({ environmentKey, transactionType: 'ExportPaymentMethods', outcome: 'processing', details: {}, now: clock.now().toISOString() });
+      const row = newTransactionRow(newTransaction({ environmentKey, transactionType: 'ExportPaymentMethods', outcome: 'processing', details: {}, now: clock.now().toISOString() }));
       await server.core.store.db.insertInto('transactions').values({ ...row, state: 'pending' }).execute();
       return row.token;
     };

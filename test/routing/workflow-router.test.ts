@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { drawWeighted } from '../../src/services/routing/split-draw.js';
 import { SuccessRates } from '../../src/services/routing/success-rates.js';
-import type { Workflow } from '../../src/services/routing/workflow-definition.js';
+import type { Workflow } from '../../src/domain/workflow.js';
 import { EXPLORATION_PER_MILLE, routeByWorkflow, type TransactionFacts } from '../../src/services/routing/workflow-router.js';
 import { workflowErrors } from '../../src/services/routing/workflow-validation.js';
 import { ManualClock } from '../helpers/manual-clock.js';
@@ -27,13 +27,13 @@ function workflow(overrides: Partial<Workflow> = {}): Workflow {
       { name: 'banks', condition: { payment_method_types: ['bank_account'] }, target: { gateway_token: 'GA' } },
       { name: 'prefix', condition: { bin_prefixes: ['3569'] }, target: { gateway_token: 'GA' } },
     ],
-    default_target: { split: [{ gateway_token: 'GA', weight: 70 }, { gateway_token: 'GB', weight: 30 }] },
-    backup_gateway_tokens: ['GC', 'GA'],
-    retry_mode: 'outage_only',
-    success_rate_routing: false,
-    is_default: false,
-    created_at: '2026-01-01T00:00:00Z',
-    updated_at: '2026-01-01T00:00:00Z',
+    defaultTarget: { split: [{ gateway_token: 'GA', weight: 70 }, { gateway_token: 'GB', weight: 30 }] },
+    backupGatewayTokens: ['GC', 'GA'],
+    retryMode: 'outage_only',
+    successRateRouting: false,
+    isDefault: false,
+    createdAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-01T00:00:00Z',
     ...overrides,
   };
 }
@@ -103,7 +103,7 @@ describe('success-rate routing', () => {
       rates.record('GA', 'visa', i % 2 === 0); // 50%
       rates.record('GB', 'visa', i % 10 !== 0); // 90%
     }
-    const routed = workflow({ success_rate_routing: true });
+    const routed = workflow({ successRateRouting: true });
     const counts = new Map<string, number>();
     const random = seededRandomInt(93);
     for (let i = 0; i < 1000; i += 1) {
@@ -146,10 +146,10 @@ describe('workflow validation', () => {
         { name: 'all', condition: { amount_min: 10, amount_max: 5, card_brands: ['visa', 'bogus'], currencies: ['eur'] }, target: { split: [] } },
         { name: 'weights', condition: { bin_range: { from: '5100', to: '51999' }, bin_prefixes: ['4x'] }, target: { split: [{ gateway_token: 'GA', weight: 0 }, { gateway_token: 'GA', weight: 2 }] } },
       ],
-      default_target: { gateway_token: '' },
-      backup_gateway_tokens: ['GB', 'GB'],
-      retry_mode: 'standard',
-      success_rate_routing: false,
+      defaultTarget: { gateway_token: '' },
+      backupGatewayTokens: ['GB', 'GB'],
+      retryMode: 'standard',
+      successRateRouting: false,
     });
     expect(errors.map((error) => error.attribute)).toEqual([
       'rules[1]',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { WorkflowDefinition } from '../../src/services/routing/workflow-definition.js';
+import type { WorkflowDefinition } from '../../src/domain/workflow.js';
 import { gatewayPlaces, workflowErrors } from '../../src/services/routing/workflow-validation.js';
 
 /*
@@ -11,7 +11,7 @@ import { gatewayPlaces, workflowErrors } from '../../src/services/routing/workfl
 const PAN = '4929420573595709';
 
 function definition(change: Partial<WorkflowDefinition>): WorkflowDefinition {
-  return { name: 'Checkout', rules: [], default_target: { gateway_token: 'GW_A' }, backup_gateway_tokens: [], retry_mode: 'none', success_rate_routing: false, ...change };
+  return { name: 'Checkout', rules: [], defaultTarget: { gateway_token: 'GW_A' }, backupGatewayTokens: [], retryMode: 'none', successRateRouting: false, ...change };
 }
 
 describe('workflow error messages say where, not what', () => {
@@ -43,8 +43,8 @@ describe('workflow error messages say where, not what', () => {
     const places = gatewayPlaces(
       definition({
         rules: [{ name: 'r', condition: {}, target: { split: [{ gateway_token: 'GW_B', weight: 1 }, { gateway_token: 'GW_A', weight: 1 }] } }],
-        default_target: { gateway_token: 'GW_A' },
-        backup_gateway_tokens: ['GW_C', 'GW_B'],
+        defaultTarget: { gateway_token: 'GW_A' },
+        backupGatewayTokens: ['GW_C', 'GW_B'],
       }),
     );
     expect(places).toEqual([

@@ -9,6 +9,7 @@ import { migrateStore, openStore, type StoreHandle } from '../../src/store/datab
 import { ACCESS_SECRET_CACHED_COLUMNS, CACHED_TABLES } from '../../src/store/migrations/015-cache-generation.js';
 import { inTransaction, repositories } from '../../src/store/repositories.js';
 import { CacheGenerationRepo } from '../../src/store/repositories/cache-generation.repo.js';
+import { WrappedKeysRepo } from '../../src/store/repositories/wrapped-keys.repo.js';
 import { Keyring } from '../../src/vault/keyring.js';
 import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
@@ -51,7 +52,7 @@ describe.each(storeKinds)('cache generation on %s', (kind) => {
   }
 
   it('moves with every write to organizations, environments, access secrets, gateways and keys; not with a touch', async () => {
-    const keyring = new Keyring(store.db, randomBytes(32));
+    const keyring = new Keyring(new WrappedKeysRepo(store.db), randomBytes(32));
     const tenancy = new TenancyService(store, keyring, systemClock);
     const gateways = new GatewayService(store, keyring, systemClock, new DefinitionCache(store));
     const repos = repositories(store.db, store.dialect);

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreHandle } from '../../src/store/database.js';
+import { certificateOf } from '../../src/store/mappers/certificate.js';
 import { repositories } from '../../src/store/repositories.js';
+import { transactionOf } from '../../src/store/mappers/transaction.js';
+import { newTransaction } from '../../src/services/transaction-records.js';
 import { readInGroups, readPage, type PageRequest } from '../../src/store/repositories/page.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { scratchStore } from '../helpers/scratch-store.js';
@@ -120,8 +123,8 @@ describe.each(storeKinds)('lists of large rows on the store (%s)', (kind) => {
         created_at: now,
         updated_at: now,
       });
-      await repos.transactions.insert({ token: `tx${index}`, environment_key: 'env', transaction_type: 'Purchase', state: 'succeeded', succeeded: 1, payment_method_token: token, details: data, created_at: now, updated_at: now });
-      await repos.certificates.insert({ token: `cert${index}`, environment_key: 'env', level: 'environment', algorithm: null, cn: null, o: null, ou: null, c: null, st: null, l: null, email_address: null, public_key: 'k', public_key_hash: 'h', csr: null, pem: data, sealed_private_key: 's', redacted_at: null, created_at: now, updated_at: now });
+      await repos.transactions.insert({ ...newTransaction({ token: `tx${index}`, environmentKey: 'env', transactionType: 'Purchase', outcome: 'succeeded', paymentMethodToken: token, details: JSON.parse(data) as object, now }), messageKey: null, message: null });
+      await repos.certificates.insert({ token: `cert${index}`, environmentKey: 'env', level: 'environment', algorithm: null, cn: null, o: null, ou: null, c: null, st: null, l: null, emailAddress: null, publicKey: 'k', publicKeyHash: 'h', csr: null, pem: data, sealedPrivateKey: 's', createdAt: now, updatedAt: now });
     }
   });
   afterAll(async () => {
@@ -153,8 +156,8 @@ describe.each(storeKinds)('lists of large rows on the store (%s)', (kind) => {
   it('transactions and the methods they nest: the rows of one statement, read while the event loop turns', async () => {
     const repos = repositories(store.db, store.dialect);
     const oneStatement = await store.db.selectFrom('transactions').selectAll().where('environment_key', '=', 'env').orderBy('seq').limit(100).execute();
-    const rows = await expectReadInParts(() => repos.transactions.list('env', { sinceSeq: null, order: 'asc', count: 100 }), oneStatement);
-    const tokens = rows.map((row) => row.payment_method_token as string);
+    const rows = await expectReadInParts(() => repos.transactions.list('env', { sinceSeq: null, order: 'asc', count: 100 }), oneStatement.map((row) => transactionOf(row)));
+    const tokens = rows.map((row) => row.paymentMethodToken as string);
     const methods = await store.db.selectFrom('payment_methods').selectAll().where('token', 'in', tokens).execute();
     const byToken = (a: { token: string }, b: { token: string }) => a.token.localeCompare(b.token);
     await expectReadInParts(async () => (await repos.paymentMethods.findMany('env', tokens)).sort(byToken), methods.sort(byToken));
@@ -163,6 +166,6 @@ describe.each(storeKinds)('lists of large rows on the store (%s)', (kind) => {
   it('certificates (a PEM may be 64 KiB; gateways and receivers list the same way): the rows of one statement, read while the event loop turns', async () => {
     const repos = repositories(store.db, store.dialect);
     const oneStatement = await store.db.selectFrom('certificates').selectAll().where('environment_key', '=', 'env').orderBy('seq').limit(100).execute();
-    await expectReadInParts(() => repos.certificates.list('env', { sinceSeq: null, order: 'asc', count: 100 }), oneStatement);
+    await expectReadInParts(() => repos.certificates.list('env', { sinceSeq: null, order: 'asc', count: 100 }), oneStatement.map(certificateOf));
   });
 });

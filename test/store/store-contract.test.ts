@@ -11,10 +11,13 @@ import { migrateStore, openStore, storeIsReachable, type StoreHandle } from '../
 import { inTransaction, repositories, type Repositories } from '../../src/store/repositories.js';
 import type { PageRequest } from '../../src/store/repositories/page.js';
 import { TransactionsRepo } from '../../src/store/repositories/transactions.repo.js';
+import { WrappedKeysRepo } from '../../src/store/repositories/wrapped-keys.repo.js';
 import { Keyring } from '../../src/vault/keyring.js';
 import { createPostgresDatabase, storeKinds } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
 import type { Environment } from '../../src/domain/environment.js';
+import type { NewTransaction, TransactionState } from '../../src/domain/transaction.js';
+import { finishTransactionRecord, recordTransaction } from '../../src/services/transaction-records.js';
 
 type Kind = 'sqlite' | 'postgres';
 
@@ -148,7 +151,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       await migrateStore(first);
       const second = kind === 'postgres' ? target.open() : first;
       const masterKey = randomBytes(32);
-      const nodes = [first, second].map((store) => new TenancyService(store, new Keyring(store.db, masterKey), { now: () => new Date() }));
+      const nodes = [first, second].map((store) => new TenancyService(store, new Keyring(new WrappedKeysRepo(store.db), masterKey), { now: () => new Date() }));
       const outcomes = await Promise.allSettled(nodes.map((node) => node.init()));
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
@@ -405,42 +408,48 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
     });
 
     it('transactions: insert, find and list scoped to the environment', async () => {
-      const base = {
-        environment_key: envA,
-        transaction_type: 'RedactGateway',
+      const base: Omit<NewTransaction, 'token'> = {
+        environmentKey: envA,
+        transactionType: 'RedactGateway',
         state: 'succeeded',
-        succeeded: 1,
-        message_key: 'messages.transaction_succeeded',
+        succeeded: true,
+        messageKey: 'messages.transaction_succeeded',
         message: 'Succeeded!',
-        gateway_token: uid('gw'),
-        payment_method_token: null,
-        reference_token: null,
+        gatewayToken: uid('gw'),
+        paymentMethodToken: null,
+        referenceToken: null,
         amount: null,
-        currency_code: null,
+        currencyCode: null,
         details: null,
-        created_at: now,
-        updated_at: now,
+        createdAt: now,
+        updatedAt: now,
       };
-      const one = { ...base, token: uid('tx') };
-      const two = {
+      const one: NewTransaction = { ...base, token: uid('tx') };
+      const two: NewTransaction = {
         ...base,
         token: uid('tx'),
-        transaction_type: 'Purchase',
+        transactionType: 'Purchase',
         state: 'gateway_processing_failed',
-        succeeded: 0,
+        succeeded: false,
         amount: Number.MAX_SAFE_INTEGER,
-        currency_code: 'USD',
-        details: JSON.stringify({ nested: { ok: true }, text: 'é ✓ 😀' }),
+        currencyCode: 'USD',
+        details: { nested: { ok: true }, text: 'é ✓ 😀', order_id: 'order-7' },
       };
-      await repos.transactions.insert(one);
-      await repos.transactions.insert(two);
+      const insertedOne = await repos.transactions.insert(one);
+      const insertedTwo = await repos.transactions.insert(two);
 
       const foundOne = await repos.transactions.find(envA, one.token);
       const foundTwo = await repos.transactions.find(envA, two.token);
+      // The domain shape: real booleans, parsed details, the table's defaults for what was left out.
       expect(foundOne).toMatchObject(one);
       expect(foundTwo).toMatchObject(two);
-      expect(typeof foundOne?.seq).toBe('number');
-      expect(typeof foundOne?.succeeded).toBe('number');
+      expect(foundOne).toEqual(insertedOne);
+      expect(foundTwo).toEqual(insertedTwo);
+      expect(foundOne).toMatchObject({ callbackUrl: null, callbackFormat: null, receiverToken: null, firstAttemptToken: null, routedBy: null, reconcileAttempts: 0, reconcileNextAt: null, orderId: null });
+      expect(foundTwo?.orderId).toBe('order-7');
+      expect(typeof foundOne?.position).toBe('number');
+      expect(foundOne?.succeeded).toBe(true);
+      expect(foundTwo?.succeeded).toBe(false);
       expect(typeof foundTwo?.amount).toBe('number');
       expect(foundTwo?.amount).toBe(Number.MAX_SAFE_INTEGER);
       expect(await repos.transactions.find(envB, one.token)).toBeUndefined();
@@ -449,46 +458,48 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect(await repos.transactions.list(envB, asc(10))).toEqual([]);
     });
 
-    it('transactions: finish returns exactly the row a read gives, with its outcome event; a finish that fails lands nothing', async () => {
+    it('transactions: finish returns exactly the transaction a read gives, with its outcome event; a finish that fails lands nothing', async () => {
       const insertProcessing = () =>
-        repos.transactions.insertReturning({
-          token: uid('tx'),
-          environment_key: envA,
-          transaction_type: 'Purchase',
-          state: 'processing',
-          succeeded: 0,
-          message_key: null,
-          message: null,
-          gateway_token: null,
-          payment_method_token: null,
-          reference_token: null,
-          amount: 100,
-          currency_code: 'USD',
-          details: '{"call_deadline":"x"}',
-          created_at: now,
-          updated_at: now,
-        });
+        inTransaction(store, (trx) =>
+          recordTransaction(trx, {
+            token: uid('tx'),
+            environmentKey: envA,
+            transactionType: 'Purchase',
+            state: 'processing',
+            succeeded: false,
+            messageKey: null,
+            message: null,
+            gatewayToken: null,
+            paymentMethodToken: null,
+            referenceToken: null,
+            amount: 100,
+            currencyCode: 'USD',
+            details: { call_deadline: 'x' },
+            createdAt: now,
+            updatedAt: now,
+          }),
+        );
       const outcomeEvents = async (token: string) =>
-        (await repos.events.list(envA, { objectKey: token }, asc(10))).map((event) => event.event_type).filter((type) => type !== 'TransactionCreated');
+        (await repos.events.list(envA, { objectKey: token }, asc(10))).map((event) => event.eventType).filter((type) => type !== 'TransactionCreated');
       const at = new Date(Date.parse(now) + 5).toISOString();
 
       const succeeded = await insertProcessing();
       const finished = await inTransaction(store, (trx) =>
-        trx.transactions.finish(succeeded, { state: 'succeeded', succeeded: 1, message_key: 'messages.transaction_succeeded', message: 'Succeeded!', details: '{}', transcript: 'a', updated_at: at, currency_code: undefined }),
+        finishTransactionRecord(trx, succeeded, { state: 'succeeded', succeeded: true, messageKey: 'messages.transaction_succeeded', message: 'Succeeded!', details: {}, transcript: 'a', updatedAt: at }),
       );
       expect(finished).toEqual(await repos.transactions.find(envA, succeeded.token));
-      expect(finished).toMatchObject({ state: 'succeeded', succeeded: 1, currency_code: 'USD', seq: succeeded.seq });
+      expect(finished).toMatchObject({ state: 'succeeded', succeeded: true, currencyCode: 'USD', position: succeeded.position });
       expect(await outcomeEvents(succeeded.token)).toEqual(['TransactionSucceeded']);
 
-      // An unknown outcome is due for reconciliation at once: a column the patch did not name.
+      // An unknown outcome is due for reconciliation at once: a field the patch did not name.
       const unknown = await insertProcessing();
-      const pending = await repos.transactions.finish(unknown, { state: 'gateway_processing_result_unknown', succeeded: 0, message: 'Timed out', updated_at: at });
-      expect(pending.reconcile_next_at).toBe(at);
+      const pending = await repos.transactions.finish(unknown, { state: 'gateway_processing_result_unknown', succeeded: false, message: 'Timed out', updatedAt: at });
+      expect(pending.reconcileNextAt).toBe(at);
       expect(pending).toEqual(await repos.transactions.find(envA, unknown.token));
 
       // A failing update (state is NOT NULL) fails the transaction, on PostgreSQL at its commit.
       const failing = await insertProcessing();
-      await expect(inTransaction(store, (trx) => trx.transactions.finish(failing, { state: null as unknown as string, updated_at: at }))).rejects.toThrow();
+      await expect(inTransaction(store, (trx) => trx.transactions.finish(failing, { state: null as unknown as TransactionState, updatedAt: at }))).rejects.toThrow();
       expect(await repos.transactions.find(envA, failing.token)).toEqual(failing);
       expect(await outcomeEvents(failing.token)).toEqual([]);
     });
@@ -514,6 +525,89 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       }
     });
 
+    it('records of the domain: certificates, receivers, workflows and events come back as written, with real booleans and parsed lists', async () => {
+      const stamp = '2024-02-29T23:59:59.999Z';
+      const later = '2024-03-01T00:00:00.000Z';
+      const certificate = {
+        token: uid('cert'),
+        environmentKey: envA,
+        level: 'organization' as const,
+        algorithm: 'ec-prime256v1' as const,
+        cn: 'cn',
+        o: null,
+        ou: null,
+        c: 'US',
+        st: null,
+        l: null,
+        emailAddress: 'a@b.example',
+        publicKey: 'spki',
+        publicKeyHash: 'hash',
+        csr: 'csr',
+        pem: null,
+        sealedPrivateKey: 'c1.k.x',
+        createdAt: stamp,
+        updatedAt: stamp,
+      };
+      await repos.certificates.insert(certificate);
+      expect(await repos.certificates.find(envA, certificate.token)).toEqual({ ...certificate, redactedAt: null });
+      expect(await repos.certificates.find(envB, certificate.token)).toBeUndefined();
+      expect(await repos.certificates.redact(envA, certificate.token, later)).toBe(true);
+      expect(await repos.certificates.redact(envA, certificate.token, later)).toBe(false);
+      expect(await repos.certificates.find(envA, certificate.token)).toMatchObject({ redactedAt: later, sealedPrivateKey: '', csr: null, updatedAt: later });
+
+      const receiver = {
+        token: uid('rc'),
+        environmentKey: envA,
+        receiverType: 'test',
+        hostnames: ['https://a.example', 'https://b.example:8443'],
+        state: 'retained' as const,
+        companyName: null,
+        subMerchantKey: 'sub',
+        credentials: [{ name: 'user', safe: true, value: 'u' }, { name: 'key', safe: false }],
+        protocolUser: null,
+        hostKey: null,
+        certificateToken: certificate.token,
+        createdAt: stamp,
+        updatedAt: stamp,
+        sealed: { credentials: 'c1.k.y', protocol: null },
+      };
+      await repos.receivers.insert(receiver);
+      expect(await repos.receivers.find(envA, receiver.token)).toEqual(receiver);
+      expect(await repos.receivers.updateUnlessRedacted(envA, receiver.token, { hostnames: ['https://c.example'], updatedAt: later })).toBe(true);
+      expect(await repos.receivers.find(envA, receiver.token)).toEqual({ ...receiver, hostnames: ['https://c.example'], updatedAt: later });
+      const redacted = { state: 'redacted' as const, credentials: [], sealed: { credentials: null, protocol: null }, updatedAt: later };
+      expect(await repos.receivers.updateUnlessRedacted(envA, receiver.token, redacted)).toBe(true);
+      expect(await repos.receivers.updateUnlessRedacted(envA, receiver.token, redacted)).toBe(false);
+      expect(await repos.receivers.find(envA, receiver.token)).toMatchObject({ state: 'redacted', credentials: [], sealed: { credentials: null, protocol: null } });
+
+      const stored = {
+        key: uid('wf'),
+        name: 'main',
+        rules: [{ name: 'eur', condition: { currencies: ['EUR'] }, target: { split: [{ gateway_token: 'GA', weight: 1 }] } }],
+        defaultTarget: { gateway_token: 'GB' },
+        backupGatewayTokens: ['GC'],
+        retryMode: 'standard' as const,
+        successRateRouting: true,
+        isDefault: true,
+        createdAt: stamp,
+        updatedAt: stamp,
+      };
+      const workflow = { ...stored, environmentKey: envA };
+      expect(await repos.workflows.insert(workflow)).toBe(true);
+      expect(await repos.workflows.insert(workflow)).toBe(false);
+      expect(await repos.workflows.find(envA, workflow.key)).toEqual(stored);
+      expect(await repos.workflows.findDefault(envA)).toEqual(stored);
+      expect(await repos.workflows.update(envA, workflow.key, { isDefault: false, successRateRouting: false, updatedAt: later })).toBe(true);
+      expect(await repos.workflows.find(envA, workflow.key)).toEqual({ ...stored, isDefault: false, successRateRouting: false, updatedAt: later });
+      expect(await repos.workflows.findDefault(envA)).toBeUndefined();
+      expect(await repos.workflows.remove(envA, workflow.key)).toBe(true);
+      expect(await repos.workflows.remove(envA, workflow.key)).toBe(false);
+
+      const event = await inTransaction(store, (trx) => trx.events.record({ environmentKey: envA, eventType: 'AddReceiver', objectType: 'receiver', objectKey: receiver.token, at: stamp, requestId: 'req-1' }));
+      expect(await repos.events.find(envA, event.token)).toEqual({ token: event.token, environmentKey: envA, requestId: 'req-1', eventType: 'AddReceiver', objectType: 'receiver', objectKey: receiver.token, createdAt: stamp });
+      expect(await repos.events.find(envB, event.token)).toBeUndefined();
+    });
+
     it('foreign keys: rows pointing at a missing parent reject', async () => {
       await expect(repos.gateways.insert(gatewayRow('no-such-environment'))).rejects.toThrow();
       await expect(
@@ -534,20 +628,20 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       await expect(
         repos.transactions.insert({
           token: uid('tx'),
-          environment_key: 'no-such-environment',
-          transaction_type: 'Purchase',
+          environmentKey: 'no-such-environment',
+          transactionType: 'Purchase',
           state: 'succeeded',
-          succeeded: 1,
-          message_key: null,
+          succeeded: true,
+          messageKey: null,
           message: null,
-          gateway_token: null,
-          payment_method_token: null,
-          reference_token: null,
+          gatewayToken: null,
+          paymentMethodToken: null,
+          referenceToken: null,
           amount: 1,
-          currency_code: 'USD',
+          currencyCode: 'USD',
           details: null,
-          created_at: now,
-          updated_at: now,
+          createdAt: now,
+          updatedAt: now,
         }),
       ).rejects.toThrow();
       expect(await repos.gateways.list('no-such-environment', asc(10))).toEqual([]);
@@ -618,7 +712,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
 
     beforeAll(async () => {
       store = await migratedStore();
-      keyring = new Keyring(store.db, masterKey, () => clock.now());
+      keyring = new Keyring(new WrappedKeysRepo(store.db), masterKey, () => clock.now());
       tenancy = new TenancyService(store, keyring, clock);
       gateways = new GatewayService(store, keyring, clock, new DefinitionCache(store));
     });
@@ -722,10 +816,10 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect(JSON.stringify(stored)).not.toContain(Buffer.from(LOGIN).toString('base64'));
       expect(await gateways.openCredentials(stored)).toEqual({ login: LOGIN });
       // Another process (fresh Keyring, empty cache) with the same master key opens it too.
-      const elsewhere = new GatewayService(store, new Keyring(store.db, masterKey), clock, new DefinitionCache(store));
+      const elsewhere = new GatewayService(store, new Keyring(new WrappedKeysRepo(store.db), masterKey), clock, new DefinitionCache(store));
       expect(await elsewhere.openCredentials(record.row)).toEqual({ login: LOGIN });
       // A different master key does not.
-      const foreign = new GatewayService(store, new Keyring(store.db, randomBytes(32)), clock, new DefinitionCache(store));
+      const foreign = new GatewayService(store, new Keyring(new WrappedKeysRepo(store.db), randomBytes(32)), clock, new DefinitionCache(store));
       await expect(foreign.openCredentials(record.row)).rejects.toThrow(/COFFER_MASTER_KEY/);
 
       // The test gateway declares no credentials: supplied ones are ignored, nothing is sealed.
@@ -800,15 +894,15 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       const redacted = await gateways.redact(production, token);
       expect(redacted.gateway.row).toMatchObject({ token, state: 'redacted', safe_credentials: null, sealed_credentials: null });
       expect(redacted.transaction).toMatchObject({
-        environment_key: production.key,
-        transaction_type: 'RedactGateway',
+        environmentKey: production.key,
+        transactionType: 'RedactGateway',
         state: 'succeeded',
-        succeeded: 1,
-        message_key: 'messages.transaction_succeeded',
-        gateway_token: token,
+        succeeded: true,
+        messageKey: 'messages.transaction_succeeded',
+        gatewayToken: token,
       });
-      expect(typeof redacted.transaction.succeeded).toBe('number');
-      expect(typeof redacted.transaction.seq).toBe('number');
+      expect(typeof redacted.transaction.succeeded).toBe('boolean');
+      expect(typeof redacted.transaction.position).toBe('number');
       const stored = await repositories(store.db, store.dialect).transactions.find(production.key, redacted.transaction.token);
       expect(stored).toEqual(redacted.transaction);
       expect(await gateways.openCredentials(redacted.gateway.row)).toEqual({});

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreHandle } from '../../src/store/database.js';
 import { repositories } from '../../src/store/repositories.js';
+import { newTransaction } from '../../src/services/transaction-records.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { scratchStore } from '../helpers/scratch-store.js';
 
@@ -27,9 +28,8 @@ describe.each(storeKinds)('transactions search by date range (%s)', (kind) => {
       ['t-early', '2026-03-10T06:00:00.000Z'],
     ];
     for (const [token, createdAt] of rows) {
-      await repos.transactions.insert({ token, environment_key: 'env', transaction_type: 'Purchase', state: 'succeeded', succeeded: 1, created_at: createdAt, updated_at: createdAt });
-      const row = await repos.transactions.find('env', token);
-      seqs.set(token, row?.seq as number);
+      const transaction = await repos.transactions.insert({ ...newTransaction({ token, environmentKey: 'env', transactionType: 'Purchase', outcome: 'succeeded', now: createdAt }), messageKey: null, message: null });
+      seqs.set(token, transaction.position);
     }
   });
   afterAll(async () => {
@@ -44,7 +44,7 @@ describe.each(storeKinds)('transactions search by date range (%s)', (kind) => {
     expect(all.map((t) => t.token)).toEqual(['t-late', 't-mid-2', 't-mid', 't-early']);
     const first = await transactions.search('env', { ...day, count: 2 });
     expect(first.map((t) => t.token)).toEqual(['t-late', 't-mid-2']);
-    const second = await transactions.search('env', { ...day, count: 2, beforeSeq: seqs.get('t-mid-2') as number });
+    const second = await transactions.search('env', { ...day, count: 2, beforePosition: seqs.get('t-mid-2') as number });
     expect(second.map((t) => t.token)).toEqual(['t-mid', 't-early']);
     const fromOnly = await transactions.search('env', { from: '2026-03-10T12:00:00.000Z', count: 10 });
     expect(fromOnly.map((t) => t.token)).toEqual(['t-other-day', 't-late', 't-mid-2', 't-mid']);

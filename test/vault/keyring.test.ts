@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrateStore, openStore, type StoreHandle } from '../../src/store/database.js';
 import { blobKeyId, CipherError } from '../../src/vault/cipher.js';
+import { WrappedKeysRepo } from '../../src/store/repositories/wrapped-keys.repo.js';
 import { Keyring, MasterKeyMismatchError, masterKeyId } from '../../src/vault/keyring.js';
 import { resolveMasterKey } from '../../src/vault/master-key.js';
 import { tempDir } from '../helpers/temp.js';
@@ -35,7 +36,7 @@ describe('Keyring', () => {
   it('creates a data key once and reuses it, across Keyring instances on the same database', async () => {
     const store = await sqliteStore();
     const master = randomBytes(32);
-    const first = new Keyring(store.db, master);
+    const first = new Keyring(new WrappedKeysRepo(store.db), master);
     const blob = await first.sealFor('ENV1', Buffer.from('secret value'), 'aad');
     expect(blobKeyId(blob)).toBe('d-ENV1-1');
     await first.sealFor('ENV1', Buffer.from('another'), 'aad');
@@ -46,7 +47,7 @@ describe('Keyring', () => {
     expect(afterFirst[0]?.wrapped).toMatch(/^c1\./);
 
     // A new process: empty cache, same master key.
-    const second = new Keyring(store.db, Buffer.from(master));
+    const second = new Keyring(new WrappedKeysRepo(store.db), Buffer.from(master));
     await second.verifyMasterKey();
     expect((await second.openFor('ENV1', blob, 'aad')).toString()).toBe('secret value');
     const blob2 = await second.sealFor('ENV1', Buffer.from('from second'), 'aad');
@@ -61,7 +62,7 @@ describe('Keyring', () => {
   it('creates one key when several instances race for it', async () => {
     const store = await sqliteStore();
     const master = randomBytes(32);
-    const rings = Array.from({ length: 5 }, () => new Keyring(store.db, master));
+    const rings = Array.from({ length: 5 }, () => new Keyring(new WrappedKeysRepo(store.db), master));
     const blobs = await Promise.all(rings.map((ring, i) => ring.sealFor('RACE', Buffer.from(`v${i}`), 'aad')));
     expect(await wrappedKeys(store)).toHaveLength(1);
     for (const [i, blob] of blobs.entries()) expect((await rings[(i + 1) % rings.length]?.openFor('RACE', blob, 'aad'))?.toString()).toBe(`v${i}`);
@@ -70,13 +71,13 @@ describe('Keyring', () => {
   it('a different master key fails verifyMasterKey, naming COFFER_MASTER_KEY, and cannot use the keys', async () => {
     const store = await sqliteStore();
     const master = randomBytes(32);
-    const right = new Keyring(store.db, master);
+    const right = new Keyring(new WrappedKeysRepo(store.db), master);
     // An empty database accepts any master key.
-    await new Keyring(store.db, randomBytes(32)).verifyMasterKey();
+    await new Keyring(new WrappedKeysRepo(store.db), randomBytes(32)).verifyMasterKey();
     const blob = await right.sealFor('ENV1', Buffer.from('secret value'), 'aad');
     const hash = await right.hashSecret('s3cret');
 
-    const wrong = new Keyring(store.db, randomBytes(32));
+    const wrong = new Keyring(new WrappedKeysRepo(store.db), randomBytes(32));
     const error = await wrong.verifyMasterKey().then(
       () => undefined,
       (e: unknown) => e,
@@ -93,7 +94,7 @@ describe('Keyring', () => {
 
   it('openFor refuses a blob of another environment, and a blob relabelled for it', async () => {
     const store = await sqliteStore();
-    const ring = new Keyring(store.db, randomBytes(32));
+    const ring = new Keyring(new WrappedKeysRepo(store.db), randomBytes(32));
     const blob = await ring.sealFor('ENVA', Buffer.from('for A'), 'aad');
     await ring.sealFor('ENVB', Buffer.from('for B'), 'aad');
 
@@ -114,9 +115,9 @@ describe('Keyring', () => {
     const master = randomBytes(32);
     const storeA = await sqliteStore();
     const storeB = await sqliteStore();
-    const a1 = new Keyring(storeA.db, master);
-    const a2 = new Keyring(storeA.db, master);
-    const b = new Keyring(storeB.db, master);
+    const a1 = new Keyring(new WrappedKeysRepo(storeA.db), master);
+    const a2 = new Keyring(new WrappedKeysRepo(storeA.db), master);
+    const b = new Keyring(new WrappedKeysRepo(storeB.db), master);
 
     const hash = await a1.hashSecret('the secret');
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
@@ -133,7 +134,7 @@ describe('Keyring', () => {
 
   it('sameHash compares hex hashes', async () => {
     const store = await sqliteStore();
-    const ring = new Keyring(store.db, randomBytes(32));
+    const ring = new Keyring(new WrappedKeysRepo(store.db), randomBytes(32));
     const a = await ring.hashSecret('a');
     const b = await ring.hashSecret('b');
     expect(Keyring.sameHash(a, a)).toBe(true);

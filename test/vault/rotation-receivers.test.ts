@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificatePrivateKeyAad } from '../../src/services/certificate.service.js';
+import { receiverOf } from '../../src/store/mappers/receiver.js';
 import { blobKeyId } from '../../src/vault/cipher.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -28,7 +29,7 @@ describe.each(storeKinds)('data-key rotation of receiver and certificate blobs (
     for (const row of receivers) {
       for (const blob of [row.sealed_credentials, row.sealed_protocol]) if (blob !== null) expect(blobKeyId(blob)).toBe(result.keyId);
     }
-    const byToken = new Map(receivers.map((row) => [row.token, row]));
+    const byToken = new Map(receivers.map((row) => [row.token, receiverOf(row)]));
     expect((await server.core.receivers.openSecrets(byToken.get(http.json().receiver.token)!)).credentials).toEqual({ key: 'secret-one' });
     expect((await server.core.receivers.openSecrets(byToken.get(sftp.json().receiver.token)!)).password?.reveal()).toBe('secret-two');
 

@@ -14,6 +14,7 @@ import { SEALED_PAYMENT_METHOD_COLUMNS } from '../../src/store/repositories/paym
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/store/schema.js';
 import { blobKeyId } from '../../src/vault/cipher.js';
+import { WrappedKeysRepo } from '../../src/store/repositories/wrapped-keys.repo.js';
 import { Keyring, masterKeyId } from '../../src/vault/keyring.js';
 import { TEST_CARDS } from '../../src/domain/test-cards.js';
 import { ApiClient } from '../helpers/client.js';
@@ -219,7 +220,7 @@ describe.each(storeKinds)('key rotation on a populated store while requests are 
 
     // Every card (created before or during the rotation) still shows, and its PAN opens to the same
     // value in this process and in a fresh keyring (another process: nothing cached).
-    const fresh = new Keyring(core.store.db, masterKey);
+    const fresh = new Keyring(new WrappedKeysRepo(core.store.db), masterKey);
     const rows = await core.store.db.selectFrom('payment_methods').selectAll().where('environment_key', '=', env).where('payment_method_type', '=', 'credit_card').execute();
     const byToken = new Map(rows.map((row) => [row.token, row]));
     for (const [token, pan] of known) {

@@ -1,5 +1,6 @@
 import type { Secret } from '../../domain/secret.js';
 import type { StandardErrorCode } from './error-codes.js';
+import type { ShippingAddress } from '../../domain/transaction-details.js';
 
 /** Operations a gateway may support; each maps to one `supports_*` characteristic. */
 export type GatewayOperation = 'purchase' | 'authorize' | 'capture' | 'void' | 'credit' | 'verify' | 'store' | 'general_credit' | 'complete';
@@ -24,16 +25,8 @@ export type AdapterPaymentMethod =
   /** Spreedly's test offsite method: nothing to send, the test gateway redirects. */
   | { type: 'sprel' };
 
-export interface ShippingAddress {
-  name: string | null;
-  address1: string | null;
-  address2: string | null;
-  city: string | null;
-  state: string | null;
-  zip: string | null;
-  country: string | null;
-  phone_number: string | null;
-}
+/** A shipping address is a domain fact (a transaction records it); adapters send it. */
+export type { ShippingAddress };
 
 /**
  * Stored-credential data of a purchase, authorize or verify (Spreedly's `stored_credential_initiator`

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { routedBySchema } from './workflow-schemas.js';
+import { TRANSACTION_STATES } from '../../domain/transaction.js';
 
 /*
  * The bodies the API answers, as zod schemas the OpenAPI document is generated from. They
@@ -121,7 +122,8 @@ export const transactionSchema = z
     created_at: timestamp,
     updated_at: timestamp,
     succeeded: z.boolean(),
-    state: z.enum(['succeeded', 'failed', 'gateway_processing_failed', 'gateway_processing_result_unknown', 'pending', 'processing', 'redacted']),
+    // A redact of a gateway or receiver shows `redacted` (lean-transaction.ts).
+    state: z.enum([...TRANSACTION_STATES, 'redacted']),
     transaction_type: z.string().describe('Purchase, Authorization, Capture, Credit, Void, Verification, Store, GeneralCredit, AddPaymentMethod, …'),
     retained: z.boolean().optional().describe('AddPaymentMethod only'),
     order_id: nullableText.optional(),

@@ -65,7 +65,7 @@ export function receiverRoutes(app: FastifyInstance, services: ReceiverRouteServ
     const environment = callerOf(request).environment;
     const outcome = await deliveries.deliver(environment, request.params.token, deliveryInput(fieldsOf(request, 'delivery')));
     const page = await services.transactionQuery.withPaymentMethods(environment, [outcome.transaction]);
-    const paymentMethod = outcome.transaction.payment_method_token === null ? null : (page.paymentMethods.get(outcome.transaction.payment_method_token) ?? null);
+    const paymentMethod = outcome.transaction.paymentMethodToken === null ? null : (page.paymentMethods.get(outcome.transaction.paymentMethodToken) ?? null);
     return sendWire(request, reply, outcome.status, 'transaction', receiverTransactionView(outcome.transaction, paymentMethod));
   });
 

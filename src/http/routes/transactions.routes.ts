@@ -18,7 +18,7 @@ type TokenParams = { Params: { token: string } };
 /** The view of one transaction of `page`, with the payment methods and attempts the page holds. */
 function viewOf(page: TransactionPage): (transaction: Transaction) => Wire {
   const lookup = (token: string | null) => (token === null ? null : (page.paymentMethods.get(token) ?? null));
-  const attemptsOf = (row: Transaction) => (row.first_attempt_token === null ? [] : (page.chains?.get(row.first_attempt_token) ?? []));
+  const attemptsOf = (row: Transaction) => (row.firstAttemptToken === null ? [] : (page.chains?.get(row.firstAttemptToken) ?? []));
   return (transaction) => transactionView(transaction, lookup, attemptsOf);
 }
 

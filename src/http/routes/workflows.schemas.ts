@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WORKFLOW_RETRY_MODES, type RuleCondition, type RuleTarget, type WorkflowDefinition, type WorkflowRule } from '../../services/routing/workflow-definition.js';
+import { WORKFLOW_RETRY_MODES, type RuleCondition, type RuleTarget, type WorkflowDefinition, type WorkflowRule } from '../../domain/workflow.js';
 import { flag, integer, parseInput, text } from '../validation.js';
 import { listOf } from './receivers.schemas.js';
 import { transactionSchema } from './transactions.schemas.js';
@@ -89,11 +89,11 @@ export function workflowInput(body: Record<string, unknown>): WorkflowInput {
   const shapeErrors: string[] = [];
   const fields: Partial<WorkflowDefinition> = {};
   if (parsed.name !== undefined) fields.name = parsed.name;
-  if (parsed.retry_mode !== undefined) fields.retry_mode = parsed.retry_mode;
-  if (parsed.success_rate_routing !== undefined) fields.success_rate_routing = parsed.success_rate_routing;
-  if (parsed.backup_gateway_tokens !== undefined) fields.backup_gateway_tokens = parsed.backup_gateway_tokens;
+  if (parsed.retry_mode !== undefined) fields.retryMode = parsed.retry_mode;
+  if (parsed.success_rate_routing !== undefined) fields.successRateRouting = parsed.success_rate_routing;
+  if (parsed.backup_gateway_tokens !== undefined) fields.backupGatewayTokens = parsed.backup_gateway_tokens;
   const defaultTarget = targetOf(parsed.default_target, 'default_target', shapeErrors);
-  if (defaultTarget !== undefined) fields.default_target = defaultTarget;
+  if (defaultTarget !== undefined) fields.defaultTarget = defaultTarget;
   if (parsed.rules !== undefined) {
     fields.rules = parsed.rules.map((rule, index): WorkflowRule => {
       const path = `rules[${index}].target`;

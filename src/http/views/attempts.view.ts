@@ -20,15 +20,15 @@ function attemptView(row: Transaction): WireObject {
   return {
     token: row.token,
     state: row.state,
-    succeeded: row.succeeded === 1,
-    gateway_token: row.gateway_token,
+    succeeded: row.succeeded,
+    gateway_token: row.gatewayToken,
     gateway_type: details?.gateway_type ?? null,
-    message: new WireMessage(row.message_key, row.message),
+    message: new WireMessage(row.messageKey, row.message),
     error_code: details?.response?.error_code ?? null,
     // Why the chain came to this attempt (null on the first).
     failover_reason: failover?.reason ?? null,
     skipped_gateways: new WireList('skipped_gateway', (failover?.skipped ?? []).map((skip) => ({ gateway_token: skip.gateway_token, reason: skip.reason }))),
-    created_at: storedDate(row.created_at),
+    created_at: storedDate(row.createdAt),
   };
 }
 

@@ -17,12 +17,12 @@ export function certificateView(row: Certificate): WireObject {
     c: row.c,
     st: row.st,
     l: row.l,
-    email_address: row.email_address,
-    public_key: row.public_key,
-    public_key_hash: row.public_key_hash,
+    email_address: row.emailAddress,
+    public_key: row.publicKey,
+    public_key_hash: row.publicKeyHash,
     csr: row.csr,
     pem: row.pem,
-    created_at: storedDate(row.created_at),
-    updated_at: storedDate(row.updated_at),
+    created_at: storedDate(row.createdAt),
+    updated_at: storedDate(row.updatedAt),
   };
 }

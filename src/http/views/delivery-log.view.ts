@@ -11,13 +11,13 @@ export function deliveryLogView({ delivery, attempts }: DeliveryLog): WireObject
     format: delivery.format,
     state: delivery.state,
     attempts_count: delivery.attempts,
-    next_attempt_at: delivery.state === 'queued' ? storedDate(delivery.next_attempt_at) : null,
-    give_up_at: storedDate(delivery.give_up_at),
+    next_attempt_at: delivery.state === 'queued' ? storedDate(delivery.nextAttemptAt) : null,
+    give_up_at: storedDate(delivery.giveUpAt),
     attempts: new WireList(
       'attempt',
-      attempts.map((attempt) => ({ attempt: attempt.attempt, status: attempt.status, latency_ms: attempt.latency_ms, error: attempt.error, created_at: storedDate(attempt.created_at) })),
+      attempts.map((attempt) => ({ attempt: attempt.attempt, status: attempt.status, latency_ms: attempt.latencyMs, error: attempt.error, created_at: storedDate(attempt.createdAt) })),
     ),
-    created_at: storedDate(delivery.created_at),
-    updated_at: storedDate(delivery.updated_at),
+    created_at: storedDate(delivery.createdAt),
+    updated_at: storedDate(delivery.updatedAt),
   };
 }

@@ -6,10 +6,10 @@ import type { ApiEvent } from '../../domain/event.js';
 export function eventView(row: ApiEvent): WireObject {
   return {
     id: row.token,
-    request_id: row.request_id,
-    event_type: row.event_type,
-    object_type: row.object_type,
-    object_key: row.object_key,
-    created_at: storedDate(row.created_at),
+    request_id: row.requestId,
+    event_type: row.eventType,
+    object_type: row.objectType,
+    object_key: row.objectKey,
+    created_at: storedDate(row.createdAt),
   };
 }

@@ -1,6 +1,6 @@
 import { WireMessage, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
-import type { Transaction } from '../../domain/transaction.js';
+import { TransactionState, type Transaction } from '../../domain/transaction.js';
 
 /**
  * Redacting a gateway or receiver reads `redacted` in the first `<state>` of the document (the gem's
@@ -9,7 +9,7 @@ import type { Transaction } from '../../domain/transaction.js';
 const REDACT_SUBJECT_TYPES = new Set(['RedactGateway', 'RedactReceiver']);
 
 function wireState(transaction: Transaction): string {
-  return REDACT_SUBJECT_TYPES.has(transaction.transaction_type) && transaction.state === 'succeeded' ? 'redacted' : transaction.state;
+  return REDACT_SUBJECT_TYPES.has(transaction.transactionType) && transaction.state === TransactionState.succeeded ? 'redacted' : transaction.state;
 }
 
 /**
@@ -20,12 +20,12 @@ function wireState(transaction: Transaction): string {
 export function leanTransactionHead(transaction: Transaction, extra: WireObject = {}): WireObject {
   return {
     token: transaction.token,
-    created_at: storedDate(transaction.created_at),
-    updated_at: storedDate(transaction.updated_at),
-    succeeded: transaction.succeeded === 1,
-    transaction_type: transaction.transaction_type,
+    created_at: storedDate(transaction.createdAt),
+    updated_at: storedDate(transaction.updatedAt),
+    succeeded: transaction.succeeded,
+    transaction_type: transaction.transactionType,
     ...extra,
     state: wireState(transaction),
-    message: new WireMessage(transaction.message_key, transaction.message),
+    message: new WireMessage(transaction.messageKey, transaction.message),
   };
 }

@@ -1,6 +1,5 @@
 import { receiverOperations, type ReceiverTypeDefinition } from '../../receivers/receiver-types.js';
-import { storedCredentials } from '../../services/receiver.service.js';
-import type { ReceiverSnapshot } from '../../services/receivers/receiver-transaction-details.js';
+import type { ReceiverSnapshot } from '../../domain/receiver.js';
 import { WireList, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
 
@@ -11,20 +10,20 @@ import { storedDate } from './time.js';
  */
 export function receiverView(row: ReceiverSnapshot): WireObject {
   const view: WireObject = {
-    receiver_type: row.receiver_type,
+    receiver_type: row.receiverType,
     token: row.token,
-    hostnames: row.hostnames,
+    hostnames: row.hostnames.join(','),
     state: row.state,
-    created_at: storedDate(row.created_at),
-    updated_at: storedDate(row.updated_at),
-    company_name: row.company_name,
-    sub_merchant_key: row.sub_merchant_key,
-    certificate_token: row.certificate_token,
+    created_at: storedDate(row.createdAt),
+    updated_at: storedDate(row.updatedAt),
+    company_name: row.companyName,
+    sub_merchant_key: row.subMerchantKey,
+    certificate_token: row.certificateToken,
   };
-  if (row.protocol_user !== null) view.protocol = { user: row.protocol_user, host_key: row.host_key };
+  if (row.protocolUser !== null) view.protocol = { user: row.protocolUser, host_key: row.hostKey };
   view.credentials = new WireList(
     'credential',
-    storedCredentials(row).map(
+    row.credentials.map(
       (credential): WireObject => (credential.safe ? { name: credential.name, value: credential.value ?? null, safe: true } : { name: credential.name, safe: false }),
     ),
   );

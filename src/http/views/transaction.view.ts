@@ -1,15 +1,16 @@
-import { detailsOf, GATEWAY_TRANSACTION_TYPES, type GatewayTransactionDetails } from '../../services/transactions/transaction-details.js';
+import { detailsOf } from '../../services/transactions/transaction-details.js';
 import { WireErrors, WireMessage, type Wire, type WireObject } from '../format/wire.js';
 import { paymentMethodView } from './payment-method.view.js';
 import { storedDate } from './time.js';
-import { storedRoutedByView } from './workflow.view.js';
+import { routedByView } from './workflow.view.js';
 import { leanTransactionHead } from './lean-transaction.js';
 import { vaultTransactionView } from './vault-transaction.view.js';
 import { receiverTransactionView } from './receiver-transaction.view.js';
 import { RECEIVER_TRANSACTION_TYPES } from '../../services/receivers/receiver-transaction-details.js';
 import { apiUrlsField, attemptsField, NO_ATTEMPTS, type AttemptsLookup } from './attempts.view.js';
 import type { PaymentMethod } from '../../domain/payment-method.js';
-import type { Transaction } from '../../domain/transaction.js';
+import { isGatewayTransactionType, type Transaction } from '../../domain/transaction.js';
+import type { GatewayTransactionDetails } from '../../domain/transaction-details.js';
 
 /** Payment methods a transaction view may nest, by token. */
 export type PaymentMethodLookup = (token: string | null) => PaymentMethod | null;
@@ -82,12 +83,12 @@ export function gatewayTransactionView(row: Transaction, details: GatewayTransac
   const attempts = attemptsOf(row);
   const view: WireObject = {
     on_test_gateway: details.on_test_gateway,
-    created_at: storedDate(row.created_at),
-    updated_at: storedDate(row.updated_at),
-    succeeded: row.succeeded === 1,
+    created_at: storedDate(row.createdAt),
+    updated_at: storedDate(row.updatedAt),
+    succeeded: row.succeeded,
     state: row.state,
     token: row.token,
-    transaction_type: row.transaction_type,
+    transaction_type: row.transactionType,
     order_id: details.order_id,
     ip: details.ip,
     description: details.description,
@@ -99,21 +100,20 @@ export function gatewayTransactionView(row: Transaction, details: GatewayTransac
     gateway_transaction_id: details.gateway_transaction_id,
     gateway_latency_ms: details.gateway_latency_ms,
     amount: row.amount,
-    currency_code: row.currency_code,
+    currency_code: row.currencyCode,
     retain_on_success: details.retain_on_success,
     payment_method_added: details.payment_method_added,
     stored_credential_initiator: details.stored_credential_initiator ?? null,
     stored_credential_reason_type: details.stored_credential_reason_type ?? null,
     network_transaction_id: details.network_transaction_id ?? null,
-    message: new WireMessage(row.message_key, row.message),
-    gateway_token: row.gateway_token,
+    message: new WireMessage(row.messageKey, row.message),
+    gateway_token: row.gatewayToken,
     gateway_type: details.gateway_type,
   };
   // The workflow decision, on transactions a workflow routed (docs/routing.md).
-  const routedBy = storedRoutedByView(row.routed_by);
-  if (routedBy !== undefined) view.routed_by = routedBy;
-  if (row.reference_token !== null) view.reference_token = row.reference_token;
-  if (row.transaction_type === 'Store') view.third_party_token = details.third_party_token ?? null;
+  if (row.routedBy !== null) view.routed_by = routedByView(row.routedBy);
+  if (row.referenceToken !== null) view.reference_token = row.referenceToken;
+  if (row.transactionType === 'Store') view.third_party_token = details.third_party_token ?? null;
   view.shipping_address = { ...details.shipping_address };
   view.response = responseView(details);
   // A retry chain's attempts, each naming its gateway; the answer says which one settled it.
@@ -121,13 +121,13 @@ export function gatewayTransactionView(row: Transaction, details: GatewayTransac
   if (attemptList !== undefined) view.attempts = attemptList;
   view.api_urls = apiUrlsField(row, attempts);
   Object.assign(view, secureAndOffsiteFields(details));
-  const paymentMethod = lookup(row.payment_method_token);
+  const paymentMethod = lookup(row.paymentMethodToken);
   if (details.payment_method_errors !== undefined) view.payment_method = invalidPaymentMethodView(details);
   else if (paymentMethod !== null) view.payment_method = paymentMethodAtStart(paymentMethod, details);
-  if (row.transaction_type === 'Store') {
+  if (row.transactionType === 'Store') {
     // A failed or refused Store has no third-party method: its basis is the card it was given,
     // shown all the same (the gem parses `.//basis_payment_method` on every Store).
-    const basis = lookup(details.basis_payment_method_token ?? row.payment_method_token);
+    const basis = lookup(details.basis_payment_method_token ?? row.paymentMethodToken);
     if (basis !== null) view.basis_payment_method = paymentMethodView(basis);
   }
   return view;
@@ -136,9 +136,9 @@ export function gatewayTransactionView(row: Transaction, details: GatewayTransac
 /** Any transaction: gateway transactions in full, the vault's own lean, RedactGateway by its own view. */
 export function transactionView(row: Transaction, lookup: PaymentMethodLookup, attemptsOf: AttemptsLookup = NO_ATTEMPTS): WireObject {
   const details = detailsOf(row);
-  if (GATEWAY_TRANSACTION_TYPES.has(row.transaction_type) && details !== null) return gatewayTransactionView(row, details, lookup, attemptsOf);
-  const paymentMethod = lookup(row.payment_method_token);
-  if (RECEIVER_TRANSACTION_TYPES.has(row.transaction_type)) return receiverTransactionView(row, paymentMethod);
+  if (isGatewayTransactionType(row.transactionType) && details !== null) return gatewayTransactionView(row, details, lookup, attemptsOf);
+  const paymentMethod = lookup(row.paymentMethodToken);
+  if (RECEIVER_TRANSACTION_TYPES.has(row.transactionType)) return receiverTransactionView(row, paymentMethod);
   if (paymentMethod !== null) return vaultTransactionView(row, paymentMethod);
-  return { ...leanTransactionHead(row), gateway_token: row.gateway_token };
+  return { ...leanTransactionHead(row), gateway_token: row.gatewayToken };
 }

@@ -3,12 +3,13 @@ import { leanTransactionHead } from './lean-transaction.js';
 import { paymentMethodView } from './payment-method.view.js';
 import type { PaymentMethod } from '../../domain/payment-method.js';
 import type { Transaction } from '../../domain/transaction.js';
+import type { VaultTransactionDetails } from '../../domain/transaction-details.js';
 
 /** The lean transaction of the vault (AddPaymentMethod, RetainPaymentMethod, RedactPaymentMethod, RecacheSensitiveData). */
 export function vaultTransactionView(transaction: Transaction, paymentMethod: PaymentMethod): WireObject {
   let extra: WireObject = {};
-  if (transaction.transaction_type === 'AddPaymentMethod') {
-    const details = transaction.details === null ? {} : (JSON.parse(transaction.details) as { retained?: boolean });
+  if (transaction.transactionType === 'AddPaymentMethod') {
+    const details = (transaction.details as VaultTransactionDetails | null) ?? {};
     extra = { retained: details.retained === true };
   }
   // The head is a new object: adding to it is cheaper than spreading it into another.

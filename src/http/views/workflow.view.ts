@@ -1,5 +1,5 @@
 import type { RoutedBy, Explanation } from '../../services/routing/routed-transactions.js';
-import type { RuleCondition, RuleTarget, Workflow } from '../../services/routing/workflow-definition.js';
+import type { RuleCondition, RuleTarget, Workflow } from '../../domain/workflow.js';
 import type { CriterionCheck, RuleEvaluation, ShareChoice } from '../../services/routing/workflow-router.js';
 import { WireList, type Wire, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
@@ -28,17 +28,17 @@ export function workflowView(workflow: Workflow): WireObject {
   return {
     key: workflow.key,
     name: workflow.name,
-    default: workflow.is_default,
-    retry_mode: workflow.retry_mode,
-    success_rate_routing: workflow.success_rate_routing,
+    default: workflow.isDefault,
+    retry_mode: workflow.retryMode,
+    success_rate_routing: workflow.successRateRouting,
     rules: new WireList(
       'rule',
       workflow.rules.map((rule) => ({ name: rule.name, condition: conditionView(rule.condition), target: targetView(rule.target) })),
     ),
-    default_target: targetView(workflow.default_target),
-    backup_gateway_tokens: new WireList('gateway_token', workflow.backup_gateway_tokens),
-    created_at: storedDate(workflow.created_at),
-    updated_at: storedDate(workflow.updated_at),
+    default_target: targetView(workflow.defaultTarget),
+    backup_gateway_tokens: new WireList('gateway_token', workflow.backupGatewayTokens),
+    created_at: storedDate(workflow.createdAt),
+    updated_at: storedDate(workflow.updatedAt),
   };
 }
 
@@ -52,12 +52,6 @@ export function routedByView(routedBy: RoutedBy): WireObject {
     gateway_tokens: new WireList('gateway_token', routedBy.gateway_tokens),
     reason: routedBy.reason,
   };
-}
-
-/** `routed_by` of a stored transaction row, or undefined when it was not routed. */
-export function storedRoutedByView(json: string | null | undefined): WireObject | undefined {
-  if (json === null || json === undefined) return undefined;
-  return routedByView(JSON.parse(json) as RoutedBy);
 }
 
 function checkView(check: CriterionCheck): WireObject {
@@ -100,7 +94,7 @@ export function explanationView(explanation: Explanation): WireObject {
     shares: new WireList('share', decision.shares.map(shareView)),
     gateway_token: decision.gatewayToken,
     gateway_tokens: new WireList('gateway_token', decision.gatewayTokens),
-    retry_mode: explanation.workflow.retry_mode,
+    retry_mode: explanation.workflow.retryMode,
     reason: decision.reason,
   };
 }

@@ -44,7 +44,7 @@ export function certificateRoutes(portal: FastifyInstance, deps: PortalDeps): vo
 <tbody>${
       rows.length === 0
         ? html`<tr><td colspan="5">No certificates yet.</td></tr>`
-        : rows.map((c) => html`<tr><td><a href="/portal/e/${env.key}/certificates/${c.token}"><code>${c.token}</code></a></td><td>${c.cn ?? ''}</td><td>${c.algorithm}</td><td>${c.redacted_at !== null ? 'redacted' : c.pem === null ? 'awaiting signature' : 'yes'}</td><td>${when(c.created_at)}</td></tr>`)
+        : rows.map((c) => html`<tr><td><a href="/portal/e/${env.key}/certificates/${c.token}"><code>${c.token}</code></a></td><td>${c.cn ?? ''}</td><td>${c.algorithm}</td><td>${c.redactedAt !== null ? 'redacted' : c.pem === null ? 'awaiting signature' : 'yes'}</td><td>${when(c.createdAt)}</td></tr>`)
     }</tbody></table>${generate}`;
     return sendPage(reply, page(request, frame, body));
   });
@@ -65,13 +65,13 @@ export function certificateRoutes(portal: FastifyInstance, deps: PortalDeps): vo
     const env = await environmentOf(deps, request, request.params.env);
     const row = await deps.certificates.show(env, request.params.token);
     const frame = await frameFor(deps, request, { title: `Certificate ${row.cn ?? row.token}`, current: 'certificates', environment: env, notice: doneNotice(request) });
-    const manage = can(request, 'manage_certificates') && row.redacted_at === null;
+    const manage = can(request, 'manage_certificates') && row.redactedAt === null;
     const redact = manage
       ? html`<h2>Redact</h2><details class="confirm"><summary>Redact this certificate</summary>
 <form method="post" action="/portal/e/${env.key}/certificates/${row.token}/redact">${csrfField(request)}
 <p>Its private key, signed certificate and CSR are erased. Receivers using it for mutual TLS and signed card forms stop working. This cannot be undone.</p><button class="danger" type="submit">Redact certificate</button></form></details>`
       : null;
-    const redacted = row.redacted_at === null ? null : html`<p class="notice">This certificate was redacted ${when(row.redacted_at)}: its private key and pem are gone.</p>`;
+    const redacted = row.redactedAt === null ? null : html`<p class="notice">This certificate was redacted ${when(row.redactedAt)}: its private key and pem are gone.</p>`;
     const attach = manage
       ? html`<h2>Attach the signed certificate</h2>
 <form class="stack" method="post" action="/portal/e/${env.key}/certificates/${row.token}">${csrfField(request)}

@@ -40,7 +40,7 @@ ${cards.length === 0 ? html`<p>No gateways yet. <a href="/portal/e/${env.key}/ga
       overview.failures.length === 0
         ? html`<tr><td colspan="6">No failures in the last 30 days.</td></tr>`
         : overview.failures.map(
-            (t) => html`<tr><td>${when(t.created_at)}</td><td>${t.transaction_type}</td><td><span class="badge bad">${t.state}</span></td><td class="num">${formatAmount(t.amount, t.currency_code)}</td><td>${t.message ?? ''}</td>
+            (t) => html`<tr><td>${when(t.createdAt)}</td><td>${t.transactionType}</td><td><span class="badge bad">${t.state}</span></td><td class="num">${formatAmount(t.amount, t.currencyCode)}</td><td>${t.message ?? ''}</td>
 <td><a href="/portal/e/${env.key}/transactions/${t.token}"><code>${t.token}</code></a></td></tr>`,
           )
     }</tbody></table>`;

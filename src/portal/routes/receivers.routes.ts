@@ -49,7 +49,7 @@ export function receiverRoutes(portal: FastifyInstance, deps: PortalDeps): void 
 <tbody>${
       receivers.length === 0
         ? html`<tr><td colspan="5">No receivers yet.</td></tr>`
-        : receivers.map((r) => html`<tr><td><a href="/portal/e/${env.key}/receivers/${r.row.token}"><code>${r.row.token}</code></a></td><td>${r.row.receiver_type}</td><td>${r.row.hostnames ?? ''}</td><td>${r.row.state}</td><td>${when(r.row.created_at)}</td></tr>`)
+        : receivers.map((r) => html`<tr><td><a href="/portal/e/${env.key}/receivers/${r.row.token}"><code>${r.row.token}</code></a></td><td>${r.row.receiverType}</td><td>${r.row.hostnames.join(',')}</td><td>${r.row.state}</td><td>${when(r.row.createdAt)}</td></tr>`)
     }</tbody></table>${create}`;
     return sendPage(reply, page(request, frame, body));
   });
@@ -58,14 +58,14 @@ export function receiverRoutes(portal: FastifyInstance, deps: PortalDeps): void 
     const env = await environmentOf(deps, request, request.params.env);
     const { receiverType, input } = receiverInput(fieldsOf(request));
     const created = await deps.receivers.create(env, receiverType, input);
-    await audit(deps, request, { action: 'receiver.create', objectType: 'receiver', objectId: created.row.token, environmentKey: env.key, details: { receiver_type: created.row.receiver_type } });
+    await audit(deps, request, { action: 'receiver.create', objectType: 'receiver', objectId: created.row.token, environmentKey: env.key, details: { receiver_type: created.row.receiverType } });
     return redirectTo(reply, `/portal/e/${env.key}/receivers/${created.row.token}?done=created`);
   });
 
   portal.get<ReceiverParams>('/e/:env/receivers/:token', async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
     const record = await deps.receivers.show(env, request.params.token);
-    const frame = await frameFor(deps, request, { title: `Receiver ${record.row.receiver_type}`, current: 'receivers', environment: env, notice: doneNotice(request) });
+    const frame = await frameFor(deps, request, { title: `Receiver ${record.row.receiverType}`, current: 'receivers', environment: env, notice: doneNotice(request) });
     const redact =
       can(request, 'manage_receivers') && record.row.state !== 'redacted'
         ? html`<h2>Redact</h2><details class="confirm"><summary>Redact this receiver</summary>

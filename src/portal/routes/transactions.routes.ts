@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError, fieldError } from '../../domain/errors.js';
 import { transactionView } from '../../http/views/transaction.view.js';
-import { GATEWAY_TRANSACTION_TYPES } from '../../services/transactions/transaction-details.js';
-import type { TransactionSearch } from '../../store/repositories/transactions.repo.js';
+import { isTransactionState, TRANSACTION_STATES, TRANSACTION_TYPES, TransactionState, type TransactionSearch } from '../../domain/transaction.js';
 import { environmentOf, queryOf, type PortalDeps } from '../context.js';
 import { frameFor } from '../frame.js';
 import { html } from '../html.js';
@@ -14,11 +13,8 @@ type EnvParams = { Params: { env: string } };
 type TxParams = { Params: { env: string; token: string } };
 
 const PAGE_SIZE = 50;
-const STATES = ['succeeded', 'failed', 'gateway_processing_failed', 'gateway_processing_result_unknown', 'pending', 'processing'];
-const TYPES = [
-  ...GATEWAY_TRANSACTION_TYPES,
-  'AddPaymentMethod', 'RetainPaymentMethod', 'RedactPaymentMethod', 'RecacheSensitiveData', 'RedactGateway', 'DeliverPaymentMethod', 'ExportPaymentMethods', 'RedactReceiver',
-];
+const STATES: readonly TransactionState[] = TRANSACTION_STATES;
+const TYPES: readonly string[] = TRANSACTION_TYPES;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -37,7 +33,7 @@ function searchOf(query: Record<string, string>): TransactionSearch {
   if (gateway !== undefined) filter.gatewayToken = gateway;
   const state = given('state');
   if (state !== undefined) {
-    if (!STATES.includes(state)) throw new AppError(fieldError.inclusion('state'));
+    if (!isTransactionState(state)) throw new AppError(fieldError.inclusion('state'));
     filter.state = state;
   }
   const type = given('type');
@@ -54,7 +50,7 @@ function searchOf(query: Record<string, string>): TransactionSearch {
   const before = given('before');
   if (before !== undefined) {
     if (!/^\d{1,15}$/.test(before)) throw new AppError(fieldError.invalid('before'));
-    filter.beforeSeq = Number(before);
+    filter.beforePosition = Number(before);
   }
   return filter;
 }
@@ -78,7 +74,7 @@ export function transactionRoutes(portal: FastifyInstance, deps: PortalDeps): vo
     const text = (name: string, label: string, type = 'text') =>
       html`<div class="field"><label for="tx-${name}">${label}</label><input id="tx-${name}" name="${name}" type="${type}" value="${query[name] ?? ''}"></div>`;
     const last = rows.at(-1);
-    const older = new URLSearchParams({ ...query, before: String(last?.seq ?? '') }).toString();
+    const older = new URLSearchParams({ ...query, before: String(last?.position ?? '') }).toString();
     const body = html`<form class="inline" method="get" action="/portal/e/${env.key}/transactions" role="search">
   ${text('token', 'Token')}${text('order_id', 'Order id')}
   ${select('state', 'State', STATES.map((s) => [s, s]), 'Any state')}
@@ -93,8 +89,8 @@ export function transactionRoutes(portal: FastifyInstance, deps: PortalDeps): vo
       rows.length === 0
         ? html`<tr><td colspan="6">No transactions match.</td></tr>`
         : rows.map(
-            (t) => html`<tr><td>${when(t.created_at)}</td><td>${t.transaction_type}</td><td><span class="badge ${t.succeeded === 1 ? 'ok' : t.state === 'succeeded' ? '' : 'bad'}">${t.state}</span></td>
-<td class="num">${formatAmount(t.amount, t.currency_code)}</td><td>${t.order_id ?? ''}</td><td><a href="/portal/e/${env.key}/transactions/${t.token}"><code>${t.token}</code></a></td></tr>`,
+            (t) => html`<tr><td>${when(t.createdAt)}</td><td>${t.transactionType}</td><td><span class="badge ${t.succeeded ? 'ok' : t.state === TransactionState.succeeded ? '' : 'bad'}">${t.state}</span></td>
+<td class="num">${formatAmount(t.amount, t.currencyCode)}</td><td>${t.orderId ?? ''}</td><td><a href="/portal/e/${env.key}/transactions/${t.token}"><code>${t.token}</code></a></td></tr>`,
           )
     }</tbody></table>
 ${rows.length === PAGE_SIZE ? html`<nav class="pager" aria-label="Pages"><a href="/portal/e/${env.key}/transactions?${older}">Older transactions</a></nav>` : null}`;
@@ -107,12 +103,12 @@ ${rows.length === PAGE_SIZE ? html`<nav class="pager" aria-label="Pages"><a href
     const row = found.transactions[0];
     if (row === undefined) throw new AppError({ key: 'errors.transaction_not_found', message: 'Unable to find the transaction.' });
     const view = transactionView(row, (token) => (token === null ? null : (found.paymentMethods.get(token) ?? null)));
-    const frame = await frameFor(deps, request, { title: `${row.transaction_type} ${row.state}`, current: 'transactions', environment: env });
+    const frame = await frameFor(deps, request, { title: `${row.transactionType} ${row.state}`, current: 'transactions', environment: env });
     const summary = html`<dl class="facts summary">
-  <dt>Amount</dt><dd>${formatAmount(row.amount, row.currency_code)}</dd>
-  <dt>State</dt><dd><span class="badge ${row.succeeded === 1 ? 'ok' : 'bad'}">${row.state}</span> ${row.message ?? ''}</dd>
-  ${row.gateway_token === null ? null : html`<dt>Gateway</dt><dd><a href="/portal/e/${env.key}/gateways/${row.gateway_token}"><code>${row.gateway_token}</code></a></dd>`}
-  ${row.payment_method_token === null ? null : html`<dt>Payment method</dt><dd><a href="/portal/e/${env.key}/payment-methods/${row.payment_method_token}"><code>${row.payment_method_token}</code></a></dd>`}
+  <dt>Amount</dt><dd>${formatAmount(row.amount, row.currencyCode)}</dd>
+  <dt>State</dt><dd><span class="badge ${row.succeeded ? 'ok' : 'bad'}">${row.state}</span> ${row.message ?? ''}</dd>
+  ${row.gatewayToken === null ? null : html`<dt>Gateway</dt><dd><a href="/portal/e/${env.key}/gateways/${row.gatewayToken}"><code>${row.gatewayToken}</code></a></dd>`}
+  ${row.paymentMethodToken === null ? null : html`<dt>Payment method</dt><dd><a href="/portal/e/${env.key}/payment-methods/${row.paymentMethodToken}"><code>${row.paymentMethodToken}</code></a></dd>`}
 </dl>`;
     const body = html`${summary}
 <h2>Details</h2>

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import { workflowInput } from '../../http/routes/workflows.schemas.js';
 import { workflowView } from '../../http/views/workflow.view.js';
-import type { RuleTarget, Workflow } from '../../services/routing/workflow-definition.js';
+import type { RuleTarget, Workflow } from '../../domain/workflow.js';
 import { audit, can, environmentOf, formOf, redirectTo, type PortalDeps } from '../context.js';
 import { doneNotice, frameFor } from '../frame.js';
 import { html, type SafeHtml } from '../html.js';
@@ -63,13 +63,13 @@ async function workflowForm(deps: PortalDeps, request: FastifyRequest, env: Envi
 <form class="stack" method="post" action="${action}">${csrfField(request)}
   ${current === null ? html`<div class="field"><label for="wf-key">Key <span class="hint">(lower-case letters, digits, _ and -)</span></label><input id="wf-key" name="key" type="text" maxlength="64" required></div>` : null}
   <div class="field"><label for="wf-name">Name</label><input id="wf-name" name="name" type="text" maxlength="200" value="${current?.name ?? ''}" required></div>
-  <div class="field"><label for="wf-target">Default target <span class="hint">(a gateway token, or a split: token:70, token:30)</span></label><input id="wf-target" name="default_target" type="text" maxlength="1000" value="${current === null ? '' : targetText(current.default_target)}"></div>
+  <div class="field"><label for="wf-target">Default target <span class="hint">(a gateway token, or a split: token:70, token:30)</span></label><input id="wf-target" name="default_target" type="text" maxlength="1000" value="${current === null ? '' : targetText(current.defaultTarget)}"></div>
   <fieldset><legend>Backup gateways <span class="hint">(tried in this order after the chosen one)</span></legend>
-  ${gateways.length === 0 ? html`<p>No gateways yet.</p>` : gateways.map((gateway) => html`<div class="field"><label><input name="backup_${gateway.row.token}" type="checkbox"${checked(current?.backup_gateway_tokens.includes(gateway.row.token) === true)}> ${gateway.definition.name} <code>${gateway.row.token}</code></label></div>`)}
+  ${gateways.length === 0 ? html`<p>No gateways yet.</p>` : gateways.map((gateway) => html`<div class="field"><label><input name="backup_${gateway.row.token}" type="checkbox"${checked(current?.backupGatewayTokens.includes(gateway.row.token) === true)}> ${gateway.definition.name} <code>${gateway.row.token}</code></label></div>`)}
   </fieldset>
-  <div class="field"><label for="wf-retry">Retry mode</label><select id="wf-retry" name="retry_mode">${RETRY_MODES.map(([value, label]) => html`<option value="${value}"${(current?.retry_mode ?? 'outage_only') === value ? html` selected` : ''}>${label}</option>`)}</select></div>
-  <div class="field"><label><input name="success_rate_routing" type="checkbox"${checked(current?.success_rate_routing === true)}> Success-rate routing within splits</label></div>
-  <div class="field"><label><input name="default" type="checkbox"${checked(current?.is_default === true)}> Default workflow of this environment</label></div>
+  <div class="field"><label for="wf-retry">Retry mode</label><select id="wf-retry" name="retry_mode">${RETRY_MODES.map(([value, label]) => html`<option value="${value}"${(current?.retryMode ?? 'outage_only') === value ? html` selected` : ''}>${label}</option>`)}</select></div>
+  <div class="field"><label><input name="success_rate_routing" type="checkbox"${checked(current?.successRateRouting === true)}> Success-rate routing within splits</label></div>
+  <div class="field"><label><input name="default" type="checkbox"${checked(current?.isDefault === true)}> Default workflow of this environment</label></div>
   <div class="field"><label for="wf-rules">Rules <span class="hint">(JSON, as the API takes them; first match wins)</span></label><textarea id="wf-rules" name="rules" rows="10" spellcheck="false">${current === null ? '[]' : JSON.stringify(current.rules, null, 2)}</textarea></div>
   <button class="primary" type="submit">${current === null ? 'Create workflow' : 'Save workflow'}</button>
 </form>`;
@@ -87,7 +87,7 @@ export function workflowRoutes(portal: FastifyInstance, deps: PortalDeps): void 
 <tbody>${
       workflows.length === 0
         ? html`<tr><td colspan="6">No workflows yet.</td></tr>`
-        : workflows.map((w) => html`<tr><td><a href="/portal/e/${env.key}/workflows/${w.key}"><code>${w.key}</code></a></td><td>${w.name}</td><td>${w.is_default ? 'yes' : 'no'}</td><td>${String(w.rules.length)}</td><td>${w.retry_mode}</td><td>${when(w.updated_at)}</td></tr>`)
+        : workflows.map((w) => html`<tr><td><a href="/portal/e/${env.key}/workflows/${w.key}"><code>${w.key}</code></a></td><td>${w.name}</td><td>${w.isDefault ? 'yes' : 'no'}</td><td>${String(w.rules.length)}</td><td>${w.retryMode}</td><td>${when(w.updatedAt)}</td></tr>`)
     }</tbody></table>`;
     const create = can(request, 'manage_workflows') ? await workflowForm(deps, request, env, null) : null;
     return sendPage(reply, page(request, frame, html`${table}${create}`));

@@ -2,7 +2,6 @@ import { AppError, fieldError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { StoreHandle } from '../../store/database.js';
 import { EVENT_TYPES, type EventType } from '../../domain/event-types.js';
-import { enqueueCallbacks } from '../../store/repositories/callbacks.repo.js';
 import { repositories, type Repositories } from '../../store/repositories.js';
 import type { EventService } from '../event.service.js';
 import { changeEnvironment } from '../environment-changes.js';
@@ -71,7 +70,7 @@ export class CallbackAdminService {
     const event = await this.events.show(environment, eventId);
     const now = this.clock.now().toISOString();
     if ((await this.repos.callbacks.requeueEvent(environment.key, event.token, now)) === 0) {
-      await enqueueCallbacks(this.store.db, { ...event, created_at: now });
+      await this.repos.callbacks.enqueue({ ...event, createdAt: now });
     }
     const log = await this.log(environment, eventId);
     if (log.length === 0) throw new AppError({ key: 'errors.invalid', attribute: 'callback_url', message: 'No callback URL receives this event.' });
@@ -82,6 +81,6 @@ export class CallbackAdminService {
     const event = await this.events.show(environment, eventId);
     const deliveries = await this.repos.callbacks.forEvent(environment.key, event.token);
     const attempts = await this.repos.callbacks.attempts(deliveries.map((delivery) => delivery.token));
-    return deliveries.map((delivery) => ({ delivery, attempts: attempts.filter((attempt) => attempt.delivery_token === delivery.token) }));
+    return deliveries.map((delivery) => ({ delivery, attempts: attempts.filter((attempt) => attempt.deliveryToken === delivery.token) }));
   }
 }

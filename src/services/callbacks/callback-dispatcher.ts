@@ -162,7 +162,7 @@ export class CallbackDispatcher {
     const now = this.clock.now();
     const next = new Date(now.getTime() + this.retryDelayMs(delivery.attempts + 1));
     const delivered = outcome.result === 'delivered';
-    const state: AttemptResult['state'] = delivered ? 'delivered' : next.toISOString() > delivery.give_up_at ? 'abandoned' : 'queued';
+    const state: AttemptResult['state'] = delivered ? 'delivered' : next.toISOString() > delivery.giveUpAt ? 'abandoned' : 'queued';
     await this.repos.callbacks.finishAttempt(delivery, claimId, {
       status: outcome.status,
       latencyMs: outcome.latencyMs,

@@ -37,8 +37,8 @@ export class CallbackSender {
   ) {}
 
   async attempt(delivery: CallbackDelivery): Promise<AttemptOutcome> {
-    const event = await this.repos.events.find(delivery.environment_key, delivery.event_token);
-    const secret = event === undefined ? null : await this.secretFor(delivery.environment_key);
+    const event = await this.repos.events.find(delivery.environmentKey, delivery.eventToken);
+    const secret = event === undefined ? null : await this.secretFor(delivery.environmentKey);
     const rendered = event === undefined || secret === null ? null : await this.render(delivery, event, secret);
     if (event === undefined || secret === null || rendered === null) return { status: null, latencyMs: 0, error: 'the event or its object is gone', result: 'not sent' };
     const started = this.clock.now();

@@ -13,13 +13,13 @@ import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import { receiverRedacted, type ReceiverRecord, type ReceiverService } from '../receiver.service.js';
-import { newTransactionRow } from '../transaction-records.js';
+import { newTransaction, recordTransaction, updateTransaction } from '../transaction-records.js';
 import { STATE_REFUSALS } from '../transactions/gateway-transaction.service.js';
-import type { Refusal } from '../transactions/transaction-outcome.js';
+import type { Refusal } from '../transactions/pipeline/pipeline-types.js';
 import { openDeliverySubject, sensitiveValuesOf } from './delivery-subject.js';
-import { receiverSnapshot, type ReceiverTransactionDetails } from './receiver-transaction-details.js';
+import { receiverDetailsOf, receiverSnapshot, type ReceiverTransactionDetails } from './receiver-transaction-details.js';
 import type { Environment } from '../../domain/environment.js';
-import type { Transaction } from '../../domain/transaction.js';
+import { TransactionState, type Transaction } from '../../domain/transaction.js';
 
 /** `delivery{…}` of POST receivers/<t>/deliver, already coerced. */
 export interface DeliveryInput {
@@ -95,7 +95,7 @@ export class ReceiverDeliveryService {
     const url = parseUrl(rendered.url);
     checkHeaders(rendered.headers);
     if (!urlMatchesHostnames(url, this.receivers.allowedHostnames(receiver))) throw new AppError({ key: 'errors.url_not_allowed', attribute: 'url', message: URL_NOT_ALLOWED });
-    const certificate = receiver.row.certificate_token === null ? undefined : await this.settings.clientCertificate(environment, receiver.row.certificate_token);
+    const certificate = receiver.row.certificateToken === null ? undefined : await this.settings.clientCertificate(environment, receiver.row.certificateToken);
 
     const token = orderedToken(TOKEN_LENGTH.item);
     const refused = await inTransaction(this.store, async (repos) => {
@@ -108,7 +108,7 @@ export class ReceiverDeliveryService {
         ...(paymentMethod.single_use === 1 ? { storage_state: 'used' } : {}),
         updated_at: this.clock.now().toISOString(),
       });
-      await repos.transactions.insert(this.row(base, token, 'processing', shownUrl));
+      await recordTransaction(repos, this.row(base, token, TransactionState.processing, shownUrl));
       return null;
     });
     if (refused !== null) return this.refuse(base, shownUrl, refused);
@@ -126,7 +126,7 @@ export class ReceiverDeliveryService {
       });
       const ok = result.status >= 200 && result.status < 300;
       return await this.finish(environment, token, ok ? 200 : 422, {
-        state: ok ? 'succeeded' : 'gateway_processing_failed',
+        state: ok ? TransactionState.succeeded : TransactionState.gatewayProcessingFailed,
         messageKey: ok ? 'messages.transaction_succeeded' : 'messages.receiver_error',
         message: ok ? 'Succeeded!' : `The receiver answered with HTTP ${result.status}.`,
         details: { deliver_time_ms: result.latencyMs, response: { status: result.status, headers: result.headers, body: result.body } },
@@ -134,23 +134,23 @@ export class ReceiverDeliveryService {
       });
     } catch (error) {
       if (error instanceof EgressRefusedError) {
-        return this.finish(environment, token, 422, { state: 'failed', messageKey: 'messages.egress_refused', message: `Coffer refused to connect: ${(error as Error).message}`, details: {}, transcript: null });
+        return this.finish(environment, token, 422, { state: TransactionState.failed, messageKey: 'messages.egress_refused', message: `Coffer refused to connect: ${(error as Error).message}`, details: {}, transcript: null });
       }
       if (error instanceof DeliveryResultUnknownError) {
-        return this.finish(environment, token, 408, { state: 'gateway_processing_result_unknown', messageKey: 'messages.receiver_result_unknown', message: error.message, details: { deliver_time_ms: error.latencyMs }, transcript: error.transcript });
+        return this.finish(environment, token, 408, { state: TransactionState.resultUnknown, messageKey: 'messages.receiver_result_unknown', message: error.message, details: { deliver_time_ms: error.latencyMs }, transcript: error.transcript });
       }
       if (error instanceof DeliveryFaultError) {
-        return this.finish(environment, token, 422, { state: 'gateway_processing_failed', messageKey: 'messages.receiver_unreachable', message: error.message, details: { deliver_time_ms: error.latencyMs }, transcript: error.transcript });
+        return this.finish(environment, token, 422, { state: TransactionState.gatewayProcessingFailed, messageKey: 'messages.receiver_unreachable', message: error.message, details: { deliver_time_ms: error.latencyMs }, transcript: error.transcript });
       }
       // A bug: the row must not stay `processing`, and whether anything left is unknown.
-      await this.finish(environment, token, 500, { state: 'gateway_processing_result_unknown', messageKey: 'messages.receiver_result_unknown', message: 'The delivery failed unexpectedly.', details: {}, transcript: null });
+      await this.finish(environment, token, 500, { state: TransactionState.resultUnknown, messageKey: 'messages.receiver_result_unknown', message: 'The delivery failed unexpectedly.', details: {}, transcript: null });
       throw error;
     }
   }
 
-  private row(base: { environment: Environment; receiver: ReceiverRecord; paymentMethodToken: string; method: string }, token: string, outcome: 'processing' | { state: 'failed'; messageKey: string; message: string }, url: string) {
+  private row(base: { environment: Environment; receiver: ReceiverRecord; paymentMethodToken: string; method: string }, token: string, outcome: typeof TransactionState.processing | { state: typeof TransactionState.failed; messageKey: string; message: string }, url: string) {
     const details: ReceiverTransactionDetails = { url, request_method: base.method, deliver_time_ms: null, response: null, receiver: receiverSnapshot(base.receiver.row) };
-    const row = newTransactionRow({
+    const row = newTransaction({
       environmentKey: base.environment.key,
       transactionType: 'DeliverPaymentMethod',
       outcome,
@@ -159,13 +159,13 @@ export class ReceiverDeliveryService {
       details,
       now: this.clock.now().toISOString(),
     });
-    return { ...row, receiver_token: base.receiver.row.token };
+    return { ...row, receiverToken: base.receiver.row.token };
   }
 
   /** A delivery Coffer refuses before calling anyone: recorded as `failed`, 422 with the transaction. */
   private async refuse(base: { environment: Environment; receiver: ReceiverRecord; paymentMethodToken: string; method: string }, url: string, refusal: Refusal): Promise<DeliveryOutcome> {
-    const row = this.row(base, orderedToken(TOKEN_LENGTH.item), { state: 'failed', messageKey: refusal.messageKey, message: refusal.message }, url);
-    await this.repos.transactions.insert(row);
+    const row = this.row(base, orderedToken(TOKEN_LENGTH.item), { state: TransactionState.failed, messageKey: refusal.messageKey, message: refusal.message }, url);
+    await inTransaction(this.store, (repos) => recordTransaction(repos, row));
     return { status: 422, transaction: (await this.repos.transactions.find(base.environment.key, row.token)) as Transaction };
   }
 
@@ -173,19 +173,20 @@ export class ReceiverDeliveryService {
     environment: Environment,
     token: string,
     status: number,
-    outcome: { state: string; messageKey: string; message: string; details: Partial<ReceiverTransactionDetails>; transcript: string | null },
+    outcome: { state: TransactionState; messageKey: string; message: string; details: Partial<ReceiverTransactionDetails>; transcript: string | null },
   ): Promise<DeliveryOutcome> {
     const current = (await this.repos.transactions.find(environment.key, token)) as Transaction;
-    const details = { ...(JSON.parse(current.details ?? '{}') as ReceiverTransactionDetails), ...outcome.details };
-    await this.repos.transactions.update(environment.key, token, {
+    const details = { ...receiverDetailsOf(current), ...outcome.details };
+    const patch = {
       state: outcome.state,
-      succeeded: outcome.state === 'succeeded' ? 1 : 0,
-      message_key: outcome.messageKey,
+      succeeded: outcome.state === TransactionState.succeeded,
+      messageKey: outcome.messageKey,
       message: outcome.message,
-      details: JSON.stringify(details),
+      details,
       transcript: outcome.transcript,
-      updated_at: this.clock.now().toISOString(),
-    });
+      updatedAt: this.clock.now().toISOString(),
+    };
+    await inTransaction(this.store, (repos) => updateTransaction(repos, current, patch));
     return { status, transaction: (await this.repos.transactions.find(environment.key, token)) as Transaction };
   }
 }

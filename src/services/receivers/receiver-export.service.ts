@@ -15,11 +15,11 @@ import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import { receiverRedacted, type ReceiverRecord, type ReceiverService } from '../receiver.service.js';
-import { newTransactionRow } from '../transaction-records.js';
+import { failStaleTransactions, newTransaction, PENDING_MESSAGE, recordTransaction, updateTransaction } from '../transaction-records.js';
 import { openDeliverySubject, sensitiveValuesOf } from './delivery-subject.js';
 import { receiverDetailsOf, receiverSnapshot, type ReceiverTransactionDetails } from './receiver-transaction-details.js';
 import type { Environment } from '../../domain/environment.js';
-import type { Transaction } from '../../domain/transaction.js';
+import { TransactionState, type Transaction } from '../../domain/transaction.js';
 
 /** `export{…}` of POST receivers/<t>/export, already coerced. */
 export interface ExportInput {
@@ -93,15 +93,16 @@ export class ReceiverExportService {
       payment_methods_included: [],
       payment_methods_excluded: {},
     };
-    const row = newTransactionRow({
+    const row = newTransaction({
       environmentKey: environment.key,
       transactionType: 'ExportPaymentMethods',
-      outcome: 'processing',
+      outcome: TransactionState.processing,
       token: orderedToken(TOKEN_LENGTH.item),
       details,
       now: this.clock.now().toISOString(),
     });
-    await this.repos.transactions.insert({ ...row, state: 'pending', message_key: 'messages.transaction_pending', message: 'Pending', receiver_token: receiver.row.token });
+    const pending = { ...row, state: TransactionState.pending, messageKey: PENDING_MESSAGE.key, message: PENDING_MESSAGE.text, receiverToken: receiver.row.token };
+    await inTransaction(this.store, (repos) => recordTransaction(repos, pending));
     const transaction = (await this.repos.transactions.find(environment.key, row.token)) as Transaction;
     const job = this.run(environment, receiver, transaction, input)
       .catch(this.onJobError)
@@ -116,11 +117,12 @@ export class ReceiverExportService {
    */
   async failInterrupted(): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - 3 * this.settings.timeoutMs - 60_000).toISOString();
-    return this.repos.transactions.failStale('ExportPaymentMethods', cutoff, {
-      message_key: 'messages.export_interrupted',
+    const outcome = {
+      messageKey: 'messages.export_interrupted',
       message: 'The export was interrupted before it finished; it may or may not have been uploaded. Run it again.',
-      updated_at: this.clock.now().toISOString(),
-    });
+      updatedAt: this.clock.now().toISOString(),
+    };
+    return inTransaction(this.store, (repos) => failStaleTransactions(repos, 'ExportPaymentMethods', cutoff, outcome));
   }
 
   /** Waits for every export this process has under way. */
@@ -132,7 +134,7 @@ export class ReceiverExportService {
     const started = performance.now();
     const { subjects, excluded } = await this.collect(environment, input.paymentMethodTokens as string[]);
     const included = subjects.map((subject) => subject.token);
-    let outcome: { state: string; messageKey: string; message: string };
+    let outcome: { state: TransactionState; messageKey: string; message: string };
     try {
       if (subjects.length === 0) throw new ExportRefusal('None of the payment methods can be exported.');
       const secrets = await this.receivers.openSecrets(receiver.row);
@@ -140,16 +142,16 @@ export class ReceiverExportService {
       await uploadFile(
         {
           url: input.url as string,
-          user: receiver.row.protocol_user ?? '',
+          user: receiver.row.protocolUser ?? '',
           ...(secrets.password === null ? {} : { password: secrets.password.reveal() }),
           ...(secrets.privateKey === null ? {} : { privateKey: secrets.privateKey.reveal() }),
-          ...(receiver.row.host_key === null ? {} : { hostKey: receiver.row.host_key }),
+          ...(receiver.row.hostKey === null ? {} : { hostKey: receiver.row.hostKey }),
           timeoutMs: this.settings.timeoutMs,
           resolveHost: async (hostname) => (await this.guard.resolve(hostname)).address,
         },
         Buffer.from(content, 'utf8'),
       );
-      outcome = { state: 'succeeded', messageKey: 'messages.transaction_succeeded', message: 'Succeeded!' };
+      outcome = { state: TransactionState.succeeded, messageKey: 'messages.transaction_succeeded', message: 'Succeeded!' };
     } catch (error) {
       // Upload errors are typed and written for clients; they never hold secrets or content.
       // The SFTP server's own status text can be part of it: it goes through the scrubber too.
@@ -157,18 +159,20 @@ export class ReceiverExportService {
       // The rename was sent but never answered: the file may be there, as with a gateway timeout.
       outcome =
         error instanceof SftpTransferError && error.finalFileMayExist
-          ? { state: 'gateway_processing_result_unknown', messageKey: 'messages.export_result_unknown', message }
-          : { state: 'failed', messageKey: 'messages.export_failed', message };
+          ? { state: TransactionState.resultUnknown, messageKey: 'messages.export_result_unknown', message }
+          : { state: TransactionState.failed, messageKey: 'messages.export_failed', message };
     }
     const details = receiverDetailsOf(transaction) as ReceiverTransactionDetails;
-    await this.repos.transactions.update(environment.key, transaction.token, {
+    const succeeded = outcome.state === TransactionState.succeeded;
+    const patch = {
       state: outcome.state,
-      message_key: outcome.messageKey,
+      messageKey: outcome.messageKey,
       message: outcome.message,
-      succeeded: outcome.state === 'succeeded' ? 1 : 0,
-      details: JSON.stringify({ ...details, deliver_time_ms: Math.round(performance.now() - started), payment_methods_included: outcome.state === 'succeeded' ? included : [], payment_methods_excluded: excluded }),
-      updated_at: this.clock.now().toISOString(),
-    });
+      succeeded,
+      details: { ...details, deliver_time_ms: Math.round(performance.now() - started), payment_methods_included: succeeded ? included : [], payment_methods_excluded: excluded },
+      updatedAt: this.clock.now().toISOString(),
+    };
+    await inTransaction(this.store, (repos) => updateTransaction(repos, transaction, patch));
     if (details.callback_url !== null && details.callback_url !== undefined) await this.callBack(environment, transaction.token, details.callback_url);
   }
 

@@ -2,7 +2,7 @@ import { AppError } from '../../domain/errors.js';
 import type { AdapterPaymentMethod } from '../../gateways/kit/index.js';
 import type { GatewayService } from '../gateway.service.js';
 import type { AttemptResult, GatewayTransactionService, TransactionResult } from '../transactions/gateway-transaction.service.js';
-import type { FailoverNote } from '../transactions/transaction-details.js';
+import type { FailoverNote } from '../../domain/transaction-details.js';
 import type { AttemptChain, ChainRequest } from './attempt-chain.js';
 import { checkedBackups } from './backup-gateways.js';
 import { decideRetry } from './retry-decision.js';

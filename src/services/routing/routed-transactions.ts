@@ -2,30 +2,22 @@ import { AppError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { StoreHandle } from '../../store/database.js';
 import { PaymentMethodsRepo } from '../../store/repositories/payment-methods.repo.js';
-import { RoutingRecordsRepo } from '../../store/repositories/routing-records.repo.js';
+import { inTransaction } from '../../store/repositories.js';
 import type { TransactionResult } from '../transactions/gateway-transaction.service.js';
 import type { TransactionInput } from '../transactions/transaction-input.js';
 import type { AttemptChain, ChainOperation, RetryPolicy, RoutingNote } from './attempt-chain.js';
 import type { SuccessRates } from './success-rates.js';
 import type { RandomInt } from './split-draw.js';
-import type { Workflow } from './workflow-definition.js';
+import type { Workflow } from '../../domain/workflow.js';
 import { routeByWorkflow, type RoutingDecision, type TransactionFacts } from './workflow-router.js';
 import { isNotFound, workflowNotFound, type WorkflowService } from './workflow.service.js';
 import type { GatewayService } from '../gateway.service.js';
 import { gatewaySupports } from '../transactions/transaction-rules.js';
 import { factsOf } from './transaction-facts.js';
 import type { Environment } from '../../domain/environment.js';
+import { TransactionState, type RoutedBy, type Transaction } from '../../domain/transaction.js';
 
-/** What `routed_by` holds on a routed transaction (JSON on the row, an object on the wire). */
-export interface RoutedBy {
-  workflow_key: string;
-  rule: string | null;
-  rule_index: number | null;
-  method: RoutingDecision['method'];
-  gateway_token: string;
-  gateway_tokens: string[];
-  reason: string;
-}
+export type { RoutedBy } from '../../domain/transaction.js';
 
 export interface RoutedResult extends TransactionResult {
   routedBy: RoutedBy;
@@ -39,8 +31,8 @@ export interface Explanation {
 }
 
 function retryOf(workflow: Workflow): RetryPolicy | null {
-  if (workflow.retry_mode === 'none') return null;
-  return { mode: workflow.retry_mode, customErrorCodes: [], customMessages: [], overrideDefaultErrorCodes: false };
+  if (workflow.retryMode === 'none') return null;
+  return { mode: workflow.retryMode, customErrorCodes: [], customMessages: [], overrideDefaultErrorCodes: false };
 }
 
 export function routedByOf(decision: RoutingDecision): RoutedBy {
@@ -56,9 +48,9 @@ export function routedByOf(decision: RoutingDecision): RoutedBy {
 }
 
 /** Outcomes that say something about a gateway's health for success-rate routing. */
-function outcomeOf(state: string): boolean | null {
-  if (state === 'succeeded') return true;
-  if (state === 'failed' || state === 'gateway_processing_failed') return false;
+function outcomeOf(state: TransactionState): boolean | null {
+  if (state === TransactionState.succeeded) return true;
+  if (state === TransactionState.failed || state === TransactionState.gatewayProcessingFailed) return false;
   return null;
 }
 
@@ -69,10 +61,9 @@ function outcomeOf(state: string): boolean | null {
  */
 export class RoutedTransactionService {
   private readonly paymentMethods: PaymentMethodsRepo;
-  private readonly records: RoutingRecordsRepo;
 
   constructor(
-    store: StoreHandle,
+    private readonly store: StoreHandle,
     private readonly workflows: WorkflowService,
     private readonly gateways: GatewayService,
     private readonly chain: AttemptChain,
@@ -81,7 +72,6 @@ export class RoutedTransactionService {
     private readonly clock: Clock,
   ) {
     this.paymentMethods = new PaymentMethodsRepo(store.db, store.dialect);
-    this.records = new RoutingRecordsRepo(store.db);
   }
 
   /** The dry run: the decision the workflow makes for this body. Calls no gateway, writes nothing. */
@@ -98,10 +88,22 @@ export class RoutedTransactionService {
     const routing: RoutingNote = { workflowKey: workflow.key, ruleMatched: decision.ruleMatched, reason: decision.reason };
     const result = await this.chain.run({ environment, operation, gatewayTokens: decision.gatewayTokens, input, retry: retryOf(workflow), routing });
     const routedBy = routedByOf(decision);
-    const json = JSON.stringify(routedBy);
-    await this.records.record(environment.key, { token: result.transaction.token, firstAttemptToken: result.transaction.first_attempt_token }, json, this.clock.now().toISOString());
+    await this.recordRouting(environment, result.transaction, routedBy);
     this.learn(decision, facts, result);
-    return { ...result, transaction: { ...result.transaction, routed_by: json }, routedBy };
+    return { ...result, transaction: { ...result.transaction, routedBy }, routedBy };
+  }
+
+  /**
+   * The decision on the answering transaction and every attempt of its chain, and one
+   * `TransactionRouted` event naming the answer, written together (docs/routing.md, "Where the
+   * decision is recorded"); no event when the answer is not found.
+   */
+  private recordRouting(environment: Environment, answer: Transaction, routedBy: RoutedBy): Promise<void> {
+    const at = this.clock.now().toISOString();
+    return inTransaction(this.store, async (repos) => {
+      const changed = await repos.transactions.recordRouting(environment.key, { token: answer.token, firstAttemptToken: answer.firstAttemptToken }, routedBy);
+      if (changed) await repos.journal.record({ environmentKey: environment.key, eventType: 'TransactionRouted', objectType: 'transaction', objectKey: answer.token, at });
+    });
   }
 
   /**
@@ -151,7 +153,7 @@ export class RoutedTransactionService {
    * chain moved on from before it (they faulted or soft-declined).
    */
   private learn(decision: RoutingDecision, facts: TransactionFacts, result: TransactionResult): void {
-    const answered = result.transaction.gateway_token;
+    const answered = result.transaction.gatewayToken;
     const index = answered === null ? -1 : decision.gatewayTokens.indexOf(answered);
     for (const skipped of decision.gatewayTokens.slice(0, Math.max(index, 0))) this.successRates.record(skipped, facts.cardBrand, false);
     const outcome = outcomeOf(result.transaction.state);

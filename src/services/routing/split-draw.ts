@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { SplitShare } from './workflow-definition.js';
+import type { SplitShare } from '../../domain/workflow.js';
 
 /** A source of uniform integers in [0, max). Production draws from the CSPRNG; tests may pass their own. */
 export type RandomInt = (max: number) => number;

@@ -1,4 +1,4 @@
-import type { RuleCondition, RuleTarget, SplitShare, Workflow } from './workflow-definition.js';
+import type { RuleCondition, RuleTarget, SplitShare, Workflow } from '../../domain/workflow.js';
 import { drawWeighted, shareProbabilities, type RandomInt } from './split-draw.js';
 import { smoothedRate, type SuccessRates } from './success-rates.js';
 
@@ -172,13 +172,13 @@ function describe(decision: Omit<RoutingDecision, 'reason'>, facts: TransactionF
 export function routeByWorkflow(workflow: Workflow, facts: TransactionFacts, options: RouterOptions): RoutingDecision {
   const { evaluations, matched } = evaluateRules(workflow, facts);
   const rule = matched === null ? null : (workflow.rules[matched] ?? null);
-  const target = rule?.target ?? workflow.default_target;
+  const target = rule?.target ?? workflow.defaultTarget;
   const picked =
     'split' in target
-      ? chooseShare(target.split, facts, workflow.success_rate_routing, options)
+      ? chooseShare(target.split, facts, workflow.successRateRouting, options)
       : { chosen: { gateway_token: target.gateway_token, weight: 1 }, method: 'single' as const, choices: [] };
   const gatewayToken = picked.chosen.gateway_token;
-  const gatewayTokens = [gatewayToken, ...workflow.backup_gateway_tokens.filter((token) => token !== gatewayToken)];
+  const gatewayTokens = [gatewayToken, ...workflow.backupGatewayTokens.filter((token) => token !== gatewayToken)];
   const decision = {
     workflowKey: workflow.key,
     ruleMatched: rule?.name ?? null,

@@ -1,7 +1,8 @@
 import type { ErrorEntry } from '../../domain/errors.js';
 import { PAYMENT_METHOD_TYPES } from '../../domain/payment-method.js';
 import { CARD_TYPES } from '../../vault/card-rules.js';
-import { isCatchAll, type RuleCondition, type RuleTarget, type WorkflowDefinition } from './workflow-definition.js';
+import type { RuleCondition, RuleTarget, WorkflowDefinition } from '../../domain/workflow.js';
+import { isCatchAll } from './workflow-definition.js';
 
 /**
  * The checks of a whole workflow that need no store: a rule that can never match, a split that
@@ -74,8 +75,8 @@ export function workflowErrors(definition: WorkflowDefinition): ErrorEntry[] {
     errors.push(...conditionErrors(rule.condition, `${path}.condition`), ...targetErrors(rule.target, `${path}.target`));
     if (isCatchAll(rule.condition) && catchAll === null) catchAll = path;
   });
-  errors.push(...targetErrors(definition.default_target, 'default_target'));
-  const backups = definition.backup_gateway_tokens;
+  errors.push(...targetErrors(definition.defaultTarget, 'default_target'));
+  const backups = definition.backupGatewayTokens;
   if (new Set(backups).size !== backups.length) errors.push(invalid('backup_gateway_tokens', 'backup_gateway_tokens names a gateway more than once'));
   return errors;
 }
@@ -95,11 +96,11 @@ function targetPlaces(target: RuleTarget, path: string): GatewayPlace[] {
  * Every gateway a workflow names, once, at the first place naming it: errors about a gateway say
  * where it is named, not which token it is (docs/security.md: errors echo no submitted value).
  */
-export function gatewayPlaces(definition: Pick<WorkflowDefinition, 'rules' | 'default_target' | 'backup_gateway_tokens'>): GatewayPlace[] {
+export function gatewayPlaces(definition: Pick<WorkflowDefinition, 'rules' | 'defaultTarget' | 'backupGatewayTokens'>): GatewayPlace[] {
   const places = [
     ...definition.rules.flatMap((rule, index) => targetPlaces(rule.target, `rules[${index}].target`)),
-    ...targetPlaces(definition.default_target, 'default_target'),
-    ...definition.backup_gateway_tokens.map((token, index) => ({ place: `backup_gateway_tokens[${index}]`, token })),
+    ...targetPlaces(definition.defaultTarget, 'default_target'),
+    ...definition.backupGatewayTokens.map((token, index) => ({ place: `backup_gateway_tokens[${index}]`, token })),
   ];
   const seen = new Set<string>();
   return places.filter(({ token }) => {

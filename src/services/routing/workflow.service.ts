@@ -1,9 +1,10 @@
 import { AppError, type ErrorEntry } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { StoreHandle } from '../../store/database.js';
+import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
 import type { GatewayRecord, GatewayService } from '../gateway.service.js';
-import { WorkflowsRepo, type WorkflowPatch, type WorkflowRow } from '../../store/repositories/workflows.repo.js';
-import type { RuleTarget, Workflow, WorkflowDefinition, WorkflowRetryMode, WorkflowRule } from './workflow-definition.js';
+import type { EventType } from '../../domain/event-types.js';
+import type { Workflow, WorkflowDefinition, WorkflowPatch } from '../../domain/workflow.js';
 import { gatewayPlaces, WORKFLOW_KEY, workflowErrors } from './workflow-validation.js';
 import type { Environment } from '../../domain/environment.js';
 
@@ -24,14 +25,14 @@ export function workflowNotFound(): AppError {
 
 /** Routing workflows of an environment (docs/routing.md): create, list, show, update, remove, the default. */
 export class WorkflowService {
-  private readonly workflows: WorkflowsRepo;
+  private readonly repos: Repositories;
 
   constructor(
-    store: StoreHandle,
+    private readonly store: StoreHandle,
     private readonly gateways: GatewayService,
     private readonly clock: Clock,
   ) {
-    this.workflows = new WorkflowsRepo(store.db);
+    this.repos = repositories(store.db, store.dialect);
   }
 
   async create(environment: Environment, change: WorkflowChange): Promise<Workflow> {
@@ -39,45 +40,42 @@ export class WorkflowService {
     if (change.key === undefined) errors.push({ key: 'errors.blank', attribute: 'key', message: "Key can't be blank" });
     else if (!WORKFLOW_KEY.test(change.key)) errors.push({ key: 'errors.invalid', attribute: 'key', message: 'Key must be 1 to 64 lower-case letters, digits, _ and -, starting with a letter or digit' });
     if (change.fields.name === undefined) errors.push({ key: 'errors.blank', attribute: 'name', message: "Name can't be blank" });
-    if (change.fields.default_target === undefined && !change.shapeErrors.includes('default_target')) {
+    if (change.fields.defaultTarget === undefined && !change.shapeErrors.includes('default_target')) {
       errors.push({ key: 'errors.blank', attribute: 'default_target', message: "Default target can't be blank" });
     }
     const definition: WorkflowDefinition = {
       name: change.fields.name ?? '',
       rules: change.fields.rules ?? [],
-      default_target: change.fields.default_target ?? { gateway_token: '' },
-      backup_gateway_tokens: change.fields.backup_gateway_tokens ?? [],
-      retry_mode: change.fields.retry_mode ?? 'outage_only',
-      success_rate_routing: change.fields.success_rate_routing ?? false,
+      defaultTarget: change.fields.defaultTarget ?? { gateway_token: '' },
+      backupGatewayTokens: change.fields.backupGatewayTokens ?? [],
+      retryMode: change.fields.retryMode ?? 'outage_only',
+      successRateRouting: change.fields.successRateRouting ?? false,
     };
     await this.check(environment, definition, change.shapeErrors, errors);
     const now = this.clock.now().toISOString();
-    const inserted = await this.workflows.insert({
-      environment_key: environment.key,
-      key: change.key as string,
-      ...storedDefinition(definition),
-      is_default: change.isDefault === true ? 1 : 0,
-      created_at: now,
-      updated_at: now,
+    const key = change.key as string;
+    const inserted = await inTransaction(this.store, async (repos) => {
+      const added = await repos.workflows.insert({ environmentKey: environment.key, key, ...definition, isDefault: change.isDefault === true, createdAt: now, updatedAt: now });
+      if (added) await recordChange(repos, environment, 'AddWorkflow', key, now);
+      return added;
     });
     if (!inserted) throw new AppError({ key: 'errors.invalid', attribute: 'key', message: 'A workflow with this key already exists in this environment' });
     return this.show(environment, change.key as string);
   }
 
   async list(environment: Environment): Promise<Workflow[]> {
-    return (await this.workflows.list(environment.key, MAX_WORKFLOWS)).map(workflowOf);
+    return this.repos.workflows.list(environment.key, MAX_WORKFLOWS);
   }
 
   async show(environment: Environment, key: string): Promise<Workflow> {
-    const row = await this.workflows.find(environment.key, key);
-    if (row === undefined) throw workflowNotFound();
-    return workflowOf(row);
+    const workflow = await this.repos.workflows.find(environment.key, key);
+    if (workflow === undefined) throw workflowNotFound();
+    return workflow;
   }
 
   /** The environment's default workflow, or null. */
   async defaultWorkflow(environment: Environment): Promise<Workflow | null> {
-    const row = await this.workflows.findDefault(environment.key);
-    return row === undefined ? null : workflowOf(row);
+    return (await this.repos.workflows.findDefault(environment.key)) ?? null;
   }
 
   /** Replaces the fields the body names; the whole result is validated before anything is written. */
@@ -88,21 +86,32 @@ export class WorkflowService {
     const definition: WorkflowDefinition = {
       name: change.fields.name ?? current.name,
       rules: change.fields.rules ?? current.rules,
-      default_target: change.fields.default_target ?? current.default_target,
-      backup_gateway_tokens: change.fields.backup_gateway_tokens ?? current.backup_gateway_tokens,
-      retry_mode: change.fields.retry_mode ?? current.retry_mode,
-      success_rate_routing: change.fields.success_rate_routing ?? current.success_rate_routing,
+      defaultTarget: change.fields.defaultTarget ?? current.defaultTarget,
+      backupGatewayTokens: change.fields.backupGatewayTokens ?? current.backupGatewayTokens,
+      retryMode: change.fields.retryMode ?? current.retryMode,
+      successRateRouting: change.fields.successRateRouting ?? current.successRateRouting,
     };
     await this.check(environment, definition, change.shapeErrors, errors);
-    const patch: WorkflowPatch = { ...storedDefinition(definition), updated_at: this.clock.now().toISOString() };
-    if (change.isDefault !== undefined) patch.is_default = change.isDefault ? 1 : 0;
-    if (!(await this.workflows.update(environment.key, key, patch))) throw workflowNotFound();
+    const patch: WorkflowPatch = { ...definition, updatedAt: this.clock.now().toISOString() };
+    if (change.isDefault !== undefined) patch.isDefault = change.isDefault;
+    const updated = await inTransaction(this.store, async (repos) => {
+      const changed = await repos.workflows.update(environment.key, key, patch);
+      if (changed) await recordChange(repos, environment, 'UpdateWorkflow', key, patch.updatedAt);
+      return changed;
+    });
+    if (!updated) throw workflowNotFound();
     return this.show(environment, key);
   }
 
   async remove(environment: Environment, key: string): Promise<Workflow> {
     const current = await this.show(environment, key);
-    if (!(await this.workflows.remove(environment.key, key, this.clock.now().toISOString()))) throw workflowNotFound();
+    const removed = await inTransaction(this.store, async (repos) => {
+      const at = this.clock.now().toISOString();
+      const changed = await repos.workflows.remove(environment.key, key);
+      if (changed) await recordChange(repos, environment, 'RemoveWorkflow', key, at);
+      return changed;
+    });
+    if (!removed) throw workflowNotFound();
     return current;
   }
 
@@ -139,28 +148,7 @@ export function isNotFound(error: unknown): boolean {
   return error instanceof AppError && error.status === 404;
 }
 
-function storedDefinition(definition: WorkflowDefinition) {
-  return {
-    name: definition.name,
-    rules: JSON.stringify(definition.rules),
-    default_target: JSON.stringify(definition.default_target),
-    backup_gateway_tokens: JSON.stringify(definition.backup_gateway_tokens),
-    retry_mode: definition.retry_mode,
-    success_rate_routing: definition.success_rate_routing ? 1 : 0,
-  };
-}
-
-export function workflowOf(row: WorkflowRow): Workflow {
-  return {
-    key: row.key,
-    name: row.name,
-    rules: JSON.parse(row.rules) as WorkflowRule[],
-    default_target: JSON.parse(row.default_target) as RuleTarget,
-    backup_gateway_tokens: JSON.parse(row.backup_gateway_tokens) as string[],
-    retry_mode: row.retry_mode as WorkflowRetryMode,
-    success_rate_routing: row.success_rate_routing === 1,
-    is_default: row.is_default === 1,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
+/** Records a change of a workflow in its unit of work (docs/events.md). */
+function recordChange(repos: Repositories, environment: Environment, eventType: EventType, key: string, at: string): Promise<void> {
+  return repos.journal.record({ environmentKey: environment.key, eventType, objectType: 'workflow', objectKey: key, at });
 }

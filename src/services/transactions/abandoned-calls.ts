@@ -1,8 +1,7 @@
-import type { Updateable } from 'kysely';
 import { blankResponse } from '../../gateways/kit/index.js';
-import type { TransactionsTable } from '../../store/schema.js';
-import { detailsOf, GATEWAY_TRANSACTION_TYPES, responseRecord, type GatewayTransactionDetails } from './transaction-details.js';
-import type { Transaction } from '../../domain/transaction.js';
+import { detailsOf, responseRecord } from './transaction-details.js';
+import { isGatewayTransactionType, TransactionState, type Transaction, type TransactionPatch } from '../../domain/transaction.js';
+import type { GatewayTransactionDetails } from '../../domain/transaction-details.js';
 
 /**
  * A gateway transaction is committed `processing` before its call and gets its outcome after.
@@ -27,24 +26,24 @@ export function callDeadline(now: Date, timeoutMs: number): string {
 
 /** True when `row` is a gateway transaction still `processing` whose call can no longer be running at `now`. */
 export function isAbandoned(row: Transaction, now: Date): boolean {
-  if (row.state !== 'processing' || !GATEWAY_TRANSACTION_TYPES.has(row.transaction_type)) return false;
+  if (row.state !== TransactionState.processing || !isGatewayTransactionType(row.transactionType)) return false;
   const deadline = detailsOf(row)?.call_deadline;
-  const ends = deadline === undefined || deadline === null ? Date.parse(row.updated_at) + LEGACY_DEADLINE_MS : Date.parse(deadline);
+  const ends = deadline === undefined || deadline === null ? Date.parse(row.updatedAt) + LEGACY_DEADLINE_MS : Date.parse(deadline);
   return now.getTime() >= ends;
 }
 
 /** The write that declares an abandoned call's outcome unknown (as a timeout is recorded). */
-export function abandonedPatch(row: Transaction, now: Date): Updateable<TransactionsTable> {
+export function abandonedPatch(row: Transaction, now: Date): TransactionPatch {
   const at = now.toISOString();
   const details = detailsOf(row) as GatewayTransactionDetails;
   const response = { ...blankResponse(false, ABANDONED_MESSAGE), errorCode: 'processing_error' as const, errorDetail: 'interrupted' };
   const updated: GatewayTransactionDetails = { ...details, response: responseRecord(response, at, { resultUnknown: true }) };
   return {
-    state: 'gateway_processing_result_unknown',
-    succeeded: 0,
-    message_key: null,
+    state: TransactionState.resultUnknown,
+    succeeded: false,
+    messageKey: null,
     message: ABANDONED_MESSAGE,
-    details: JSON.stringify(updated),
-    updated_at: at,
+    details: updated,
+    updatedAt: at,
   };
 }

@@ -1,35 +1,29 @@
 import { AppError, MESSAGES } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
-import { Secret } from '../../domain/secret.js';
 import { orderedToken, TOKEN_LENGTH } from '../../domain/tokens.js';
-import type { AdapterPaymentMethod, GatewayOperation, GatewayRequest, StoredCredential, TranscriptEntry } from '../../gateways/kit/index.js';
+import type { AdapterPaymentMethod, GatewayOperation, GatewayRequest, StoredCredential } from '../../gateways/kit/index.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
 import type { GatewayRecord, GatewayService } from '../gateway.service.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import type { PaymentMethodService } from '../payment-method.service.js';
-import type { CallOutcome, CallPermit, GatewayCaller } from './gateway-caller.js';
-import { newTransactionRow } from '../transaction-records.js';
-import { finishTransaction, refusedTransaction, type Refusal, type TransactionEffects } from './transaction-outcome.js';
+import { newTransaction } from '../transaction-records.js';
 import { parseDetails } from '../payment-method-records.js';
-import { callDeadline } from './abandoned-calls.js';
-import { EMPTY_SHIPPING_ADDRESS, detailsOf, type FailoverNote, type GatewayTransactionDetails } from './transaction-details.js';
+import { detailsOf } from './transaction-details.js';
 import type { TransactionInput } from './transaction-input.js';
-import { checkAmount, checkCurrency, checkReference, checkVoidable, referenceNotFound, remainingAmount, requireAbility, transactionNotFound, TRANSACTION_TYPE } from './transaction-rules.js';
+import { checkAmount, checkCurrency, checkReference, referenceNotFound, requireAbility, transactionNotFound, TRANSACTION_TYPE } from './transaction-rules.js';
+import type { GatewayCaller } from './gateway-caller.js';
+import { runGatewayTransaction, type GatewayTransactionPlan } from './pipeline/pipeline.js';
+import { claimPending, persistProcessing, persistRefusal, reservePaymentMethod, reserveReference } from './pipeline/steps.js';
+import type { AttemptResult, PipelineDeps, Refusal, TransactionResult } from './pipeline/pipeline-types.js';
+import { REDACTED_GATEWAY, REDACTED_METHOD, STATE_REFUSALS } from './pipeline/refusals.js';
 import type { Environment } from '../../domain/environment.js';
 import type { PaymentMethod } from '../../domain/payment-method.js';
-import type { Transaction } from '../../domain/transaction.js';
+import { TransactionState, type NewTransaction, type Transaction } from '../../domain/transaction.js';
+import { EMPTY_SHIPPING_ADDRESS, type FailoverNote, type GatewayTransactionDetails } from '../../domain/transaction-details.js';
 
-/** A transaction as the API returns it, with the HTTP status it is returned with. */
-export interface TransactionResult {
-  transaction: Transaction;
-  status: number;
-  /**
-   * The payment method as this transaction's own writes left it, when they are all it needs
-   * (saving a statement per purchase): the answer nests it without reading it again. Absent: the answer reads it.
-   */
-  paymentMethod?: PaymentMethod;
-}
+export type { AttemptResult, TransactionResult } from './pipeline/pipeline-types.js';
+export { STATE_REFUSALS } from './pipeline/refusals.js';
 
 export type DirectOperation = 'purchase' | 'authorize' | 'verify' | 'store' | 'general_credit';
 
@@ -62,21 +56,9 @@ export interface AttemptLink {
 /** A plain transaction: one attempt, nothing kept. */
 export const SINGLE_ATTEMPT: AttemptLink = { chained: false, firstAttemptToken: null, heldCard: null, keepCard: false, failover: null };
 
-/** One attempt's record, what the gateway call came to (null: refused before any call), and the card when kept. */
-export interface AttemptResult {
-  result: TransactionResult;
-  outcome: CallOutcome | null;
-  card: AdapterPaymentMethod | null;
-}
 type ReferenceOperation = 'capture' | 'void' | 'credit';
 
 const NEEDS_AMOUNT: Record<DirectOperation, boolean> = { purchase: true, authorize: true, general_credit: true, verify: false, store: false };
-
-export const STATE_REFUSALS: Record<string, Refusal> = {
-  redacted: { messageKey: 'messages.payment_method_redacted', message: 'The payment method has been redacted.' },
-  used: { messageKey: 'messages.payment_method_used', message: 'The payment method was single-use and has been used.' },
-  closed: { messageKey: 'messages.payment_method_closed', message: 'The account of this payment method has been closed.' },
-};
 
 const OFFSITE_TYPE = { purchase: 'OffsitePurchase', authorize: 'OffsiteAuthorization' } as const;
 
@@ -94,13 +76,29 @@ function storedCredentialFor(operation: DirectOperation, input: TransactionInput
   return { initiator, reasonType, networkTransactionId: initiator === 'merchant' && typeof kept === 'string' ? kept : null };
 }
 
-const REDACTED_GATEWAY: Refusal = { messageKey: 'messages.cannot_use_redacted_gateway', message: MESSAGES.gatewayRedacted };
-
-/** A transaction's own callback destination (columns of its row). */
-type TransactionCallback = { callback_url: string | null; callback_format: string | null };
+/** A transaction's own callback destination (docs/callbacks.md). */
+type TransactionCallback = { callbackUrl: string | null; callbackFormat: string | null };
 
 function callbackOf(input: TransactionInput): TransactionCallback {
-  return { callback_url: input.callbackUrl ?? null, callback_format: input.callbackUrl === undefined ? null : (input.callbackFormat ?? 'xml') };
+  return { callbackUrl: input.callbackUrl ?? null, callbackFormat: input.callbackUrl === undefined ? null : (input.callbackFormat ?? 'xml') };
+}
+
+/** What a record of a gateway transaction is made of, before its token, state and deadline. */
+interface RecordArgs {
+  environment: Environment;
+  gateway: GatewayRecord;
+  type: string;
+  paymentMethod: PaymentMethod | null;
+  details: GatewayTransactionDetails;
+  amount: number | null;
+  currency: string | null;
+  callback?: TransactionCallback;
+  referenceToken?: string;
+}
+
+/** The opened card of a direct attempt (null for a follow-up: capture, void, credit, complete send none). */
+interface OpenedCard {
+  card: AdapterPaymentMethod;
 }
 
 /**
@@ -111,16 +109,18 @@ function callbackOf(input: TransactionInput): TransactionCallback {
  */
 export class GatewayTransactionService {
   private readonly repos: Repositories;
+  private readonly pipeline: PipelineDeps;
 
   constructor(
-    private readonly store: StoreHandle,
+    store: StoreHandle,
     private readonly gateways: GatewayService,
     private readonly paymentMethods: PaymentMethodService,
-    private readonly sealer: PaymentMethodSealer,
-    private readonly caller: GatewayCaller,
+    sealer: PaymentMethodSealer,
+    caller: GatewayCaller,
     private readonly clock: Clock,
   ) {
     this.repos = repositories(store.db, store.dialect);
+    this.pipeline = { unitOfWork: (work) => inTransaction(store, work), caller, credentials: gateways, sealer, clock };
   }
 
   /** purchase, authorize, verify, store, general_credit on `gatewayToken`. */
@@ -179,54 +179,46 @@ export class GatewayTransactionService {
    * One attempt of a planned direct transaction on `gateway`. The breaker or the in-flight cap may
    * refuse it (AppError 503, nothing persisted). The first attempt consumes the stored CVV (and a
    * single-use method) as it commits its `processing` record; a later attempt of a retry chain
-   * (docs/routing-retry.md) sends the card opened by the first, CVV included, and consumes nothing again.
+   * (docs/routing.md) sends the card opened by the first, CVV included, and consumes nothing again.
    */
   async attemptDirect(plan: DirectPlan, gateway: GatewayRecord, link: AttemptLink): Promise<AttemptResult> {
+    const run = await runGatewayTransaction(this.pipeline, this.directPlan(plan, gateway, link));
+    return { result: run.result, outcome: run.outcome, card: link.keepCard && run.prepared !== null ? run.prepared.card : null };
+  }
+
+  /** The pipeline plan of one direct attempt. */
+  private directPlan(plan: DirectPlan, gateway: GatewayRecord, link: AttemptLink): GatewayTransactionPlan<OpenedCard, { processing: Transaction; consumed: PaymentMethod | null }> {
     const { environment, operation, input, paymentMethod } = plan;
     const args = this.attemptArgs(plan, gateway, link.failover);
-    const permit = await this.caller.permit(gateway.row, gateway.definition);
-    try {
-      const opened = link.heldCard ?? (await this.sealer.open(paymentMethod));
-      if (opened === null) return { result: await this.refuse(args, STATE_REFUSALS.redacted as Refusal), outcome: null, card: null };
-      const token = orderedToken(TOKEN_LENGTH.item);
-      const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway.row));
-      const chain = link.chained ? { first_attempt_token: link.firstAttemptToken ?? token } : {};
-      const row = { ...this.processingRow(token, args, null, deadline), ...chain };
-      const failedOver = link.failover !== null;
-      const started =
-        link.heldCard !== null
-          ? { processing: await this.repos.transactions.insertReturning(row, failedOver), consumed: null }
-          : await inTransaction(this.store, async (repos): Promise<{ processing: Transaction; consumed: PaymentMethod | null } | { refusal: Refusal }> => {
-              await repos.locks.serialize(`payment_method:${paymentMethod.token}`);
-              // The CVV goes to this (first) transaction only; a single-use method is used from now on.
-              // The write is conditional on a usable state: a redact, use or close that came first refuses this one.
-              const consumed = await repos.paymentMethods.updateIfStateReturning(environment.key, paymentMethod.token, ['cached', 'retained'], {
-                sealed_cvv: null,
-                cvv_length: null,
-                cvv_expires_at: null,
-                ...(paymentMethod.single_use === 1 ? { storage_state: 'used' } : {}),
-                updated_at: this.clock.now().toISOString(),
-              });
-              if (consumed === undefined) {
-                const current = await repos.paymentMethods.find(environment.key, paymentMethod.token);
-                return { refusal: (current === undefined ? undefined : STATE_REFUSALS[current.storage_state]) ?? (STATE_REFUSALS.redacted as Refusal) };
-              }
-              return { processing: await repos.transactions.insertReturning(row, failedOver), consumed };
-            });
-      if ('refusal' in started) return { result: await this.refuse(args, started.refusal), outcome: null, card: null };
-      const storedCredential = storedCredentialFor(operation, input, paymentMethod);
-      const request = { ...this.request(operation, token, gateway, input, opened, null), storedCredential };
-      const finished = await this.callAndFinish(permit, environment, gateway, started.processing, request, {
+    const token = orderedToken(TOKEN_LENGTH.item);
+    const storedCredential = storedCredentialFor(operation, input, paymentMethod);
+    return {
+      environment,
+      gateway,
+      prepare: async () => {
+        const card = link.heldCard ?? (await this.pipeline.sealer.open(paymentMethod));
+        return card === null ? { refusal: REDACTED_METHOD } : { card };
+      },
+      reserve: async (repos, _card, deadline) => {
+        const chain = link.chained ? { firstAttemptToken: link.firstAttemptToken ?? token } : {};
+        const record = { ...this.processingRecord(token, args, deadline), ...chain };
+        const failedOver = link.failover !== null;
+        // A later attempt of a chain holds the card the first one opened: nothing to consume again.
+        if (link.heldCard !== null) return { processing: await persistProcessing(repos, record, failedOver), consumed: null };
+        const reserved = await reservePaymentMethod(repos, environment, paymentMethod, this.clock.now().toISOString());
+        if ('refusal' in reserved) return reserved;
+        return { processing: await persistProcessing(repos, record, failedOver), consumed: reserved.consumed };
+      },
+      request: ({ card }) => ({ ...this.request(operation, token, gateway, input, card, null), storedCredential }),
+      effects: (_card, { consumed }) => ({
         retainOnSuccess: input.retainOnSuccess,
-        // The row as the consuming write returned it is this transaction's own view of the method.
-        paymentMethod: started.consumed ?? paymentMethod,
-        paymentMethodIsCurrent: started.consumed !== null,
+        // The method as the consuming write returned it is this transaction's own view of it.
+        paymentMethod: consumed ?? paymentMethod,
+        paymentMethodIsCurrent: consumed !== null,
         keepNetworkTransactionId: storedCredential?.initiator === 'cardholder',
-      });
-      return { ...finished, card: link.keepCard ? opened : null };
-    } finally {
-      permit.release();
-    }
+      }),
+      refuse: (refusal) => this.refuse(args, refusal),
+    };
   }
 
   /** The record arguments of an attempt of `plan` on `gateway` (details as of that gateway). */
@@ -245,116 +237,81 @@ export class GatewayTransactionService {
     const reference = await this.repos.transactions.find(environment.key, referenceToken);
     if (reference === undefined) throw referenceNotFound();
     checkReference(operation, reference);
-    const gateway = await this.gateways.show(environment, reference.gateway_token ?? '');
+    const gateway = await this.gateways.show(environment, reference.gatewayToken ?? '');
     requireAbility(gateway.definition, operation);
     if (operation !== 'void') {
       checkAmount(input.amount, input.amountInvalid, false);
-      if (input.currencyCode !== undefined && input.currencyCode !== reference.currency_code) {
-        throw new AppError({ key: 'errors.invalid_currency_code', attribute: 'currency_code', message: `The currency_code must be that of the reference transaction (${reference.currency_code}).` });
+      if (input.currencyCode !== undefined && input.currencyCode !== reference.currencyCode) {
+        throw new AppError({ key: 'errors.invalid_currency_code', attribute: 'currency_code', message: `The currency_code must be that of the reference transaction (${reference.currencyCode}).` });
       }
     }
     const referenceDetails = detailsOf(reference);
-    const paymentMethod = reference.payment_method_token === null ? null : ((await this.repos.paymentMethods.find(environment.key, reference.payment_method_token)) ?? null);
-    const type = TRANSACTION_TYPE[operation];
-    const common = {
+    const paymentMethod = reference.paymentMethodToken === null ? null : ((await this.repos.paymentMethods.find(environment.key, reference.paymentMethodToken)) ?? null);
+    const args: RecordArgs = {
       environment,
       gateway,
-      type,
+      type: TRANSACTION_TYPE[operation],
       paymentMethod,
       details: { ...this.baseDetails(gateway, input), payment_method_added: false, payment_method_storage_state: paymentMethod?.storage_state ?? null },
       amount: operation === 'void' ? null : (input.amount ?? null),
-      currency: operation === 'void' ? null : reference.currency_code,
+      currency: operation === 'void' ? null : reference.currencyCode,
       callback: callbackOf(input),
+      referenceToken,
     };
-    if (gateway.row.state === 'redacted') return this.refuse({ ...common, referenceToken }, REDACTED_GATEWAY);
-
-    const permit = await this.caller.permit(gateway.row, gateway.definition);
-    try {
-      const token = orderedToken(TOKEN_LENGTH.item);
-      const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway.row));
-      // One reference at a time: concurrent captures, credits and voids are decided in order.
-      const { amount, processing } = await inTransaction(this.store, async (repos) => {
-        await repos.locks.serialize(`transaction:${referenceToken}`);
-        const children = await repos.transactions.children(environment.key, referenceToken);
-        let decided: number | null = null;
-        if (operation === 'void') checkVoidable(children);
-        else {
-          const remaining = remainingAmount(operation, reference, children, gateway.definition.capturesAreFinal);
-          decided = input.amount ?? remaining;
-          if (decided < 1 || decided > remaining) {
-            throw new AppError({ key: 'errors.invalid_amount', attribute: 'amount', message: `Amount must be between 1 and what remains to ${operation} (${remaining}).` });
-          }
-        }
-        return { amount: decided, processing: await repos.transactions.insertReturning(this.processingRow(token, { ...common, amount: decided }, referenceToken, deadline)) };
-      });
-      const request = this.request(operation, token, gateway, { ...input, amount: amount ?? undefined, currencyCode: reference.currency_code ?? undefined }, null, {
-        gatewayTransactionId: referenceDetails?.gateway_transaction_id ?? null,
-        transactionType: reference.transaction_type,
-        amount: reference.amount,
-      });
-      return (await this.callAndFinish(permit, environment, gateway, processing, request, { retainOnSuccess: false, paymentMethod, paymentMethodIsCurrent: false, keepNetworkTransactionId: false })).result;
-    } finally {
-      permit.release();
-    }
+    if (gateway.row.state === 'redacted') return this.refuse(args, REDACTED_GATEWAY);
+    const token = orderedToken(TOKEN_LENGTH.item);
+    const run = await runGatewayTransaction(this.pipeline, {
+      environment,
+      gateway,
+      prepare: async () => ({}),
+      reserve: async (repos, _nothing, deadline) => {
+        const amount = await reserveReference(repos, reference, operation, input.amount, gateway.definition.capturesAreFinal);
+        return { amount, processing: await persistProcessing(repos, this.processingRecord(token, { ...args, amount }, deadline), false) };
+      },
+      request: (_nothing, { amount }) =>
+        this.request(operation, token, gateway, { ...input, amount: amount ?? undefined, currencyCode: reference.currencyCode ?? undefined }, null, {
+          gatewayTransactionId: referenceDetails?.gateway_transaction_id ?? null,
+          transactionType: reference.transactionType,
+          amount: reference.amount,
+        }),
+      effects: () => ({ retainOnSuccess: false, paymentMethod, paymentMethodIsCurrent: false, keepNetworkTransactionId: false }),
+      refuse: (refusal) => this.refuse(args, refusal),
+    });
+    return run.result;
   }
 
   /** Finishes a pending (3-D Secure) transaction; the same transaction comes back, updated. */
   async complete(environment: Environment, token: string): Promise<TransactionResult> {
-    const row = await this.repos.transactions.find(environment.key, token);
-    if (row === undefined) throw transactionNotFound(token);
-    if (row.state !== 'pending') throw new AppError({ key: 'errors.transaction_not_pending', message: 'Only pending transactions can be completed.' });
-    const gateway = await this.gateways.show(environment, row.gateway_token ?? '');
-    const details = detailsOf(row);
-    const paymentMethod = row.payment_method_token === null ? null : ((await this.repos.paymentMethods.find(environment.key, row.payment_method_token)) ?? null);
-    const permit = await this.caller.permit(gateway.row, gateway.definition);
-    try {
-      // Exactly one complete goes to the gateway: it moves the transaction out of `pending` first.
-      const deadline = callDeadline(this.clock.now(), this.caller.timeoutMs(gateway.row));
-      const claimed = await inTransaction(this.store, async (repos) => {
-        await repos.locks.serialize(`transaction:${token}`);
-        return repos.transactions.updateIfState(environment.key, token, 'pending', {
-          state: 'processing',
-          details: details === null ? null : JSON.stringify({ ...details, call_deadline: deadline }),
-          updated_at: this.clock.now().toISOString(),
-        });
-      });
-      if (claimed === undefined) throw new AppError({ key: 'errors.transaction_not_pending', message: 'Only pending transactions can be completed.' });
-      const request = this.request(
-        'complete',
-        token,
-        gateway,
-        { retainOnSuccess: false, attempt3dsecure: false, amount: row.amount ?? undefined, currencyCode: row.currency_code ?? undefined, redirectUrl: details?.redirect_url ?? undefined, callbackUrl: details?.callback_url ?? undefined },
-        null,
-        { gatewayTransactionId: details?.gateway_transaction_id ?? null, transactionType: row.transaction_type, amount: row.amount, context: details?.three_ds_context ?? null },
-      );
-      const finished = await this.callAndFinish(permit, environment, gateway, claimed, request, {
+    const pending = await this.repos.transactions.find(environment.key, token);
+    if (pending === undefined) throw transactionNotFound(token);
+    if (pending.state !== TransactionState.pending) throw new AppError({ key: 'errors.transaction_not_pending', message: 'Only pending transactions can be completed.' });
+    const gateway = await this.gateways.show(environment, pending.gatewayToken ?? '');
+    const details = detailsOf(pending);
+    const paymentMethod = pending.paymentMethodToken === null ? null : ((await this.repos.paymentMethods.find(environment.key, pending.paymentMethodToken)) ?? null);
+    const run = await runGatewayTransaction(this.pipeline, {
+      environment,
+      gateway,
+      prepare: async () => ({}),
+      reserve: async (repos, _nothing, deadline) => ({ processing: await claimPending(repos, pending, deadline, this.clock.now().toISOString()) }),
+      request: () =>
+        this.request(
+          'complete',
+          token,
+          gateway,
+          { retainOnSuccess: false, attempt3dsecure: false, amount: pending.amount ?? undefined, currencyCode: pending.currencyCode ?? undefined, redirectUrl: details?.redirect_url ?? undefined, callbackUrl: details?.callback_url ?? undefined },
+          null,
+          { gatewayTransactionId: details?.gateway_transaction_id ?? null, transactionType: pending.transactionType, amount: pending.amount, context: details?.three_ds_context ?? null },
+        ),
+      effects: () => ({
         retainOnSuccess: details?.retain_on_success === true,
         paymentMethod,
         paymentMethodIsCurrent: false,
         keepNetworkTransactionId: details?.stored_credential_initiator === 'cardholder' && details.stored_credential_reason_type !== null && details.stored_credential_reason_type !== undefined,
-      });
-      return finished.result;
-    } finally {
-      permit.release();
-    }
-  }
-
-  private async callAndFinish(
-    permit: CallPermit,
-    environment: Environment,
-    gateway: GatewayRecord,
-    processing: Transaction,
-    request: GatewayRequest,
-    effects: TransactionEffects,
-  ): Promise<{ result: TransactionResult; outcome: CallOutcome }> {
-    const transcript: TranscriptEntry[] = [];
-    const credentials = await this.gateways.openCredentials(gateway.row);
-    request.credentials = Object.fromEntries(Object.entries(credentials).map(([name, value]) => [name, new Secret(value)]));
-    // Capture, void, credit and complete send no card, but the gateway may still echo it: the
-    // scrubber is told the card of the payment method they concern (docs/security.md, "Scrubbing").
-    const card = request.paymentMethod === null && effects.paymentMethod !== null ? await this.sealer.open(effects.paymentMethod) : null;
-    const outcome = await this.caller.call(permit, gateway.row, request, transcript, card);
-    return { result: await finishTransaction(this.store, this.clock, environment, processing, outcome, transcript, effects), outcome };
+      }),
+      // Nothing refuses a completion before its call: a transaction no longer pending is a 422 (claimPending).
+      refuse: () => Promise.reject(new Error('a completion is never refused')),
+    });
+    return run.result;
   }
 
   private request(
@@ -417,33 +374,26 @@ export class GatewayTransactionService {
     };
   }
 
-  private processingRow(
-    token: string,
-    args: { environment: Environment; gateway: GatewayRecord; type: string; paymentMethod: PaymentMethod | null; details: GatewayTransactionDetails; amount: number | null; currency: string | null; callback?: TransactionCallback },
-    referenceToken: string | null,
-    callDeadline: string | null = null,
-  ) {
-    const row = newTransactionRow({
+  /** The record of a transaction about to call (or refused before calling), with the call's deadline when it will call. */
+  private processingRecord(token: string, args: RecordArgs, callDeadline: string | null = null): NewTransaction {
+    const record = newTransaction({
       token,
       environmentKey: args.environment.key,
       transactionType: args.type,
-      outcome: 'processing',
+      outcome: TransactionState.processing,
       gatewayToken: args.gateway.row.token,
       paymentMethodToken: args.paymentMethod?.token ?? null,
-      referenceToken,
+      referenceToken: args.referenceToken ?? null,
       amount: args.amount,
       currencyCode: args.currency,
       details: callDeadline === null ? args.details : { ...args.details, call_deadline: callDeadline },
       now: this.clock.now().toISOString(),
     });
-    return args.callback === undefined ? row : { ...row, ...args.callback };
+    return args.callback === undefined ? record : { ...record, ...args.callback };
   }
 
-  private refuse(
-    args: { environment: Environment; gateway: GatewayRecord; type: string; paymentMethod: PaymentMethod | null; details: GatewayTransactionDetails; amount: number | null; currency: string | null; referenceToken?: string },
-    refusal: Refusal,
-  ): Promise<TransactionResult> {
-    return refusedTransaction(this.store, this.processingRow(orderedToken(TOKEN_LENGTH.item), args, args.referenceToken ?? null), refusal);
+  private refuse(args: RecordArgs, refusal: Refusal): Promise<TransactionResult> {
+    return persistRefusal(this.pipeline, this.processingRecord(orderedToken(TOKEN_LENGTH.item), args), refusal);
   }
 
   /** Spreedly's first check of a direct transaction: a `payment_method_token` that names nothing is a 422. Returns the row it names. */

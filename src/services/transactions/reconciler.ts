@@ -3,16 +3,16 @@ import { Secret } from '../../domain/secret.js';
 import type { GatewayOperation, GatewayRequest, GatewayResponse, TranscriptEntry } from '../../gateways/kit/index.js';
 import type { StoreHandle } from '../../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
-import { SUCCEEDED_MESSAGE } from '../transaction-records.js';
+import { SUCCEEDED_MESSAGE, updateTransactionIfState } from '../transaction-records.js';
 import type { GatewayService } from '../gateway.service.js';
 import type { GatewayCaller } from './gateway-caller.js';
-import { detailsOf, EMPTY_SHIPPING_ADDRESS, responseRecord, type GatewayTransactionDetails } from './transaction-details.js';
-import type { Transaction } from '../../domain/transaction.js';
+import { detailsOf, responseRecord } from './transaction-details.js';
+import { TransactionState, type Transaction } from '../../domain/transaction.js';
+import { EMPTY_SHIPPING_ADDRESS, type GatewayTransactionDetails } from '../../domain/transaction-details.js';
 
 /** The transaction types reconciliation settles, and the operation that made each. */
 const RECONCILABLE: Readonly<Record<string, GatewayOperation>> = { Purchase: 'purchase', Authorization: 'authorize' };
 
-const UNKNOWN = 'gateway_processing_result_unknown';
 const BATCH = 50;
 
 export interface ReconcileSettings {
@@ -59,21 +59,21 @@ export class Reconciler {
   }
 
   private async reconcileOne(row: Transaction, now: Date): Promise<boolean> {
-    const operation = RECONCILABLE[row.transaction_type];
-    const gateway = row.gateway_token === null ? undefined : await this.repos.gateways.find(row.environment_key, row.gateway_token);
-    const expired = now.getTime() - Date.parse(row.created_at) > this.settings.windowMs;
+    const operation = RECONCILABLE[row.transactionType];
+    const gateway = row.gatewayToken === null ? undefined : await this.repos.gateways.find(row.environmentKey, row.gatewayToken);
+    const expired = now.getTime() - Date.parse(row.createdAt) > this.settings.windowMs;
     if (operation === undefined || gateway === undefined || gateway.state === 'redacted' || expired) {
       await this.repos.transactions.claimReconciliation(row, null);
       return false;
     }
-    const next = new Date(now.getTime() + Math.min(this.settings.maxDelayMs, this.settings.baseDelayMs * 2 ** row.reconcile_attempts)).toISOString();
+    const next = new Date(now.getTime() + Math.min(this.settings.maxDelayMs, this.settings.baseDelayMs * 2 ** row.reconcileAttempts)).toISOString();
     if (!(await this.repos.transactions.claimReconciliation(row, next))) return false;
 
     const credentials = await this.gateways.openCredentials(gateway);
     const transcript: TranscriptEntry[] = [];
     const answer = await this.caller.inquire(gateway, this.request(row, operation, gateway.sandbox === 1, credentials), transcript);
     if (answer.kind === 'unknown') return false;
-    if (answer.kind === 'not_found' && now.getTime() - Date.parse(row.created_at) < this.settings.notFoundAfterMs) return false;
+    if (answer.kind === 'not_found' && now.getTime() - Date.parse(row.createdAt) < this.settings.notFoundAfterMs) return false;
     return this.record(row, answer.kind === 'found' ? answer.response : null, transcript, now.toISOString());
   }
 
@@ -85,7 +85,7 @@ export class Reconciler {
       testMode,
       credentials: Object.fromEntries(Object.entries(credentials).map(([name, value]) => [name, new Secret(value)])),
       amount: row.amount,
-      currencyCode: row.currency_code,
+      currencyCode: row.currencyCode,
       // A lookup never needs the card: it is not opened.
       paymentMethod: null,
       reference: null,
@@ -103,33 +103,33 @@ export class Reconciler {
   private record(row: Transaction, response: GatewayResponse | null, transcript: TranscriptEntry[], at: string): Promise<boolean> {
     const details = detailsOf(row) as GatewayTransactionDetails;
     const succeeded = response !== null && response.success && !response.pending;
-    const updated = {
+    const updated: GatewayTransactionDetails = {
       ...details,
       ...(response === null ? {} : { gateway_transaction_id: response.gatewayTransactionId, response: responseRecord(response, at), gateway_specific_response_fields: response.specificResponseFields }),
       reconciliation: {
         reconciled_at: at,
         outcome: response === null ? 'not_received' : succeeded ? 'succeeded' : 'failed',
-        original: { state: row.state, message_key: row.message_key, message: row.message, response: details.response },
+        original: { state: row.state, message_key: row.messageKey, message: row.message, response: details.response },
       },
     };
     return inTransaction(this.store, async (repos) => {
-      const settled = await repos.transactions.updateIfState(row.environment_key, row.token, UNKNOWN, {
-        state: succeeded ? 'succeeded' : 'gateway_processing_failed',
-        succeeded: succeeded ? 1 : 0,
-        message_key: succeeded ? SUCCEEDED_MESSAGE.key : response === null ? 'messages.transaction_not_received' : null,
+      const settled = await updateTransactionIfState(repos, row.environmentKey, row.token, TransactionState.resultUnknown, {
+        state: succeeded ? TransactionState.succeeded : TransactionState.gatewayProcessingFailed,
+        succeeded,
+        messageKey: succeeded ? SUCCEEDED_MESSAGE.key : response === null ? 'messages.transaction_not_received' : null,
         message: succeeded ? SUCCEEDED_MESSAGE.text : response === null ? NOT_CHARGED : response.message,
-        details: JSON.stringify(updated),
+        details: updated,
         transcript: [row.transcript, ...transcript.map((entry) => entry.text)].filter((text) => text !== null && text !== '').join('\n\n'),
-        reconcile_next_at: null,
-        reconciled_at: at,
-        updated_at: at,
+        reconcileNextAt: null,
+        reconciledAt: at,
+        updatedAt: at,
       });
       if (settled === undefined) return false;
       // The card of a payment that went through: a single-use one is used, retain_on_success retains it.
-      const method = row.payment_method_token === null ? undefined : await repos.paymentMethods.find(row.environment_key, row.payment_method_token);
+      const method = row.paymentMethodToken === null ? undefined : await repos.paymentMethods.find(row.environmentKey, row.paymentMethodToken);
       if (succeeded && method !== undefined) {
-        if (method.single_use === 1) await repos.paymentMethods.updateIfState(row.environment_key, method.token, ['cached', 'retained'], { storage_state: 'used', updated_at: at });
-        else if (details.retain_on_success) await repos.paymentMethods.updateIfState(row.environment_key, method.token, ['cached'], { storage_state: 'retained', cache_expires_at: null, updated_at: at });
+        if (method.single_use === 1) await repos.paymentMethods.updateIfState(row.environmentKey, method.token, ['cached', 'retained'], { storage_state: 'used', updated_at: at });
+        else if (details.retain_on_success) await repos.paymentMethods.updateIfState(row.environmentKey, method.token, ['cached'], { storage_state: 'retained', cache_expires_at: null, updated_at: at });
       }
       return true;
     });

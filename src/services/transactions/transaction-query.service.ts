@@ -1,8 +1,7 @@
 import { AppError, fieldError } from '../../domain/errors.js';
 import { systemClock, type Clock } from '../../domain/clock.js';
 import type { StoreHandle } from '../../store/database.js';
-import { repositories, type Repositories } from '../../store/repositories.js';
-import type { TransactionSearch } from '../../store/repositories/transactions.repo.js';
+import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
 import type { GatewayService } from '../gateway.service.js';
 import { pageAfter, type ListQuery } from '../list-query.js';
 import { ABANDONED_CALL_GRACE_MS, abandonedPatch, isAbandoned } from './abandoned-calls.js';
@@ -10,7 +9,8 @@ import { detailsOf } from './transaction-details.js';
 import { transactionNotFound } from './transaction-rules.js';
 import type { Environment } from '../../domain/environment.js';
 import type { PaymentMethod } from '../../domain/payment-method.js';
-import type { Transaction } from '../../domain/transaction.js';
+import { isTransactionState, TransactionState, type Transaction, type TransactionSearch } from '../../domain/transaction.js';
+import { updateTransactionIfState } from '../transaction-records.js';
 
 /** Transactions with the payment methods their views nest, fetched in one query. */
 export interface TransactionPage {
@@ -19,8 +19,6 @@ export interface TransactionPage {
   /** The attempts of the retry chains on the page, by first attempt token, oldest first. */
   chains?: Map<string, Transaction[]>;
 }
-
-const STATES = ['succeeded', 'failed', 'gateway_processing_failed', 'gateway_processing_result_unknown', 'pending', 'processing'];
 
 /**
  * Reading transactions: lists, one, its transcript. A gateway call abandoned mid-way (the process
@@ -31,7 +29,7 @@ export class TransactionQueryService {
   private readonly repos: Repositories;
 
   constructor(
-    store: StoreHandle,
+    private readonly store: StoreHandle,
     private readonly gateways: GatewayService,
     private readonly clock: Clock = systemClock,
   ) {
@@ -40,9 +38,9 @@ export class TransactionQueryService {
 
   async list(environment: Environment, query: ListQuery, filter: { state?: string; gatewayToken?: string }): Promise<TransactionPage> {
     const states = filter.state === undefined || filter.state === '' ? [] : filter.state.split(',').map((state) => state.trim());
-    if (states.some((state) => !STATES.includes(state))) throw new AppError(fieldError.inclusion('state'));
+    if (!states.every(isTransactionState)) throw new AppError(fieldError.inclusion('state'));
     if (filter.gatewayToken !== undefined) await this.gateways.show(environment, filter.gatewayToken);
-    const page = await pageAfter(query, (since) => this.repos.transactions.find(environment.key, since));
+    const page = await pageAfter(query, (since) => this.positionOf(environment, since));
     const listed = await this.repos.transactions.list(
       environment.key,
       page,
@@ -50,6 +48,12 @@ export class TransactionQueryService {
     );
     const transactions = await Promise.all(listed.map((row) => this.settleIfAbandoned(row)));
     return { transactions, paymentMethods: await this.paymentMethodsOf(environment, transactions) };
+  }
+
+  /** The paging cursor of the transaction `token` (list-query.ts), when there is one. */
+  async positionOf(environment: Environment, token: string): Promise<{ seq: number } | undefined> {
+    const found = await this.repos.transactions.find(environment.key, token);
+    return found === undefined ? undefined : { seq: found.position };
   }
 
   /** The portal's search (newest first, keyset paging); see TransactionsRepo.search. */
@@ -78,7 +82,7 @@ export class TransactionQueryService {
    */
   async withPaymentMethod(environment: Environment, transaction: Transaction, known: PaymentMethod | undefined): Promise<TransactionPage> {
     const basis = detailsOf(transaction)?.basis_payment_method_token;
-    if (known === undefined || known.token !== transaction.payment_method_token || (basis !== undefined && basis !== null)) return this.withPaymentMethods(environment, [transaction]);
+    if (known === undefined || known.token !== transaction.paymentMethodToken || (basis !== undefined && basis !== null)) return this.withPaymentMethods(environment, [transaction]);
     return { transactions: [transaction], paymentMethods: new Map([[known.token, known]]) };
   }
 
@@ -97,25 +101,30 @@ export class TransactionQueryService {
     const candidates = await this.repos.transactions.processingSince(new Date(now.getTime() - ABANDONED_CALL_GRACE_MS).toISOString(), 500);
     let settled = 0;
     for (const row of candidates) {
-      if (isAbandoned(row, now) && (await this.repos.transactions.updateIfState(row.environment_key, row.token, 'processing', abandonedPatch(row, now))) !== undefined) settled += 1;
+      if (isAbandoned(row, now) && (await this.settle(row, now)) !== undefined) settled += 1;
     }
     return settled;
+  }
+
+  /** Records an abandoned call's outcome as unknown, while the transaction is still `processing`. */
+  private settle(row: Transaction, now: Date): Promise<Transaction | undefined> {
+    return inTransaction(this.store, (repos) => updateTransactionIfState(repos, row.environmentKey, row.token, TransactionState.processing, abandonedPatch(row, now)));
   }
 
   /** The row, or, when its call was abandoned, the row as settled (someone else may have settled it first). */
   private async settleIfAbandoned(row: Transaction): Promise<Transaction> {
     const now = this.clock.now();
     if (!isAbandoned(row, now)) return row;
-    const settled = await this.repos.transactions.updateIfState(row.environment_key, row.token, 'processing', abandonedPatch(row, now));
-    return settled ?? (await this.repos.transactions.find(row.environment_key, row.token)) ?? row;
+    const settled = await this.settle(row, now);
+    return settled ?? (await this.repos.transactions.find(row.environmentKey, row.token)) ?? row;
   }
 
   /** The page with the attempts of its retry chains, in one query; none when no row is in a chain. */
   async withChains(environment: Environment, page: TransactionPage): Promise<TransactionPage> {
-    const firsts = [...new Set(page.transactions.map((row) => row.first_attempt_token).filter((token): token is string => token !== null))];
+    const firsts = [...new Set(page.transactions.map((row) => row.firstAttemptToken).filter((token): token is string => token !== null))];
     const chains = new Map<string, Transaction[]>();
     for (const attempt of await this.repos.transactions.attemptsOf(environment.key, firsts)) {
-      const first = attempt.first_attempt_token as string;
+      const first = attempt.firstAttemptToken as string;
       chains.set(first, [...(chains.get(first) ?? []), attempt]);
     }
     return { ...page, chains };
@@ -124,7 +133,7 @@ export class TransactionQueryService {
   private async paymentMethodsOf(environment: Environment, transactions: Transaction[]): Promise<Map<string, PaymentMethod>> {
     const tokens = new Set<string>();
     for (const transaction of transactions) {
-      if (transaction.payment_method_token !== null) tokens.add(transaction.payment_method_token);
+      if (transaction.paymentMethodToken !== null) tokens.add(transaction.paymentMethodToken);
       const basis = detailsOf(transaction)?.basis_payment_method_token;
       if (basis !== undefined && basis !== null) tokens.add(basis);
     }

@@ -4,7 +4,7 @@ import { FILTERED } from '../../domain/scrubbing/scrubber.js';
 import { currencyExponent, MAX_AMOUNT } from '../../domain/money.js';
 import type { GatewayOperation } from '../../gateways/kit/index.js';
 import type { GatewayDefinition } from '../../gateways/kit/index.js';
-import type { Transaction } from '../../domain/transaction.js';
+import { ACTIVE_STATES, TransactionState, type Transaction } from '../../domain/transaction.js';
 
 /** Transaction type recorded for each operation. */
 export const TRANSACTION_TYPE: Record<GatewayOperation, string> = {
@@ -25,9 +25,6 @@ export const REFERENCE_TYPES: Record<'capture' | 'void' | 'credit', readonly str
   void: ['Authorization', 'Purchase', 'Capture', 'Credit', 'GeneralCredit', 'Verification'],
   credit: ['Purchase', 'Capture'],
 };
-
-/** States in which a child transaction holds (or may hold) money against its reference. */
-export const ACTIVE_STATES = ['succeeded', 'processing', 'pending', 'gateway_processing_result_unknown'];
 
 /** Whether the gateway implements `operation` (its advertised characteristics). */
 export function gatewaySupports(definition: GatewayDefinition, operation: Exclude<GatewayOperation, 'complete'>): boolean {
@@ -78,13 +75,13 @@ export function transactionNotFound(token: string): AppError {
 
 /** The reference must be of a type the operation accepts, and must have succeeded. */
 export function checkReference(operation: 'capture' | 'void' | 'credit', reference: Transaction): void {
-  if (!REFERENCE_TYPES[operation].includes(reference.transaction_type)) {
+  if (!REFERENCE_TYPES[operation].includes(reference.transactionType)) {
     throw new AppError({
       key: 'errors.reference_transaction_type_invalid',
-      message: `A ${reference.transaction_type} transaction cannot be referenced by ${operation}.`,
+      message: `A ${reference.transactionType} transaction cannot be referenced by ${operation}.`,
     });
   }
-  if (reference.state !== 'succeeded') {
+  if (reference.state !== TransactionState.succeeded) {
     throw new AppError({ key: 'errors.reference_transaction_not_succeeded', message: MESSAGES.referenceNotSucceeded });
   }
 }
@@ -95,20 +92,20 @@ export function checkReference(operation: 'capture' | 'void' | 'credit', referen
  */
 export function remainingAmount(operation: 'capture' | 'credit', reference: Transaction, children: Transaction[], capturesAreFinal: boolean): number {
   const active = children.filter((child) => ACTIVE_STATES.includes(child.state));
-  if (active.some((child) => child.transaction_type === 'Void')) {
+  if (active.some((child) => child.transactionType === 'Void')) {
     throw new AppError({ key: 'errors.reference_transaction_already_settled', message: 'The reference transaction has been voided.' });
   }
-  if (operation === 'capture' && capturesAreFinal && active.some((child) => child.transaction_type === 'Capture')) {
+  if (operation === 'capture' && capturesAreFinal && active.some((child) => child.transactionType === 'Capture')) {
     throw new AppError({ key: 'errors.reference_transaction_already_settled', message: 'This gateway settles an authorization with its first capture.' });
   }
   const kind = operation === 'capture' ? 'Capture' : 'Credit';
-  const held = active.filter((child) => child.transaction_type === kind).reduce((sum, child) => sum + (child.amount ?? 0), 0);
+  const held = active.filter((child) => child.transactionType === kind).reduce((sum, child) => sum + (child.amount ?? 0), 0);
   return Math.max(0, (reference.amount ?? 0) - held);
 }
 
 /** A void is refused once a capture, credit or void holds against the reference. */
 export function checkVoidable(children: Transaction[]): void {
-  if (children.some((child) => ACTIVE_STATES.includes(child.state) && ['Capture', 'Credit', 'Void'].includes(child.transaction_type))) {
+  if (children.some((child) => ACTIVE_STATES.includes(child.state) && ['Capture', 'Credit', 'Void'].includes(child.transactionType))) {
     throw new AppError({
       key: 'errors.reference_transaction_already_settled',
       message: 'The reference transaction has already been captured, credited or voided.',

@@ -1,6 +1,7 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../schema.js';
-import type { DeliveryRow } from './callbacks.repo.js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { CallbackDelivery } from '../../domain/callback.js';
+import type { CallbackDeliveriesTable, Database } from '../schema.js';
+import { deliveryOf } from '../mappers/callback.js';
 
 /** What the dispatcher may claim now (docs/events.md, "Delivery"). */
 export interface DueClaim {
@@ -16,13 +17,13 @@ export interface DueClaim {
 
 /** The rows claimed, in the order to start them, and how many due rows were set aside instead. */
 export interface ClaimResult {
-  claimed: DeliveryRow[];
+  claimed: CallbackDelivery[];
   /** Abandoned (their 24 hours are over) or deferred (their destination is blocked): claim again. */
   setAside: number;
 }
 
 /** A due delivery at the head of its environment's queue, with its destination's block. */
-type Head = DeliveryRow & { destination_blocked_until: string | null };
+type Head = Selectable<CallbackDeliveriesTable> & { destination_blocked_until: string | null };
 
 const unleased = (now: string) => sql`(c.claimed_until is null or c.claimed_until <= ${now})`;
 
@@ -147,5 +148,5 @@ export async function claimFairly(trx: Kysely<Database>, claim: DueClaim): Promi
     .execute();
   // RETURNING follows no order: the attempts start in the fair order chosen above.
   claimed.sort((a, b) => tokens.indexOf(a.token) - tokens.indexOf(b.token));
-  return { claimed, setAside: aside.size };
+  return { claimed: claimed.map(deliveryOf), setAside: aside.size };
 }

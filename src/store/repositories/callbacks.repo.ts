@@ -1,17 +1,15 @@
-import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { deferrable } from '../deferrable-query.js';
 import { orderedToken } from '../../domain/tokens.js';
 import type { Dialect } from '../dialect.js';
 import { LocksRepo } from './locks.repo.js';
 import { claimFairly, deferredTo, type ClaimResult, type DueClaim } from './callback-claim.js';
-import type { CallbackAttemptsTable, CallbackDeliveriesTable, CallbackDestinationsTable, Database } from '../schema.js';
-import type { RecordedEvent } from './events.repo.js';
+import type { Database } from '../schema.js';
+import type { CallbackAttempt, CallbackDelivery, CallbackDestination, DeliveryState } from '../../domain/callback.js';
+import type { ApiEvent } from '../../domain/event.js';
+import { attemptOf, deliveryOf, destinationOf } from '../mappers/callback.js';
 
 export type { ClaimResult, DueClaim } from './callback-claim.js';
-
-export type DeliveryRow = Selectable<CallbackDeliveriesTable>;
-export type DestinationRow = Selectable<CallbackDestinationsTable>;
-export type AttemptRow = Selectable<CallbackAttemptsTable>;
 
 /** Callbacks are retried for this long after the event: 24 hours (docs/events.md, "Delivery"). */
 export const DELIVERY_WINDOW_MS = 24 * 3_600_000;
@@ -44,9 +42,9 @@ async function queue(db: Kysely<Database>, insert: RawBuilder<unknown>): Promise
  * pending (3DS, offsite) or reconciled, the transaction's own callback_url. One statement each,
  * skipped when the subscription or destination is known to be absent; nothing is read back.
  */
-export async function enqueueCallbacks(db: Kysely<Database>, event: RecordedEvent, mayHaveOwnCallback = true, environmentSubscribed?: boolean): Promise<void> {
-  if (event.environment_key === null) return;
-  const at = event.created_at;
+export async function enqueueCallbacks(db: Kysely<Database>, event: ApiEvent, mayHaveOwnCallback = true, environmentSubscribed?: boolean): Promise<void> {
+  if (event.environmentKey === null) return;
+  const at = event.createdAt;
   const giveUp = plus(at, DELIVERY_WINDOW_MS);
   // Two statements per event were 8 % of a purchase (docs/caching.md): the service that records
   // the change knows the environment it read (hasCallbackSubscription), and the transaction's
@@ -57,17 +55,17 @@ export async function enqueueCallbacks(db: Kysely<Database>, event: RecordedEven
       sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, destination, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)
     select ${orderedToken()}, key, ${event.token}, 'event', callback_url, ${DESTINATION}, coalesce(callback_format, 'xml'), 'queued', 0, ${at}, ${giveUp}, ${at}, ${at}
     from environments
-    where key = ${event.environment_key} and callback_url is not null
-      and (callback_event_types is null or callback_event_types like ${`%"${event.event_type}"%`})`,
+    where key = ${event.environmentKey} and callback_url is not null
+      and (callback_event_types is null or callback_event_types like ${`%"${event.eventType}"%`})`,
     );
-  if (!mayHaveOwnCallback || event.object_type !== 'transaction' || !TRANSACTION_CALLBACK_EVENTS.has(event.event_type)) return;
-  const reconciled = event.event_type === 'TransactionReconciled' ? 1 : 0;
+  if (!mayHaveOwnCallback || event.objectType !== 'transaction' || !TRANSACTION_CALLBACK_EVENTS.has(event.eventType)) return;
+  const reconciled = event.eventType === 'TransactionReconciled' ? 1 : 0;
   await queue(
     db,
     sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, destination, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)
     select ${orderedToken()}, environment_key, ${event.token}, 'transaction', callback_url, ${DESTINATION}, coalesce(callback_format, 'xml'), 'queued', 0, ${at}, ${giveUp}, ${at}, ${at}
     from transactions t
-    where t.environment_key = ${event.environment_key} and t.token = ${event.object_key} and t.callback_url is not null
+    where t.environment_key = ${event.environmentKey} and t.token = ${event.objectKey} and t.callback_url is not null
       and (${reconciled} = 1 or exists (select 1 from events e where e.environment_key = t.environment_key and e.object_key = t.token and e.event_type = 'TransactionPending'))`,
   );
 }
@@ -78,7 +76,7 @@ export interface AttemptResult {
   latencyMs: number;
   error: string | null;
   /** delivered, abandoned, or queued again (with `nextAttemptAt`). */
-  state: 'delivered' | 'abandoned' | 'queued';
+  state: DeliveryState;
   nextAttemptAt: string;
   at: string;
   /**
@@ -94,10 +92,10 @@ export interface AttemptResult {
  * threshold (the dispatcher's `blockedUntil`) the destination is blocked and its waiting
  * deliveries are deferred to the block's end.
  */
-async function noteDestination(trx: Kysely<Database>, delivery: DeliveryRow, result: AttemptResult): Promise<void> {
+async function noteDestination(trx: Kysely<Database>, delivery: CallbackDelivery, result: AttemptResult): Promise<void> {
   const outcome = result.destination;
   if (delivery.destination === null || outcome.outcome === 'not contacted') return;
-  const key = { environment_key: delivery.environment_key, destination: delivery.destination };
+  const key = { environment_key: delivery.environmentKey, destination: delivery.destination };
   if (outcome.outcome === 'delivered') {
     await trx.deleteFrom('callback_destinations').where('environment_key', '=', key.environment_key).where('destination', '=', key.destination).execute();
     return;
@@ -155,7 +153,7 @@ export class CallbacksRepo {
   }
 
   /** Records an attempt and its consequence, if `claimId` still holds the row; false otherwise. */
-  finishAttempt(delivery: DeliveryRow, claimId: string, result: AttemptResult): Promise<boolean> {
+  finishAttempt(delivery: CallbackDelivery, claimId: string, result: AttemptResult): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const updated = await trx
         .updateTable('callback_deliveries')
@@ -183,8 +181,17 @@ export class CallbacksRepo {
   }
 
   /** The backoff of an environment's destination, if its last attempt failed. */
-  destination(environmentKey: string, destination: string): Promise<DestinationRow | undefined> {
-    return this.db.selectFrom('callback_destinations').selectAll().where('environment_key', '=', environmentKey).where('destination', '=', destination).executeTakeFirst();
+  async destination(environmentKey: string, destination: string): Promise<CallbackDestination | undefined> {
+    const row = await this.db.selectFrom('callback_destinations').selectAll().where('environment_key', '=', environmentKey).where('destination', '=', destination).executeTakeFirst();
+    return row === undefined ? undefined : destinationOf(row);
+  }
+
+  /**
+   * Queues the callbacks `event` calls for (a first delivery of an event nothing was queued for),
+   * as its change would have: `enqueueCallbacks`.
+   */
+  enqueue(event: ApiEvent): Promise<void> {
+    return enqueueCallbacks(this.db, event);
   }
 
   /**
@@ -208,12 +215,14 @@ export class CallbacksRepo {
     });
   }
 
-  forEvent(environmentKey: string, eventToken: string): Promise<DeliveryRow[]> {
-    return this.db.selectFrom('callback_deliveries').selectAll().where('environment_key', '=', environmentKey).where('event_token', '=', eventToken).orderBy('seq').execute();
+  async forEvent(environmentKey: string, eventToken: string): Promise<CallbackDelivery[]> {
+    const rows = await this.db.selectFrom('callback_deliveries').selectAll().where('environment_key', '=', environmentKey).where('event_token', '=', eventToken).orderBy('seq').execute();
+    return rows.map(deliveryOf);
   }
 
-  attempts(deliveryTokens: string[]): Promise<AttemptRow[]> {
-    if (deliveryTokens.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('callback_attempts').selectAll().where('delivery_token', 'in', deliveryTokens).orderBy('seq').execute();
+  async attempts(deliveryTokens: string[]): Promise<CallbackAttempt[]> {
+    if (deliveryTokens.length === 0) return [];
+    const rows = await this.db.selectFrom('callback_attempts').selectAll().where('delivery_token', 'in', deliveryTokens).orderBy('seq').execute();
+    return rows.map(attemptOf);
   }
 }

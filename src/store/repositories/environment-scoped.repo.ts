@@ -5,14 +5,14 @@ import { journaled, changeIf } from '../change-journal.js';
 import { redactablePatchEvent } from '../../domain/event-types.js';
 
 /** Resources that belong to one environment, have a public `token` and list by `seq`. */
-export type ScopedTable = 'gateways' | 'receivers' | 'certificates';
+export type ScopedTable = 'gateways';
 
 /** The object type each scoped table's events name (docs/events.md, "Event types"). */
-const OBJECT_TYPES = { gateways: 'gateway', receivers: 'receiver', certificates: 'certificate' } as const;
-const ADD_EVENTS = { gateways: 'AddGateway', receivers: 'AddReceiver', certificates: 'AddCertificate' } as const;
+const OBJECT_TYPES = { gateways: 'gateway' } as const;
+const ADD_EVENTS = { gateways: 'AddGateway' } as const;
 
 /** Scoped resources with a `state` that may be `redacted`. */
-export type RedactableTable = 'gateways' | 'receivers';
+export type RedactableTable = 'gateways';
 
 /**
  * The primitives every environment-scoped resource shares: insert, find by token, list a page.
@@ -55,7 +55,7 @@ export async function updateUnlessRedacted<T extends RedactableTable>(
   key: { environmentKey: string; token: string },
   patch: Updateable<Database[T]>,
 ): Promise<boolean> {
-  const kind = table === 'gateways' ? 'Gateway' : 'Receiver';
+  const kind = 'Gateway';
   return journaled(db, async (trx) => {
     const result = await trx
       .updateTable(table as RedactableTable as 'gateways')

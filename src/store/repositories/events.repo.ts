@@ -1,36 +1,22 @@
-import type { Insertable, InsertResult, Kysely, Selectable } from 'kysely';
+import type { Insertable, InsertResult, Kysely } from 'kysely';
+import type { ApiEvent, ChangeEvent } from '../../domain/event.js';
+import type { EventType } from '../../domain/event-types.js';
 import { currentRequestId } from '../../domain/request-context.js';
 import { orderedToken } from '../../domain/tokens.js';
 import type { Database, EventsTable } from '../schema.js';
+import { eventOf } from '../mappers/event.js';
 import { applyPage, type PageRequest } from './page.js';
 import { Precompiled, recordOf } from './precompiled.js';
 
-export type EventRow = Selectable<EventsTable>;
-/** An event as `record` wrote it: every column but the store-assigned `seq`. */
-export type RecordedEvent = Omit<EventRow, 'seq'>;
-
-/** A change of an API object, as the repositories describe it. */
-export interface Change {
-  environmentKey: string | null;
-  eventType: string;
-  objectType: string;
-  objectKey: string;
-  /** When the change happened (the row's own timestamp); now when absent. */
-  at?: string | null | undefined;
-  /**
-   * Whether the object has a callback destination of its own (a transaction's callback_url), known
-   * from the row written with the change; false skips the look for one, undefined looks.
-   */
-  ownCallback?: boolean;
-  /** See ChangeEvent (domain/event.ts). */
-  environmentSubscribed?: boolean;
-  /** See ChangeEvent (domain/event.ts). */
-  requestId?: string | null;
-}
+/**
+ * A change of an API object: a ChangeEvent (domain/event.ts), or one a repository still describes
+ * with its event type as text (those move to the services that decide them).
+ */
+export type Change = Omit<ChangeEvent, 'eventType'> & { eventType: string };
 
 /** What a list of events may filter on besides its page. */
 export interface EventFilter {
-  eventType?: string;
+  eventType?: EventType;
   objectType?: string;
   objectKey?: string;
 }
@@ -51,34 +37,41 @@ export class EventsRepo {
 
   /**
    * Records one change; the caller runs it in the transaction of the change itself. The event is
-   * returned as written, without its `seq`: nothing reads it back (a RETURNING cost a
-   * tenth of the insert on every event).
+   * returned as written: nothing reads it back (a RETURNING cost a tenth of the insert on every
+   * event).
    */
-  async record(change: Change): Promise<RecordedEvent> {
-    const event: RecordedEvent = {
+  async record(change: Change): Promise<ApiEvent> {
+    const event: ApiEvent = {
       token: orderedToken(),
       // Never undefined: the compiled insert binds all seven columns.
-      environment_key: change.environmentKey ?? null,
-      request_id: change.requestId !== undefined ? change.requestId : (currentRequestId() ?? null),
-      event_type: change.eventType,
-      object_type: change.objectType,
-      object_key: change.objectKey,
-      created_at: change.at ?? new Date().toISOString(),
+      environmentKey: change.environmentKey ?? null,
+      requestId: change.requestId !== undefined ? change.requestId : (currentRequestId() ?? null),
+      eventType: change.eventType as EventType,
+      objectType: change.objectType,
+      objectKey: change.objectKey,
+      createdAt: change.at ?? new Date().toISOString(),
     };
-    await INSERT.rows(this.db, '', EVENT_COLUMNS.map((column) => event[column]));
+    // In the order of EVENT_COLUMNS.
+    await INSERT.rows(this.db, '', [event.token, event.environmentKey, event.requestId, event.eventType, event.objectType, event.objectKey, event.createdAt]);
     return event;
   }
 
-  find(environmentKey: string, token: string): Promise<EventRow | undefined> {
-    return this.db.selectFrom('events').selectAll().where('environment_key', '=', environmentKey).where('token', '=', token).executeTakeFirst();
+  async find(environmentKey: string, token: string): Promise<ApiEvent | undefined> {
+    const row = await this.db.selectFrom('events').selectAll().where('environment_key', '=', environmentKey).where('token', '=', token).executeTakeFirst();
+    return row === undefined ? undefined : eventOf(row);
   }
 
-  list(environmentKey: string, filter: EventFilter, page: PageRequest): Promise<EventRow[]> {
+  /** Where an event sits in the environment's feed (a page cursor); undefined when it is not there. */
+  positionOf(environmentKey: string, token: string): Promise<{ seq: number } | undefined> {
+    return this.db.selectFrom('events').select('seq').where('environment_key', '=', environmentKey).where('token', '=', token).executeTakeFirst();
+  }
+
+  async list(environmentKey: string, filter: EventFilter, page: PageRequest): Promise<ApiEvent[]> {
     let query = this.db.selectFrom('events').selectAll().where('environment_key', '=', environmentKey);
     if (filter.objectKey !== undefined) query = query.where('object_key', '=', filter.objectKey);
     if (filter.objectType !== undefined) query = query.where('object_type', '=', filter.objectType);
     if (filter.eventType !== undefined) query = query.where('event_type', '=', filter.eventType);
-    return applyPage(query, 'seq', page).execute();
+    return (await applyPage(query, 'seq', page).execute()).map(eventOf);
   }
 
   /** Deletes events recorded before `cutoff`, at most `limit` of them; how many. */

@@ -1,13 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { GatewayHourRollup } from '../../domain/rollup.js';
 import type { Database } from '../schema.js';
-
-/** One hour of one gateway: succeeded and unsuccessful gateway transactions. */
-export interface RollupRow {
-  gatewayToken: string;
-  hour: string;
-  succeeded: number;
-  failed: number;
-}
 
 /** Single-query primitives over `transaction_rollups` and their completion mark. */
 export class RollupsRepo {
@@ -22,7 +15,7 @@ export class RollupsRepo {
    * Stores the rollups of some ended hours and moves the mark. Two nodes filling the same hours
    * write the same counts: the first write wins, the other is ignored.
    */
-  async store(environmentKey: string, rows: RollupRow[], completeUntil: string): Promise<void> {
+  async store(environmentKey: string, rows: GatewayHourRollup[], completeUntil: string): Promise<void> {
     for (let at = 0; at < rows.length; at += 500) {
       const values = rows.slice(at, at + 500).map((r) => ({ environment_key: environmentKey, gateway_token: r.gatewayToken, hour: r.hour, succeeded: r.succeeded, failed: r.failed }));
       await this.db.insertInto('transaction_rollups').values(values).onConflict((oc) => oc.columns(['environment_key', 'gateway_token', 'hour']).doNothing()).execute();
@@ -34,7 +27,7 @@ export class RollupsRepo {
       .execute();
   }
 
-  list(environmentKey: string, fromHour: string): Promise<RollupRow[]> {
+  list(environmentKey: string, fromHour: string): Promise<GatewayHourRollup[]> {
     return this.db
       .selectFrom('transaction_rollups')
       .select(['gateway_token as gatewayToken', 'hour', 'succeeded', 'failed'])

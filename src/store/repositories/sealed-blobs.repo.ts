@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { SealedBlob, SealedField, SealedRecordKind } from '../../domain/sealed-fields.js';
 import type { Database } from '../schema.js';
 
 /** Every column that holds a blob sealed with an environment's data key, by table. */
@@ -12,10 +13,11 @@ export const SEALED_COLUMNS = {
 export type SealedTable = keyof typeof SEALED_COLUMNS;
 export type SealedColumn<T extends SealedTable> = (typeof SEALED_COLUMNS)[T][number];
 
-/** One sealed blob of a row. */
-export interface SealedBlob {
-  token: string;
-  blob: string;
+/** The table of each kind of record with sealed fields; a field `f` is kept in column `sealed_f`. */
+const TABLE_OF = { payment_method: 'payment_methods', gateway: 'gateways', receiver: 'receivers', certificate: 'certificates' } as const satisfies Record<SealedRecordKind, SealedTable>;
+
+function columnOf<K extends SealedRecordKind>(kind: K, field: SealedField<K>): SealedColumn<(typeof TABLE_OF)[K]> {
+  return `sealed_${field}` as SealedColumn<(typeof TABLE_OF)[K]>;
 }
 
 /**
@@ -26,12 +28,12 @@ export interface SealedBlob {
 export class SealedBlobsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Up to `limit` blobs of the environment in `column` not sealed by `keyId`. */
-  notOnKey<T extends SealedTable>(table: T, column: SealedColumn<T>, environmentKey: string, keyId: string, limit: number): Promise<SealedBlob[]> {
+  /** Up to `limit` blobs of the environment in the sealed `field` of `kind` records not sealed by `keyId`. */
+  notOnKey<K extends SealedRecordKind>(kind: K, field: SealedField<K>, environmentKey: string, keyId: string, limit: number): Promise<SealedBlob[]> {
     // Kysely cannot narrow a generic table and column; every sealed table has token and environment_key.
-    const col = column as 'sealed_credentials';
+    const col = columnOf(kind, field) as 'sealed_credentials';
     return this.db
-      .selectFrom(table as 'gateways')
+      .selectFrom(TABLE_OF[kind] as 'gateways')
       .select(['token', `${col} as blob`])
       .where('environment_key', '=', environmentKey)
       .where(col, 'is not', null)
@@ -43,10 +45,10 @@ export class SealedBlobsRepo {
   }
 
   /** Replaces one blob if it is still `from`; false when the row changed meanwhile. */
-  async replace<T extends SealedTable>(table: T, column: SealedColumn<T>, environmentKey: string, token: string, from: string, to: string): Promise<boolean> {
-    const col = column as 'sealed_credentials';
+  async replace<K extends SealedRecordKind>(kind: K, field: SealedField<K>, environmentKey: string, token: string, from: string, to: string): Promise<boolean> {
+    const col = columnOf(kind, field) as 'sealed_credentials';
     const result = await this.db
-      .updateTable(table as 'gateways')
+      .updateTable(TABLE_OF[kind] as 'gateways')
       .set({ [col]: to })
       .where('environment_key', '=', environmentKey)
       .where('token', '=', token)
