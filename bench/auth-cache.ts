@@ -65,7 +65,7 @@ async function measure(label: string, core: Core, iterations: number): Promise<v
     const hash = await core.keyring.hashSecret(init.access_secret);
     const [environment, secret] = await Promise.all([repos.environments.find(live.key), repos.accessSecrets.findLiveByHash(hash)]);
     if (environment === undefined || secret === undefined) throw new Error('benchmark secret not found');
-    if ((await repos.organizations.find(environment.organization_token)) === undefined) throw new Error('benchmark organization not found');
+    if ((await repos.organizations.find(environment.organizationToken)) === undefined) throw new Error('benchmark organization not found');
     const row = await repos.gateways.find(environment.key, gateway.token);
     if (row === undefined) throw new Error('benchmark gateway not found');
     // A fresh row object each time: its credentials are opened again, as before.

@@ -9,6 +9,7 @@ import { newTransactionRow } from '../src/store/mappers/transaction.js';
 import { responseRecord } from '../src/services/transactions/transaction-details.js';
 import { EMPTY_SHIPPING_ADDRESS, type GatewayTransactionDetails } from '../src/domain/transaction-details.js';
 import { openStore, type StoreHandle } from '../src/store/database.js';
+import { repositories } from '../src/store/repositories.js';
 import type { PaymentMethodsTable, TransactionsTable } from '../src/store/schema.js';
 import { TEST_CARDS } from '../src/domain/test-cards.js';
 import { WrappedKeysRepo } from '../src/store/repositories/wrapped-keys.repo.js';
@@ -138,7 +139,8 @@ export async function seedStore(options: SeedOptions): Promise<SeedResult> {
   const report = options.onProgress ?? (() => undefined);
   try {
     await keyring.verifyMasterKey();
-    const environment = await store.db.selectFrom('environments').selectAll().where('key', '=', options.environmentKey).executeTakeFirstOrThrow();
+    const environment = await repositories(store.db, store.dialect).environments.find(options.environmentKey);
+    if (environment === undefined) throw new Error(`no environment ${options.environmentKey}`);
     const methodTokens = bulkTokens(options.paymentMethods);
     const now = Date.now();
     // Spread over the last 30 days, oldest first, as a real history would be.

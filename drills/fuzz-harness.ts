@@ -76,7 +76,7 @@ export async function startFuzzHarness(options: { dataDir: string; logFile: stri
           payment_methods: [paymentMethod],
           transactions: [purchase, authorization],
           environments: [init.environment_key],
-          access_secrets: [spareSecret.row.key],
+          access_secrets: [spareSecret.accessSecret.key],
         },
       };
     },

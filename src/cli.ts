@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { buildCore, type Core } from './app.js';
 import { isRole, type Role } from './domain/tenancy.js';
-import { NotEmptyError, secretEnvironments } from './services/tenancy.service.js';
+import { NotEmptyError } from './services/tenancy.service.js';
 import { migrateStore, openStore } from './store/database.js';
 import { fail, printResult } from './cli/output.js';
 import { userCommands } from './cli/users.js';
@@ -29,22 +29,22 @@ async function withCore(work: (core: Core) => Promise<void>): Promise<void> {
   }
 }
 
-const organizationOut = (row: Organization) => ({ token: row.token, name: row.name, active: row.active === 1, created_at: row.created_at });
-const environmentOut = (row: Environment) => ({
-  environment_key: row.key,
-  organization_token: row.organization_token,
-  name: row.name,
-  production: row.production === 1,
-  created_at: row.created_at,
+const organizationOut = (organization: Organization) => ({ token: organization.token, name: organization.name, active: organization.active, created_at: organization.createdAt });
+const environmentOut = (environment: Environment) => ({
+  environment_key: environment.key,
+  organization_token: environment.organizationToken,
+  name: environment.name,
+  production: environment.production,
+  created_at: environment.createdAt,
 });
-const secretOut = (row: AccessSecret) => ({
-  access_secret_key: row.key,
-  organization_token: row.organization_token,
-  name: row.name,
-  role: row.role,
-  environments: secretEnvironments(row) ?? 'all',
-  revoked: row.revoked_at !== null,
-  created_at: row.created_at,
+const secretOut = (secret: AccessSecret) => ({
+  access_secret_key: secret.key,
+  organization_token: secret.organizationToken,
+  name: secret.name,
+  role: secret.role,
+  environments: secret.environmentKeys ?? 'all',
+  revoked: secret.revokedAt !== null,
+  created_at: secret.createdAt,
 });
 
 const ALL = { sinceToken: null, order: 'asc' as const, count: 1_000_000 };
@@ -110,7 +110,7 @@ function program(): Command {
           role: opts.role as Role,
           environmentKeys: opts.environment.length === 0 ? null : opts.environment,
         });
-        printResult({ access_secret_key: created.row.key, access_secret: created.secret }, opts.json === true);
+        printResult({ access_secret_key: created.accessSecret.key, access_secret: created.secret }, opts.json === true);
       });
     });
   secrets.command('list').option('--organization <token>').addOption(json()).action((opts: JsonFlag & { organization?: string }) =>

@@ -7,7 +7,7 @@ import type { Gateway } from '../domain/gateway.js';
 import type { Organization } from '../domain/organization.js';
 
 /** What authenticating one (environment key, secret hash) pair reads from the store. */
-export interface AuthRows {
+export interface AuthRecords {
   environment: Environment;
   organization: Organization;
   secret: AccessSecret;
@@ -30,7 +30,7 @@ export const DEFAULT_CACHE_CAPACITY: CacheCapacity = { auth: 5_000, environments
  */
 export class DefinitionCache {
   readonly generations: GenerationCache;
-  readonly auth: CacheRegion<AuthRows>;
+  readonly auth: CacheRegion<AuthRecords>;
   readonly environments: CacheRegion<Environment>;
   readonly organizations: CacheRegion<Organization>;
   readonly gateways: CacheRegion<Gateway>;

@@ -1,6 +1,6 @@
 import { AppError, MESSAGES, type ErrorEntry } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
-import { originAllowed, parseAllowedOrigins } from '../domain/origins.js';
+import { originAllowed } from '../domain/origins.js';
 import type { PaymentMethodCreateInput } from '../domain/payment-method.js';
 import type { CertificateService } from '../services/certificate.service.js';
 import type { PaymentMethodService, VaultOutcome } from '../services/payment-method.service.js';
@@ -61,7 +61,7 @@ export class BrowserTokenizationService {
   }
 
   allowedOrigins(environment: Environment): string[] {
-    return parseAllowedOrigins(environment.allowed_origins);
+    return environment.allowedOrigins ?? [];
   }
 
   /** 403 `errors.origin_not_allowed` when the environment lists origins and this is not one. */
@@ -81,12 +81,12 @@ export class BrowserTokenizationService {
   async tokenize(environment: Environment, origin: RequestOrigin, signed: Partial<SignedRequest>, input: PaymentMethodCreateInput): Promise<VaultOutcome> {
     this.checkOrigin(environment, origin);
     const generation = await this.cache.generations.generationFor(environment);
-    const token = environment.organization_token;
+    const token = environment.organizationToken;
     const organization = await this.cache.organizations.read(generation, token, () => this.repos.organizations.find(token));
-    if (organization === undefined || organization.active !== 1) {
+    if (organization === undefined || !organization.active) {
       throw refused({ key: 'errors.account_inactive', message: MESSAGES.organizationInactive });
     }
-    const nonce = environment.enhanced_iframe_security === 1 ? await this.verifySignature(environment, signed) : null;
+    const nonce = environment.enhancedIframeSecurity ? await this.verifySignature(environment, signed) : null;
     try {
       return await this.paymentMethods.create(environment, { ...input, retained: false });
     } catch (error) {

@@ -3,22 +3,21 @@ import type { Core } from '../app.js';
 import { AppError } from '../domain/errors.js';
 import { isPortalRole, PORTAL_ROLES } from '../domain/portal-roles.js';
 import type { AuditEntry } from '../services/audit.service.js';
-import type { PortalMember } from '../store/repositories/portal-users.repo.js';
 import { fail, printResult } from './output.js';
-import type { PortalPerson } from '../domain/portal-people.js';
+import type { PortalMember, PortalPerson } from '../domain/portal-people.js';
 
 type JsonFlag = { json?: boolean };
 type OrganizationFlag = { organization?: string };
 type WithCore = (work: (core: Core) => Promise<void>) => Promise<void>;
 
-const memberOut = (core: Core, row: PortalMember) => ({
-  email: row.email,
-  role: row.role,
-  organization_token: row.organization_token,
-  two_step: row.totp_enabled === 1,
-  disabled: row.disabled_at !== null,
-  locked: core.portalUsers.lockout.isLocked(row),
-  created_at: row.created_at,
+const memberOut = (core: Core, member: PortalMember) => ({
+  email: member.email,
+  role: member.role,
+  organization_token: member.organizationToken,
+  two_step: member.totpEnabled,
+  disabled: member.disabledAt !== null,
+  locked: core.portalUsers.lockout.isLocked(member),
+  created_at: member.createdAt,
 });
 
 /** The whole of standard input, without its final line break (a password piped in). */
@@ -34,7 +33,7 @@ const OPERATOR = { type: 'operator' as const, id: 'cli', address: null };
 async function membershipsFor(core: Core, person: PortalPerson, organization: string | undefined): Promise<PortalMember[]> {
   const all = await core.portalUsers.membershipsOf(person.token);
   if (organization === undefined) return all;
-  const one = all.filter((member) => member.organization_token === organization);
+  const one = all.filter((member) => member.organizationToken === organization);
   if (one.length === 0) throw new AppError({ key: 'errors.user_not_found', message: 'Unable to find the specified user in that organization.' });
   return one;
 }
@@ -42,7 +41,7 @@ async function membershipsFor(core: Core, person: PortalPerson, organization: st
 /** Records an operator's change to a person in each organization they belong to (the operator sees them all). */
 async function auditPerson(core: Core, person: PortalPerson, entry: Omit<AuditEntry, 'organizationToken' | 'objectType' | 'objectId'>): Promise<void> {
   for (const member of await core.portalUsers.membershipsOf(person.token)) {
-    await core.audit.record(OPERATOR, { organizationToken: member.organization_token, objectType: 'user', objectId: member.token, ...entry });
+    await core.audit.record(OPERATOR, { organizationToken: member.organizationToken, objectType: 'user', objectId: member.token, ...entry });
   }
 }
 
@@ -73,8 +72,8 @@ export function userCommands(cli: Command, withCore: WithCore): void {
   users.command('list').description('members, one line per person and organization').option('--organization <token>').addOption(json()).action((opts: JsonFlag & OrganizationFlag) =>
     withCore(async (core) => {
       const organizations = opts.organization === undefined ? (await core.tenancy.listOrganizations()).map((o) => o.token) : [(await core.tenancy.requireOrganization(opts.organization)).token];
-      const rows = (await Promise.all(organizations.map((token) => core.portalUsers.list(token)))).flat();
-      printResult(rows.map((row) => memberOut(core, row)), opts.json === true);
+      const members = (await Promise.all(organizations.map((token) => core.portalUsers.list(token)))).flat();
+      printResult(members.map((member) => memberOut(core, member)), opts.json === true);
     }));
 
   for (const [verb, disabled] of [['disable', true], ['enable', false]] as const) {
@@ -85,7 +84,7 @@ export function userCommands(cli: Command, withCore: WithCore): void {
           const changed: PortalMember[] = [];
           for (const member of await membershipsFor(core, person, opts.organization)) {
             await core.portalUsers.setDisabled(member.token, disabled);
-            await core.audit.record(OPERATOR, { organizationToken: member.organization_token, action: `user.${verb}`, objectType: 'user', objectId: member.token, details: { email: person.email } });
+            await core.audit.record(OPERATOR, { organizationToken: member.organizationToken, action: `user.${verb}`, objectType: 'user', objectId: member.token, details: { email: person.email } });
             changed.push((await core.portalUsers.find(member.token)) as PortalMember);
           }
           printResult(changed.map((member) => memberOut(core, member)), opts.json === true);
@@ -98,8 +97,8 @@ export function userCommands(cli: Command, withCore: WithCore): void {
         const person = await core.portalUsers.requireByEmail(email);
         const [member] = await membershipsFor(core, person, opts.organization);
         const removed = await core.portalUsers.remove((member as PortalMember).token);
-        await core.audit.record(OPERATOR, { organizationToken: removed.organization_token, action: 'user.remove', objectType: 'user', objectId: removed.token, details: { email: removed.email, role: removed.role } });
-        printResult({ email: removed.email, organization_token: removed.organization_token, removed: true }, opts.json === true);
+        await core.audit.record(OPERATOR, { organizationToken: removed.organizationToken, action: 'user.remove', objectType: 'user', objectId: removed.token, details: { email: removed.email, role: removed.role } });
+        printResult({ email: removed.email, organization_token: removed.organizationToken, removed: true }, opts.json === true);
       }));
 
   users.command('reset-password <email>').description('set a new password (every session of the person ends)').option('--password-stdin', 'read the new password from standard input', false).addOption(json())

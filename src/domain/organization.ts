@@ -1,4 +1,10 @@
-import type { OrganizationRow } from '../store/repositories/organizations.repo.js';
-
-/** TRANSITIONAL: still the stored row; being replaced by a domain type (camelCase, real booleans, parsed JSON). */
-export type Organization = OrganizationRow;
+/** An organization: the tenant that owns environments, access secrets and portal members. */
+export interface Organization {
+  token: string;
+  name: string;
+  /** A deactivated organization may still read, but changes nothing (API.md §2). */
+  active: boolean;
+  /** ISO-8601 UTC, as the wire shows them (they sort as text). */
+  createdAt: string;
+  updatedAt: string;
+}

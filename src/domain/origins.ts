@@ -23,7 +23,7 @@ export function normalizeOrigin(text: string): string | null {
   return url.origin;
 }
 
-/** An environment's list: [] when none is set (every origin may embed the form). */
+/** An environment's stored list (JSON text): [] when none is set (every origin may embed the form). */
 export function parseAllowedOrigins(stored: string | null): string[] {
   if (stored === null || stored === '') return [];
   const parsed: unknown = JSON.parse(stored);

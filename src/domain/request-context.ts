@@ -5,11 +5,6 @@ interface RequestContext {
   requestId: string;
   /** Per store (its WAL syncer), the last commit this request could have seen (group commit, docs/reliability.md). */
   seen?: Map<object, number>;
-  /**
-   * Environments this request read, with its authentication, as having no callback subscription
-   * (docs/caching.md, "Callback subscriptions read with authentication"): their events need no look for one. Forgotten when the request changes the environment.
-   */
-  unsubscribed?: Set<string>;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -42,21 +37,4 @@ export function noteSeenCommit(store: object, sequence: number): void {
 export function seenCommit(store: object): number | null {
   const context = storage.getStore();
   return context === undefined ? null : (context.seen?.get(store) ?? 0);
-}
-
-/**
- * Records what the request's authentication read of an environment's callback subscription. The
- * row comes from the definition cache, valid as of the request's start (docs/caching.md), so an
- * event of this request is queued for the subscriptions that existed when the request began.
- */
-export function noteCallbackSubscription(environmentKey: string, subscribed: boolean): void {
-  const context = storage.getStore();
-  if (context === undefined) return;
-  if (subscribed) context.unsubscribed?.delete(environmentKey);
-  else (context.unsubscribed ??= new Set()).add(environmentKey);
-}
-
-/** True when the request being served knows `environmentKey` has no callback subscription; false when unknown. */
-export function knownUnsubscribed(environmentKey: string): boolean {
-  return storage.getStore()?.unsubscribed?.has(environmentKey) === true;
 }

@@ -33,7 +33,7 @@ declare module 'fastify' {
      * The environment a public tokenization names by its key alone (the card form, the
      * transparent redirect): set before the rate limits run, which count per environment.
      */
-    tokenizingEnvironment: import('../store/repositories/environments.repo.js').EnvironmentRow | null;
+    tokenizingEnvironment: import('../domain/environment.js').Environment | null;
   }
 }
 
@@ -72,7 +72,7 @@ export function authenticateHook(auth: AuthService) {
       request.routeOptions.config.organizationWide === true,
     );
     if (context === null) throw accessDenied();
-    if (context.organization.active !== 1 && !readOnly) {
+    if (!context.organization.active && !readOnly) {
       throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.organizationInactive });
     }
     request.auth = context;

@@ -55,11 +55,11 @@ export function sessionOf(request: FastifyRequest): LiveSession {
 }
 
 export function roleOf(request: FastifyRequest): PortalRole {
-  return sessionOf(request).user.role as PortalRole;
+  return sessionOf(request).user.role;
 }
 
 export function can(request: FastifyRequest, permission: PortalPermission): boolean {
-  return request.portalSession !== null && portalRoleAllows(request.portalSession.user.role as PortalRole, permission);
+  return request.portalSession !== null && portalRoleAllows(request.portalSession.user.role, permission);
 }
 
 /** The submitted form fields (application/x-www-form-urlencoded), as strings. */
@@ -83,7 +83,7 @@ export async function audit(deps: PortalDeps, request: FastifyRequest, entry: Om
   const session = sessionOf(request);
   await deps.audit.record(
     { type: 'user', id: session.user.email, address: request.ip ?? null },
-    { organizationToken: session.user.organization_token, ...entry },
+    { organizationToken: session.user.organizationToken, ...entry },
   );
 }
 
@@ -94,17 +94,17 @@ export async function audit(deps: PortalDeps, request: FastifyRequest, entry: Om
  */
 export async function auditOwnAccount(deps: PortalDeps, request: FastifyRequest, action: string): Promise<void> {
   const session = sessionOf(request);
-  for (const member of await deps.portalUsers.membershipsOf(session.user.person_token)) {
+  for (const member of await deps.portalUsers.membershipsOf(session.user.personToken)) {
     await deps.audit.record(
       { type: 'user', id: session.user.email, address: request.ip ?? null },
-      { organizationToken: member.organization_token, action, objectType: 'user', objectId: member.token },
+      { organizationToken: member.organizationToken, action, objectType: 'user', objectId: member.token },
     );
   }
 }
 
 /** The environment of the URL, when it belongs to the session's organization (404 otherwise). */
 export async function environmentOf(deps: PortalDeps, request: FastifyRequest, key: string): Promise<Environment> {
-  return deps.tenancy.findEnvironment(sessionOf(request).user.organization_token, key);
+  return deps.tenancy.findEnvironment(sessionOf(request).user.organizationToken, key);
 }
 
 /** After a change: back to a page (Post/Redirect/Get), optionally with a notice in the query. */

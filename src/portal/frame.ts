@@ -7,14 +7,14 @@ import type { Environment } from '../domain/environment.js';
 const ALL = { sinceToken: null, order: 'asc', count: 1000 } as const;
 
 export function environmentsOf(deps: PortalDeps, request: FastifyRequest): Promise<Environment[]> {
-  return deps.tenancy.listEnvironments(sessionOf(request).user.organization_token, ALL);
+  return deps.tenancy.listEnvironments(sessionOf(request).user.organizationToken, ALL);
 }
 
 /** The frame of a page: its title, navigation entry, and the environment and organization switchers. */
 export async function frameFor(deps: PortalDeps, request: FastifyRequest, frame: Omit<PageFrame, 'environments' | 'organizations'>): Promise<PageFrame> {
   const [environments, organizations] = await Promise.all([
     environmentsOf(deps, request),
-    deps.portalUsers.activeMembershipsOf(sessionOf(request).user.person_token),
+    deps.portalUsers.activeMembershipsOf(sessionOf(request).user.personToken),
   ]);
   return { ...frame, environments, organizations };
 }

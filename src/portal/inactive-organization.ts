@@ -27,7 +27,7 @@ export function refuseChangesOfInactiveOrganization(deps: PortalDeps) {
     if (request.method === 'GET' || request.method === 'HEAD') return;
     const config = request.routeOptions.config;
     if (config.whileInactive === 'allowed' || (config.portal !== undefined && ALLOWED_WHILE_INACTIVE.has(config.portal))) return;
-    const organization = await deps.tenancy.requireOrganization(sessionOf(request).user.organization_token);
-    if (organization.active !== 1) throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.organizationInactive });
+    const organization = await deps.tenancy.requireOrganization(sessionOf(request).user.organizationToken);
+    if (!organization.active) throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.organizationInactive });
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { portalRoleAllows, type PortalPermission, type PortalRole } from '../domain/portal-roles.js';
-import type { PortalMemberOrganization } from '../store/repositories/portal-users.repo.js';
+import type { PortalMemberOrganization } from '../domain/portal-people.js';
 import { CSS_PATH, JS_PATH } from './assets.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 import type { Environment } from '../domain/environment.js';
@@ -64,8 +64,8 @@ function noticeOf(frame: PageFrame): SafeHtml | null {
 /** A signed-in page: header with the environment switcher, side navigation, content. */
 export function page(request: FastifyRequest, frame: PageFrame, content: HtmlValue): SafeHtml {
   const session = request.portalSession;
-  const role = (session?.user.role ?? 'viewer') as PortalRole;
-  const envKey = frame.environment?.key ?? session?.row.environment_key ?? frame.environments?.[0]?.key ?? '';
+  const role: PortalRole = session?.user.role ?? 'viewer';
+  const envKey = frame.environment?.key ?? session?.row.environmentKey ?? frame.environments?.[0]?.key ?? '';
   const items = NAV.filter((entry) => portalRoleAllows(role, entry.needs) && (!entry.scoped || envKey !== '')).map(
     (entry) => html`<li><a href="${entry.path(envKey)}"${entry.id === frame.current ? html` aria-current="page"` : ''}>${entry.label}</a></li>`,
   );
@@ -74,7 +74,7 @@ export function page(request: FastifyRequest, frame: PageFrame, content: HtmlVal
       ? html`<form method="get" action="/portal/switch">
   <label for="environment-switch">Environment</label>
   <select id="environment-switch" name="environment" data-autosubmit>
-    ${frame.environments.map((env) => html`<option value="${env.key}"${env.key === envKey ? html` selected` : ''}>${env.name}${env.production === 1 ? ' (production)' : ' (test)'}</option>`)}
+    ${frame.environments.map((env) => html`<option value="${env.key}"${env.key === envKey ? html` selected` : ''}>${env.name}${env.production ? ' (production)' : ' (test)'}</option>`)}
   </select>
   <button type="submit">Switch</button>
 </form>`
@@ -107,11 +107,11 @@ export function page(request: FastifyRequest, frame: PageFrame, content: HtmlVal
 function organizationSwitcher(request: FastifyRequest, frame: PageFrame): SafeHtml | null {
   const organizations = frame.organizations ?? [];
   if (organizations.length < 2) return null;
-  const current = request.portalSession?.user.organization_token;
+  const current = request.portalSession?.user.organizationToken;
   return html`<form method="post" action="/portal/organizations/switch">${csrfField(request)}
   <label for="organization-switch">Organization</label>
   <select id="organization-switch" name="organization" data-autosubmit>
-    ${organizations.map((o) => html`<option value="${o.organization_token}"${o.organization_token === current ? html` selected` : ''}>${o.organization_name}</option>`)}
+    ${organizations.map((o) => html`<option value="${o.organizationToken}"${o.organizationToken === current ? html` selected` : ''}>${o.organizationName}</option>`)}
   </select>
   <button type="submit">Switch<span class="visually-hidden"> organization</span></button>
 </form>`;
@@ -124,7 +124,7 @@ export function barePage(title: string, content: HtmlValue, notice: PageFrame['n
 
 /** The hidden CSRF field every form of a signed-in page carries. */
 export function csrfField(request: FastifyRequest): SafeHtml {
-  return html`<input type="hidden" name="_csrf" value="${request.portalSession?.row.csrf_token ?? ''}">`;
+  return html`<input type="hidden" name="_csrf" value="${request.portalSession?.row.csrfToken ?? ''}">`;
 }
 
 export function sendPage(reply: FastifyReply, markup: SafeHtml, status = 200): FastifyReply {

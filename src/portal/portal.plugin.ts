@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { portalRoleAllows, type PortalRole } from '../domain/portal-roles.js';
+import { portalRoleAllows } from '../domain/portal-roles.js';
 import { csrfMatches } from '../services/portal-sessions.service.js';
 import { CSS_PATH, JS_PATH, PORTAL_CSS, PORTAL_JS } from './assets.js';
 import type { PortalDeps } from './context.js';
@@ -120,7 +120,7 @@ async function guard(request: FastifyRequest, reply: FastifyReply): Promise<Fast
     return reply.code(303).header('Location', '/portal/sign-in/code').send();
   } else {
     const permission = needs ?? (isPost ? null : 'read');
-    if (permission === null || !portalRoleAllows(session.user.role as PortalRole, permission)) {
+    if (permission === null || !portalRoleAllows(session.user.role, permission)) {
       throw new AppError({ key: 'errors.forbidden', message: `Your role (${session.user.role}) does not allow this.` });
     }
   }

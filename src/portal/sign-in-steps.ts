@@ -4,7 +4,7 @@ import { AppError } from '../domain/errors.js';
 import { clientKey } from '../http/rate-limit.js';
 import type { RateLimitCheck } from '../limits/rate-limiter.js';
 import { LOCKOUT } from '../services/portal-lockout.js';
-import type { PortalMember } from '../store/repositories/portal-users.repo.js';
+import type { PortalMember } from '../domain/portal-people.js';
 import type { PortalDeps } from './context.js';
 import { cookieOf, SESSION_COOKIE, SIGN_IN_COOKIE, setCookie } from './cookies.js';
 import { html } from './html.js';
@@ -86,7 +86,7 @@ export function homeFor(members: readonly PortalMember[]): string {
 
 /** Records a sign-in into the member's organization (only that one: the others learn nothing). */
 export async function auditSignIn(deps: PortalDeps, request: FastifyRequest, member: PortalMember): Promise<void> {
-  await deps.audit.record({ type: 'user', id: member.email, address: request.ip ?? null }, { organizationToken: member.organization_token, action: 'user.sign_in', objectType: 'user', objectId: member.token });
+  await deps.audit.record({ type: 'user', id: member.email, address: request.ip ?? null }, { organizationToken: member.organizationToken, action: 'user.sign_in', objectType: 'user', objectId: member.token });
 }
 
 /**
@@ -94,7 +94,7 @@ export async function auditSignIn(deps: PortalDeps, request: FastifyRequest, mem
  * organization, at its first environment, and sets the cookie.
  */
 export async function startSession(deps: PortalDeps, request: FastifyRequest, reply: FastifyReply, member: PortalMember, stage: 'password' | 'active'): Promise<void> {
-  const environments = await deps.tenancy.listEnvironments(member.organization_token, { sinceToken: null, order: 'asc', count: 1 });
+  const environments = await deps.tenancy.listEnvironments(member.organizationToken, { sinceToken: null, order: 'asc', count: 1 });
   // Sessions abandoned without signing out are removed here, past their absolute expiry.
   await deps.portalSessions.sweepExpired();
   const created = await deps.portalSessions.start(member, stage, request.ip ?? 'unknown', environments[0]?.key ?? null);

@@ -1,5 +1,5 @@
 import { AppError, fieldError } from '../domain/errors.js';
-import type { AuditFilter } from '../store/repositories/audit-events.repo.js';
+import type { AuditFilter } from '../domain/audit-event.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -16,7 +16,7 @@ export function auditFilterOf(query: Record<string, string>, count: number): Aud
   if (query.to !== undefined && query.to !== '') filter.to = new Date(Date.parse(dayStart(query.to, 'to')) + 86_400_000).toISOString();
   if (query.before !== undefined && query.before !== '') {
     if (!/^\d{1,15}$/.test(query.before)) throw new AppError(fieldError.invalid('before'));
-    filter.beforeSeq = Number(query.before);
+    filter.before = Number(query.before);
   }
   return filter;
 }

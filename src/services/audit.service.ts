@@ -2,12 +2,11 @@ import type { Clock } from '../domain/clock.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
-import type { AuditFilter } from '../store/repositories/audit-events.repo.js';
-import type { AuditEvent } from '../domain/audit-event.js';
+import type { AuditActorType, AuditDetails, AuditEvent, AuditFilter } from '../domain/audit-event.js';
 
-/** Who did something: a portal user, an API access secret or the operator's CLI. */
+/** Who did something, and from where. */
 export interface AuditActor {
-  type: 'user' | 'access_secret' | 'operator';
+  type: AuditActorType;
   /** The user's email, the access secret's key, or 'cli'. */
   id: string;
   /** The client address, when there was one. */
@@ -21,7 +20,7 @@ export interface AuditEntry {
   objectType: string;
   objectId: string | null;
   environmentKey?: string | null;
-  details?: Record<string, string | number | boolean | null>;
+  details?: AuditDetails;
 }
 
 /** Append-only record of changes, read newest first. */
@@ -38,16 +37,16 @@ export class AuditService {
   async record(actor: AuditActor, entry: AuditEntry): Promise<void> {
     await this.repos.auditEvents.insert({
       token: randomToken(TOKEN_LENGTH.item),
-      organization_token: entry.organizationToken,
-      actor_type: actor.type,
+      organizationToken: entry.organizationToken,
+      actorType: actor.type,
       actor: actor.id,
       action: entry.action,
-      object_type: entry.objectType,
-      object_id: entry.objectId,
-      environment_key: entry.environmentKey ?? null,
+      objectType: entry.objectType,
+      objectId: entry.objectId,
+      environmentKey: entry.environmentKey ?? null,
       address: actor.address,
-      details: entry.details === undefined ? null : JSON.stringify(entry.details),
-      created_at: this.clock.now().toISOString(),
+      details: entry.details ?? null,
+      createdAt: this.clock.now().toISOString(),
     });
   }
 

@@ -5,15 +5,14 @@ import { repositories, type Repositories } from '../store/repositories.js';
 import type { Clock } from '../domain/clock.js';
 import { Keyring } from '../vault/keyring.js';
 import { secretCoversEnvironment } from './tenancy.service.js';
-import { noteCallbackSubscription } from '../domain/request-context.js';
-import { authKey, type AuthRows, type DefinitionCache } from '../cache/definition-cache.js';
+import { authKey, type AuthRecords, type DefinitionCache } from '../cache/definition-cache.js';
 import type { AccessSecret } from '../domain/access-secret.js';
 import type { Environment } from '../domain/environment.js';
 import type { Organization } from '../domain/organization.js';
 
 /**
- * Who is calling: resolved from HTTP Basic credentials on every authenticated request. The rows
- * may come from the node's cache: frozen, shared, and `secret.last_used_at` may lag.
+ * Who is calling: resolved from HTTP Basic credentials on every authenticated request. They
+ * may come from the node's cache: frozen, shared, and `secret.lastUsedAt` may lag.
  */
 export interface AuthContext {
   environment: Environment;
@@ -44,42 +43,41 @@ export class AuthService {
   /**
    * The caller's context, or null for any failure (the caller answers 401 without saying which).
    * One query (the cache generation) when this node has seen the pair since the last change of a
-   * secret, environment, organization or key anywhere (docs/caching.md); the rows otherwise.
+   * secret, environment, organization or key anywhere (docs/caching.md); the records otherwise.
    */
   async authenticate(environmentKey: string, secret: string, access: Access, organizationWide: boolean): Promise<AuthContext | null> {
     // Hash first, whatever the environment key, so a bad key and a bad secret cost the same.
     const [hash, generation] = await Promise.all([this.keyring.hashSecret(secret), this.cache.generations.begin()]);
-    const rows = await this.cache.auth.read(generation, authKey(environmentKey, hash), () => this.load(environmentKey, hash));
-    if (rows === undefined) return null;
-    const { environment, organization, secret: row } = rows;
-    if (!Keyring.sameHash(row.secret_hash, hash)) return null;
-    if (!secretCoversEnvironment(row, environment.key)) return null;
-    if (organizationWide && row.environment_keys !== null) return null;
-    if (!isRole(row.role) || !roleAllows(row.role, access)) return null;
-    this.noteUse(row);
-    noteCallbackSubscription(environment.key, environment.callback_url !== null);
-    return { environment, organization, secret: row };
+    const records = await this.cache.auth.read(generation, authKey(environmentKey, hash), () => this.load(environmentKey, hash));
+    if (records === undefined) return null;
+    const { environment, organization, secret: accessSecret } = records;
+    if (!Keyring.sameHash(accessSecret.secretHash, hash)) return null;
+    if (!secretCoversEnvironment(accessSecret, environment.key)) return null;
+    if (organizationWide && accessSecret.environmentKeys !== null) return null;
+    if (!isRole(accessSecret.role) || !roleAllows(accessSecret.role, access)) return null;
+    this.noteUse(accessSecret);
+    return { environment, organization, secret: accessSecret };
   }
 
-  /** The rows of a live secret and the environment it names, when they belong together. */
-  private async load(environmentKey: string, hash: string): Promise<AuthRows | undefined> {
-    const [environment, row] = await Promise.all([this.repos.environments.find(environmentKey), this.repos.accessSecrets.findLiveByHash(hash)]);
-    if (environment === undefined || row === undefined) return undefined;
-    if (row.organization_token !== environment.organization_token) return undefined;
-    const organization = await this.repos.organizations.find(environment.organization_token);
-    return organization === undefined ? undefined : { environment, organization, secret: row };
+  /** A live secret and the environment it names, when they belong together. */
+  private async load(environmentKey: string, hash: string): Promise<AuthRecords | undefined> {
+    const [environment, secret] = await Promise.all([this.repos.environments.find(environmentKey), this.repos.accessSecrets.findLiveByHash(hash)]);
+    if (environment === undefined || secret === undefined) return undefined;
+    if (secret.organizationToken !== environment.organizationToken) return undefined;
+    const organization = await this.repos.organizations.find(environment.organizationToken);
+    return organization === undefined ? undefined : { environment, organization, secret };
   }
 
   /**
    * Records that a secret was used, for the portal's "last used" column: one write a minute per
    * secret and node, off the request's path (a failed write only leaves the column older).
    */
-  private noteUse(row: AccessSecret): void {
+  private noteUse(secret: AccessSecret): void {
     const now = this.clock.now().getTime();
-    if (now - (this.lastTouched.get(row.key) ?? 0) < TOUCH_EVERY_MS) return;
+    if (now - (this.lastTouched.get(secret.key) ?? 0) < TOUCH_EVERY_MS) return;
     if (this.lastTouched.size >= MAX_TRACKED) this.lastTouched.clear();
-    this.lastTouched.set(row.key, now);
-    void this.repos.accessSecrets.touch(row.key, new Date(now).toISOString()).catch(() => undefined);
+    this.lastTouched.set(secret.key, now);
+    void this.repos.accessSecrets.touch(secret.key, new Date(now).toISOString()).catch(() => undefined);
   }
 }
 

@@ -63,7 +63,7 @@ export class GatewayService {
 
   async create(environment: Environment, gatewayType: string | undefined, input: GatewayInput): Promise<GatewayRecord> {
     const definition = this.definitionOf(gatewayType);
-    if (!definition.test && environment.production !== 1) {
+    if (!definition.test && !environment.production) {
       throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.notActivated(environment.key) });
     }
     const missing = [...unknownCredentials(definition, input.credentials), ...missingCredentials(definition, input.credentials, input.sandbox === true)];

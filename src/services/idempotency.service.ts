@@ -2,12 +2,10 @@ import { AppError } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
+import type { IdempotencyRecord, StoredResponse } from '../domain/idempotency.js';
 
 /** Keyed hash of an Idempotency-Key within its environment (the keyring's HMAC): what is stored. */
 export type IdempotencyKeyHasher = (environmentKey: string, key: string) => Promise<string>;
-
-/** A completed request whose response carried a secret: remembered, never replayed. */
-const NOT_REPLAYABLE = 'not_replayable';
 
 /** What to do with a request that carries an Idempotency-Key. */
 export type Claim = { kind: 'proceed' } | { kind: 'replay'; status: number; contentType: string; body: string };
@@ -49,36 +47,37 @@ export class IdempotencyService {
 
   private async claimHashed(environmentKey: string, key: string, requestHash: string): Promise<Claim> {
     const now = this.clock.now();
-    const row = {
-      environment_key: environmentKey,
-      idempotency_key: key,
-      request_hash: requestHash,
+    const claim: IdempotencyRecord = {
+      environmentKey,
+      key,
+      requestHash,
       state: 'running',
-      response_status: null,
-      response_content_type: null,
-      response_body: null,
-      created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + RETENTION_MS).toISOString(),
+      responseStatus: null,
+      responseContentType: null,
+      responseBody: null,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + RETENTION_MS).toISOString(),
     };
-    if (await this.repos.idempotency.insertRunning(row)) return { kind: 'proceed' };
+    if (await this.repos.idempotency.insertRunning(claim)) return { kind: 'proceed' };
     const existing = await this.repos.idempotency.find(environmentKey, key);
     if (existing === undefined) return this.claimHashed(environmentKey, key, requestHash);
-    const expired = existing.expires_at <= row.created_at;
-    const abandoned = existing.state === 'running' && now.getTime() - Date.parse(existing.created_at) > ABANDONED_MS;
+    const expired = existing.expiresAt <= claim.createdAt;
+    const abandoned = existing.state === 'running' && now.getTime() - Date.parse(existing.createdAt) > ABANDONED_MS;
     if (expired || abandoned) {
-      if (await this.repos.idempotency.takeOver(existing, row)) return { kind: 'proceed' };
+      if (await this.repos.idempotency.takeOver(existing, claim)) return { kind: 'proceed' };
       return this.claimHashed(environmentKey, key, requestHash);
     }
-    if (existing.request_hash !== requestHash) {
+    if (existing.requestHash !== requestHash) {
       throw new AppError({ key: 'errors.idempotency_key_reused', message: 'This Idempotency-Key was used with a different request.' });
     }
     if (existing.state === 'running') {
       throw new AppError({ key: 'errors.idempotency_key_in_use', message: 'A request with this Idempotency-Key is still being processed.' });
     }
-    if (existing.state === NOT_REPLAYABLE) {
+    // A completed request whose response carried a secret: remembered, never replayed.
+    if (existing.state === 'not_replayable') {
       throw new AppError({ key: 'errors.idempotency_key_not_replayable', message: 'The response to this Idempotency-Key carried a secret and is not kept; it cannot be replayed.' });
     }
-    return { kind: 'replay', status: existing.response_status ?? 200, contentType: existing.response_content_type ?? 'application/json', body: existing.response_body ?? '' };
+    return { kind: 'replay', status: existing.responseStatus ?? 200, contentType: existing.responseContentType ?? 'application/json', body: existing.responseBody ?? '' };
   }
 
   /**
@@ -86,7 +85,7 @@ export class IdempotencyService {
    * A successful response that carries a secret (`carriesSecret`) is not kept: the key is only
    * marked as used.
    */
-  async settle(environmentKey: string, key: string, response: { status: number; contentType: string; body: string }, carriesSecret = false): Promise<void> {
+  async settle(environmentKey: string, key: string, response: StoredResponse, carriesSecret = false): Promise<void> {
     const hashed = await this.hashKey(environmentKey, key);
     if (response.status >= 500 || response.status === 429 || response.status === 409) {
       await this.repos.idempotency.remove(environmentKey, hashed);

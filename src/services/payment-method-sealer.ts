@@ -49,7 +49,7 @@ export class PaymentMethodSealer {
     input: PaymentMethodCreateInput,
     now: Date,
   ): Promise<{ errors: ErrorEntry[]; sealed: SealedFields | null }> {
-    const production = environment.production === 1;
+    const production = environment.production;
     const notActivated = () => new AppError({ key: 'errors.account_inactive', message: MESSAGES.notActivated(environment.key) });
     if (input.type === 'credit_card') {
       const card = input.card ?? {};

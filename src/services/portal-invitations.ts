@@ -54,19 +54,19 @@ export class PortalInvitations {
     }
     const secret = randomBytes(32).toString('base64url');
     const now = this.clock.now();
-    const row = {
+    const invitation: PortalInvitation = {
       token: randomToken(TOKEN_LENGTH.item),
-      organization_token: organizationToken,
+      organizationToken,
       email,
       role: input.role,
-      secret_hash: invitationSecretHash(secret),
-      invited_by: input.invitedBy,
-      created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
+      secretHash: invitationSecretHash(secret),
+      invitedBy: input.invitedBy,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
     };
     await this.repos.portalInvitations.deleteFor(organizationToken, email);
-    await this.repos.portalInvitations.insert(row);
-    return { invitation: (await this.repos.portalInvitations.find(row.token)) as PortalInvitation, secret };
+    await this.repos.portalInvitations.insert(invitation);
+    return { invitation: (await this.repos.portalInvitations.find(invitation.token)) as PortalInvitation, secret };
   }
 
   list(organizationToken: string): Promise<PortalInvitation[]> {
@@ -76,7 +76,7 @@ export class PortalInvitations {
   /** Cancels an open invitation of this organization; the invitation, or a 404. */
   async cancel(organizationToken: string, token: string): Promise<PortalInvitation> {
     const invitation = await this.repos.portalInvitations.find(token);
-    if (invitation === undefined || invitation.organization_token !== organizationToken || !(await this.repos.portalInvitations.delete(token))) throw invitationGone();
+    if (invitation === undefined || invitation.organizationToken !== organizationToken || !(await this.repos.portalInvitations.delete(token))) throw invitationGone();
     return invitation;
   }
 
@@ -86,9 +86,9 @@ export class PortalInvitations {
    */
   async open(secret: string): Promise<OpenInvitation> {
     const invitation = secret.length > 100 ? undefined : await this.repos.portalInvitations.findLive(invitationSecretHash(secret), this.clock.now().toISOString());
-    const organization = invitation === undefined ? undefined : await this.repos.organizations.find(invitation.organization_token);
+    const organization = invitation === undefined ? undefined : await this.repos.organizations.find(invitation.organizationToken);
     if (invitation === undefined || organization === undefined) throw invitationGone();
-    if (organization.active !== 1) throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.organizationInactive });
+    if (!organization.active) throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.organizationInactive });
     return { invitation, organizationName: organization.name };
   }
 }

@@ -19,8 +19,8 @@ export class PortalLockout {
   ) {}
 
   /** True while the lock of a person (or of a member's person) lasts. */
-  isLocked(person: { locked_until: string | null }): boolean {
-    return person.locked_until !== null && Date.parse(person.locked_until) > this.clock.now().getTime();
+  isLocked(person: { lockedUntil: string | null }): boolean {
+    return person.lockedUntil !== null && Date.parse(person.lockedUntil) > this.clock.now().getTime();
   }
 
   /**
@@ -35,7 +35,7 @@ export class PortalLockout {
     for (const member of await this.repos.portalMemberships.listByPerson(person.token)) {
       await this.audit.record(
         { type: 'user', id: person.email, address },
-        { organizationToken: member.organization_token, action: 'user.lock', objectType: 'user', objectId: member.token, details: { email: person.email, failures: LOCKOUT.failures, until } },
+        { organizationToken: member.organizationToken, action: 'user.lock', objectType: 'user', objectId: member.token, details: { email: person.email, failures: LOCKOUT.failures, until } },
       );
     }
   }
@@ -52,6 +52,6 @@ export class PortalLockout {
 
   /** Lifts a lock and forgets the failures (an owner, an admin or the operator decided). */
   async unlock(personToken: string): Promise<void> {
-    await this.repos.portalPeople.update(personToken, { locked_until: null, failed_sign_ins: 0, updated_at: this.clock.now().toISOString() });
+    await this.repos.portalPeople.update(personToken, { lockedUntil: null, failedSignIns: 0, updatedAt: this.clock.now().toISOString() });
   }
 }

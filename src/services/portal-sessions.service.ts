@@ -2,8 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
-import type { PortalMember } from '../store/repositories/portal-users.repo.js';
-import type { PortalSession } from '../domain/portal-people.js';
+import type { PortalMember, PortalSession, PortalSessionStage } from '../domain/portal-people.js';
 
 /** How long sessions live. */
 export interface SessionPolicy {
@@ -15,7 +14,7 @@ export interface SessionPolicy {
 
 export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000 };
 
-/** `last_seen_at` is written at most this often: not one write per page view. */
+/** `lastSeenAt` is written at most this often: not one write per page view. */
 const TOUCH_EVERY_MS = 60_000;
 
 /**
@@ -54,21 +53,21 @@ export class PortalSessionService {
     this.repos = repositories(store.db, store.dialect);
   }
 
-  async start(user: PortalMember, stage: 'password' | 'active', address: string, environmentKey: string | null): Promise<NewSession> {
+  async start(user: PortalMember, stage: PortalSessionStage, address: string, environmentKey: string | null): Promise<NewSession> {
     const cookie = randomBytes(32).toString('base64url');
     const now = this.clock.now();
     const row: PortalSession = {
-      id_hash: hashId(cookie),
-      person_token: user.person_token,
-      organization_token: user.organization_token,
-      csrf_token: randomBytes(32).toString('base64url'),
+      idHash: hashId(cookie),
+      personToken: user.personToken,
+      organizationToken: user.organizationToken,
+      csrfToken: randomBytes(32).toString('base64url'),
       stage,
-      environment_key: environmentKey,
+      environmentKey,
       address,
-      consumed_nonce: null,
-      created_at: now.toISOString(),
-      last_seen_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + this.policy.absoluteMs).toISOString(),
+      consumedNonce: null,
+      createdAt: now.toISOString(),
+      lastSeenAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + this.policy.absoluteMs).toISOString(),
     };
     await this.repos.portalSessions.insert(row);
     return { cookie, row };
@@ -81,25 +80,25 @@ export class PortalSessionService {
     const row = await this.repos.portalSessions.find(idHash);
     if (row === undefined) return null;
     const now = this.clock.now().getTime();
-    const idleSince = Date.parse(row.last_seen_at);
-    if (now >= Date.parse(row.expires_at) || now - idleSince >= this.policy.idleMs) {
+    const idleSince = Date.parse(row.lastSeenAt);
+    if (now >= Date.parse(row.expiresAt) || now - idleSince >= this.policy.idleMs) {
       await this.repos.portalSessions.delete(idHash);
       return null;
     }
-    const user = await this.repos.portalMemberships.of(row.person_token, row.organization_token);
-    if (user === undefined || user.disabled_at !== null) return null;
+    const user = await this.repos.portalMemberships.of(row.personToken, row.organizationToken);
+    if (user === undefined || user.disabledAt !== null) return null;
     if (now - idleSince >= TOUCH_EVERY_MS) {
       const seen = new Date(now).toISOString();
-      await this.repos.portalSessions.update(idHash, { last_seen_at: seen });
-      row.last_seen_at = seen;
+      await this.repos.portalSessions.update(idHash, { lastSeenAt: seen });
+      row.lastSeenAt = seen;
     }
     return { row, user };
   }
 
   /** The second factor was given: the pending session is replaced by an active one. */
   async promote(session: LiveSession): Promise<NewSession> {
-    await this.repos.portalSessions.delete(session.row.id_hash);
-    return this.start(session.user, 'active', session.row.address, session.row.environment_key);
+    await this.repos.portalSessions.delete(session.row.idHash);
+    return this.start(session.user, 'active', session.row.address, session.row.environmentKey);
   }
 
   /**
@@ -108,14 +107,14 @@ export class PortalSessionService {
    * pages (another tab) cannot act in this one.
    */
   async switchOrganization(session: LiveSession, member: PortalMember, environmentKey: string | null): Promise<void> {
-    const changes = { organization_token: member.organization_token, environment_key: environmentKey, csrf_token: randomBytes(32).toString('base64url'), consumed_nonce: null };
-    await this.repos.portalSessions.update(session.row.id_hash, changes);
+    const changes = { organizationToken: member.organizationToken, environmentKey, csrfToken: randomBytes(32).toString('base64url'), consumedNonce: null };
+    await this.repos.portalSessions.update(session.row.idHash, changes);
     Object.assign(session.row, changes);
     session.user = member;
   }
 
   async selectEnvironment(session: LiveSession, environmentKey: string): Promise<void> {
-    await this.repos.portalSessions.update(session.row.id_hash, { environment_key: environmentKey });
+    await this.repos.portalSessions.update(session.row.idHash, { environmentKey });
   }
 
   /**
@@ -123,19 +122,19 @@ export class PortalSessionService {
    * re-POSTs the form), so a secret is created, and shown, once per form.
    */
   async claimNonce(session: LiveSession, nonce: string | undefined): Promise<boolean> {
-    if (nonce === undefined || nonce.length < 16 || nonce === session.row.consumed_nonce) return false;
-    await this.repos.portalSessions.update(session.row.id_hash, { consumed_nonce: nonce });
-    session.row.consumed_nonce = nonce;
+    if (nonce === undefined || nonce.length < 16 || nonce === session.row.consumedNonce) return false;
+    await this.repos.portalSessions.update(session.row.idHash, { consumedNonce: nonce });
+    session.row.consumedNonce = nonce;
     return true;
   }
 
   async end(session: LiveSession): Promise<void> {
-    await this.repos.portalSessions.delete(session.row.id_hash);
+    await this.repos.portalSessions.delete(session.row.idHash);
   }
 
   /** Ends every session of the person but this one (after a password change). */
   async endOthers(session: LiveSession): Promise<void> {
-    await this.repos.portalSessions.deleteForPerson(session.user.person_token);
+    await this.repos.portalSessions.deleteForPerson(session.user.personToken);
     await this.repos.portalSessions.insert(session.row);
   }
 
@@ -147,7 +146,7 @@ export class PortalSessionService {
 /** Constant-time comparison of a submitted CSRF token with the session's. */
 export function csrfMatches(session: PortalSession, submitted: unknown): boolean {
   if (typeof submitted !== 'string') return false;
-  const a = Buffer.from(session.csrf_token, 'utf8');
+  const a = Buffer.from(session.csrfToken, 'utf8');
   const b = Buffer.from(submitted, 'utf8');
   return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -34,32 +34,32 @@ export class PortalTotp {
 
   /** True once: when `code` is a current code of the person's secret, for a step newer than the last accepted. */
   async accept(person: PortalPerson, code: string): Promise<boolean> {
-    if (person.totp_enabled !== 1 || person.totp_secret === null) return false;
-    const step = await this.stepOf(person, person.totp_secret, code);
-    return step !== null && this.repos.portalPeople.advanceTotpStep(person.token, person.totp_secret, step);
+    if (!person.totpEnabled || person.totpSecret === null) return false;
+    const step = await this.stepOf(person, person.totpSecret, code);
+    return step !== null && this.repos.portalPeople.advanceTotpStep(person.token, person.totpSecret, step);
   }
 
   /** Starts setting up a new secret, kept pending: the one in use (if any) stays in force. */
   async begin(person: PortalPerson): Promise<TotpEnrolment> {
     const secret = new OTPAuth.Secret({ size: 20 });
     const sealed = await this.box.seal(secret.base32, `totp:${person.token}`);
-    await this.repos.portalPeople.update(person.token, { totp_pending_secret: sealed, updated_at: this.now() });
+    await this.repos.portalPeople.update(person.token, { totpPendingSecret: sealed, updatedAt: this.now() });
     return { secret: secret.base32, uri: totpFor(person.email, secret.base32).toString() };
   }
 
   /** Puts the pending secret in force when `code` is one of its current codes. */
   async confirm(person: PortalPerson, code: string): Promise<boolean> {
-    const pending = person.totp_pending_secret;
+    const pending = person.totpPendingSecret;
     if (pending === null) return false;
     const step = await this.stepOf(person, pending, code);
     if (step === null) return false;
     // A code of the old secret for a later step than this one stays refused as well.
-    return this.repos.portalPeople.promotePendingTotp(person.token, pending, Math.max(step, person.totp_last_step ?? step), this.now());
+    return this.repos.portalPeople.promotePendingTotp(person.token, pending, Math.max(step, person.totpLastStep ?? step), this.now());
   }
 
   /** Turns the second factor off (the caller checked a current code, or is the operator). */
   async remove(personToken: string): Promise<void> {
-    await this.repos.portalPeople.update(personToken, { totp_secret: null, totp_pending_secret: null, totp_enabled: 0, updated_at: this.now() });
+    await this.repos.portalPeople.update(personToken, { totpSecret: null, totpPendingSecret: null, totpEnabled: false, updatedAt: this.now() });
   }
 
   /** The time step `code` belongs to under the sealed secret, or null when it is no current code. */

@@ -1,17 +1,16 @@
 import { AppError, fieldError } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
-import { isPortalRole } from '../domain/portal-roles.js';
+import { isPortalRole, type PortalRole } from '../domain/portal-roles.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
-import type { PortalMember, PortalMemberOrganization } from '../store/repositories/portal-users.repo.js';
 import type { PortalSecretBox } from '../vault/portal-secret-box.js';
 import { AuditService } from './audit.service.js';
 import { checkNewPassword, generatePassword, hashPassword, normalizeEmail, PasswordVerifier } from './portal-credentials.js';
 import { invitationGone, PortalInvitations } from './portal-invitations.js';
 import { PortalLockout } from './portal-lockout.js';
 import { PortalTotp } from './portal-totp.js';
-import type { PortalPerson } from '../domain/portal-people.js';
+import type { PortalMember, PortalMemberOrganization, PortalPerson } from '../domain/portal-people.js';
 
 export { generatePassword, MIN_PASSWORD_LENGTH } from './portal-credentials.js';
 
@@ -60,7 +59,8 @@ export class PortalUserService {
    */
   async create(organizationToken: string, input: { email: string; role: string; password: string | null }): Promise<CreatedUser> {
     const email = normalizeEmail(input.email);
-    if (!isPortalRole(input.role)) throw new AppError(fieldError.inclusion('role'));
+    const role = input.role;
+    if (!isPortalRole(role)) throw new AppError(fieldError.inclusion('role'));
     const existing = await this.repos.portalPeople.findByEmail(email);
     const password = existing === undefined ? (input.password ?? generatePassword()) : null;
     if (existing !== undefined && input.password !== null) {
@@ -75,7 +75,7 @@ export class PortalUserService {
       if ((await repos.portalMemberships.of(personToken, organizationToken)) !== undefined) {
         throw new AppError({ key: 'errors.invalid', attribute: 'email', message: 'Email is already a member of this organization' });
       }
-      return this.insertMembership(repos, personToken, organizationToken, input.role);
+      return this.insertMembership(repos, personToken, organizationToken, role);
     });
     return { user: (await this.repos.portalMemberships.find(token)) as PortalMember, password: input.password === null ? password : null, existing: existing !== undefined };
   }
@@ -114,7 +114,7 @@ export class PortalUserService {
 
   /** The memberships a person may act through now (not disabled). */
   async activeMembershipsOf(personToken: string): Promise<PortalMemberOrganization[]> {
-    return (await this.membershipsOf(personToken)).filter((member) => member.disabled_at === null);
+    return (await this.membershipsOf(personToken)).filter((member) => member.disabledAt === null);
   }
 
   /**
@@ -133,7 +133,7 @@ export class PortalUserService {
   /** True when `password` is the person's and they are not locked; a wrong one counts as a failure. */
   async checkPassword(person: PortalPerson, password: string, address: string | null): Promise<PortalPerson | null> {
     const locked = this.lockout.isLocked(person);
-    const matches = await this.passwords.matches(locked ? null : person.password_hash, password);
+    const matches = await this.passwords.matches(locked ? null : person.passwordHash, password);
     if (locked) {
       await this.lockout.failWithoutCount();
       return null;
@@ -165,7 +165,7 @@ export class PortalUserService {
     let passwordHash: string | null = null;
     if (existing !== undefined) {
       if ((await this.checkPassword(existing, answer.password, address)) === null) return null;
-      if (existing.totp_enabled === 1 && !(await this.checkCode(existing, answer.code, address))) return null;
+      if (existing.totpEnabled && !(await this.checkCode(existing, answer.code, address))) return null;
       await this.lockout.succeed(existing);
     } else {
       checkNewPassword(answer.password);
@@ -176,8 +176,8 @@ export class PortalUserService {
       if (!(await repos.portalInvitations.delete(invitation.token))) throw invitationGone();
       // The person checked above, or a new one (a person created meanwhile fails on the unique email).
       const person = existing?.token ?? (await this.insertPerson(repos, invitation.email, passwordHash as string));
-      const member = await repos.portalMemberships.of(person, invitation.organization_token);
-      return member?.token ?? (await this.insertMembership(repos, person, invitation.organization_token, invitation.role));
+      const member = await repos.portalMemberships.of(person, invitation.organizationToken);
+      return member?.token ?? (await this.insertMembership(repos, person, invitation.organizationToken, invitation.role));
     });
     return (await this.repos.portalMemberships.find(token)) as PortalMember;
   }
@@ -188,7 +188,7 @@ export class PortalUserService {
     checkNewPassword(next);
     const passwordHash = await hashPassword(next);
     await inTransaction(this.store, async (repos) => {
-      if (!(await repos.portalPeople.update(personToken, { password_hash: passwordHash, updated_at: this.now() }))) throw userNotFound();
+      if (!(await repos.portalPeople.update(personToken, { passwordHash, updatedAt: this.now() }))) throw userNotFound();
       await repos.portalSessions.deleteForPerson(personToken);
     });
     return password === null ? next : null;
@@ -205,8 +205,8 @@ export class PortalUserService {
     await inTransaction(this.store, async (repos) => {
       const member = await requireMember(repos, token);
       if (member.role === 'owner' && role !== 'owner') await refuseLastOwner(repos, member);
-      await repos.portalMemberships.update(token, { role, updated_at: this.now() });
-      await repos.portalSessions.deleteForMember(member.person_token, member.organization_token);
+      await repos.portalMemberships.update(token, { role, updatedAt: this.now() });
+      await repos.portalSessions.deleteForMember(member.personToken, member.organizationToken);
     });
   }
 
@@ -214,9 +214,9 @@ export class PortalUserService {
   async setDisabled(token: string, disabled: boolean): Promise<void> {
     await inTransaction(this.store, async (repos) => {
       const member = await requireMember(repos, token);
-      if (disabled && member.role === 'owner' && member.disabled_at === null) await refuseLastOwner(repos, member);
-      await repos.portalMemberships.update(token, { disabled_at: disabled ? this.now() : null, updated_at: this.now() });
-      if (disabled) await repos.portalSessions.deleteForMember(member.person_token, member.organization_token);
+      if (disabled && member.role === 'owner' && member.disabledAt === null) await refuseLastOwner(repos, member);
+      await repos.portalMemberships.update(token, { disabledAt: disabled ? this.now() : null, updatedAt: this.now() });
+      if (disabled) await repos.portalSessions.deleteForMember(member.personToken, member.organizationToken);
     });
   }
 
@@ -227,12 +227,12 @@ export class PortalUserService {
   async remove(token: string): Promise<PortalMember> {
     return inTransaction(this.store, async (repos) => {
       const member = await requireMember(repos, token);
-      if (member.role === 'owner' && member.disabled_at === null) await refuseLastOwner(repos, member);
-      await repos.portalSessions.deleteForMember(member.person_token, member.organization_token);
+      if (member.role === 'owner' && member.disabledAt === null) await refuseLastOwner(repos, member);
+      await repos.portalSessions.deleteForMember(member.personToken, member.organizationToken);
       await repos.portalMemberships.delete(token);
-      if ((await repos.portalMemberships.countForPerson(member.person_token)) === 0) {
-        await repos.portalSessions.deleteForPerson(member.person_token);
-        await repos.portalPeople.delete(member.person_token);
+      if ((await repos.portalMemberships.countForPerson(member.personToken)) === 0) {
+        await repos.portalSessions.deleteForPerson(member.personToken);
+        await repos.portalPeople.delete(member.personToken);
       }
       return member;
     });
@@ -241,14 +241,14 @@ export class PortalUserService {
   private async insertPerson(repos: Repositories, email: string, passwordHash: string): Promise<string> {
     const now = this.now();
     const token = randomToken(TOKEN_LENGTH.item);
-    await repos.portalPeople.insert({ token, email, password_hash: passwordHash, totp_secret: null, totp_pending_secret: null, totp_enabled: 0, totp_last_step: null, locked_until: null, created_at: now, updated_at: now });
+    await repos.portalPeople.insert({ token, email, passwordHash, totpSecret: null, totpPendingSecret: null, totpEnabled: false, totpLastStep: null, lockedUntil: null, createdAt: now, updatedAt: now });
     return token;
   }
 
-  private async insertMembership(repos: Repositories, personToken: string, organizationToken: string, role: string): Promise<string> {
+  private async insertMembership(repos: Repositories, personToken: string, organizationToken: string, role: PortalRole): Promise<string> {
     const now = this.now();
     const token = randomToken(TOKEN_LENGTH.item);
-    await repos.portalMemberships.insert({ token, person_token: personToken, organization_token: organizationToken, role, disabled_at: null, created_at: now, updated_at: now });
+    await repos.portalMemberships.insert({ token, personToken, organizationToken, role, disabledAt: null, createdAt: now, updatedAt: now });
     return token;
   }
 
@@ -268,7 +268,7 @@ async function requireMember(repos: Repositories, token: string): Promise<Portal
 }
 
 async function refuseLastOwner(repos: Repositories, member: PortalMember): Promise<void> {
-  if ((await repos.portalMemberships.countActiveOwners(member.organization_token)) <= 1) {
+  if ((await repos.portalMemberships.countActiveOwners(member.organizationToken)) <= 1) {
     throw new AppError({ key: 'errors.invalid', attribute: 'role', message: 'The last owner cannot be demoted, disabled or removed' });
   }
 }

@@ -99,7 +99,7 @@ export class ReceiverService {
   async create(environment: Environment, receiverType: string | undefined, input: ReceiverInput): Promise<ReceiverRecord> {
     const definition = receiverType === undefined ? undefined : this.types.find(receiverType);
     if (definition === undefined) throw new AppError({ key: 'errors.invalid_receiver_type', attribute: 'receiver_type', message: MESSAGE_INVALID_TYPE });
-    if (!definition.test && environment.production !== 1) {
+    if (!definition.test && !environment.production) {
       throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.notActivated(environment.key) });
     }
     const hostnames = definition.hostnames ?? input.hostnames;

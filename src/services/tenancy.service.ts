@@ -8,9 +8,12 @@ import type { StoreHandle } from '../store/database.js';
 import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
+import { changeEnvironment } from './environment-changes.js';
 import type { AccessSecret } from '../domain/access-secret.js';
-import type { Environment } from '../domain/environment.js';
+import type { Environment, EnvironmentPatch } from '../domain/environment.js';
+import type { ChangeEvent } from '../domain/event.js';
 import type { Organization } from '../domain/organization.js';
+import { hasCallbackSubscription } from '../domain/environment.js';
 
 /** What `coffer init` (and the first `serve`) prints, once. */
 export interface InitResult {
@@ -20,9 +23,9 @@ export interface InitResult {
   access_secret: string;
 }
 
-/** A newly created access secret: the row plus the secret, which is never retrievable again. */
+/** A newly created access secret: its record plus the secret, which is never retrievable again. */
 export interface CreatedSecret {
-  row: AccessSecret;
+  accessSecret: AccessSecret;
   secret: string;
 }
 
@@ -67,7 +70,7 @@ export class TenancyService {
       return {
         organization_token: organization.token,
         environment_key: environment.key,
-        access_secret_key: created.row.key,
+        access_secret_key: created.accessSecret.key,
         access_secret: created.secret,
       };
     });
@@ -103,13 +106,13 @@ export class TenancyService {
 
   async createEnvironment(organizationToken: string, name: string, production: boolean): Promise<Environment> {
     await this.requireOrganization(organizationToken);
-    return this.insertEnvironment(this.repos, organizationToken, requireName(name), production);
+    return inTransaction(this.store, (repos) => this.insertEnvironment(repos, organizationToken, requireName(name), production));
   }
 
   async listEnvironments(organizationToken: string, query: ListQuery): Promise<Environment[]> {
     const page = await pageAfter(query, async (since) => {
-      const row = await this.repos.environments.find(since);
-      return row?.organization_token === organizationToken ? row : undefined;
+      const seq = await this.repos.environments.positionIn(organizationToken, since);
+      return seq === undefined ? undefined : { seq };
     });
     return this.repos.environments.listByOrganization(organizationToken, page);
   }
@@ -117,7 +120,7 @@ export class TenancyService {
   /** The organization's environment, or 404. */
   async findEnvironment(organizationToken: string, key: string): Promise<Environment> {
     const environment = await this.repos.environments.find(key);
-    if (environment === undefined || environment.organization_token !== organizationToken) {
+    if (environment === undefined || environment.organizationToken !== organizationToken) {
       throw new AppError({ key: 'errors.environment_not_found', message: MESSAGES.environmentNotFound });
     }
     return environment;
@@ -125,7 +128,7 @@ export class TenancyService {
 
   async renameEnvironment(organizationToken: string, key: string, name: string | undefined): Promise<Environment> {
     await this.findEnvironment(organizationToken, key);
-    if (name !== undefined) await this.repos.environments.update(key, { name, updated_at: this.now() });
+    if (name !== undefined) await changeEnvironment(this.store, key, { name, updatedAt: this.now() });
     return this.findEnvironment(organizationToken, key);
   }
 
@@ -139,12 +142,13 @@ export class TenancyService {
     settings: { allowedOrigins?: string[] | undefined; enhancedIframeSecurity?: boolean | undefined },
   ): Promise<Environment> {
     await this.findEnvironment(organizationToken, key);
-    const patch: Parameters<Repositories['environments']['update']>[1] = { updated_at: this.now() };
-    if (settings.allowedOrigins !== undefined) patch.allowed_origins = settings.allowedOrigins.length === 0 ? null : JSON.stringify(settings.allowedOrigins);
-    if (settings.enhancedIframeSecurity !== undefined) patch.enhanced_iframe_security = settings.enhancedIframeSecurity ? 1 : 0;
-    if (Object.keys(patch).length > 1) await this.repos.environments.update(key, patch);
+    const patch: EnvironmentPatch = { updatedAt: this.now() };
+    if (settings.allowedOrigins !== undefined) patch.allowedOrigins = settings.allowedOrigins.length === 0 ? null : settings.allowedOrigins;
+    if (settings.enhancedIframeSecurity !== undefined) patch.enhancedIframeSecurity = settings.enhancedIframeSecurity;
+    if (Object.keys(patch).length > 1) await changeEnvironment(this.store, key, patch);
     return this.findEnvironment(organizationToken, key);
   }
+
 
   async createAccessSecret(
     organizationToken: string,
@@ -153,12 +157,12 @@ export class TenancyService {
     await this.requireOrganization(organizationToken);
     for (const key of options.environmentKeys ?? []) {
       const environment = await this.repos.environments.find(key);
-      if (environment === undefined || environment.organization_token !== organizationToken) {
+      if (environment === undefined || environment.organizationToken !== organizationToken) {
         throw new AppError({ ...fieldError.invalid('environment_key'), message: 'One of the environments named for this secret is not in this organization' });
       }
     }
     await this.keyring.hashSecret('warm-up');
-    return this.insertSecret(this.repos, organizationToken, options);
+    return inTransaction(this.store, (repos) => this.insertSecret(repos, organizationToken, options));
   }
 
   /** Every access secret (of one organization, or all), oldest first; for the operator's CLI. */
@@ -169,16 +173,21 @@ export class TenancyService {
   /** Secrets of the organization that can reach one environment (scoped to it, or organization-wide). */
   async listSecretsForEnvironment(organizationToken: string, environmentKey: string): Promise<AccessSecret[]> {
     const all = await this.repos.accessSecrets.listByOrganization(organizationToken, EVERYTHING);
-    return all.filter((row) => row.revoked_at === null && secretCoversEnvironment(row, environmentKey));
+    return all.filter((secret) => secret.revokedAt === null && secretCoversEnvironment(secret, environmentKey));
   }
 
   findAccessSecret(key: string): Promise<AccessSecret | undefined> {
     return this.repos.accessSecrets.find(key);
   }
 
-  /** Revokes a secret; false when it did not exist or was already revoked. */
+  /** Revokes a secret and records RevokeAccessSecret; false when it did not exist or was already revoked. */
   revokeAccessSecret(key: string): Promise<boolean> {
-    return this.repos.accessSecrets.revoke(key, this.now());
+    const now = this.now();
+    return inTransaction(this.store, async (repos) => {
+      const revoked = await repos.accessSecrets.revoke(key, now);
+      if (revoked !== undefined) await repos.journal.record(secretChange(key, revoked.environmentKeys, 'RevokeAccessSecret', now));
+      return revoked !== undefined;
+    });
   }
 
   /**
@@ -197,11 +206,11 @@ export class TenancyService {
    */
   async revokeAccessSecretFor(portalRole: PortalRole, organizationToken: string, environmentKey: string, secretKey: string): Promise<AccessSecret> {
     const secret = await this.repos.accessSecrets.find(secretKey);
-    if (secret === undefined || secret.organization_token !== organizationToken || secret.revoked_at !== null || !secretCoversEnvironment(secret, environmentKey)) {
+    if (secret === undefined || secret.organizationToken !== organizationToken || secret.revokedAt !== null || !secretCoversEnvironment(secret, environmentKey)) {
       throw new AppError({ key: 'errors.access_secret_not_found', message: MESSAGES.accessSecretNotFound });
     }
     const scopes = await this.secretScopes(organizationToken);
-    refuseWith(grantRefusal(portalRole, secret.role, scopes(secretEnvironments(secret)), 'revoke'));
+    refuseWith(grantRefusal(portalRole, secret.role, scopes(secret.environmentKeys), 'revoke'));
     await this.revokeAccessSecret(secret.key);
     return secret;
   }
@@ -209,7 +218,7 @@ export class TenancyService {
   /** Where secrets of the organization reach, from one read of its environments' modes. */
   async secretScopes(organizationToken: string): Promise<(environmentKeys: string[] | null) => SecretScope> {
     const environments = await this.repos.environments.listByOrganization(organizationToken, EVERYTHING);
-    const modes = new Map(environments.map((row) => [row.key, row.production === 1 ? ('production' as const) : ('test' as const)]));
+    const modes = new Map(environments.map((environment) => [environment.key, environment.production ? ('production' as const) : ('test' as const)]));
     return (environmentKeys) => scopeOf(environmentKeys, (key) => modes.get(key));
   }
 
@@ -219,16 +228,19 @@ export class TenancyService {
 
   private async insertOrganization(repos: Repositories, name: string): Promise<Organization> {
     const now = this.now();
-    const row: Organization = { token: randomToken(TOKEN_LENGTH.organization), name, active: 1, created_at: now, updated_at: now };
-    await repos.organizations.insert(row);
-    return row;
+    const organization: Organization = { token: randomToken(TOKEN_LENGTH.organization), name, active: true, createdAt: now, updatedAt: now };
+    await repos.organizations.insert(organization);
+    return organization;
   }
 
   private async insertEnvironment(repos: Repositories, organizationToken: string, name: string, production: boolean): Promise<Environment> {
     const now = this.now();
     const key = randomToken(TOKEN_LENGTH.environmentKey);
-    await repos.environments.insert({ key, organization_token: organizationToken, name, production: production ? 1 : 0, created_at: now, updated_at: now });
-    return (await repos.environments.find(key)) as Environment;
+    await repos.environments.insert({ key, organizationToken, name, production, createdAt: now, updatedAt: now });
+    const environment = (await repos.environments.find(key)) as Environment;
+    // A new environment has no subscription yet: its event needs no look for one.
+    await repos.journal.record({ environmentKey: key, eventType: 'AddEnvironment', objectType: 'environment', objectKey: key, at: now, environmentSubscribed: hasCallbackSubscription(environment) });
+    return environment;
   }
 
   private async insertSecret(
@@ -241,16 +253,16 @@ export class TenancyService {
     const key = randomToken(TOKEN_LENGTH.accessSecretKey);
     await repos.accessSecrets.insert({
       key,
-      organization_token: organizationToken,
+      organizationToken,
       name: options.name,
       role: options.role,
-      environment_keys: options.environmentKeys === null ? null : JSON.stringify(options.environmentKeys),
-      secret_hash: await this.keyring.hashSecret(secret),
-      revoked_at: null,
-      created_at: now,
-      updated_at: now,
+      environmentKeys: options.environmentKeys,
+      secretHash: await this.keyring.hashSecret(secret),
+      createdAt: now,
+      updatedAt: now,
     });
-    return { row: (await repos.accessSecrets.find(key)) as AccessSecret, secret };
+    await repos.journal.record(secretChange(key, options.environmentKeys, 'CreateAccessSecret', now));
+    return { accessSecret: (await repos.accessSecrets.find(key)) as AccessSecret, secret };
   }
 }
 
@@ -265,12 +277,11 @@ function requireName(name: string): string {
   return trimmed;
 }
 
-/** Environment keys a secret is limited to, or null for every environment of its organization. */
-export function secretEnvironments(row: AccessSecret): string[] | null {
-  return row.environment_keys === null ? null : (JSON.parse(row.environment_keys) as string[]);
+export function secretCoversEnvironment(secret: AccessSecret, environmentKey: string): boolean {
+  return secret.environmentKeys === null || secret.environmentKeys.includes(environmentKey);
 }
 
-export function secretCoversEnvironment(row: AccessSecret, environmentKey: string): boolean {
-  const scope = secretEnvironments(row);
-  return scope === null || scope.includes(environmentKey);
+/** An access secret's events: in the feed of its first environment, or organization-wide (null) (docs/events.md). */
+function secretChange(key: string, environmentKeys: string[] | null, eventType: 'CreateAccessSecret' | 'RevokeAccessSecret', at: string): ChangeEvent {
+  return { environmentKey: environmentKeys?.[0] ?? null, eventType, objectType: 'access_secret', objectKey: key, at };
 }

@@ -45,7 +45,7 @@ describe.each(storeKinds)('certificate private keys (%s)', (store) => {
   beforeAll(async () => {
     server = await startServer({ store });
     ca = await createTestCa('CN=Security Root');
-    environment = await server.core.store.db.selectFrom('environments').selectAll().where('key', '=', server.init.environment_key).executeTakeFirstOrThrow();
+    environment = await server.core.tenancy.requireEnvironment(server.init.environment_key);
 
     // Uploads that succeed: PKCS#8 EC, PKCS#1 RSA (with an Idempotency-Key, replayed), SEC1 EC in XML with a chain.
     const ec = outsideKey('ec');

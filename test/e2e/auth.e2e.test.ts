@@ -87,7 +87,7 @@ describe('authentication and tenancy (API.md §2) over HTTPS', () => {
     const created = await server.core.tenancy.createAccessSecret(server.init.organization_token, { name: 'temp', role: 'admin', environmentKeys: null });
     const auth = { user: env, password: created.secret };
     expect((await server.client.get('/v1/gateways.json', { auth })).status).toBe(200);
-    await server.core.tenancy.revokeAccessSecret(created.row.key);
+    await server.core.tenancy.revokeAccessSecret(created.accessSecret.key);
     expect((await server.client.get('/v1/gateways.json', { auth })).status).toBe(401);
   });
 

@@ -292,7 +292,7 @@ describe('certificate routes count against their API.md §7 limits', () => {
 
   it('answers 429 errors.rate_limited on the second call of each', async () => {
     // Made through the service, so that no API call has used a budget yet.
-    const environment = await server.core.store.db.selectFrom('environments').selectAll().where('key', '=', server.init.environment_key).executeTakeFirstOrThrow();
+    const environment = await server.core.tenancy.requireEnvironment(server.init.environment_key);
     const { token } = await server.core.certificates.generate(environment, { algorithm: 'ec-prime256v1', subject: { cn: 'limited', o: null, ou: null, c: null, st: null, l: null, email_address: null }, level: 'environment' });
     const calls: Array<() => Promise<ApiResponse>> = [
       () => server.client.get('/v1/certificates.json'),

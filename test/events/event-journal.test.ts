@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/store/repositories.js';
+import { hasCallbackSubscription } from '../../src/domain/environment.js';
 import { newTransaction, patchEvents, recordTransaction } from '../../src/services/transaction-records.js';
-import { knownUnsubscribed, noteCallbackSubscription, runInRequest } from '../../src/domain/request-context.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -30,18 +30,23 @@ describe.each(storeKinds)('event journal (%s)', (store) => {
 
   it('a change rolled back leaves no event; a committed one leaves exactly one', async () => {
     const now = clock.now().toISOString();
-    const row = { key: 'rolled-back-environment', organization_token: server.init.organization_token, name: 'x', production: 0, created_at: now, updated_at: now };
+    const environment = { key: 'rolled-back-environment', organizationToken: server.init.organization_token, name: 'x', production: false, createdAt: now, updatedAt: now };
+    const added = { environmentKey: environment.key, eventType: 'AddEnvironment', objectType: 'environment', objectKey: environment.key, at: now } as const;
     await expect(
       inTransaction(server.core.store, async (repos) => {
-        await repos.environments.insert(row);
+        await repos.environments.insert(environment);
+        await repos.journal.record(added);
         throw new Error('abort');
       }),
     ).rejects.toThrow('abort');
-    expect(await eventsOf(row.key)).toEqual([]);
-    expect(await server.core.store.db.selectFrom('environments').select('key').where('key', '=', row.key).execute()).toEqual([]);
+    expect(await eventsOf(environment.key)).toEqual([]);
+    expect(await server.core.store.db.selectFrom('environments').select('key').where('key', '=', environment.key).execute()).toEqual([]);
 
-    await inTransaction(server.core.store, (repos) => repos.environments.insert(row));
-    expect((await eventsOf(row.key)).map((event) => [event.event_type, event.request_id, event.created_at])).toEqual([['AddEnvironment', null, now]]);
+    await inTransaction(server.core.store, async (repos) => {
+      await repos.environments.insert(environment);
+      await repos.journal.record(added);
+    });
+    expect((await eventsOf(environment.key)).map((event) => [event.event_type, event.request_id, event.created_at])).toEqual([['AddEnvironment', null, now]]);
   });
 
   it('a single-use card records UsePaymentMethod when a purchase consumes it', async () => {
@@ -93,24 +98,19 @@ describe.each(storeKinds)('event journal (%s)', (store) => {
         for (const change of patchEvents(await repos.transactions.update(environment.key, transaction.token, patch), patch)) await repos.journal.record(change);
       });
 
-    // A request whose authentication read the environment without a subscription does not look for one.
-    await runInRequest('hinted', async () => {
-      noteCallbackSubscription(environment.key, false);
-      await succeed(now);
-    });
+    // A service that read the environment without a subscription says so: the unit of work does not look for one.
+    const reconciled = { environmentKey: environment.key, eventType: 'TransactionReconciled', objectType: 'transaction', objectKey: transaction.token, at: now } as const;
+    // `environment` was read (created) before its subscription was set.
+    await inTransaction(server.core.store, (repos) => repos.journal.record({ ...reconciled, environmentSubscribed: hasCallbackSubscription(environment) }));
     expect(await deliveries()).toEqual(['transaction https://own.example/cb']);
 
-    // Outside a request (the sweep, the CLI) nothing is known: the subscription is found.
+    // When nothing is known (no environment passed: the sweep, the CLI), the subscription is found.
     await succeed(now);
     expect(await deliveries()).toEqual(['event https://hooks.example/coffer', 'transaction https://own.example/cb', 'transaction https://own.example/cb']);
 
-    // A request that changes the environment looks again for its own events.
-    await runInRequest('changes-it', async () => {
-      noteCallbackSubscription(environment.key, false);
-      await inTransaction(server.core.store, (repos) => repos.environments.update(environment.key, { name: 'renamed', updated_at: now }));
-      expect(knownUnsubscribed(environment.key)).toBe(false);
-      await succeed(now);
-    });
+    // The environment as read with its subscription: the service says so, and the callback is queued.
+    const readAfter = await server.core.tenancy.requireEnvironment(environment.key);
+    await inTransaction(server.core.store, (repos) => repos.journal.record({ ...reconciled, environmentSubscribed: hasCallbackSubscription(readAfter) }));
     const count = async (kind: string) => (await deliveries()).filter((row) => row.startsWith(`${kind} `)).length;
     expect([await count('event'), await count('transaction')]).toEqual([2, 3]);
 

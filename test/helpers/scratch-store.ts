@@ -23,7 +23,7 @@ export async function scratchStore(kind: 'sqlite' | 'postgres'): Promise<{ store
   await migrateStore(store);
   const repos = repositories(store.db, store.dialect);
   const now = '2026-03-01T00:00:00.000Z';
-  await repos.organizations.insert({ token: 'org', name: 'org', active: 1, created_at: now, updated_at: now });
-  await repos.environments.insert({ key: 'env', organization_token: 'org', name: 'env', production: 0, created_at: now, updated_at: now });
+  await repos.organizations.insert({ token: 'org', name: 'org', active: true, createdAt: now, updatedAt: now });
+  await repos.environments.insert({ key: 'env', organizationToken: 'org', name: 'env', production: false, createdAt: now, updatedAt: now });
   return { store, cleanup };
 }

@@ -53,7 +53,7 @@ describe.each(storeKinds)('the portal of a deactivated organization (%s)', (stor
       certificates: await created('/v1/certificates/generate.json', { certificate: { cn: 'inactive.example' } }, (j) => j.certificate.token),
       'payment-methods': await created('/v1/payment_methods.json', { payment_method: { credit_card: { first_name: 'Joe', last_name: 'Jones', number: VISA, month: 3, year: 2032 } } }, (j) => j.transaction.payment_method.token),
       workflows: await created('/v1/workflows.json', { workflow: { key: 'main', name: 'Main', default_target: { gateway_token: gateway } } }, (j) => j.workflow.key),
-      secrets: (await server.core.tenancy.createAccessSecret(org, { name: 'ci', role: 'read', environmentKeys: [env] })).row.key,
+      secrets: (await server.core.tenancy.createAccessSecret(org, { name: 'ci', role: 'read', environmentKeys: [env] })).accessSecret.key,
       team: teammate.user.token,
     });
     owner = new PortalClient(server.client);
@@ -111,7 +111,7 @@ describe.each(storeKinds)('the portal of a deactivated organization (%s)', (stor
 
     await owner.get(`/portal/e/${env}/secrets`);
     expect((await owner.post(`/portal/e/${env}/secrets/${param.secrets}/revoke`, {})).status).toBe(303);
-    expect((await server.core.tenancy.findAccessSecret(param.secrets as string))?.revoked_at).not.toBeNull();
+    expect((await server.core.tenancy.findAccessSecret(param.secrets as string))?.revokedAt).not.toBeNull();
     expect((await owner.post('/portal/sign-out', {})).status).toBe(303);
     expect((await owner.get(`/portal/e/${env}/secrets`)).status).toBe(303);
   });

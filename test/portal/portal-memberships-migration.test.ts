@@ -90,7 +90,7 @@ describe.each(storeKinds)('migration 017: portal users to people and memberships
     const users = new PortalUserService(store, {} as PortalSecretBox, new ManualClock(Date.parse(AT)));
     const owner = await users.authenticate('owner@example.com', PASSWORD, null);
     expect(owner?.token).toBe('user_owner');
-    expect((await users.activeMembershipsOf('user_owner')).map((m) => [m.organization_name, m.role])).toEqual([['org_one', 'owner']]);
+    expect((await users.activeMembershipsOf('user_owner')).map((m) => [m.organizationName, m.role])).toEqual([['org_one', 'owner']]);
     expect(await users.activeMembershipsOf('user_disabled')).toEqual([]);
   });
 });

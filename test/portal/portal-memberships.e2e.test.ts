@@ -174,7 +174,7 @@ describe.each(storeKinds)('portal memberships across organizations (%s)', (store
     expect(await memberIn(orgA, 'shared@example.com')).toBeUndefined();
     expect((await memberIn(orgB, 'shared@example.com'))?.role).toBe('owner');
     expect((await new PortalClient(server.client).signIn('shared@example.com', SHARED_PASSWORD)).headers.location).toBe('/portal/');
-    const acmeLog = (await server.core.audit.list(orgA, { count: 100 })).map((e) => `${e.action} ${e.actor} ${e.details ?? ''}`);
+    const acmeLog = (await server.core.audit.list(orgA, { count: 100 })).map((e) => `${e.action} ${e.actor} ${e.details === null ? '' : JSON.stringify(e.details)}`);
     expect(acmeLog).toContain('user.remove owner-a@example.com {"email":"shared@example.com","role":"developer"}');
   });
 

@@ -42,7 +42,7 @@ describe.each(storeKinds)('portal environments, access secrets, roles and audit 
     expect((await owner.post(`/portal/environments/${key}`, { name: 'Staging EU' })).status).toBe(303);
     expect(await environmentNames()).toContain('Staging EU');
     const events = await server.core.audit.list(server.init.organization_token, { count: 10, actor: 'owner@example.com' });
-    expect(events.map((e) => [e.action, e.object_id])).toEqual(expect.arrayContaining([['environment.create', key], ['environment.rename', key]]));
+    expect(events.map((e) => [e.action, e.objectId])).toEqual(expect.arrayContaining([['environment.create', key], ['environment.rename', key]]));
     expect(events.every((e) => e.address !== null)).toBe(true);
   });
 

@@ -63,7 +63,7 @@ describe.each(storeKinds)('portal second factor (%s)', (store) => {
       expect(fieldValue(res.text, 'totp-secret')).toBeNull();
     }
     const person = await server.core.portalUsers.requireByEmail(email);
-    expect(person).toMatchObject({ totp_enabled: 1, totp_pending_secret: null });
+    expect(person).toMatchObject({ totpEnabled: true, totpPendingSecret: null });
     expect(await signInWithCode(email, codeAt(totp))).toBe(303);
     expect((await actions()).filter((a) => a.endsWith(email) && a.startsWith('user.totp_'))).toEqual([`user.totp_enable ${email}`]);
   });
@@ -91,9 +91,9 @@ describe.each(storeKinds)('portal second factor (%s)', (store) => {
       const refused = await client.post('/portal/account/totp/disable', code === null ? {} : { code });
       expect(refused.status).toBe(422);
     }
-    expect((await server.core.portalUsers.requireByEmail(email)).totp_enabled).toBe(1);
+    expect((await server.core.portalUsers.requireByEmail(email)).totpEnabled).toBe(true);
     expect((await client.post('/portal/account/totp/disable', { code: codeAt(totp) })).status).toBe(303);
-    expect((await server.core.portalUsers.requireByEmail(email)).totp_enabled).toBe(0);
+    expect((await server.core.portalUsers.requireByEmail(email)).totpEnabled).toBe(false);
     expect(await actions()).toContain(`user.totp_disable ${email}`);
     expect((await new PortalClient(server.client).signIn(email, PASSWORD)).headers.location).toBe('/portal/');
   });

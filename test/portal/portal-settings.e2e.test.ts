@@ -49,7 +49,7 @@ describe.each(storeKinds)('portal card-capture settings and certificate redactio
     expect(shown.text).toContain('https://shop.example\nhttp://localhost:8080</textarea>');
     expect(shown.text).toMatch(/id="env-enhanced"[^>]* checked/);
     const events = await server.core.audit.list(server.init.organization_token, { count: 10, actor: 'dev@example.com' });
-    expect(events.find((e) => e.action === 'environment.card_capture')).toMatchObject({ object_id: env, environment_key: env });
+    expect(events.find((e) => e.action === 'environment.card_capture')).toMatchObject({ objectId: env, environmentKey: env });
 
     // Unticked and emptied: enhanced security off, any origin.
     await owner.get(`/portal/environments/${env}`);
@@ -65,8 +65,8 @@ describe.each(storeKinds)('portal card-capture settings and certificate redactio
     expect(res.status).toBe(422);
     expect(res.text).toContain('Allowed origins must be http(s) origins such as https://shop.example (no path).');
     const row = await environment();
-    expect(row.allowed_origins).toBe('["https://kept.example"]');
-    expect(row.enhanced_iframe_security).toBe(0);
+    expect(row.allowedOrigins).toEqual(['https://kept.example']);
+    expect(row.enhancedIframeSecurity).toBe(false);
   });
 
   it('a viewer sees the settings but cannot change them (403), and a forged CSRF token is refused', async () => {
@@ -78,7 +78,7 @@ describe.each(storeKinds)('portal card-capture settings and certificate redactio
     await developer.get(`/portal/environments/${env}`);
     const forged = await developer.post(`/portal/environments/${env}/card-capture`, { _csrf: 'forged', allowed_origins: 'https://evil.example' });
     expect(forged.status).toBe(403);
-    expect((await environment()).allowed_origins).toBe('["https://kept.example"]');
+    expect((await environment()).allowedOrigins).toEqual(['https://kept.example']);
   });
 
   it('redacts a certificate after confirmation: key, pem and CSR gone, audited; a viewer may not; twice is a 422', async () => {
@@ -103,7 +103,7 @@ describe.each(storeKinds)('portal card-capture settings and certificate redactio
     expect(after.text).not.toContain('Download CSR');
     expect((await developer.get(`/portal/e/${env}/certificates`)).text).toContain('<td>redacted</td>');
     const events = await server.core.audit.list(server.init.organization_token, { count: 10, actor: 'dev@example.com' });
-    expect(events.find((e) => e.action === 'certificate.redact')).toMatchObject({ object_id: token, environment_key: env });
+    expect(events.find((e) => e.action === 'certificate.redact')).toMatchObject({ objectId: token, environmentKey: env });
 
     const again = await developer.post(`/portal/e/${env}/certificates/${token}/redact`, {});
     expect(again.status).toBe(422);

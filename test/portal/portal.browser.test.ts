@@ -104,8 +104,8 @@ describe('the merchant portal in Chromium', () => {
     await page.getByRole('button', { name: 'Save card capture settings' }).click();
     await expect.poll(() => page.getByText('Saved.').count()).toBe(1);
     expect(await page.getByLabel('Allowed origins').inputValue()).toBe('https://shop.example\nhttp://localhost:8080');
-    const row = await server.core.tenancy.findEnvironment(server.init.organization_token, env);
-    expect(row).toMatchObject({ allowed_origins: '["https://shop.example","http://localhost:8080"]', enhanced_iframe_security: 1 });
+    const environment = await server.core.tenancy.findEnvironment(server.init.organization_token, env);
+    expect(environment).toMatchObject({ allowedOrigins: ['https://shop.example', 'http://localhost:8080'], enhancedIframeSecurity: true });
     await look('08b-environment-card-capture');
   });
 

@@ -69,6 +69,6 @@ describe('access secrets a role may create, in Chromium', () => {
     await page.getByRole('button', { name: 'Create' }).click();
     await expect.poll(() => page.getByText('it will not be shown again').count()).toBe(1);
     const made = (await server.core.tenancy.listAccessSecrets(server.init.organization_token)).find((row) => row.name === 'organization reporting');
-    expect(made).toMatchObject({ role: 'read', environment_keys: null });
+    expect(made).toMatchObject({ role: 'read', environmentKeys: null });
   });
 });

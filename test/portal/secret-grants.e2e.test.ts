@@ -56,7 +56,7 @@ describe('access secrets a portal role may create and revoke (sqlite)', () => {
 
   const pageEnvironment = (where: Where) => envOf[where === 'production' ? 'production' : 'test'];
   const environmentKeys = (where: Where) => (where === 'organization' ? null : [pageEnvironment(where)]);
-  const liveSecrets = async () => (await server.core.tenancy.listAccessSecrets(org)).filter((row) => row.revoked_at === null);
+  const liveSecrets = async () => (await server.core.tenancy.listAccessSecrets(org)).filter((row) => row.revokedAt === null);
   /** Keys only: `last_used_at` is written off the request path and may move under the test. */
   const liveKeys = async () => (await liveSecrets()).map((row) => row.key);
   const auditOf = async (portalRole: PortalRole) => server.core.audit.list(org, { count: 100, actor: `${portalRole}@example.com` });
@@ -87,10 +87,10 @@ describe('access secrets a portal role may create and revoke (sqlite)', () => {
       expect(res.status, label(c)).toBe(201);
       const made = (await liveSecrets()).find((row) => row.name === name);
       expect(made?.role).toBe(c.secretRole);
-      expect(made?.environment_keys === null ? null : JSON.parse(made?.environment_keys as string)).toEqual(environmentKeys(c.where));
+      expect(made?.environmentKeys).toEqual(environmentKeys(c.where));
       const entry = (await auditOf(c.portalRole))[0];
-      expect(entry).toMatchObject({ action: 'access_secret.create', object_id: made?.key });
-      expect(JSON.parse(entry?.details as string)).toEqual({ name, role: c.secretRole, scope: c.where === 'organization' ? 'organization' : 'environment' });
+      expect(entry).toMatchObject({ action: 'access_secret.create', objectId: made?.key });
+      expect(entry?.details).toEqual({ name, role: c.secretRole, scope: c.where === 'organization' ? 'organization' : 'environment' });
       // The secret shown works against the API where it was meant to.
       expect((await api(env, fieldValue(res.text, 'access-secret') as string).get('/v1/gateways.json')).status).toBe(200);
     } else {
@@ -105,7 +105,7 @@ describe('access secrets a portal role may create and revoke (sqlite)', () => {
     const client = portal[c.portalRole];
     const env = pageEnvironment(c.where);
     const target = await server.core.tenancy.createAccessSecret(org, { name: `target-${(counter += 1)}`, role: c.secretRole, environmentKeys: environmentKeys(c.where) });
-    const action = `/portal/e/${env}/secrets/${target.row.key}/revoke`;
+    const action = `/portal/e/${env}/secrets/${target.accessSecret.key}/revoke`;
     expect((await client.get(`/portal/e/${env}/secrets`)).text.includes(`action="${action}"`), `${label(c)}: the page offers to revoke it`).toBe(c.allowed);
 
     const audited = (await auditOf(c.portalRole)).length;
@@ -114,12 +114,12 @@ describe('access secrets a portal role may create and revoke (sqlite)', () => {
     if (c.allowed) {
       expect(res.status, label(c)).toBe(303);
       expect(still).toBe(401);
-      expect((await auditOf(c.portalRole))[0]).toMatchObject({ action: 'access_secret.revoke', object_id: target.row.key });
+      expect((await auditOf(c.portalRole))[0]).toMatchObject({ action: 'access_secret.revoke', objectId: target.accessSecret.key });
     } else {
       expect(res.status, label(c)).toBe(403);
       expect(res.text).toContain(refusal(c, 'revoke'));
       expect(still).toBe(200);
-      expect((await server.core.tenancy.findAccessSecret(target.row.key))?.revoked_at).toBeNull();
+      expect((await server.core.tenancy.findAccessSecret(target.accessSecret.key))?.revokedAt).toBeNull();
       expect((await auditOf(c.portalRole)).length).toBe(audited);
     }
   });
@@ -128,11 +128,11 @@ describe('access secrets a portal role may create and revoke (sqlite)', () => {
     const both = [envOf.test, envOf.production];
     const read = await server.core.tenancy.createAccessSecret(org, { name: 'read-both', role: 'read', environmentKeys: both });
     const transact = await server.core.tenancy.createAccessSecret(org, { name: 'transact-both', role: 'transact', environmentKeys: both });
-    const refused = await portal.developer.post(`/portal/e/${envOf.test}/secrets/${transact.row.key}/revoke`, {});
+    const refused = await portal.developer.post(`/portal/e/${envOf.test}/secrets/${transact.accessSecret.key}/revoke`, {});
     expect(refused.status).toBe(403);
     expect(refused.text).toContain('Your role (developer) cannot revoke a transact access secret for a production environment');
     expect((await api(envOf.test, transact.secret).get('/v1/gateways.json')).status).toBe(200);
-    expect((await portal.developer.post(`/portal/e/${envOf.test}/secrets/${read.row.key}/revoke`, {})).status).toBe(303);
+    expect((await portal.developer.post(`/portal/e/${envOf.test}/secrets/${read.accessSecret.key}/revoke`, {})).status).toBe(303);
     expect((await api(envOf.test, read.secret).get('/v1/gateways.json')).status).toBe(401);
   });
 

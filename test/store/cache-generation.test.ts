@@ -69,7 +69,7 @@ describe.each(storeKinds)('cache generation on %s', (kind) => {
     expect(await moves(() => tenancy.updateCardCapture(organization, environment.key, { enhancedIframeSecurity: true }))).toBe(true);
 
     let secretKey = '';
-    expect(await moves(async () => (secretKey = (await tenancy.createAccessSecret(organization, { name: 's', role: 'read', environmentKeys: null })).row.key))).toBe(true);
+    expect(await moves(async () => (secretKey = (await tenancy.createAccessSecret(organization, { name: 's', role: 'read', environmentKeys: null })).accessSecret.key))).toBe(true);
     expect(await moves(() => repos.accessSecrets.touch(secretKey, new Date().toISOString()))).toBe(false);
     expect(await moves(() => tenancy.revokeAccessSecret(secretKey))).toBe(true);
 

@@ -178,9 +178,9 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       orgToken = uid('org');
       envA = uid('envA');
       envB = uid('envB');
-      await repos.organizations.insert({ token: orgToken, name: 'base', active: 1, created_at: now, updated_at: now });
-      await repos.environments.insert({ key: envA, organization_token: orgToken, name: 'A', production: 0, created_at: now, updated_at: now });
-      await repos.environments.insert({ key: envB, organization_token: orgToken, name: 'B', production: 1, created_at: now, updated_at: now });
+      await repos.organizations.insert({ token: orgToken, name: 'base', active: true, createdAt: now, updatedAt: now });
+      await repos.environments.insert({ key: envA, organizationToken: orgToken, name: 'A', production: false, createdAt: now, updatedAt: now });
+      await repos.environments.insert({ key: envB, organizationToken: orgToken, name: 'B', production: true, createdAt: now, updatedAt: now });
     });
 
     it('organizations: insert, find, list, setActive, isEmpty', async () => {
@@ -188,8 +188,8 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       const r = repositories(store2.db, store2.dialect);
       expect(await r.organizations.isEmpty()).toBe(true);
       const created = '2024-01-02T03:04:05.678Z';
-      const second = { token: uid('o'), name: 'second', active: 1, created_at: '2024-01-02T03:04:05.679Z', updated_at: created };
-      const first = { token: uid('o'), name: 'first', active: 1, created_at: created, updated_at: created };
+      const second = { token: uid('o'), name: 'second', active: true, createdAt: '2024-01-02T03:04:05.679Z', updatedAt: created };
+      const first = { token: uid('o'), name: 'first', active: true, createdAt: created, updatedAt: created };
       await r.organizations.insert(second);
       await r.organizations.insert(first);
       expect(await r.organizations.isEmpty()).toBe(false);
@@ -200,46 +200,49 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       const later = '2024-06-01T00:00:00.000Z';
       expect(await r.organizations.setActive(first.token, false, later)).toBe(true);
       const deactivated = await r.organizations.find(first.token);
-      expect(deactivated).toEqual({ ...first, active: 0, updated_at: later });
-      expect(typeof deactivated?.active).toBe('number');
+      expect(deactivated).toEqual({ ...first, active: false, updatedAt: later });
+      expect(typeof deactivated?.active).toBe('boolean');
       expect(await r.organizations.setActive(first.token, true, later)).toBe(true);
-      expect((await r.organizations.find(first.token))?.active).toBe(1);
+      expect((await r.organizations.find(first.token))?.active).toBe(true);
       expect(await r.organizations.setActive('nope', true, later)).toBe(false);
     });
 
     it('environments: insert, find, listByOrganization with keyset pagination', async () => {
       const org = uid('org');
       const other = uid('org');
-      await repos.organizations.insert({ token: org, name: 'paged', active: 1, created_at: now, updated_at: now });
-      await repos.organizations.insert({ token: other, name: 'other', active: 1, created_at: now, updated_at: now });
+      await repos.organizations.insert({ token: org, name: 'paged', active: true, createdAt: now, updatedAt: now });
+      await repos.organizations.insert({ token: other, name: 'other', active: true, createdAt: now, updatedAt: now });
       const keys: string[] = [];
       for (let i = 0; i < 25; i += 1) {
         const key = uid('env');
         keys.push(key);
         await repos.environments.insert({
           key,
-          organization_token: org,
+          organizationToken: org,
           name: `env ${i}`,
-          production: i % 2,
-          created_at: now,
-          updated_at: now,
+          production: i % 2 === 1,
+          createdAt: now,
+          updatedAt: now,
         });
         // Interleave another organization's rows: they must never show up.
         if (i % 5 === 0) {
-          await repos.environments.insert({ key: uid('foreign'), organization_token: other, name: 'x', production: 0, created_at: now, updated_at: now });
+          await repos.environments.insert({ key: uid('foreign'), organizationToken: other, name: 'x', production: false, createdAt: now, updatedAt: now });
         }
       }
 
       const found = await repos.environments.find(keys[3] as string);
-      expect(found).toMatchObject({ key: keys[3], organization_token: org, name: 'env 3', production: 1, created_at: now, updated_at: now });
-      expect(typeof found?.seq).toBe('number');
-      expect(typeof found?.production).toBe('number');
+      expect(found).toMatchObject({ key: keys[3], organizationToken: org, name: 'env 3', production: true, createdAt: now, updatedAt: now });
+      expect(found).not.toHaveProperty('seq');
+      expect(typeof found?.production).toBe('boolean');
       expect(await repos.environments.find('nope')).toBeUndefined();
 
       const all = await repos.environments.listByOrganization(org, asc(100));
       expect(all.map((e) => e.key)).toEqual(keys);
-      const seqs = all.map((e) => e.seq);
+      // A page's cursor is the position of its last environment (what `since_token` resolves to).
+      const positionOf = async (environment: Environment) => (await repos.environments.positionIn(org, environment.key)) as number;
+      const seqs = await Promise.all(all.map(positionOf));
       for (let i = 1; i < seqs.length; i += 1) expect(seqs[i]).toBeGreaterThan(seqs[i - 1] as number);
+      expect(await repos.environments.positionIn(other, keys[0] as string)).toBeUndefined();
 
       // Page forward 10 at a time: no duplicates, no gaps, in insertion order.
       const pagedAsc: string[] = [];
@@ -250,7 +253,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
         pageSizes.push(page.length);
         if (page.length === 0) break;
         pagedAsc.push(...page.map((e) => e.key));
-        since = (page[page.length - 1] as Environment).seq;
+        since = await positionOf(page[page.length - 1] as Environment);
       }
       expect(pageSizes).toEqual([10, 10, 5, 0]);
       expect(pagedAsc).toEqual(keys);
@@ -263,40 +266,46 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
         if (page.length === 0) break;
         expect(page.length).toBeLessThanOrEqual(7);
         pagedDesc.push(...page.map((e) => e.key));
-        since = (page[page.length - 1] as Environment).seq;
+        since = await positionOf(page[page.length - 1] as Environment);
       }
       expect(pagedDesc).toEqual([...keys].reverse());
 
       // sinceSeq is exclusive in both directions; count limits.
-      const pivot = all[4] as Environment;
-      expect((await repos.environments.listByOrganization(org, asc(2, pivot.seq))).map((e) => e.key)).toEqual([keys[5], keys[6]]);
-      expect((await repos.environments.listByOrganization(org, desc(2, pivot.seq))).map((e) => e.key)).toEqual([keys[3], keys[2]]);
+      const pivot = await positionOf(all[4] as Environment);
+      expect((await repos.environments.listByOrganization(org, asc(2, pivot))).map((e) => e.key)).toEqual([keys[5], keys[6]]);
+      expect((await repos.environments.listByOrganization(org, desc(2, pivot))).map((e) => e.key)).toEqual([keys[3], keys[2]]);
       expect(await repos.environments.listByOrganization(org, asc(1))).toHaveLength(1);
-      expect(await repos.environments.listByOrganization(org, desc(5, (all[0] as Environment).seq))).toEqual([]);
-      expect(await repos.environments.listByOrganization(org, asc(5, (all[24] as Environment).seq))).toEqual([]);
+      expect(await repos.environments.listByOrganization(org, desc(5, await positionOf(all[0] as Environment)))).toEqual([]);
+      expect(await repos.environments.listByOrganization(org, asc(5, await positionOf(all[24] as Environment)))).toEqual([]);
       expect(await repos.environments.listByOrganization(other, asc(100))).toHaveLength(5);
     });
 
     it('environments: update', async () => {
       const key = uid('env');
-      await repos.environments.insert({ key, organization_token: orgToken, name: 'before', production: 0, created_at: now, updated_at: now });
+      await repos.environments.insert({ key, organizationToken: orgToken, name: 'before', production: false, createdAt: now, updatedAt: now });
       const later = '2025-01-01T00:00:00.001Z';
-      await repos.environments.update(key, { name: 'after', production: 1, updated_at: later });
-      expect(await repos.environments.find(key)).toMatchObject({ name: 'after', production: 1, created_at: now, updated_at: later });
+      expect(await repos.environments.update(key, { name: 'after', production: true, updatedAt: later })).toBe(true);
+      expect(await repos.environments.find(key)).toMatchObject({ name: 'after', production: true, createdAt: now, updatedAt: later });
+      expect(await repos.environments.update('nope', { name: 'after', updatedAt: later })).toBe(false);
+      // JSON lists and booleans go in and come back as such; null stays "any" / "every type".
+      await repos.environments.update(key, { allowedOrigins: ['https://shop.example'], enhancedIframeSecurity: true, callbackUrl: 'https://hooks.example/cb', callbackFormat: 'json', callbackEventTypes: ['AddGateway'], updatedAt: later });
+      expect(await repos.environments.find(key)).toMatchObject({ allowedOrigins: ['https://shop.example'], enhancedIframeSecurity: true, callbackUrl: 'https://hooks.example/cb', callbackFormat: 'json', callbackEventTypes: ['AddGateway'] });
+      await repos.environments.update(key, { allowedOrigins: null, callbackUrl: null, callbackEventTypes: null, updatedAt: later });
+      expect(await repos.environments.find(key)).toMatchObject({ allowedOrigins: null, callbackUrl: null, callbackEventTypes: null, sealedSigningSecret: null });
     });
 
     it('access secrets: insert, findLiveByHash, find, listByOrganization, revoke', async () => {
       const org = uid('org');
-      await repos.organizations.insert({ token: org, name: 'secrets', active: 1, created_at: now, updated_at: now });
-      const base = { organization_token: org, role: 'admin', revoked_at: null, created_at: now, updated_at: now };
-      const one = { ...base, key: uid('as'), name: 'one', environment_keys: null, secret_hash: randomBytes(32).toString('hex') };
-      const two = { ...base, key: uid('as'), name: 'two', environment_keys: JSON.stringify([envA]), secret_hash: randomBytes(32).toString('hex') };
+      await repos.organizations.insert({ token: org, name: 'secrets', active: true, createdAt: now, updatedAt: now });
+      const base = { organizationToken: org, role: 'admin' as const, createdAt: now, updatedAt: now };
+      const one = { ...base, key: uid('as'), name: 'one', environmentKeys: null, secretHash: randomBytes(32).toString('hex') };
+      const two = { ...base, key: uid('as'), name: 'two', environmentKeys: [envA], secretHash: randomBytes(32).toString('hex') };
       await repos.accessSecrets.insert(one);
       await repos.accessSecrets.insert(two);
 
-      const live = await repos.accessSecrets.findLiveByHash(one.secret_hash);
-      expect(live).toMatchObject(one);
-      expect(typeof live?.seq).toBe('number');
+      const live = await repos.accessSecrets.findLiveByHash(one.secretHash);
+      expect(live).toEqual({ ...one, revokedAt: null, lastUsedAt: null });
+      expect(live).not.toHaveProperty('seq');
       expect(await repos.accessSecrets.findLiveByHash(randomBytes(32).toString('hex'))).toBeUndefined();
       expect(await repos.accessSecrets.find(two.key)).toMatchObject(two);
       expect(await repos.accessSecrets.find('nope')).toBeUndefined();
@@ -307,31 +316,31 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect(everyone).toEqual(expect.arrayContaining([one.key, two.key]));
 
       const revokedAt = '2024-03-01T00:00:00.000Z';
-      expect(await repos.accessSecrets.revoke(one.key, revokedAt)).toBe(true);
-      expect(await repos.accessSecrets.findLiveByHash(one.secret_hash)).toBeUndefined();
-      expect(await repos.accessSecrets.find(one.key)).toMatchObject({ revoked_at: revokedAt, updated_at: revokedAt });
-      expect(await repos.accessSecrets.revoke(one.key, '2024-03-02T00:00:00.000Z')).toBe(false);
-      expect((await repos.accessSecrets.find(one.key))?.revoked_at).toBe(revokedAt);
-      expect(await repos.accessSecrets.revoke('nope', revokedAt)).toBe(false);
+      expect(await repos.accessSecrets.revoke(one.key, revokedAt)).toMatchObject({ key: one.key, environmentKeys: null, revokedAt });
+      expect(await repos.accessSecrets.findLiveByHash(one.secretHash)).toBeUndefined();
+      expect(await repos.accessSecrets.find(one.key)).toMatchObject({ revokedAt, updatedAt: revokedAt });
+      expect(await repos.accessSecrets.revoke(one.key, '2024-03-02T00:00:00.000Z')).toBeUndefined();
+      expect((await repos.accessSecrets.find(one.key))?.revokedAt).toBe(revokedAt);
+      expect(await repos.accessSecrets.revoke('nope', revokedAt)).toBeUndefined();
       // The other secret is untouched.
-      expect(await repos.accessSecrets.findLiveByHash(two.secret_hash)).toMatchObject({ key: two.key });
+      expect(await repos.accessSecrets.findLiveByHash(two.secretHash)).toMatchObject({ key: two.key });
     });
 
     it('uniqueness: duplicate secret_hash, access secret key, environment key and gateway token reject', async () => {
       const hash = randomBytes(32).toString('hex');
-      const secret = { organization_token: orgToken, name: 's', role: 'read', environment_keys: null, revoked_at: null, created_at: now, updated_at: now };
+      const secret = { organizationToken: orgToken, name: 's', role: 'read' as const, environmentKeys: null, createdAt: now, updatedAt: now };
       const key = uid('as');
-      await repos.accessSecrets.insert({ ...secret, key, secret_hash: hash });
-      await expect(repos.accessSecrets.insert({ ...secret, key: uid('as'), secret_hash: hash })).rejects.toThrow();
-      await expect(repos.accessSecrets.insert({ ...secret, key, secret_hash: randomBytes(32).toString('hex') })).rejects.toThrow();
+      await repos.accessSecrets.insert({ ...secret, key, secretHash: hash });
+      await expect(repos.accessSecrets.insert({ ...secret, key: uid('as'), secretHash: hash })).rejects.toThrow();
+      await expect(repos.accessSecrets.insert({ ...secret, key, secretHash: randomBytes(32).toString('hex') })).rejects.toThrow();
       // A revoked secret's hash still occupies the slot.
       await repos.accessSecrets.revoke(key, now);
-      await expect(repos.accessSecrets.insert({ ...secret, key: uid('as'), secret_hash: hash })).rejects.toThrow();
+      await expect(repos.accessSecrets.insert({ ...secret, key: uid('as'), secretHash: hash })).rejects.toThrow();
 
       await expect(
-        repos.environments.insert({ key: envA, organization_token: orgToken, name: 'dup', production: 0, created_at: now, updated_at: now }),
+        repos.environments.insert({ key: envA, organizationToken: orgToken, name: 'dup', production: false, createdAt: now, updatedAt: now }),
       ).rejects.toThrow();
-      await expect(repos.organizations.insert({ token: orgToken, name: 'dup', active: 1, created_at: now, updated_at: now })).rejects.toThrow();
+      await expect(repos.organizations.insert({ token: orgToken, name: 'dup', active: true, createdAt: now, updatedAt: now })).rejects.toThrow();
 
       const gateway = newGateway(envA);
       await repos.gateways.insert(gateway);
@@ -361,8 +370,8 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
     it('gateways: insert, find and list scoped to the environment, update', async () => {
       const env = uid('env');
       const otherEnv = uid('env');
-      await repos.environments.insert({ key: env, organization_token: orgToken, name: 'gw', production: 0, created_at: now, updated_at: now });
-      await repos.environments.insert({ key: otherEnv, organization_token: orgToken, name: 'gw2', production: 0, created_at: now, updated_at: now });
+      await repos.environments.insert({ key: env, organizationToken: orgToken, name: 'gw', production: false, createdAt: now, updatedAt: now });
+      await repos.environments.insert({ key: otherEnv, organizationToken: orgToken, name: 'gw2', production: false, createdAt: now, updatedAt: now });
       const first: Gateway = { ...newGateway(env), description: 'first', safeCredentials: { a: 'b' }, sealed: { credentials: 'c1.k.x' }, settings: { timeout_seconds: 30 } };
       const second: Gateway = { ...newGateway(env), sandbox: true };
       await repos.gateways.insert(first);
@@ -592,23 +601,24 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect(await outcomeEvents(failing.token)).toEqual([]);
     });
 
-    it('types: booleans are 0/1 numbers, seq is a number, timestamps round-trip as the same ISO string', async () => {
+    it('types: booleans are booleans, positions are integers, timestamps round-trip as the same ISO string', async () => {
       const stamps = ['1970-01-01T00:00:00.000Z', '2024-02-29T23:59:59.999Z', new Date().toISOString(), '9999-12-31T23:59:59.999Z'];
       for (const stamp of stamps) {
         const token = uid('org');
-        await repos.organizations.insert({ token, name: 't', active: 0, created_at: stamp, updated_at: stamp });
+        await repos.organizations.insert({ token, name: 't', active: false, createdAt: stamp, updatedAt: stamp });
         const row = await repos.organizations.find(token);
-        expect(row?.created_at).toBe(stamp);
-        expect(row?.updated_at).toBe(stamp);
-        expect(row?.active).toBe(0);
-        expect(new Date(row?.created_at as string).toISOString()).toBe(stamp);
+        expect(row?.createdAt).toBe(stamp);
+        expect(row?.updatedAt).toBe(stamp);
+        expect(row?.active).toBe(false);
+        expect(new Date(row?.createdAt as string).toISOString()).toBe(stamp);
 
         const envKey = uid('env');
-        await repos.environments.insert({ key: envKey, organization_token: token, name: 'n', production: 1, created_at: stamp, updated_at: stamp });
+        await repos.environments.insert({ key: envKey, organizationToken: token, name: 'n', production: true, createdAt: stamp, updatedAt: stamp });
         const env = await repos.environments.find(envKey);
-        expect(env?.production).toBe(1);
-        expect(env?.created_at).toBe(stamp);
-        expect(Number.isSafeInteger(env?.seq)).toBe(true);
+        expect(env?.production).toBe(true);
+        expect(env?.enhancedIframeSecurity).toBe(false);
+        expect(env?.createdAt).toBe(stamp);
+        expect(Number.isSafeInteger(await repos.environments.positionIn(token, envKey))).toBe(true);
       }
     });
 
@@ -698,19 +708,18 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
     it('foreign keys: rows pointing at a missing parent reject', async () => {
       await expect(repos.gateways.insert(newGateway('no-such-environment'))).rejects.toThrow();
       await expect(
-        repos.environments.insert({ key: uid('env'), organization_token: 'no-such-org', name: 'x', production: 0, created_at: now, updated_at: now }),
+        repos.environments.insert({ key: uid('env'), organizationToken: 'no-such-org', name: 'x', production: false, createdAt: now, updatedAt: now }),
       ).rejects.toThrow();
       await expect(
         repos.accessSecrets.insert({
           key: uid('as'),
-          organization_token: 'no-such-org',
+          organizationToken: 'no-such-org',
           name: 'x',
           role: 'admin',
-          environment_keys: null,
-          secret_hash: randomBytes(32).toString('hex'),
-          revoked_at: null,
-          created_at: now,
-          updated_at: now,
+          environmentKeys: null,
+          secretHash: randomBytes(32).toString('hex'),
+          createdAt: now,
+          updatedAt: now,
         }),
       ).rejects.toThrow();
       await expect(
@@ -740,8 +749,8 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       const env = uid('env');
       const boom = new Error('boom');
       const outcome = inTransaction(store, async (trx) => {
-        await trx.organizations.insert({ token: org, name: 'rolled back', active: 1, created_at: now, updated_at: now });
-        await trx.environments.insert({ key: env, organization_token: org, name: 'rolled back', production: 0, created_at: now, updated_at: now });
+        await trx.organizations.insert({ token: org, name: 'rolled back', active: true, createdAt: now, updatedAt: now });
+        await trx.environments.insert({ key: env, organizationToken: org, name: 'rolled back', production: false, createdAt: now, updatedAt: now });
         // Visible inside the transaction...
         expect(await trx.environments.find(env)).toBeDefined();
         throw boom;
@@ -755,7 +764,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
     it('inTransaction rolls back when a statement inside it fails', async () => {
       const org = uid('org');
       const outcome = inTransaction(store, async (trx) => {
-        await trx.organizations.insert({ token: org, name: 'rolled back', active: 1, created_at: now, updated_at: now });
+        await trx.organizations.insert({ token: org, name: 'rolled back', active: true, createdAt: now, updatedAt: now });
         await trx.gateways.insert(newGateway('no-such-environment'));
       });
       await expect(outcome).rejects.toThrow();
@@ -766,13 +775,13 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       const org = uid('org');
       const env = uid('env');
       const result = await inTransaction(store, async (trx) => {
-        await trx.organizations.insert({ token: org, name: 'kept', active: 1, created_at: now, updated_at: now });
-        await trx.environments.insert({ key: env, organization_token: org, name: 'kept', production: 0, created_at: now, updated_at: now });
+        await trx.organizations.insert({ token: org, name: 'kept', active: true, createdAt: now, updatedAt: now });
+        await trx.environments.insert({ key: env, organizationToken: org, name: 'kept', production: false, createdAt: now, updatedAt: now });
         return 'done';
       });
       expect(result).toBe('done');
       expect(await repos.organizations.find(org)).toMatchObject({ name: 'kept' });
-      expect(await repos.environments.find(env)).toMatchObject({ organization_token: org });
+      expect(await repos.environments.find(env)).toMatchObject({ organizationToken: org });
     });
   });
 
@@ -815,11 +824,11 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect(await tenancy.isEmpty()).toBe(false);
       organization = result.organization_token;
       sandbox = await tenancy.findEnvironment(organization, result.environment_key);
-      expect(sandbox).toMatchObject({ name: 'sandbox', production: 0 });
+      expect(sandbox).toMatchObject({ name: 'sandbox', production: false });
 
       const secret = await tenancy.findAccessSecret(result.access_secret_key);
-      expect(secret).toMatchObject({ role: 'admin', environment_keys: null, revoked_at: null, organization_token: organization });
-      expect(secret?.secret_hash).not.toContain(result.access_secret);
+      expect(secret).toMatchObject({ role: 'admin', environmentKeys: null, revokedAt: null, organizationToken: organization });
+      expect(secret?.secretHash).not.toContain(result.access_secret);
       const live = await repositories(store.db, store.dialect).accessSecrets.findLiveByHash(await keyring.hashSecret(result.access_secret));
       expect(live?.key).toBe(result.access_secret_key);
 
@@ -829,7 +838,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
 
     it('createEnvironment and listEnvironments with since_token', async () => {
       production = await tenancy.createEnvironment(organization, 'production', true);
-      expect(production).toMatchObject({ name: 'production', production: 1, organization_token: organization });
+      expect(production).toMatchObject({ name: 'production', production: true, organizationToken: organization });
       const third = await tenancy.createEnvironment(organization, 'third', false);
 
       const all = await tenancy.listEnvironments(organization, query(null));
@@ -857,19 +866,19 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
 
     it('createAccessSecret and revokeAccessSecret', async () => {
       const created = await tenancy.createAccessSecret(organization, { name: 'scoped', role: 'transact', environmentKeys: [sandbox.key] });
-      expect(created.row).toMatchObject({ name: 'scoped', role: 'transact', environment_keys: JSON.stringify([sandbox.key]), revoked_at: null });
-      expect(JSON.stringify(created.row)).not.toContain(created.secret);
+      expect(created.accessSecret).toMatchObject({ name: 'scoped', role: 'transact', environmentKeys: [sandbox.key], revokedAt: null });
+      expect(JSON.stringify(created.accessSecret)).not.toContain(created.secret);
       const hash = await keyring.hashSecret(created.secret);
-      expect(Keyring.sameHash(created.row.secret_hash, hash)).toBe(true);
+      expect(Keyring.sameHash(created.accessSecret.secretHash, hash)).toBe(true);
       const secrets = repositories(store.db, store.dialect).accessSecrets;
-      expect((await secrets.findLiveByHash(hash))?.key).toBe(created.row.key);
-      expect((await tenancy.listSecretsForEnvironment(organization, sandbox.key)).map((s) => s.key)).toContain(created.row.key);
-      expect((await tenancy.listSecretsForEnvironment(organization, production.key)).map((s) => s.key)).not.toContain(created.row.key);
+      expect((await secrets.findLiveByHash(hash))?.key).toBe(created.accessSecret.key);
+      expect((await tenancy.listSecretsForEnvironment(organization, sandbox.key)).map((s) => s.key)).toContain(created.accessSecret.key);
+      expect((await tenancy.listSecretsForEnvironment(organization, production.key)).map((s) => s.key)).not.toContain(created.accessSecret.key);
 
-      expect(await tenancy.revokeAccessSecret(created.row.key)).toBe(true);
+      expect(await tenancy.revokeAccessSecret(created.accessSecret.key)).toBe(true);
       expect(await secrets.findLiveByHash(hash)).toBeUndefined();
-      expect(await tenancy.revokeAccessSecret(created.row.key)).toBe(false);
-      expect((await tenancy.findAccessSecret(created.row.key))?.revoked_at).not.toBeNull();
+      expect(await tenancy.revokeAccessSecret(created.accessSecret.key)).toBe(false);
+      expect((await tenancy.findAccessSecret(created.accessSecret.key))?.revokedAt).not.toBeNull();
 
       const foreign = await tenancy.createOrganization('foreign-2');
       const foreignEnv = await tenancy.createEnvironment(foreign.token, 'elsewhere', false);

@@ -26,7 +26,7 @@ export function callbackRoutes(app: FastifyInstance, services: CallbackRouteServ
 
   app.post<KeyParams>('/v1/environments/:key/regenerate_signing_secret', adminReturningSecret, async (request, reply) => {
     const environment = await services.tenancy.findEnvironment(callerOf(request).organization.token, request.params.key);
-    const secret = await services.signingSecrets.regenerate(environment.key);
+    const secret = await services.signingSecrets.regenerate(environment);
     const row = await services.tenancy.findEnvironment(callerOf(request).organization.token, environment.key);
     return sendWire(request, reply, 200, 'environment', { ...environmentView(row), signing_secret: secret });
   });

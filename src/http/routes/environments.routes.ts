@@ -82,16 +82,16 @@ export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService,
     });
     await audit.record(
       { type: 'access_secret', id: callerOf(request).secret.key, address: request.ip ?? null },
-      { organizationToken: organization, action: 'access_secret.create', objectType: 'access_secret', objectId: created.row.key, environmentKey: environment.key, details: { name: created.row.name, role: created.row.role } },
+      { organizationToken: organization, action: 'access_secret.create', objectType: 'access_secret', objectId: created.accessSecret.key, environmentKey: environment.key, details: { name: created.accessSecret.name, role: created.accessSecret.role } },
     );
-    return sendWire(request, reply, 201, 'access_secret', accessSecretView(created.row, created.secret));
+    return sendWire(request, reply, 201, 'access_secret', accessSecretView(created.accessSecret, created.secret));
   });
 
   app.delete<SecretParams>('/v1/environments/:key/access_secrets/:secretKey', admin, async (request, reply) => {
     const organization = callerOf(request).organization.token;
     const environment = await tenancy.findEnvironment(organization, request.params.key);
     const secret = await tenancy.findAccessSecret(request.params.secretKey);
-    if (secret === undefined || secret.organization_token !== organization || secret.revoked_at !== null || !secretCoversEnvironment(secret, environment.key)) {
+    if (secret === undefined || secret.organizationToken !== organization || secret.revokedAt !== null || !secretCoversEnvironment(secret, environment.key)) {
       throw new AppError({ key: 'errors.access_secret_not_found', message: MESSAGES.accessSecretNotFound });
     }
     await tenancy.revokeAccessSecret(secret.key);

@@ -6,15 +6,15 @@ import type { AuditEvent } from '../../domain/audit-event.js';
 export function auditEventView(row: AuditEvent): WireObject {
   return {
     token: row.token,
-    actor_type: row.actor_type,
+    actor_type: row.actorType,
     actor: row.actor,
     action: row.action,
-    object_type: row.object_type,
-    object_id: row.object_id,
-    environment_key: row.environment_key,
+    object_type: row.objectType,
+    object_id: row.objectId,
+    environment_key: row.environmentKey,
     address: row.address,
-    details: row.details === null ? null : (JSON.parse(row.details) as WireObject),
-    created_at: storedDate(row.created_at),
-    cursor: String(row.seq),
+    details: row.details,
+    created_at: storedDate(row.createdAt),
+    cursor: String(row.cursor),
   };
 }

@@ -1,7 +1,5 @@
-import { secretEnvironments } from '../../services/tenancy.service.js';
 import { WireList, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
-import { parseAllowedOrigins } from '../../domain/origins.js';
 import type { AccessSecret } from '../../domain/access-secret.js';
 import type { Environment } from '../../domain/environment.js';
 
@@ -9,17 +7,17 @@ export function environmentView(row: Environment): WireObject {
   return {
     key: row.key,
     name: row.name,
-    production: row.production === 1,
-    allowed_origins: new WireList('allowed_origin', parseAllowedOrigins(row.allowed_origins)),
-    enhanced_iframe_security: row.enhanced_iframe_security === 1,
-    created_at: storedDate(row.created_at),
-    updated_at: storedDate(row.updated_at),
+    production: row.production,
+    allowed_origins: new WireList('allowed_origin', row.allowedOrigins ?? []),
+    enhanced_iframe_security: row.enhancedIframeSecurity,
+    created_at: storedDate(row.createdAt),
+    updated_at: storedDate(row.updatedAt),
   };
 }
 
 /** An access secret's metadata; the secret itself only in the response that created it. */
 export function accessSecretView(row: AccessSecret, secret?: string): WireObject {
-  const scope = secretEnvironments(row);
+  const scope = row.environmentKeys;
   const view: WireObject = {
     key: row.key,
     name: row.name,
@@ -27,7 +25,7 @@ export function accessSecretView(row: AccessSecret, secret?: string): WireObject
     environment_keys: scope === null ? null : new WireList('environment_key', scope),
   };
   if (secret !== undefined) view.secret = secret;
-  view.created_at = storedDate(row.created_at);
-  view.updated_at = storedDate(row.updated_at);
+  view.created_at = storedDate(row.createdAt);
+  view.updated_at = storedDate(row.updatedAt);
   return view;
 }

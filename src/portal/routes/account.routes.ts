@@ -26,10 +26,10 @@ function totpOn(request: FastifyRequest): SafeHtml {
 async function accountPage(deps: PortalDeps, request: FastifyRequest, enrolment: SafeHtml | null, notice = doneNotice(request)): Promise<SafeHtml> {
   const user = sessionOf(request).user;
   const frame = await frameFor(deps, request, { title: 'Your account', current: 'account', notice });
-  const organization = frame.organizations?.find((o) => o.organization_token === user.organization_token)?.organization_name ?? '';
+  const organization = frame.organizations?.find((o) => o.organizationToken === user.organizationToken)?.organizationName ?? '';
   const totp =
     enrolment ??
-    (user.totp_enabled === 1
+    (user.totpEnabled
       ? totpOn(request)
       : html`<p><span class="badge">Off</span> Protect your account with a code from an authenticator app (TOTP).</p>
 <form method="post" action="/portal/account/totp/start">${csrfField(request)}<button class="primary" type="submit">Set up two-step verification</button></form>`);
@@ -47,7 +47,7 @@ ${totp}
 
 /** The signed-in person, fresh from the store (the session's copy may predate a change). */
 async function personOf(deps: PortalDeps, request: FastifyRequest): Promise<PortalPerson> {
-  const person = await deps.portalUsers.person(sessionOf(request).user.person_token);
+  const person = await deps.portalUsers.person(sessionOf(request).user.personToken);
   if (person === undefined) throw new AppError({ key: 'errors.forbidden', message: 'Your session has ended. Sign in again.' });
   return person;
 }
@@ -73,9 +73,9 @@ export function accountRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   // (else re-enrolling would be a way to turn it off without one).
   portal.post('/account/totp/start', own, async (request, reply) => {
     const person = await personOf(deps, request);
-    if (person.totp_enabled === 1) await requireCurrentCode(deps, request, person);
+    if (person.totpEnabled) await requireCurrentCode(deps, request, person);
     const enrolment = await deps.portalUsers.totp.begin(person);
-    const form = html`<p>Add this key to your authenticator app (as a time-based key), then type the code it shows.${person.totp_enabled === 1 ? ' Until then the app you use now stays in force.' : ''}</p>
+    const form = html`<p>Add this key to your authenticator app (as a time-based key), then type the code it shows.${person.totpEnabled ? ' Until then the app you use now stays in force.' : ''}</p>
 <div class="field"><label for="totp-secret">Setup key</label>
 <div class="secret-box"><input id="totp-secret" type="text" readonly value="${enrolment.secret}" spellcheck="false" autocomplete="off">
 <button type="button" data-copy="totp-secret" hidden>Copy</button><span id="totp-secret-status" role="status"></span></div></div>
@@ -89,7 +89,7 @@ export function accountRoutes(portal: FastifyInstance, deps: PortalDeps): void {
 
   portal.post('/account/totp/confirm', own, async (request, reply) => {
     const person = await personOf(deps, request);
-    const changing = person.totp_enabled === 1;
+    const changing = person.totpEnabled;
     if (!(await deps.portalUsers.totp.confirm(person, formOf(request).code ?? ''))) {
       throw new AppError({ key: 'errors.invalid', attribute: 'code', message: 'Authentication code is invalid. Set up again and type the current code.' });
     }
@@ -129,10 +129,10 @@ function organizationRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     const session = sessionOf(request);
     const frame = await frameFor(deps, request, { title: 'Your organizations', current: 'organizations', notice: doneNotice(request) });
     const rows = (frame.organizations ?? []).map(
-      (o) => html`<tr><td>${o.organization_name}</td><td>${o.role}</td><td>${o.organization_token === session.user.organization_token
+      (o) => html`<tr><td>${o.organizationName}</td><td>${o.role}</td><td>${o.organizationToken === session.user.organizationToken
         ? html`<span class="badge ok">current</span>`
-        : html`<form class="inline" method="post" action="/portal/organizations/switch">${csrfField(request)}<input type="hidden" name="organization" value="${o.organization_token}">
-  <button type="submit">Open<span class="visually-hidden"> ${o.organization_name}</span></button></form>`}</td></tr>`,
+        : html`<form class="inline" method="post" action="/portal/organizations/switch">${csrfField(request)}<input type="hidden" name="organization" value="${o.organizationToken}">
+  <button type="submit">Open<span class="visually-hidden"> ${o.organizationName}</span></button></form>`}</td></tr>`,
     );
     const body = html`<p>You belong to these organizations. Pages show one at a time; switch here or with the menu at the top.</p>
 <table><caption class="visually-hidden">Your organizations</caption>
@@ -145,10 +145,10 @@ function organizationRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     const session = sessionOf(request);
     const wanted = formOf(request).organization ?? '';
     // Only the person's own active memberships are looked at: any other token is "not found".
-    const member = (await deps.portalUsers.activeMembershipsOf(session.user.person_token)).find((m) => m.organization_token === wanted);
+    const member = (await deps.portalUsers.activeMembershipsOf(session.user.personToken)).find((m) => m.organizationToken === wanted);
     if (member === undefined) throw new AppError({ key: 'errors.user_not_found', message: 'You do not belong to that organization.' });
-    if (member.organization_token !== session.user.organization_token) {
-      const environments = await deps.tenancy.listEnvironments(member.organization_token, { sinceToken: null, order: 'asc', count: 1 });
+    if (member.organizationToken !== session.user.organizationToken) {
+      const environments = await deps.tenancy.listEnvironments(member.organizationToken, { sinceToken: null, order: 'asc', count: 1 });
       await deps.portalSessions.switchOrganization(session, member, environments[0]?.key ?? null);
       await auditSignIn(deps, request, member);
     }

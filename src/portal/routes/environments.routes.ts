@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { parseAllowedOriginsInput } from '../../http/routes/allowed-origins.input.js';
-import { parseAllowedOrigins } from '../../domain/origins.js';
 import { audit, can, environmentOf, formOf, queryOf, redirectTo, requiredField, sessionOf, type PortalDeps } from '../context.js';
 import { doneNotice, environmentsOf, frameFor } from '../frame.js';
 import { html } from '../html.js';
@@ -16,7 +15,7 @@ export function environmentRoutes(portal: FastifyInstance, deps: PortalDeps): vo
   portal.get('/', async (request, reply) => {
     const session = sessionOf(request);
     const environments = await environmentsOf(deps, request);
-    const key = environments.find((env) => env.key === session.row.environment_key)?.key ?? environments[0]?.key;
+    const key = environments.find((env) => env.key === session.row.environmentKey)?.key ?? environments[0]?.key;
     return redirectTo(reply, key === undefined ? '/portal/environments' : `/portal/e/${key}/overview`);
   });
 
@@ -32,8 +31,8 @@ export function environmentRoutes(portal: FastifyInstance, deps: PortalDeps): vo
       (env) => html`<tr>
   <td><a href="/portal/environments/${env.key}">${env.name}</a></td>
   <td><code>${env.key}</code></td>
-  <td>${env.production === 1 ? html`<span class="badge ok">Production</span>` : html`<span class="badge">Test</span>`}</td>
-  <td>${when(env.created_at)}</td>
+  <td>${env.production ? html`<span class="badge ok">Production</span>` : html`<span class="badge">Test</span>`}</td>
+  <td>${when(env.createdAt)}</td>
 </tr>`,
     );
     const create = can(request, 'manage_environments')
@@ -55,7 +54,7 @@ export function environmentRoutes(portal: FastifyInstance, deps: PortalDeps): vo
 
   portal.post('/environments', { config: { portal: 'manage_environments' } }, async (request, reply) => {
     const session = sessionOf(request);
-    const row = await deps.tenancy.createEnvironment(session.user.organization_token, requiredField(formOf(request), 'name'), false);
+    const row = await deps.tenancy.createEnvironment(session.user.organizationToken, requiredField(formOf(request), 'name'), false);
     await audit(deps, request, { action: 'environment.create', objectType: 'environment', objectId: row.key, environmentKey: row.key, details: { name: row.name } });
     return redirectTo(reply, `/portal/environments/${row.key}?done=created`);
   });
@@ -71,26 +70,26 @@ export function environmentRoutes(portal: FastifyInstance, deps: PortalDeps): vo
   <button class="primary" type="submit">Rename</button>
 </form>`
       : null;
-    const origins = parseAllowedOrigins(env.allowed_origins);
+    const origins = env.allowedOrigins ?? [];
     const cardCapture = can(request, 'manage_environments')
       ? html`<h2>Card capture</h2>
 <form class="stack" method="post" action="/portal/environments/${env.key}/card-capture">
   ${csrfField(request)}
   <div class="field"><label for="env-origins">Allowed origins <span class="hint">(one per line, such as https://shop.example; empty = any origin)</span></label><textarea id="env-origins" name="allowed_origins">${origins.join('\n')}</textarea></div>
-  <div class="field"><label><input id="env-enhanced" name="enhanced_iframe_security" type="checkbox" value="true"${env.enhanced_iframe_security === 1 ? html` checked` : ''}> Enhanced iFrame security (tokenization needs a signed nonce)</label></div>
+  <div class="field"><label><input id="env-enhanced" name="enhanced_iframe_security" type="checkbox" value="true"${env.enhancedIframeSecurity ? html` checked` : ''}> Enhanced iFrame security (tokenization needs a signed nonce)</label></div>
   <button class="primary" type="submit">Save card capture settings</button>
 </form>`
       : html`<h2>Card capture</h2>
 <dl class="facts"><dt>Allowed origins</dt><dd>${origins.length === 0 ? 'Any origin' : origins.join(', ')}</dd>
-<dt>Enhanced iFrame security</dt><dd>${env.enhanced_iframe_security === 1 ? 'On' : 'Off'}</dd></dl>`;
+<dt>Enhanced iFrame security</dt><dd>${env.enhancedIframeSecurity ? 'On' : 'Off'}</dd></dl>`;
     const body = html`<div class="field">
   <label for="environment-key">Environment key</label>
   <div class="secret-box"><input id="environment-key" type="text" readonly value="${env.key}">
   <button type="button" data-copy="environment-key" hidden>Copy</button><span id="environment-key-status" role="status"></span></div>
 </div>
 <dl class="facts">
-  <dt>Mode</dt><dd>${env.production === 1 ? 'Activated for production: real cards and gateways' : 'Test: test cards and sandbox gateways only'}</dd>
-  <dt>Created</dt><dd>${when(env.created_at)}</dd>
+  <dt>Mode</dt><dd>${env.production ? 'Activated for production: real cards and gateways' : 'Test: test cards and sandbox gateways only'}</dd>
+  <dt>Created</dt><dd>${when(env.createdAt)}</dd>
 </dl>
 <p><a href="/portal/e/${env.key}/secrets">Access secrets of this environment</a></p>
 ${rename}${cardCapture}`;
@@ -99,7 +98,7 @@ ${rename}${cardCapture}`;
 
   portal.post<EnvParams>('/environments/:key', { config: { portal: 'manage_environments' } }, async (request, reply) => {
     const session = sessionOf(request);
-    const row = await deps.tenancy.renameEnvironment(session.user.organization_token, request.params.key, requiredField(formOf(request), 'name'));
+    const row = await deps.tenancy.renameEnvironment(session.user.organizationToken, request.params.key, requiredField(formOf(request), 'name'));
     await audit(deps, request, { action: 'environment.rename', objectType: 'environment', objectId: row.key, environmentKey: row.key, details: { name: row.name } });
     return redirectTo(reply, `/portal/environments/${row.key}?done=renamed`);
   });
@@ -110,13 +109,13 @@ ${rename}${cardCapture}`;
     const form = formOf(request);
     const allowedOrigins = parseAllowedOriginsInput(form.allowed_origins ?? '');
     const enhancedIframeSecurity = form.enhanced_iframe_security === 'true';
-    const row = await deps.tenancy.updateCardCapture(session.user.organization_token, request.params.key, { allowedOrigins, enhancedIframeSecurity });
+    const row = await deps.tenancy.updateCardCapture(session.user.organizationToken, request.params.key, { allowedOrigins, enhancedIframeSecurity });
     await audit(deps, request, {
       action: 'environment.card_capture',
       objectType: 'environment',
       objectId: row.key,
       environmentKey: row.key,
-      details: { allowed_origins: parseAllowedOrigins(row.allowed_origins).join(' '), enhanced_iframe_security: row.enhanced_iframe_security === 1 },
+      details: { allowed_origins: (row.allowedOrigins ?? []).join(' '), enhanced_iframe_security: row.enhancedIframeSecurity },
     });
     return redirectTo(reply, `/portal/environments/${row.key}?done=updated`);
   });

@@ -42,7 +42,7 @@ export function gatewayRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     const env = await environmentOf(deps, request, request.params.env);
     const frame = await frameFor(deps, request, { title: 'Gateways', current: 'gateways', environment: env, notice: doneNotice(request) });
     const gateways = await deps.gateways.list(env, { sinceToken: null, order: 'desc', count: 100 });
-    const types = gatewayDefinitions().filter((d) => d.test || env.production === 1);
+    const types = gatewayDefinitions().filter((d) => d.test || env.production);
     const chosen = findGatewayDefinition(queryOf(request).type ?? '');
     const create = !can(request, 'manage_gateways')
       ? null

@@ -17,7 +17,7 @@ const TITLE = 'Join an organization on Coffer';
  */
 function invitationForm(reply: FastifyReply, secret: string, open: OpenInvitation, hint: SafeHtml | null = null): SafeHtml {
   const { invitation, organizationName } = open;
-  return html`<p>You are invited to the Coffer portal of <strong>${organizationName}</strong> as <strong>${invitation.role}</strong>. The invitation works once, until ${when(invitation.expires_at)}.</p>
+  return html`<p>You are invited to the Coffer portal of <strong>${organizationName}</strong> as <strong>${invitation.role}</strong>. The invitation works once, until ${when(invitation.expiresAt)}.</p>
 <form class="stack" method="post" action="/portal/invitations/${secret}">
   <input type="hidden" name="_csrf" value="${issueSignInToken(reply)}">
   <div class="field"><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" readonly value="${invitation.email}"></div>
@@ -68,7 +68,7 @@ export function invitationRoutes(portal: FastifyInstance, deps: PortalDeps): voi
     }
     await deps.audit.record(
       { type: 'user', id: member.email, address: request.ip ?? null },
-      { organizationToken: member.organization_token, action: 'user.join', objectType: 'user', objectId: member.token, details: { email: member.email, role: member.role } },
+      { organizationToken: member.organizationToken, action: 'user.join', objectType: 'user', objectId: member.token, details: { email: member.email, role: member.role } },
     );
     await startSession(deps, request, reply, member, 'active');
     return reply.code(303).header('Location', '/portal/').send();

@@ -30,7 +30,7 @@ export function receiverRoutes(portal: FastifyInstance, deps: PortalDeps): void 
     const env = await environmentOf(deps, request, request.params.env);
     const frame = await frameFor(deps, request, { title: 'Receivers', current: 'receivers', environment: env, notice: doneNotice(request) });
     const receivers = await deps.receivers.list(env, { sinceToken: null, order: 'desc', count: 100 });
-    const types = deps.receivers.types.all().filter((t) => t.test || env.production === 1);
+    const types = deps.receivers.types.all().filter((t) => t.test || env.production);
     const credentialRows = Array.from({ length: CREDENTIAL_ROWS }, (_, i) => html`<fieldset><legend>Credential ${i + 1} <span class="hint">(optional)</span></legend>
   <div class="field"><label for="cred-name-${i}">Name</label><input id="cred-name-${i}" name="credential_name_${i}" type="text" maxlength="100"></div>
   <div class="field"><label for="cred-value-${i}">Value</label><input id="cred-value-${i}" name="credential_value_${i}" type="password" autocomplete="off"></div>

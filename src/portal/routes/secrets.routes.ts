@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, fieldError } from '../../domain/errors.js';
 import { mayGrant, type SecretScope } from '../../domain/secret-grants.js';
 import { ROLES, isRole, type Role } from '../../domain/tenancy.js';
-import { secretEnvironments } from '../../services/tenancy.service.js';
 import { audit, environmentOf, formOf, redirectTo, requiredField, roleOf, sessionOf, type PortalDeps } from '../context.js';
 import { doneNotice, frameFor } from '../frame.js';
 import { randomBytes } from 'node:crypto';
@@ -59,7 +58,7 @@ function newSecretForm(request: FastifyRequest, env: Environment, grantable: (ro
 async function secretsPage(deps: PortalDeps, request: FastifyRequest, env: Environment, created: SafeHtml | null): Promise<SafeHtml> {
   const session = sessionOf(request);
   const frame = await frameFor(deps, request, { title: 'Access secrets', current: 'secrets', environment: env, notice: created === null ? doneNotice(request) : null });
-  const organization = session.user.organization_token;
+  const organization = session.user.organizationToken;
   const [secrets, scopes] = await Promise.all([deps.tenancy.listSecretsForEnvironment(organization, env.key), deps.tenancy.secretScopes(organization)]);
   const role = roleOf(request);
   // What a user may revoke is what they could have created (docs/portal.md); a viewer neither.
@@ -69,11 +68,11 @@ async function secretsPage(deps: PortalDeps, request: FastifyRequest, env: Envir
   <td>${secret.name}</td>
   <td><code>${secret.key}</code></td>
   <td>${secret.role}</td>
-  <td>${secret.environment_keys === null ? 'All environments' : 'This environment'}</td>
-  <td>${when(secret.created_at)}</td>
-  <td>${secret.last_used_at === null ? 'Never' : when(secret.last_used_at)}</td>
+  <td>${secret.environmentKeys === null ? 'All environments' : 'This environment'}</td>
+  <td>${when(secret.createdAt)}</td>
+  <td>${secret.lastUsedAt === null ? 'Never' : when(secret.lastUsedAt)}</td>
   <td>${
-    reachable(secret.role, scopes(secretEnvironments(secret)))
+    reachable(secret.role, scopes(secret.environmentKeys))
       ? html`<details class="confirm"><summary>Revoke<span class="visually-hidden"> ${secret.name}</span></summary>
   <form method="post" action="/portal/e/${env.key}/secrets/${secret.key}/revoke">${csrfField(request)}
   <p>Requests using “${secret.name}” will be refused at once. This cannot be undone.</p>
@@ -112,21 +111,21 @@ export function secretRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     if (!isRole(role)) throw new AppError(fieldError.inclusion('role'));
     const scope = form.scope ?? 'environment';
     if (scope !== 'environment' && scope !== 'organization') throw new AppError(fieldError.inclusion('scope'));
-    const organization = sessionOf(request).user.organization_token;
+    const organization = sessionOf(request).user.organizationToken;
     const environmentKeys = environmentKeysOf(scope, env);
     // A forged form asking for more than the role may create is refused before anything is written.
     await deps.tenancy.refuseUngrantable(roleOf(request), organization, role, environmentKeys);
     // A reload of the page that showed a secret re-POSTs its form: nothing is created or shown again.
     if (!(await deps.portalSessions.claimNonce(sessionOf(request), form._once))) return redirectTo(reply, `/portal/e/${env.key}/secrets?done=not_again`);
     const created = await deps.tenancy.createAccessSecret(organization, { name, role, environmentKeys });
-    await audit(deps, request, { action: 'access_secret.create', objectType: 'access_secret', objectId: created.row.key, environmentKey: env.key, details: { name, role, scope } });
+    await audit(deps, request, { action: 'access_secret.create', objectType: 'access_secret', objectId: created.accessSecret.key, environmentKey: env.key, details: { name, role, scope } });
     // Rendered in the response to this POST only (no-store): a reload or a later visit never shows it.
     const shown = html`<section class="notice warn" aria-labelledby="new-secret-heading">
   <h2 id="new-secret-heading">Access secret “${name}” created</h2>
   <div class="field"><label for="access-secret">Access secret</label>
   <div class="secret-box"><input id="access-secret" type="text" readonly value="${created.secret}" autocomplete="off" spellcheck="false">
   <button type="button" data-copy="access-secret" hidden>Copy</button><span id="access-secret-status" role="status"></span></div></div>
-  <p><strong>Copy it now: it will not be shown again.</strong> Coffer keeps only a hash of it. Its key is <code>${created.row.key}</code>.</p>
+  <p><strong>Copy it now: it will not be shown again.</strong> Coffer keeps only a hash of it. Its key is <code>${created.accessSecret.key}</code>.</p>
 </section>`;
     return sendPage(reply, await secretsPage(deps, request, env, shown), 201);
   });
@@ -134,7 +133,7 @@ export function secretRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   // Revoking only cuts access off: a deactivated organization, whose secrets still read, may do it.
   portal.post<SecretParams>('/e/:env/secrets/:key/revoke', { config: { portal: 'manage_secrets', whileInactive: 'allowed' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
-    const secret = await deps.tenancy.revokeAccessSecretFor(roleOf(request), sessionOf(request).user.organization_token, env.key, request.params.key);
+    const secret = await deps.tenancy.revokeAccessSecretFor(roleOf(request), sessionOf(request).user.organizationToken, env.key, request.params.key);
     await audit(deps, request, { action: 'access_secret.revoke', objectType: 'access_secret', objectId: secret.key, environmentKey: env.key, details: { name: secret.name } });
     return redirectTo(reply, `/portal/e/${env.key}/secrets?done=revoked`);
   });

@@ -37,7 +37,7 @@ async function signedIn(deps: PortalDeps, request: FastifyRequest, reply: Fastif
   const members = await deps.portalUsers.activeMembershipsOf(person.token);
   const first = members[0];
   if (first === undefined) return null;
-  const stage = person.totp_enabled === 1 ? 'password' : 'active';
+  const stage = person.totpEnabled ? 'password' : 'active';
   if (stage === 'active') await deps.portalUsers.lockout.succeed(person);
   await startSession(deps, request, reply, first, stage);
   return reply.code(303).header('Location', stage === 'active' ? homeFor(members) : '/portal/sign-in/code').send();
@@ -73,7 +73,7 @@ export function signInRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     const session = sessionOf(request);
     const wait = await spendSignInAttempt(deps, request, session.user.email);
     if (wait !== null) return tooManyAttempts(reply, wait, 'Two-step verification', codeForm(request));
-    const person = await deps.portalUsers.person(session.user.person_token);
+    const person = await deps.portalUsers.person(session.user.personToken);
     if (person === undefined || !(await deps.portalUsers.checkCode(person, formOf(request).code ?? '', request.ip ?? null))) {
       return sendPage(reply, barePage('Two-step verification', codeForm(request, LOCKOUT_HINT), { kind: 'error', text: 'Invalid authentication code' }), 401);
     }

@@ -2,12 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import { isPortalRole, PORTAL_ROLES, type PortalRole } from '../../domain/portal-roles.js';
-import type { PortalMember } from '../../store/repositories/portal-users.repo.js';
 import { audit, can, formOf, redirectTo, roleOf, sessionOf, type PortalDeps } from '../context.js';
 import { doneNotice, frameFor } from '../frame.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, page, sendPage, when } from '../layout.js';
-import type { PortalInvitation } from '../../domain/portal-people.js';
+import type { PortalInvitation, PortalMember } from '../../domain/portal-people.js';
 
 type TokenParams = { Params: { token: string } };
 
@@ -23,7 +22,7 @@ function assignable(manager: PortalRole): readonly PortalRole[] {
 async function manageable(deps: PortalDeps, request: FastifyRequest, token: string): Promise<PortalMember> {
   const session = sessionOf(request);
   const member = await deps.portalUsers.find(token);
-  if (member === undefined || member.organization_token !== session.user.organization_token) {
+  if (member === undefined || member.organizationToken !== session.user.organizationToken) {
     throw new AppError({ key: 'errors.user_not_found', message: 'Unable to find the specified user.' });
   }
   if (member.token === session.user.token) throw new AppError({ key: 'errors.forbidden', message: 'You cannot change your own role, unlock, disable or remove yourself.' });
@@ -35,7 +34,7 @@ function memberActions(request: FastifyRequest, member: PortalMember, locked: bo
   const session = sessionOf(request);
   if (!can(request, 'manage_team') || member.token === session.user.token || (member.role === 'owner' && roleOf(request) !== 'owner')) return null;
   const roles = assignable(roleOf(request));
-  const verb = member.disabled_at === null ? 'disable' : 'enable';
+  const verb = member.disabledAt === null ? 'disable' : 'enable';
   const button = (action: string, label: string, kind = '') =>
     html`<form method="post" action="/portal/team/${member.token}/${action}">${csrfField(request)}<button class="${kind}" type="submit">${label}<span class="visually-hidden"> ${member.email}</span></button></form>`;
   return html`<div class="row-actions">
@@ -53,20 +52,20 @@ function invitationRow(request: FastifyRequest, invitation: PortalInvitation, ma
   const cancel = manage
     ? html`<form method="post" action="/portal/team/invitations/${invitation.token}/cancel">${csrfField(request)}<button type="submit">Cancel<span class="visually-hidden"> the invitation of ${invitation.email}</span></button></form>`
     : null;
-  return html`<tr><td>${invitation.email}</td><td>${invitation.role}</td><td>${invitation.invited_by}</td><td>${when(invitation.expires_at)}</td><td>${cancel}</td></tr>`;
+  return html`<tr><td>${invitation.email}</td><td>${invitation.role}</td><td>${invitation.invitedBy}</td><td>${when(invitation.expiresAt)}</td><td>${cancel}</td></tr>`;
 }
 
 async function teamPage(deps: PortalDeps, request: FastifyRequest, created: SafeHtml | null): Promise<SafeHtml> {
-  const organization = sessionOf(request).user.organization_token;
+  const organization = sessionOf(request).user.organizationToken;
   const [members, invitations] = await Promise.all([deps.portalUsers.list(organization), deps.portalUsers.invitations.list(organization)]);
   const manage = can(request, 'manage_team');
   const frame = await frameFor(deps, request, { title: 'Team', current: 'team', notice: created === null ? doneNotice(request) : null });
   const status = (member: PortalMember, locked: boolean) =>
-    html`${member.disabled_at === null ? html`<span class="badge ok">active</span>` : html`<span class="badge bad">disabled</span>`}${locked ? html` <span class="badge bad">locked</span>` : null}`;
+    html`${member.disabledAt === null ? html`<span class="badge ok">active</span>` : html`<span class="badge bad">disabled</span>`}${locked ? html` <span class="badge bad">locked</span>` : null}`;
   const rows = members.map((member) => {
     const locked = deps.portalUsers.lockout.isLocked(member);
-    return html`<tr><td>${member.email}</td><td>${member.role}</td><td>${member.totp_enabled === 1 ? 'on' : 'off'}</td>
-<td>${status(member, locked)}</td><td>${when(member.created_at)}</td><td>${memberActions(request, member, locked)}</td></tr>`;
+    return html`<tr><td>${member.email}</td><td>${member.role}</td><td>${member.totpEnabled ? 'on' : 'off'}</td>
+<td>${status(member, locked)}</td><td>${when(member.createdAt)}</td><td>${memberActions(request, member, locked)}</td></tr>`;
   });
   const invited =
     invitations.length === 0
@@ -98,7 +97,7 @@ function invitationShown(request: FastifyRequest, invitation: PortalInvitation, 
   <div class="field"><label for="invitation-link">Invitation link</label>
   <div class="secret-box"><input id="invitation-link" type="text" readonly value="${link}" autocomplete="off" spellcheck="false">
   <button type="button" data-copy="invitation-link" hidden>Copy</button><span id="invitation-link-status" role="status"></span></div></div>
-  <p><strong>Give this link to ${invitation.email} now: it is not shown again.</strong> It works once, until ${when(invitation.expires_at)}.
+  <p><strong>Give this link to ${invitation.email} now: it is not shown again.</strong> It works once, until ${when(invitation.expiresAt)}.
   With it they join with the password of their Coffer account, or choose one if they have none.</p>
 </section>`;
 }
@@ -124,13 +123,13 @@ export function teamRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     const role = form.role ?? '';
     if (!(assignable(roleOf(request)) as readonly string[]).includes(role)) throw roleRefused(request, role, 'invite a member with');
     if (!(await deps.portalSessions.claimNonce(session, form._once))) return redirectTo(reply, '/portal/team?done=not_again_invitation');
-    const { invitation, secret } = await deps.portalUsers.invitations.invite(session.user.organization_token, { email: form.email ?? '', role, invitedBy: session.user.email });
+    const { invitation, secret } = await deps.portalUsers.invitations.invite(session.user.organizationToken, { email: form.email ?? '', role, invitedBy: session.user.email });
     await audit(deps, request, { action: 'user.invite', objectType: 'invitation', objectId: invitation.token, details: { email: invitation.email, role } });
     return sendPage(reply, await teamPage(deps, request, invitationShown(request, invitation, secret)), 201);
   });
 
   portal.post<TokenParams>('/team/invitations/:token/cancel', team, async (request, reply) => {
-    const invitation = await deps.portalUsers.invitations.cancel(sessionOf(request).user.organization_token, request.params.token);
+    const invitation = await deps.portalUsers.invitations.cancel(sessionOf(request).user.organizationToken, request.params.token);
     await audit(deps, request, { action: 'user.invite_cancel', objectType: 'invitation', objectId: invitation.token, details: { email: invitation.email } });
     return redirectTo(reply, '/portal/team?done=invitation_cancelled');
   });
@@ -157,7 +156,7 @@ export function teamRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   // lets them sign in again. Recorded in this organization only.
   portal.post<TokenParams>('/team/:token/unlock', team, async (request, reply) => {
     const member = await manageable(deps, request, request.params.token);
-    await deps.portalUsers.lockout.unlock(member.person_token);
+    await deps.portalUsers.lockout.unlock(member.personToken);
     await audit(deps, request, { action: 'user.unlock', objectType: 'user', objectId: member.token, details: { email: member.email } });
     return redirectTo(reply, '/portal/team?done=unlocked');
   });

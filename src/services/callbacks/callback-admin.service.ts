@@ -1,9 +1,10 @@
 import { AppError, fieldError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { StoreHandle } from '../../store/database.js';
-import { EVENT_TYPES } from '../../domain/event-types.js';
+import { EVENT_TYPES, type EventType } from '../../domain/event-types.js';
 import { repositories, type Repositories } from '../../store/repositories.js';
 import type { EventService } from '../event.service.js';
+import { changeEnvironment } from '../environment-changes.js';
 import type { CallbackAttempt, CallbackDelivery } from '../../domain/callback.js';
 import type { Environment } from '../../domain/environment.js';
 
@@ -11,7 +12,7 @@ import type { Environment } from '../../domain/environment.js';
 export interface CallbackSubscription {
   url: string | null;
   format: 'xml' | 'json';
-  eventTypes: string[] | null;
+  eventTypes: EventType[] | null;
 }
 
 /** A delivery and its attempts (the delivery log). */
@@ -36,13 +37,13 @@ export function parseSubscription(fields: Record<string, unknown>): CallbackSubs
   } else if (rawUrl !== undefined && rawUrl !== null && rawUrl !== '') errors.push(fieldError.invalid('url'));
   const format = fields.format === undefined || fields.format === '' ? 'xml' : fields.format;
   if (format !== 'xml' && format !== 'json') errors.push(fieldError.inclusion('format'));
-  let eventTypes: string[] | null = null;
+  let eventTypes: EventType[] | null = null;
   const rawTypes = fields.event_types;
   if (rawTypes !== undefined && rawTypes !== null && rawTypes !== '') {
     // JSON sends an array; XML and forms a space- or comma-separated list.
     const list = Array.isArray(rawTypes) ? rawTypes : typeof rawTypes === 'string' ? rawTypes.split(/[\s,]+/).filter((t) => t !== '') : [rawTypes];
     if (list.some((type) => typeof type !== 'string' || !(EVENT_TYPES as readonly string[]).includes(type))) errors.push(fieldError.inclusion('event_types'));
-    else eventTypes = list as string[];
+    else eventTypes = list as EventType[];
   }
   if (errors.length > 0) throw new AppError(errors);
   return { url, format: format as 'xml' | 'json', eventTypes };
@@ -61,7 +62,7 @@ export class CallbackAdminService {
   }
 
   async subscribe(environmentKey: string, subscription: CallbackSubscription): Promise<void> {
-    await this.repos.environments.setCallback(environmentKey, subscription, this.clock.now().toISOString());
+    await changeEnvironment(this.store, environmentKey, { callbackUrl: subscription.url, callbackFormat: subscription.format, callbackEventTypes: subscription.eventTypes, updatedAt: this.clock.now().toISOString() });
   }
 
   /** Queues every callback of the event again (or for the first time); 422 when it has no destination. */

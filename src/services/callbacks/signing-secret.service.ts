@@ -1,8 +1,9 @@
 import type { Clock } from '../../domain/clock.js';
 import { randomToken } from '../../domain/tokens.js';
 import type { StoreHandle } from '../../store/database.js';
-import { repositories, type Repositories } from '../../store/repositories.js';
+import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
 import type { Keyring } from '../../vault/keyring.js';
+import { hasCallbackSubscription, type Environment } from '../../domain/environment.js';
 
 /** Length of a signing secret: 64 base-62 characters (~380 bits), like Spreedly's. */
 const SECRET_LENGTH = 64;
@@ -19,7 +20,7 @@ export class SigningSecretService {
   private readonly repos: Repositories;
 
   constructor(
-    store: StoreHandle,
+    private readonly store: StoreHandle,
     private readonly keyring: Keyring,
     private readonly clock: Clock,
   ) {
@@ -27,10 +28,17 @@ export class SigningSecretService {
   }
 
   /** A new secret replaces the old one at once (recorded as RegenerateSigningSecret); returns it, once. */
-  async regenerate(environmentKey: string): Promise<string> {
+  async regenerate(environment: Environment): Promise<string> {
+    const environmentKey = environment.key;
     const secret = randomToken(SECRET_LENGTH);
     const sealed = await this.keyring.sealFor(environmentKey, Buffer.from(secret, 'utf8'), aad(environmentKey));
-    await this.repos.environments.setSigningSecret(environmentKey, sealed, this.clock.now().toISOString());
+    const at = this.clock.now().toISOString();
+    await inTransaction(this.store, async (repos) => {
+      // The event names the environment only: the secret is never in it (docs/events.md).
+      if (await repos.environments.setSigningSecret(environmentKey, sealed, at)) {
+        await repos.journal.record({ environmentKey, eventType: 'RegenerateSigningSecret', objectType: 'environment', objectKey: environmentKey, at, environmentSubscribed: hasCallbackSubscription(environment) });
+      }
+    });
     return secret;
   }
 
@@ -39,13 +47,13 @@ export class SigningSecretService {
    * are always signed); the merchant obtains a secret they can see by regenerating it.
    */
   async secretFor(environmentKey: string): Promise<string> {
-    let row = await this.repos.environments.find(environmentKey);
-    if (row !== undefined && row.sealed_signing_secret === null) {
+    let environment = await this.repos.environments.find(environmentKey);
+    if (environment !== undefined && environment.sealedSigningSecret === null) {
       const sealed = await this.keyring.sealFor(environmentKey, Buffer.from(randomToken(SECRET_LENGTH), 'utf8'), aad(environmentKey));
       await this.repos.environments.setSigningSecretIfAbsent(environmentKey, sealed);
-      row = await this.repos.environments.find(environmentKey);
+      environment = await this.repos.environments.find(environmentKey);
     }
-    if (row === undefined || row.sealed_signing_secret === null) throw new Error('environment without a signing secret');
-    return (await this.keyring.openFor(environmentKey, row.sealed_signing_secret, aad(environmentKey))).toString('utf8');
+    if (environment === undefined || environment.sealedSigningSecret === null) throw new Error('environment without a signing secret');
+    return (await this.keyring.openFor(environmentKey, environment.sealedSigningSecret, aad(environmentKey))).toString('utf8');
   }
 }

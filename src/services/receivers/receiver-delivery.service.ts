@@ -80,7 +80,7 @@ export class ReceiverDeliveryService {
     const paymentMethod = await this.repos.paymentMethods.find(environment.key, input.paymentMethodToken as string);
     if (paymentMethod === undefined) throw new AppError({ key: 'errors.payment_method_not_found', message: MESSAGES.paymentMethodNotFound });
     if (receiver.definition.test && !paymentMethod.test) {
-      throw new AppError({ key: 'errors.account_inactive', message: environment.production === 1 ? TEST_RECEIVER_NEEDS_TEST_CARD : MESSAGES.notActivated(environment.key) });
+      throw new AppError({ key: 'errors.account_inactive', message: environment.production ? TEST_RECEIVER_NEEDS_TEST_CARD : MESSAGES.notActivated(environment.key) });
     }
     const base = { environment, receiver, paymentMethodToken: paymentMethod.token, method };
     const refusal = STATE_REFUSALS[paymentMethod.storageState];

@@ -166,7 +166,7 @@ export class GatewayTransactionService {
     if (gateway.state === 'redacted') return { refused: await this.refuse(this.attemptArgs(plan, gateway), REDACTED_GATEWAY) };
     if (gateway.definition.test !== paymentMethod.test) {
       const message =
-        environment.production !== 1 ? MESSAGES.notActivated(environment.key) : gateway.definition.test ? MESSAGES.testGatewayNeedsTestCard : MESSAGES.productionGatewayNeedsRealCard;
+        !environment.production ? MESSAGES.notActivated(environment.key) : gateway.definition.test ? MESSAGES.testGatewayNeedsTestCard : MESSAGES.productionGatewayNeedsRealCard;
       throw new AppError({ key: 'errors.account_inactive', message });
     }
     const refusal = STATE_REFUSALS[paymentMethod.storageState];

@@ -1,59 +1,53 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { AccessSecretsTable, Database } from '../schema.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
-import { journaled, type Change } from '../change-journal.js';
+import { accessSecretOf, newAccessSecretRow } from '../mappers/access-secret.js';
+import type { AccessSecret, NewAccessSecret } from '../../domain/access-secret.js';
 
-/** An access secret's events: in the feed of its first environment, or organization-wide (null). */
-function secretChange(row: { key: string; environment_keys: string | null }, eventType: string, at: string): Change {
-  const environments = row.environment_keys === null ? [] : (JSON.parse(row.environment_keys) as string[]);
-  return { environmentKey: environments[0] ?? null, eventType, objectType: 'access_secret', objectKey: row.key, at };
-}
-
-export type AccessSecretRow = Selectable<AccessSecretsTable>;
-
-/** Single-query primitives over `access_secrets`. */
+/**
+ * Single-query primitives over `access_secrets`. The events of their changes are recorded by the
+ * services that decide them (docs/events.md).
+ */
 export class AccessSecretsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Inserts the secret (only its hash is stored) and records CreateAccessSecret with its key. */
-  async insert(row: Insertable<AccessSecretsTable>): Promise<void> {
-    await journaled(this.db, async (db) => {
-      await db.insertInto('access_secrets').values(row).execute();
-      return { result: undefined, changes: [secretChange({ key: row.key, environment_keys: row.environment_keys ?? null }, 'CreateAccessSecret', row.created_at)] };
-    });
+  /** Inserts the secret's record (only its hash is stored). */
+  async insert(secret: NewAccessSecret): Promise<void> {
+    await this.db.insertInto('access_secrets').values(newAccessSecretRow(secret)).execute();
   }
 
   /** The live (not revoked) secret with this hash, if any. */
-  findLiveByHash(secretHash: string): Promise<AccessSecretRow | undefined> {
-    return this.db
+  async findLiveByHash(secretHash: string): Promise<AccessSecret | undefined> {
+    const row = await this.db
       .selectFrom('access_secrets')
       .selectAll()
       .where('secret_hash', '=', secretHash)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
+    return row === undefined ? undefined : accessSecretOf(row);
   }
 
-  find(key: string): Promise<AccessSecretRow | undefined> {
-    return this.db.selectFrom('access_secrets').selectAll().where('key', '=', key).executeTakeFirst();
+  async find(key: string): Promise<AccessSecret | undefined> {
+    const row = await this.db.selectFrom('access_secrets').selectAll().where('key', '=', key).executeTakeFirst();
+    return row === undefined ? undefined : accessSecretOf(row);
   }
 
-  listByOrganization(organizationToken: string | null, page: PageRequest): Promise<AccessSecretRow[]> {
+  async listByOrganization(organizationToken: string | null, page: PageRequest): Promise<AccessSecret[]> {
     let query = this.db.selectFrom('access_secrets').selectAll();
     if (organizationToken !== null) query = query.where('organization_token', '=', organizationToken);
-    return applyPage(query, 'seq', page).execute();
+    return (await applyPage(query, 'seq', page).execute()).map(accessSecretOf);
   }
 
-  async revoke(key: string, revokedAt: string): Promise<boolean> {
-    return journaled(this.db, async (db) => {
-      const revoked = await db
-        .updateTable('access_secrets')
-        .set({ revoked_at: revokedAt, updated_at: revokedAt })
-        .where('key', '=', key)
-        .where('revoked_at', 'is', null)
-        .returning(['key', 'environment_keys'])
-        .executeTakeFirst();
-      return { result: revoked !== undefined, changes: revoked === undefined ? [] : [secretChange(revoked, 'RevokeAccessSecret', revokedAt)] };
-    });
+  /** Revokes a live secret: the secret as revoked, or undefined when none was live. */
+  async revoke(key: string, revokedAt: string): Promise<AccessSecret | undefined> {
+    const row = await this.db
+      .updateTable('access_secrets')
+      .set({ revoked_at: revokedAt, updated_at: revokedAt })
+      .where('key', '=', key)
+      .where('revoked_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    return row === undefined ? undefined : accessSecretOf(row);
   }
 
   /** Records a use (callers throttle this to once a minute per secret). */

@@ -1,7 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { deferrable } from '../deferrable-query.js';
 import { orderedToken } from '../../domain/tokens.js';
-import { knownUnsubscribed } from '../../domain/request-context.js';
 import type { Dialect } from '../dialect.js';
 import { LocksRepo } from './locks.repo.js';
 import { claimFairly, deferredTo, type ClaimResult, type DueClaim } from './callback-claim.js';
@@ -47,10 +46,10 @@ export async function enqueueCallbacks(db: Kysely<Database>, event: ApiEvent, ma
   if (event.environmentKey === null) return;
   const at = event.createdAt;
   const giveUp = plus(at, DELIVERY_WINDOW_MS);
-  // Two statements per event were 8 % of a purchase, hence the skips: the request's authentication
-  // read the environment (knownUnsubscribed), and the transaction's writer knows its row.
-  const subscribed = environmentSubscribed ?? !knownUnsubscribed(event.environmentKey);
-  if (subscribed)
+  // Two statements per event were 8 % of a purchase (docs/caching.md): the service that records
+  // the change knows the environment it read (hasCallbackSubscription), and the transaction's
+  // writer knows its row. Unknown (undefined): the subscription is looked for.
+  if (environmentSubscribed !== false)
     await queue(
       db,
       sql`insert into callback_deliveries (token, environment_key, event_token, kind, url, destination, format, state, attempts, next_attempt_at, give_up_at, created_at, updated_at)

@@ -1,49 +1,40 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { Database, EnvironmentsTable } from '../schema.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
-import { journaled } from '../change-journal.js';
-import { noteCallbackSubscription } from '../../domain/request-context.js';
+import { environmentChanges, environmentOf, newEnvironmentRow } from '../mappers/environment.js';
+import type { Environment, EnvironmentPatch, NewEnvironment } from '../../domain/environment.js';
 
-export type EnvironmentRow = Selectable<EnvironmentsTable>;
-export interface EnvironmentPatch {
-  name?: string;
-  production?: number;
-  allowed_origins?: string | null;
-  enhanced_iframe_security?: number;
-  callback_url?: string | null;
-  callback_format?: string;
-  callback_event_types?: string | null;
-  updated_at: string;
-}
-
-/** Single-query primitives over `environments`. */
+/**
+ * Single-query primitives over `environments`. The events of their changes are recorded by the
+ * services that decide them (docs/events.md).
+ */
 export class EnvironmentsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(row: Insertable<EnvironmentsTable>): Promise<void> {
-    await journaled(this.db, async (db) => {
-      await db.insertInto('environments').values(row).execute();
-      return { result: undefined, changes: [{ environmentKey: row.key, eventType: 'AddEnvironment', objectType: 'environment', objectKey: row.key, at: row.created_at }] };
-    });
+  async insert(environment: NewEnvironment): Promise<void> {
+    await this.db.insertInto('environments').values(newEnvironmentRow(environment)).execute();
   }
 
-  find(key: string): Promise<EnvironmentRow | undefined> {
-    return this.db.selectFrom('environments').selectAll().where('key', '=', key).executeTakeFirst();
+  async find(key: string): Promise<Environment | undefined> {
+    const row = await this.db.selectFrom('environments').selectAll().where('key', '=', key).executeTakeFirst();
+    return row === undefined ? undefined : environmentOf(row);
   }
 
-  listByOrganization(organizationToken: string, page: PageRequest): Promise<EnvironmentRow[]> {
+  /** Where the environment stands in its organization's list (a page's `since_token`); undefined when it is not there. */
+  async positionIn(organizationToken: string, key: string): Promise<number | undefined> {
+    const row = await this.db.selectFrom('environments').select('seq').where('key', '=', key).where('organization_token', '=', organizationToken).executeTakeFirst();
+    return row === undefined ? undefined : Number(row.seq);
+  }
+
+  async listByOrganization(organizationToken: string, page: PageRequest): Promise<Environment[]> {
     const query = this.db.selectFrom('environments').selectAll().where('organization_token', '=', organizationToken);
-    return applyPage(query, 'seq', page).execute();
+    return (await applyPage(query, 'seq', page).execute()).map(environmentOf);
   }
 
-  async update(key: string, patch: EnvironmentPatch): Promise<void> {
-    // The request's own events from here on look for the subscription it may have just set.
-    noteCallbackSubscription(key, true);
-    await journaled(this.db, async (db) => {
-      const result = await db.updateTable('environments').set(patch).where('key', '=', key).executeTakeFirst();
-      const changed = Number(result.numUpdatedRows) > 0;
-      return { result: undefined, changes: changed ? [{ environmentKey: key, eventType: 'UpdateEnvironment', objectType: 'environment', objectKey: key, at: patch.updated_at }] : [] };
-    });
+  /** Applies `patch`; false when there is no such environment. */
+  async update(key: string, patch: EnvironmentPatch): Promise<boolean> {
+    const result = await this.db.updateTable('environments').set(environmentChanges(patch)).where('key', '=', key).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /** Stores a first signing secret unless one exists (two nodes racing keep one); false when one did. */
@@ -52,17 +43,9 @@ export class EnvironmentsRepo {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  /** Sets (or clears) the environment-level callback subscription. */
-  async setCallback(key: string, callback: { url: string | null; format: string; eventTypes: string[] | null }, updatedAt: string): Promise<void> {
-    await this.update(key, { callback_url: callback.url, callback_format: callback.format, callback_event_types: callback.eventTypes === null ? null : JSON.stringify(callback.eventTypes), updated_at: updatedAt });
-  }
-
-  /** Replaces the sealed signing secret of callbacks (docs/events.md); never recorded in the event. */
+  /** Replaces the sealed signing secret of callbacks (docs/events.md); false when there is no such environment. The secret is never in an event. */
   async setSigningSecret(key: string, sealed: string, updatedAt: string): Promise<boolean> {
-    return journaled(this.db, async (db) => {
-      const result = await db.updateTable('environments').set({ sealed_signing_secret: sealed, updated_at: updatedAt }).where('key', '=', key).executeTakeFirst();
-      const changed = Number(result.numUpdatedRows) > 0;
-      return { result: changed, changes: changed ? [{ environmentKey: key, eventType: 'RegenerateSigningSecret', objectType: 'environment', objectKey: key, at: updatedAt }] : [] };
-    });
+    const result = await this.db.updateTable('environments').set({ sealed_signing_secret: sealed, updated_at: updatedAt }).where('key', '=', key).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 }

@@ -1,44 +1,45 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, IdempotencyKeysTable } from '../schema.js';
-
-export type IdempotencyRow = Selectable<IdempotencyKeysTable>;
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import { idempotencyRecordOf, idempotencyRow } from '../mappers/idempotency.js';
+import type { IdempotencyRecord, StoredResponse } from '../../domain/idempotency.js';
 
 /** Single-query primitives over `idempotency_keys`. */
 export class IdempotencyRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Claims a key; false when a row for it already exists. */
-  async insertRunning(row: IdempotencyRow): Promise<boolean> {
+  async insertRunning(record: IdempotencyRecord): Promise<boolean> {
     const result = await this.db
       .insertInto('idempotency_keys')
-      .values(row)
+      .values(idempotencyRow(record))
       .onConflict((oc) => oc.columns(['environment_key', 'idempotency_key']).doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
-  find(environmentKey: string, key: string): Promise<IdempotencyRow | undefined> {
-    return this.db
+  async find(environmentKey: string, key: string): Promise<IdempotencyRecord | undefined> {
+    const row = await this.db
       .selectFrom('idempotency_keys')
       .selectAll()
       .where('environment_key', '=', environmentKey)
       .where('idempotency_key', '=', key)
       .executeTakeFirst();
+    return row === undefined ? undefined : idempotencyRecordOf(row);
   }
 
   /** Replaces an expired or abandoned claim, only if it is still the one that was read. */
-  async takeOver(previous: IdempotencyRow, next: IdempotencyRow): Promise<boolean> {
+  async takeOver(previous: IdempotencyRecord, next: IdempotencyRecord): Promise<boolean> {
     const result = await this.db
       .updateTable('idempotency_keys')
-      .set(next)
-      .where('environment_key', '=', previous.environment_key)
-      .where('idempotency_key', '=', previous.idempotency_key)
-      .where('created_at', '=', previous.created_at)
+      .set(idempotencyRow(next))
+      .where('environment_key', '=', previous.environmentKey)
+      .where('idempotency_key', '=', previous.key)
+      .where('created_at', '=', previous.createdAt)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 
-  async complete(environmentKey: string, key: string, response: { status: number; contentType: string; body: string }): Promise<void> {
+  async complete(environmentKey: string, key: string, response: StoredResponse): Promise<void> {
     await this.db
       .updateTable('idempotency_keys')
       .set({ state: 'done', response_status: response.status, response_content_type: response.contentType, response_body: response.body })

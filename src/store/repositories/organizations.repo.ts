@@ -1,22 +1,23 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, OrganizationsTable } from '../schema.js';
-
-export type OrganizationRow = Selectable<OrganizationsTable>;
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import { organizationOf, organizationRow } from '../mappers/organization.js';
+import type { Organization } from '../../domain/organization.js';
 
 /** Single-query primitives over `organizations`. */
 export class OrganizationsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(row: OrganizationRow): Promise<void> {
-    await this.db.insertInto('organizations').values(row).execute();
+  async insert(organization: Organization): Promise<void> {
+    await this.db.insertInto('organizations').values(organizationRow(organization)).execute();
   }
 
-  find(token: string): Promise<OrganizationRow | undefined> {
-    return this.db.selectFrom('organizations').selectAll().where('token', '=', token).executeTakeFirst();
+  async find(token: string): Promise<Organization | undefined> {
+    const row = await this.db.selectFrom('organizations').selectAll().where('token', '=', token).executeTakeFirst();
+    return row === undefined ? undefined : organizationOf(row);
   }
 
-  list(): Promise<OrganizationRow[]> {
-    return this.db.selectFrom('organizations').selectAll().orderBy('created_at').orderBy('token').execute();
+  async list(): Promise<Organization[]> {
+    return (await this.db.selectFrom('organizations').selectAll().orderBy('created_at').orderBy('token').execute()).map(organizationOf);
   }
 
   async setActive(token: string, active: boolean, updatedAt: string): Promise<boolean> {

@@ -1,28 +1,30 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { Database, PortalInvitationsTable } from '../schema.js';
-
-export type PortalInvitationRow = Selectable<PortalInvitationsTable>;
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import { portalInvitationOf, portalInvitationRow } from '../mappers/portal-people.js';
+import type { PortalInvitation } from '../../domain/portal-people.js';
 
 /** Single-query primitives over `portal_invitations`. */
 export class PortalInvitationsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(row: Insertable<PortalInvitationsTable>): Promise<void> {
-    await this.db.insertInto('portal_invitations').values(row).execute();
+  async insert(invitation: PortalInvitation): Promise<void> {
+    await this.db.insertInto('portal_invitations').values(portalInvitationRow(invitation)).execute();
   }
 
-  find(token: string): Promise<PortalInvitationRow | undefined> {
-    return this.db.selectFrom('portal_invitations').selectAll().where('token', '=', token).executeTakeFirst();
+  async find(token: string): Promise<PortalInvitation | undefined> {
+    const row = await this.db.selectFrom('portal_invitations').selectAll().where('token', '=', token).executeTakeFirst();
+    return row === undefined ? undefined : portalInvitationOf(row);
   }
 
   /** The invitation whose link secret hashes to this, unless it has expired. */
-  findLive(secretHash: string, now: string): Promise<PortalInvitationRow | undefined> {
-    return this.db.selectFrom('portal_invitations').selectAll().where('secret_hash', '=', secretHash).where('expires_at', '>', now).executeTakeFirst();
+  async findLive(secretHash: string, now: string): Promise<PortalInvitation | undefined> {
+    const row = await this.db.selectFrom('portal_invitations').selectAll().where('secret_hash', '=', secretHash).where('expires_at', '>', now).executeTakeFirst();
+    return row === undefined ? undefined : portalInvitationOf(row);
   }
 
   /** Open invitations of an organization, oldest first. */
-  listByOrganization(organizationToken: string): Promise<PortalInvitationRow[]> {
-    return this.db.selectFrom('portal_invitations').selectAll().where('organization_token', '=', organizationToken).orderBy('seq', 'asc').execute();
+  async listByOrganization(organizationToken: string): Promise<PortalInvitation[]> {
+    return (await this.db.selectFrom('portal_invitations').selectAll().where('organization_token', '=', organizationToken).orderBy('seq', 'asc').execute()).map(portalInvitationOf);
   }
 
   /** Removes an invitation; false when it was already gone (used, cancelled, replaced). */

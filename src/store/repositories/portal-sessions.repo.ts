@@ -1,22 +1,23 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import type { Database, PortalSessionsTable } from '../schema.js';
-
-export type PortalSessionRow = Selectable<PortalSessionsTable>;
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import { portalSessionChanges, portalSessionOf, portalSessionRow } from '../mappers/portal-people.js';
+import type { PortalSession, PortalSessionPatch } from '../../domain/portal-people.js';
 
 /** Single-query primitives over `portal_sessions`. */
 export class PortalSessionsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(row: Insertable<PortalSessionsTable>): Promise<void> {
-    await this.db.insertInto('portal_sessions').values(row).execute();
+  async insert(session: PortalSession): Promise<void> {
+    await this.db.insertInto('portal_sessions').values(portalSessionRow(session)).execute();
   }
 
-  find(idHash: string): Promise<PortalSessionRow | undefined> {
-    return this.db.selectFrom('portal_sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
+  async find(idHash: string): Promise<PortalSession | undefined> {
+    const row = await this.db.selectFrom('portal_sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
+    return row === undefined ? undefined : portalSessionOf(row);
   }
 
-  async update(idHash: string, changes: Updateable<PortalSessionsTable>): Promise<void> {
-    await this.db.updateTable('portal_sessions').set(changes).where('id_hash', '=', idHash).execute();
+  async update(idHash: string, patch: PortalSessionPatch): Promise<void> {
+    await this.db.updateTable('portal_sessions').set(portalSessionChanges(patch)).where('id_hash', '=', idHash).execute();
   }
 
   async delete(idHash: string): Promise<void> {

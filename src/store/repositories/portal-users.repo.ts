@@ -1,37 +1,44 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import type { Database, PortalMembershipsTable, PortalPeopleTable } from '../schema.js';
-
-export type PortalPersonRow = Selectable<PortalPeopleTable>;
-export type PortalMembershipRow = Selectable<PortalMembershipsTable>;
-
-/**
- * A membership with the facts of its person a page shows or a check needs: what a portal session
- * acts as (`sessionOf(request).user`). `token` is the membership's.
- */
-export type PortalMember = Pick<PortalMembershipRow, 'token' | 'person_token' | 'organization_token' | 'role' | 'disabled_at' | 'created_at'> &
-  Pick<PortalPersonRow, 'email' | 'totp_enabled' | 'locked_until'>;
-
-/** A membership with its organization's name, for the organization switcher. */
-export type PortalMemberOrganization = PortalMember & { organization_name: string };
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import {
+  newPortalMembershipRow,
+  newPortalPersonRow,
+  portalMemberOf,
+  portalMemberOrganizationOf,
+  portalMembershipChanges,
+  portalPersonChanges,
+  portalPersonOf,
+} from '../mappers/portal-people.js';
+import type {
+  NewPortalPerson,
+  PortalMember,
+  PortalMemberOrganization,
+  PortalMembership,
+  PortalMembershipPatch,
+  PortalPerson,
+  PortalPersonPatch,
+} from '../../domain/portal-people.js';
 
 /** Single-query primitives over `portal_people`. */
 export class PortalPeopleRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(row: Insertable<PortalPeopleTable>): Promise<void> {
-    await this.db.insertInto('portal_people').values(row).execute();
+  async insert(person: NewPortalPerson): Promise<void> {
+    await this.db.insertInto('portal_people').values(newPortalPersonRow(person)).execute();
   }
 
-  find(token: string): Promise<PortalPersonRow | undefined> {
-    return this.db.selectFrom('portal_people').selectAll().where('token', '=', token).executeTakeFirst();
+  async find(token: string): Promise<PortalPerson | undefined> {
+    const row = await this.db.selectFrom('portal_people').selectAll().where('token', '=', token).executeTakeFirst();
+    return row === undefined ? undefined : portalPersonOf(row);
   }
 
-  findByEmail(email: string): Promise<PortalPersonRow | undefined> {
-    return this.db.selectFrom('portal_people').selectAll().where('email', '=', email).executeTakeFirst();
+  async findByEmail(email: string): Promise<PortalPerson | undefined> {
+    const row = await this.db.selectFrom('portal_people').selectAll().where('email', '=', email).executeTakeFirst();
+    return row === undefined ? undefined : portalPersonOf(row);
   }
 
-  async update(token: string, changes: Updateable<PortalPeopleTable>): Promise<boolean> {
-    const result = await this.db.updateTable('portal_people').set(changes).where('token', '=', token).executeTakeFirst();
+  async update(token: string, patch: PortalPersonPatch): Promise<boolean> {
+    const result = await this.db.updateTable('portal_people').set(portalPersonChanges(patch)).where('token', '=', token).executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 
@@ -125,32 +132,35 @@ export class PortalMembershipsRepo {
       .select(['m.token', 'm.person_token', 'm.organization_token', 'm.role', 'm.disabled_at', 'm.created_at', 'p.email', 'p.totp_enabled', 'p.locked_until']);
   }
 
-  async insert(row: Insertable<PortalMembershipsTable>): Promise<void> {
-    await this.db.insertInto('portal_memberships').values(row).execute();
+  async insert(membership: PortalMembership): Promise<void> {
+    await this.db.insertInto('portal_memberships').values(newPortalMembershipRow(membership)).execute();
   }
 
-  find(token: string): Promise<PortalMember | undefined> {
-    return this.members().where('m.token', '=', token).executeTakeFirst();
+  async find(token: string): Promise<PortalMember | undefined> {
+    const row = await this.members().where('m.token', '=', token).executeTakeFirst();
+    return row === undefined ? undefined : portalMemberOf(row);
   }
 
   /** The person's membership in the organization, if any. */
-  of(personToken: string, organizationToken: string): Promise<PortalMember | undefined> {
-    return this.members().where('m.person_token', '=', personToken).where('m.organization_token', '=', organizationToken).executeTakeFirst();
+  async of(personToken: string, organizationToken: string): Promise<PortalMember | undefined> {
+    const row = await this.members().where('m.person_token', '=', personToken).where('m.organization_token', '=', organizationToken).executeTakeFirst();
+    return row === undefined ? undefined : portalMemberOf(row);
   }
 
   /** Every member of an organization, oldest first (teams are small). */
-  listByOrganization(organizationToken: string): Promise<PortalMember[]> {
-    return this.members().where('m.organization_token', '=', organizationToken).orderBy('m.seq', 'asc').execute();
+  async listByOrganization(organizationToken: string): Promise<PortalMember[]> {
+    return (await this.members().where('m.organization_token', '=', organizationToken).orderBy('m.seq', 'asc').execute()).map(portalMemberOf);
   }
 
   /** Every membership of a person, oldest first, with the organization's name. */
-  listByPerson(personToken: string): Promise<PortalMemberOrganization[]> {
-    return this.members()
+  async listByPerson(personToken: string): Promise<PortalMemberOrganization[]> {
+    const rows = await this.members()
       .innerJoin('organizations as o', 'o.token', 'm.organization_token')
       .select('o.name as organization_name')
       .where('m.person_token', '=', personToken)
       .orderBy('m.seq', 'asc')
       .execute();
+    return rows.map(portalMemberOrganizationOf);
   }
 
   /** Active owners of an organization: the last one may not be demoted, disabled or removed. */
@@ -165,8 +175,8 @@ export class PortalMembershipsRepo {
     return Number(row.n);
   }
 
-  async update(token: string, changes: Updateable<PortalMembershipsTable>): Promise<boolean> {
-    const result = await this.db.updateTable('portal_memberships').set(changes).where('token', '=', token).executeTakeFirst();
+  async update(token: string, patch: PortalMembershipPatch): Promise<boolean> {
+    const result = await this.db.updateTable('portal_memberships').set(portalMembershipChanges(patch)).where('token', '=', token).executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 
