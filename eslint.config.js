@@ -3,6 +3,12 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const NO_HTTP = { group: ['**/http/**', '**/http/*'], message: 'Nothing imports the HTTP layer.' };
+// Rows, SQL and dialect details stay in src/store (docs/architecture.md): everything else speaks the domain.
+const NO_ROWS = [
+  { group: ['**/store/schema', '**/store/schema.js'], message: 'Row types stay in src/store: use the domain types of src/domain.' },
+  { group: ['**/store/**', '**/store/*'], importNamePattern: '(Row|Table)$', message: 'Row types stay in src/store: use the domain types of src/domain.' },
+  { group: ['kysely'], message: 'SQL stays in src/store: call a repository.' },
+];
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/'] },
@@ -27,7 +33,22 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/domain/**/*.ts', 'src/services/**/*.ts', 'src/store/**/*.ts', 'src/vault/**/*.ts', 'src/gateways/**/*.ts', 'src/receivers/**/*.ts', 'src/certificates/**/*.ts', 'src/limits/**/*.ts'],
+    // Outside the store. Later blocks repeat these patterns: a later block's options replace an
+    // earlier block's for the same rule.
+    files: ['src/**/*.ts'],
+    ignores: ['src/store/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: NO_ROWS }],
+    },
+  },
+  {
+    files: ['src/domain/**/*.ts', 'src/services/**/*.ts', 'src/vault/**/*.ts', 'src/gateways/**/*.ts', 'src/receivers/**/*.ts', 'src/certificates/**/*.ts', 'src/limits/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [NO_HTTP, ...NO_ROWS] }],
+    },
+  },
+  {
+    files: ['src/store/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [NO_HTTP] }],
     },
@@ -45,6 +66,7 @@ export default tseslint.config(
             NO_HTTP,
             { group: ['**/vault/**', '**/vault/*'], message: 'Adapters never import the vault: the service hands them what they need.' },
             { group: ['**/store/**', '**/store/*'], message: 'Adapters never import the store: the service persists.' },
+            ...NO_ROWS,
           ],
         },
       ],

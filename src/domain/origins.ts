@@ -23,13 +23,6 @@ export function normalizeOrigin(text: string): string | null {
   return url.origin;
 }
 
-/** An environment's stored list (JSON text): [] when none is set (every origin may embed the form). */
-export function parseAllowedOrigins(stored: string | null): string[] {
-  if (stored === null || stored === '') return [];
-  const parsed: unknown = JSON.parse(stored);
-  return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string') : [];
-}
-
 /** Whether `origin` may use the card form: listed exactly, or the list is empty. */
 export function originAllowed(allowed: readonly string[], origin: string | null): boolean {
   if (allowed.length === 0) return true;

@@ -8,3 +8,12 @@ export interface GatewayHourRollup {
   succeeded: number;
   failed: number;
 }
+
+/** One cell of the overview's aggregates: a gateway's transactions in one time bucket with one outcome. */
+export interface GatewayVolumeCell {
+  gatewayToken: string;
+  /** The first characters of `createdAt`: `YYYY-MM-DDTHH` for hours, `YYYY-MM-DD` for days. */
+  bucket: string;
+  succeeded: boolean;
+  count: number;
+}

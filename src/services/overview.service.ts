@@ -2,8 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import { BREAKER_POLICY } from '../limits/circuit-breaker.js';
 import type { StoreHandle } from '../store/database.js';
 import { repositories, type Repositories } from '../store/repositories.js';
-import type { VolumeRow } from '../store/repositories/transactions.repo.js';
-import type { GatewayHourRollup } from '../domain/rollup.js';
+import type { GatewayHourRollup, GatewayVolumeCell } from '../domain/rollup.js';
 import type { GatewayService } from './gateway.service.js';
 import type { Environment } from '../domain/environment.js';
 import { FAILED_STATES, FAULT_STATES, GATEWAY_TRANSACTION_TYPES, type Transaction } from '../domain/transaction.js';
@@ -107,7 +106,7 @@ export class OverviewService {
 }
 
 /** Volume rows (one per outcome) as rollups (both outcomes in one row). */
-function toRollups(rows: VolumeRow[]): GatewayHourRollup[] {
+function toRollups(rows: GatewayVolumeCell[]): GatewayHourRollup[] {
   const byKey = new Map<string, GatewayHourRollup>();
   for (const row of rows) {
     const key = `${row.gatewayToken} ${row.bucket}`;

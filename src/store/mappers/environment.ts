@@ -2,7 +2,6 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { EnvironmentsTable } from '../schema.js';
 import type { CallbackFormat, Environment, EnvironmentPatch, NewEnvironment } from '../../domain/environment.js';
 import type { EventType } from '../../domain/event-types.js';
-import { parseAllowedOrigins } from '../../domain/origins.js';
 
 export type EnvironmentRow = Selectable<EnvironmentsTable>;
 
@@ -59,4 +58,11 @@ export function environmentChanges(patch: EnvironmentPatch): Updateable<Environm
   if (patch.callbackEventTypes !== undefined) changes.callback_event_types = listColumn(patch.callbackEventTypes);
   changes.updated_at = patch.updatedAt;
   return changes;
+}
+
+/** An environment's stored list (JSON text): [] when none is set (every origin may embed the form). */
+function parseAllowedOrigins(stored: string | null): string[] {
+  if (stored === null || stored === '') return [];
+  const parsed: unknown = JSON.parse(stored);
+  return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string') : [];
 }

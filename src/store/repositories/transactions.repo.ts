@@ -1,3 +1,4 @@
+import type { GatewayVolumeCell } from '../../domain/rollup.js';
 import { sql, type Insertable, type Kysely, type Updateable, type UpdateResult } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
 import { applyPage, readInGroups, readPage, type PageRequest } from './page.js';
@@ -101,7 +102,7 @@ export class TransactionsRepo {
    * Counts of gateway transactions since `since`, by gateway, time bucket (the first
    * `bucketChars` characters of `created_at`: 13 for hours, 10 for days) and outcome.
    */
-  async volume(environmentKey: string, since: string, until: string | null, bucketChars: 10 | 13, types: readonly string[]): Promise<VolumeRow[]> {
+  async volume(environmentKey: string, since: string, until: string | null, bucketChars: 10 | 13, types: readonly string[]): Promise<GatewayVolumeCell[]> {
     const bucket = sql<string>`substr(created_at, 1, ${sql.lit(bucketChars)})`;
     let query = this.db
       .selectFrom('transactions')
@@ -325,12 +326,4 @@ export class TransactionsRepo {
     // Rows hold gateway details and the transcript: read a part of the page at a time (page.ts).
     return (await readPage(page, (part) => applyPage(query, 'seq', part).execute())).map((row) => transactionOf(row));
   }
-}
-
-/** One cell of the overview's aggregates. */
-export interface VolumeRow {
-  gatewayToken: string;
-  bucket: string;
-  succeeded: boolean;
-  count: number;
 }
