@@ -87,7 +87,7 @@ export class GatewayService {
         updatedAt: now,
       });
       await repos.journal.record({ environmentKey: environment.key, eventType: 'AddGateway', objectType: 'gateway', objectKey: token, at: now });
-    });
+    }, { environment });
     return this.fresh(environment, token);
   }
 
@@ -136,7 +136,7 @@ export class GatewayService {
       const changed = await repos.gateways.updateUnlessRedacted(environment.key, token, patch);
       if (changed) await repos.journal.record({ environmentKey: environment.key, eventType: redactablePatchEvent('Gateway', patch), objectType: 'gateway', objectKey: token, at: patch.updatedAt });
       return changed;
-    });
+    }, { environment });
     if (!updated) throw new AppError({ key: 'errors.gateway_redacted', message: MESSAGES.gatewayRedacted });
     return this.fresh(environment, token);
   }
@@ -145,7 +145,7 @@ export class GatewayService {
   async retain(environment: Environment, token: string): Promise<GatewayRecord> {
     const current = await this.show(environment, token);
     if (current.state === 'redacted') throw new AppError({ key: 'errors.gateway_redacted', message: MESSAGES.gatewayRedacted });
-    await inTransaction(this.store, (repos) => repos.journal.record({ environmentKey: environment.key, eventType: 'RetainGateway', objectType: 'gateway', objectKey: token }));
+    await inTransaction(this.store, (repos) => repos.journal.record({ environmentKey: environment.key, eventType: 'RetainGateway', objectType: 'gateway', objectKey: token }), { environment });
     return current;
   }
 
@@ -162,7 +162,7 @@ export class GatewayService {
       const record = newTransaction({ environmentKey: environment.key, transactionType: 'RedactGateway', outcome: TransactionState.succeeded, gatewayToken: token, now });
       const transaction = await recordTransaction(repos, record);
       return { transaction, gateway: withDefinition(await this.findGateway(repos, environment, token)) };
-    });
+    }, { environment });
   }
 
   /**

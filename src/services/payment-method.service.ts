@@ -90,7 +90,7 @@ export class PaymentMethodService {
       });
       await recordTransaction(repos, record);
       return this.outcome(repos, environment, record.token, token);
-    });
+    }, { environment });
   }
 
   /** The method, with its caching window and CVV window applied first (lazily, in case the sweep lags). */
@@ -165,7 +165,7 @@ export class PaymentMethodService {
     if (input.data !== undefined) patch.data = input.data as JsonValue;
     if (metadata.metadata !== null) patch.metadata = metadata.metadata;
     if (input.callbackUrl !== undefined) patch.callbackUrl = input.callbackUrl;
-    await inTransaction(this.store, (repos) => changePaymentMethodIfState(repos, environment.key, token, STORAGE_STATES, patch));
+    await inTransaction(this.store, (repos) => changePaymentMethodIfState(repos, environment.key, token, STORAGE_STATES, patch), { environment });
     return this.show(environment, token);
   }
 
@@ -205,7 +205,7 @@ export class PaymentMethodService {
       });
       await recordTransaction(repos, record);
       return { ...(await this.outcome(repos, environment, record.token, token)), succeeded: moved };
-    });
+    }, { environment });
   }
 
   /** Destroys the number, CVV, fingerprint and bank numbers for good (RedactPaymentMethod). */
@@ -226,7 +226,7 @@ export class PaymentMethodService {
       const record = newTransaction({ environmentKey: environment.key, transactionType: 'RedactPaymentMethod', outcome: TransactionState.succeeded, paymentMethodToken: token, now: at });
       await recordTransaction(repos, record);
       return this.outcome(repos, environment, record.token, token);
-    });
+    }, { environment });
   }
 
   /** A new CVV for a usable card (RecacheSensitiveData); held for one caching window. */
@@ -257,7 +257,7 @@ export class PaymentMethodService {
       });
       await recordTransaction(repos, record);
       return { ...(await this.outcome(repos, environment, record.token, token)), succeeded: moved };
-    });
+    }, { environment });
   }
 
   /**

@@ -24,6 +24,7 @@ import { CallbacksRepo } from './repositories/callbacks.repo.js';
 import { WorkflowsRepo } from './repositories/workflows.repo.js';
 import { recordChange } from './change-journal.js';
 import type { ChangeEvent } from '../domain/event.js';
+import { hasCallbackSubscription, type Environment } from '../domain/environment.js';
 
 /**
  * Where a service records what it decided (docs/events.md): the event of a change and the
@@ -60,7 +61,23 @@ export interface Repositories {
   journal: Journal;
 }
 
-export function repositories(db: Kysely<Database>, dialect: Dialect): Repositories {
+/**
+ * What a unit of work knows of the request it serves, passed by the service that opens it: the
+ * environment the request authenticated with (as of the request's start, docs/caching.md). Its
+ * events then carry the environment's callback subscription without a look-up, unless the service
+ * set `environmentSubscribed` itself.
+ */
+export interface WorkScope {
+  environment?: Pick<Environment, 'key' | 'callbackUrl'>;
+}
+
+function scoped(change: ChangeEvent, scope: WorkScope): ChangeEvent {
+  const environment = scope.environment;
+  if (change.environmentSubscribed !== undefined || environment === undefined || environment.key !== change.environmentKey) return change;
+  return { ...change, environmentSubscribed: hasCallbackSubscription(environment) };
+}
+
+export function repositories(db: Kysely<Database>, dialect: Dialect, scope: WorkScope = {}): Repositories {
   return {
     organizations: new OrganizationsRepo(db),
     environments: new EnvironmentsRepo(db),
@@ -83,7 +100,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
     events: new EventsRepo(db),
     callbacks: new CallbacksRepo(db, dialect),
     workflows: new WorkflowsRepo(db),
-    journal: { record: async (change) => void (await recordChange(db, change)) },
+    journal: { record: async (change) => void (await recordChange(db, scoped(change, scope))) },
   };
 }
 
@@ -91,6 +108,6 @@ export function repositories(db: Kysely<Database>, dialect: Dialect): Repositori
  * The unit of work: runs `work` in one database transaction, so its writes and the events the
  * service records with them (`repos.journal`) all land, or none do.
  */
-export function inTransaction<T>(store: StoreHandle, work: (repos: Repositories) => Promise<T>): Promise<T> {
-  return store.db.transaction().execute((trx) => work(repositories(trx, store.dialect)));
+export function inTransaction<T>(store: StoreHandle, work: (repos: Repositories) => Promise<T>, scope: WorkScope = {}): Promise<T> {
+  return store.db.transaction().execute((trx) => work(repositories(trx, store.dialect, scope)));
 }

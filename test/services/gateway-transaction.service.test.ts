@@ -46,7 +46,7 @@ describe.each(storeKinds)('GatewayTransactionService (%s)', (store) => {
     expect(result.status).toBe(200);
     expect(result.transaction).toMatchObject({ transactionType: 'Purchase', state: 'succeeded', succeeded: true, amount: 100, currencyCode: 'USD', gatewayToken: gateway, paymentMethodToken: card });
     expect(result.transaction.details).not.toHaveProperty('call_deadline');
-    expect(result.paymentMethod).toMatchObject({ token: card, sealed_cvv: null });
+    expect(result.paymentMethod).toMatchObject({ token: card, sealed: expect.objectContaining({ cvv: null }), cvvLength: null });
     expect(await eventsOf(result.transaction.token)).toEqual(['TransactionCreated', 'TransactionSucceeded']);
     expect(await server.core.store.db.selectFrom('transactions').select('state').where('token', '=', result.transaction.token).executeTakeFirstOrThrow()).toEqual({ state: 'succeeded' });
   });

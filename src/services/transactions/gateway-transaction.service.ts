@@ -119,7 +119,7 @@ export class GatewayTransactionService {
     private readonly clock: Clock,
   ) {
     this.repos = repositories(store.db, store.dialect);
-    this.pipeline = { unitOfWork: (work) => inTransaction(store, work), caller, credentials: gateways, sealer, clock };
+    this.pipeline = { unitOfWork: (work, scope) => inTransaction(store, work, scope), caller, credentials: gateways, sealer, clock };
   }
 
   /** purchase, authorize, verify, store, general_credit on `gatewayToken`. */

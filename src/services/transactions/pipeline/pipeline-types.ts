@@ -2,7 +2,7 @@ import type { AdapterPaymentMethod } from '../../../gateways/kit/index.js';
 import type { Clock } from '../../../domain/clock.js';
 import type { PaymentMethod } from '../../../domain/payment-method.js';
 import type { Transaction } from '../../../domain/transaction.js';
-import type { Repositories } from '../../../store/repositories.js';
+import type { Repositories, WorkScope } from '../../../store/repositories.js';
 import type { GatewayService } from '../../gateway.service.js';
 import type { PaymentMethodSealer } from '../../payment-method-sealer.js';
 import type { CallOutcome, GatewayCaller } from '../gateway-caller.js';
@@ -45,7 +45,7 @@ export interface TransactionEffects {
 export type PipelineRepos = Pick<Repositories, 'transactions' | 'paymentMethods' | 'locks' | 'journal'>;
 
 /** Runs `work` in one database transaction: its writes and the events recorded with them land together or not at all. */
-export type UnitOfWork = <T>(work: (repos: PipelineRepos) => Promise<T>) => Promise<T>;
+export type UnitOfWork = <T>(work: (repos: PipelineRepos) => Promise<T>, scope?: WorkScope) => Promise<T>;
 
 /** Everything the gateway transaction pipeline depends on, and nothing more (tests give fakes). */
 export interface PipelineDeps {

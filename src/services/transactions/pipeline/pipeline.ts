@@ -61,7 +61,7 @@ export async function runGatewayTransaction<Prepared extends object, Reserved ex
     if (isRefused(prepared)) return { result: await plan.refuse(prepared.refusal), outcome: null, prepared: null };
     const ready: Prepared = prepared;
     const deadline = callDeadline(deps.clock.now(), deps.caller.timeoutMs(plan.gateway));
-    const reserved = await deps.unitOfWork((repos) => plan.reserve(repos, ready, deadline));
+    const reserved = await deps.unitOfWork((repos) => plan.reserve(repos, ready, deadline), { environment: plan.environment });
     if (isRefused(reserved)) return { result: await plan.refuse(reserved.refusal), outcome: null, prepared: null };
     const effects = plan.effects(ready, reserved);
     const { outcome, transcript } = await callGateway(deps, permit, plan.gateway, plan.request(ready, reserved), effects.paymentMethod);

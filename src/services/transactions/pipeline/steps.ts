@@ -212,5 +212,5 @@ export async function persistOutcome(
     // A vaulted third-party method is the one the answer nests: it is read.
     const known = vaulted === null ? afterKeep : undefined;
     return { transaction, status: statusFor(state), ...(known === undefined ? {} : { paymentMethod: known }) };
-  });
+  }, { environment });
 }
