@@ -185,8 +185,7 @@ export class GatewayService {
   }
 
   private async decrypt(gateway: Gateway, blob: string): Promise<Record<string, string>> {
-    const opened = await this.keyring.openFor(gateway.environmentKey, blob, credentialsAad(gateway.token));
-    return JSON.parse(opened.toString('utf8')) as Record<string, string>;
+    return this.keyring.openJsonFor<Record<string, string>>(gateway.environmentKey, blob, credentialsAad(gateway.token));
   }
 
   private async findGateway(repos: Repositories, environment: Environment, token: string): Promise<Gateway> {

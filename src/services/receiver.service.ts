@@ -206,7 +206,7 @@ export class ReceiverService {
     for (const stored of row.credentials) if (stored.value !== undefined) credentials[stored.name] = stored.value;
     const sensitive: string[] = [];
     if (row.sealed.credentials !== null) {
-      const opened = JSON.parse((await this.keyring.openFor(row.environmentKey, row.sealed.credentials, receiverAad(row.token, 'credentials'))).toString('utf8')) as Record<string, string>;
+      const opened = await this.keyring.openJsonFor<Record<string, string>>(row.environmentKey, row.sealed.credentials, receiverAad(row.token, 'credentials'));
       for (const [name, value] of Object.entries(opened)) {
         credentials[name] = value;
         if (value !== '') sensitive.push(value);
@@ -215,7 +215,7 @@ export class ReceiverService {
     let password: Secret | null = null;
     let privateKey: Secret | null = null;
     if (row.sealed.protocol !== null) {
-      const opened = JSON.parse((await this.keyring.openFor(row.environmentKey, row.sealed.protocol, receiverAad(row.token, 'protocol'))).toString('utf8')) as { password?: string; private_key?: string };
+      const opened = await this.keyring.openJsonFor<{ password?: string; private_key?: string }>(row.environmentKey, row.sealed.protocol, receiverAad(row.token, 'protocol'));
       if (opened.password !== undefined) password = new Secret(opened.password);
       if (opened.private_key !== undefined) privateKey = new Secret(opened.private_key);
     }

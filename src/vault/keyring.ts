@@ -103,6 +103,14 @@ export class Keyring {
     return open(await this.getOrCreate(id, 'data', environmentKey), blob, associatedData);
   }
 
+  /**
+   * Opens a sealed JSON object (credentials, SFTP secrets) and parses it: the plaintext exists only
+   * here and in the object handed back, never as text in a service.
+   */
+  async openJsonFor<T extends object>(environmentKey: string, blob: string, associatedData: string): Promise<T> {
+    return JSON.parse((await this.openFor(environmentKey, blob, associatedData)).toString('utf8')) as T;
+  }
+
   /** The id of the data key new blobs of this environment are sealed with. */
   async currentDataKeyId(environmentKey: string): Promise<string> {
     const cached = this.current.get(environmentKey);
