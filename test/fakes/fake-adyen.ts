@@ -161,7 +161,9 @@ export class FakeAdyen {
     if (typeof body.shopperReference !== 'string' || body.shopperReference.length < 3) return serviceError(422, '130', "Required field 'shopperReference' is not provided.");
     if (body.recurringProcessingModel === undefined) return serviceError(422, '130', "Required field 'recurringProcessingModel' is not provided.");
     if (card === undefined || !luhn(String(card.number ?? ''))) return serviceError(422, '101', 'Invalid card number');
-    const id = randomBytes(8).toString('hex').toUpperCase();
+    // Never all digits: a Luhn-valid 16-digit id would read as a card number and be scrubbed from the answer.
+    let id = randomBytes(8).toString('hex').toUpperCase();
+    while (/^[0-9]+$/.test(id)) id = randomBytes(8).toString('hex').toUpperCase();
     this.stored.set(id, { shopperReference: body.shopperReference, card });
     const number = String(card.number);
     return { status: 201, json: { expiryMonth: card.expiryMonth, expiryYear: card.expiryYear, holderName: card.holderName, id, lastFour: number.slice(-4), shopperReference: body.shopperReference, type: 'scheme' } };
