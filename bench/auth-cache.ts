@@ -1,3 +1,4 @@
+import { storeAccess } from '../src/store/store-access.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,8 +56,8 @@ async function measure(label: string, core: Core, iterations: number): Promise<v
   const counter = new StatementCounter();
   const counted: StoreHandle = { ...core.store, db: core.store.db.withPlugin(counter) };
   const cache = new DefinitionCache(counted);
-  const auth = new AuthService(counted, core.keyring, systemClock, cache);
-  const gateways = new GatewayService(counted, core.keyring, systemClock, cache);
+  const auth = new AuthService(storeAccess(counted), core.keyring, systemClock, cache);
+  const gateways = new GatewayService(storeAccess(counted), core.keyring, systemClock, cache);
   const gateway = await gateways.create(live, 'stripe', { credentials: { login: 'sk_live_BENCHMARKONLY' } });
   const repos = repositories(counted.db, counted.dialect);
 

@@ -1,3 +1,4 @@
+import { storeAccess } from './store/store-access.js';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { metricsEnabled, type Config } from './config/config.js';
@@ -104,20 +105,22 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
   const store = openStore(config.store);
   try {
     await migrateStore(store);
+    // The one store access every service receives, each narrowed to the repositories it declares.
+    const access = storeAccess(store);
     const keyring = new Keyring(new WrappedKeysRepo(store.db), master.key, { previousMasterKeys: config.previousMasterKeys, now: () => clock.now() });
     await keyring.verifyMasterKey();
-    const idempotency = new IdempotencyService(store, clock, (environmentKey, key) => keyring.hashIdempotencyKey(environmentKey, key));
+    const idempotency = new IdempotencyService(access, clock, (environmentKey, key) => keyring.hashIdempotencyKey(environmentKey, key));
     // Definitions every request reads, kept in this node's memory while the store's generation stands.
     const cache = new DefinitionCache(store);
-    const gateways = new GatewayService(store, keyring, clock, cache);
-    const paymentMethods = new PaymentMethodService(store, keyring, clock, config.cacheTtlSeconds);
+    const gateways = new GatewayService(access, keyring, clock, cache);
+    const paymentMethods = new PaymentMethodService(access, keyring, clock, config.cacheTtlSeconds);
     // Endpoint overrides are destinations chosen outside the code: checked and pinned like receivers.
-    const certificates = new CertificateService(store, keyring, clock);
+    const certificates = new CertificateService(access, keyring, clock);
     const sealer = new PaymentMethodSealer(keyring);
-    const receiving = buildReceivers(config, { store, keyring, clock, certificates, sealer });
-    const transactionQuery = new TransactionQueryService(store, gateways, clock);
-    const events = new EventService(store, clock, config.eventRetentionDays);
-    const callbacks = buildCallbacks({ store, keyring, clock, client: receiving.deliveryClient, transactionQuery, events, timeoutMs: config.receiverTimeoutMs });
+    const receiving = buildReceivers(config, { access, keyring, clock, certificates, sealer });
+    const transactionQuery = new TransactionQueryService(access, gateways, clock);
+    const events = new EventService(access, clock, config.eventRetentionDays);
+    const callbacks = buildCallbacks({ access, keyring, clock, client: receiving.deliveryClient, transactionQuery, events, timeoutMs: config.receiverTimeoutMs });
     // Overridden gateway endpoints are user-supplied destinations too: the receivers' egress guard checks them.
     const http = new GatewayHttpClient({ guard: receiving.egress, overrides: Object.values(config.gateways.endpoints) });
     const shared = config.redisUrl === null ? null : await connectShared(config.redisUrl);
@@ -134,36 +137,36 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     // Nothing is collected (and the hooks cost nothing) unless metrics are served somewhere.
     const metrics = metricsEnabled(config.metrics) ? new CofferMetrics({ store, breaker, now: () => clock.now().getTime() }) : null;
     const caller = new GatewayCaller(breaker, new InFlightLimiter(config.gateways.maxInFlight), { http, endpoints: config.gateways.endpoints }, config.gateways, clock, metrics);
-    const reconciler = new Reconciler(store, gateways, caller, clock, { ...DEFAULT_RECONCILE, windowMs: config.reconcileWindowMinutes * 60_000, notFoundAfterMs: config.reconcileNotFoundAfterSeconds * 1000 });
-    const transactions = new GatewayTransactionService(store, gateways, paymentMethods, sealer, caller, clock);
+    const reconciler = new Reconciler(access, gateways, caller, clock, { ...DEFAULT_RECONCILE, windowMs: config.reconcileWindowMinutes * 60_000, notFoundAfterMs: config.reconcileNotFoundAfterSeconds * 1000 });
+    const transactions = new GatewayTransactionService(access, gateways, paymentMethods, sealer, caller, clock);
     const attemptChain = new RetryingTransactions(gateways, transactions);
-    const workflows = new WorkflowService(store, gateways, clock);
-    const routedTransactions = new RoutedTransactionService(store, workflows, gateways, attemptChain, new SuccessRates(clock), randomInt, clock);
-    const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
+    const workflows = new WorkflowService(access, gateways, clock);
+    const routedTransactions = new RoutedTransactionService(access, workflows, gateways, attemptChain, new SuccessRates(clock), randomInt, clock);
+    const sweeper = new CacheSweeper(access, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
       store,
       keyring,
-      tenancy: new TenancyService(store, keyring, clock),
+      tenancy: new TenancyService(access, keyring, clock),
       gateways,
       certificates,
       ...receiving,
       paymentMethods,
       sweeper,
-      keyRotation: new KeyRotationService(store, keyring),
+      keyRotation: new KeyRotationService(access, keyring),
       transactions,
       workflows,
       routedTransactions,
       attemptChain,
       transactionQuery,
       idempotency,
-      browserTokenization: new BrowserTokenizationService(store, paymentMethods, certificates, clock, cache),
-      auth: new AuthService(store, keyring, clock, cache),
+      browserTokenization: new BrowserTokenizationService(access, paymentMethods, certificates, clock, cache),
+      auth: new AuthService(access, keyring, clock, cache),
       definitionCache: cache,
-      portalUsers: new PortalUserService(store, new PortalSecretBox(keyring), clock),
-      portalSessions: new PortalSessionService(store, clock),
-      audit: new AuditService(store, clock),
-      overview: new OverviewService(store, gateways, clock),
+      portalUsers: new PortalUserService(access, new PortalSecretBox(keyring), clock),
+      portalSessions: new PortalSessionService(access, clock),
+      audit: new AuditService(access, clock),
+      overview: new OverviewService(access, gateways, clock),
       rateLimiting: {
         limiter,
         rules: config.rateLimits,

@@ -8,8 +8,7 @@ import { SigningSecretService } from './services/callbacks/signing-secret.servic
 import { CallbackAdminService } from './services/callbacks/callback-admin.service.js';
 import type { EventService } from './services/event.service.js';
 import type { TransactionQueryService } from './services/transactions/transaction-query.service.js';
-import type { StoreHandle } from './store/database.js';
-import { repositories } from './store/repositories.js';
+import type { StoreAccess } from './store/store-access.js';
 import type { Keyring } from './vault/keyring.js';
 
 /** The callbacks part of the core (docs/events.md, "Signed callbacks"). */
@@ -21,7 +20,7 @@ export interface CallbacksCore {
 
 /** Builds the signing secrets and the dispatcher, with payloads rendered by the API's own views. */
 export function buildCallbacks(deps: {
-  store: StoreHandle;
+  access: StoreAccess;
   keyring: Keyring;
   clock: Clock;
   client: HttpDeliveryClient;
@@ -31,9 +30,9 @@ export function buildCallbacks(deps: {
   /** Overrides of DEFAULT_DISPATCH (tests, drills). */
   dispatch?: Partial<Omit<DispatcherSettings, 'timeoutMs'>>;
 }): CallbacksCore {
-  const { store, keyring, clock, client, transactionQuery } = deps;
-  const repos = repositories(store.db, store.dialect);
-  const signingSecrets = new SigningSecretService(store, keyring, clock);
+  const { access, keyring, clock, client, transactionQuery } = deps;
+  const repos = access.repos;
+  const signingSecrets = new SigningSecretService(access, keyring, clock);
   const render: CallbackRenderer = async (delivery, event, secret) => {
     if (delivery.kind === 'event') return eventCallback(delivery.format, eventView(event), secret);
     const environment = await repos.environments.find(delivery.environmentKey);
@@ -43,10 +42,10 @@ export function buildCallbacks(deps: {
     const view = transactionView(transaction, (token) => (token === null ? null : (page.paymentMethods.get(token) ?? null)));
     return transactionCallback(delivery.format, { ...view, callback_url: transaction.callbackUrl }, secret);
   };
-  const callbacks = new CallbackDispatcher(store, (request) => client.send(request), (key) => signingSecrets.secretFor(key), render, clock, {
+  const callbacks = new CallbackDispatcher(access, (request) => client.send(request), (key) => signingSecrets.secretFor(key), render, clock, {
     ...DEFAULT_DISPATCH,
     ...deps.dispatch,
     timeoutMs: deps.timeoutMs,
   });
-  return { signingSecrets, callbacks, callbackAdmin: new CallbackAdminService(store, deps.events, clock) };
+  return { signingSecrets, callbacks, callbackAdmin: new CallbackAdminService(access, deps.events, clock) };
 }

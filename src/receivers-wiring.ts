@@ -13,7 +13,7 @@ import type { PaymentMethodSealer } from './services/payment-method-sealer.js';
 import { ReceiverService } from './services/receiver.service.js';
 import { ReceiverDeliveryService } from './services/receivers/receiver-delivery.service.js';
 import { ReceiverExportService } from './services/receivers/receiver-export.service.js';
-import type { StoreHandle } from './store/database.js';
+import type { StoreAccess } from './store/store-access.js';
 import type { Keyring } from './vault/keyring.js';
 
 /** The receivers part of the core: types, services and the outbound clients they share. */
@@ -32,10 +32,10 @@ export interface ReceiversCore {
 /** Builds receivers over the store, the vault and the certificates service. */
 export function buildReceivers(
   config: Config,
-  deps: { store: StoreHandle; keyring: Keyring; clock: Clock; certificates: CertificateService; sealer: PaymentMethodSealer },
+  deps: { access: StoreAccess; keyring: Keyring; clock: Clock; certificates: CertificateService; sealer: PaymentMethodSealer },
 ): ReceiversCore {
   let logger: Logger | null = null;
-  const { store, keyring, clock, certificates, sealer } = deps;
+  const { access, keyring, clock, certificates, sealer } = deps;
   const types = new ReceiverTypes(loadReceiverCatalog(config.receiverCatalogPath));
   const egress = new EgressGuard(config.egressAllow);
   const extraCaPem = config.outboundCaPath === null ? undefined : fs.readFileSync(config.outboundCaPath, 'utf8');
@@ -49,7 +49,7 @@ export function buildReceivers(
       throw error;
     }
   };
-  const receivers = new ReceiverService(store, keyring, clock, types, certificateExists);
+  const receivers = new ReceiverService(access, keyring, clock, types, certificateExists);
   const timeoutMs = config.receiverTimeoutMs;
   const clientCertificate = async (environment: Parameters<CertificateService['show']>[0], token: string) => {
     const material = await certificates.clientCertificate(environment, token);
@@ -59,9 +59,9 @@ export function buildReceivers(
     receivers,
     egress,
     deliveryClient: client,
-    deliveries: new ReceiverDeliveryService(store, receivers, sealer, client, { timeoutMs, clientCertificate }, clock),
+    deliveries: new ReceiverDeliveryService(access, receivers, sealer, client, { timeoutMs, clientCertificate }, clock),
     exports: new ReceiverExportService(
-      store,
+      access,
       receivers,
       sealer,
       egress,

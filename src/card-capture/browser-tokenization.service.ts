@@ -1,14 +1,18 @@
+import { NO_REQUEST, type RequestMeta } from '../domain/request.js';
 import { AppError, MESSAGES, type ErrorEntry } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import { originAllowed } from '../domain/origins.js';
 import type { PaymentMethodCreateInput } from '../domain/payment-method.js';
 import type { CertificateService } from '../services/certificate.service.js';
 import type { PaymentMethodService, VaultOutcome } from '../services/payment-method.service.js';
-import type { StoreHandle } from '../store/database.js';
-import { repositories, type Repositories } from '../store/repositories.js';
+import type { StoreAccess } from '../store/store-access.js';
+import type { Repositories } from '../store/repositories.js';
 import type { DefinitionCache } from '../cache/definition-cache.js';
 import { freshTimestamp, isCanonicalTimestamp, signatureMatches, signedText, SIGNATURE_MAX_AGE_SECONDS, type SignedRequest } from './signature.js';
 import type { Environment } from '../domain/environment.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'environments' | 'organizations' | 'usedNonces';
 
 /** Where a public tokenization came from, as far as the browser tells. */
 export type RequestOrigin =
@@ -32,16 +36,16 @@ function refused(entry: ErrorEntry): AppError {
  * when the environment asks for it, the merchant's signature over a nonce that is spent once.
  */
 export class BrowserTokenizationService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    store: StoreHandle,
+    store: StoreAccess<Uses>,
     private readonly paymentMethods: PaymentMethodService,
     private readonly certificates: CertificateService,
     private readonly clock: Clock,
     private readonly cache: DefinitionCache,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
   /** The environment a public request names; 401 (the usual message) for an unknown key. */
@@ -78,7 +82,7 @@ export class BrowserTokenizationService {
    * checked and its nonce spent first; a refused card gives the nonce back, so the shopper can
    * correct a typo with the same signed page.
    */
-  async tokenize(environment: Environment, origin: RequestOrigin, signed: Partial<SignedRequest>, input: PaymentMethodCreateInput): Promise<VaultOutcome> {
+  async tokenize(environment: Environment, origin: RequestOrigin, signed: Partial<SignedRequest>, input: PaymentMethodCreateInput, request: RequestMeta = NO_REQUEST): Promise<VaultOutcome> {
     this.checkOrigin(environment, origin);
     const generation = await this.cache.generations.generationFor(environment);
     const token = environment.organizationToken;
@@ -88,7 +92,7 @@ export class BrowserTokenizationService {
     }
     const nonce = environment.enhancedIframeSecurity ? await this.verifySignature(environment, signed) : null;
     try {
-      return await this.paymentMethods.create(environment, { ...input, retained: false });
+      return await this.paymentMethods.create(environment, { ...input, retained: false }, request);
     } catch (error) {
       if (nonce !== null) await this.repos.usedNonces.release(environment.key, nonce);
       throw error;

@@ -114,7 +114,7 @@ export function cardCaptureRoutes(app: FastifyInstance, tokenization: BrowserTok
       const fields = fieldsOf(request, 'payment_method');
       const signed = signedFields(fields);
       const origin = requestOrigin(request, typeof fields.parent_origin === 'string' ? fields.parent_origin : undefined);
-      const outcome = await tokenization.tokenize(environment, origin, signed, parseCreate(fields));
+      const outcome = await tokenization.tokenize(environment, origin, signed, parseCreate(fields), request);
       return sendWire(request, reply, 201, 'transaction', vaultTransactionView(outcome.transaction, outcome.paymentMethod));
     },
   );

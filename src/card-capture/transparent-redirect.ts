@@ -75,7 +75,7 @@ export function transparentRedirect(tokenization: BrowserTokenizationService, fa
       const environment = request.tokenizingEnvironment ?? (await tokenization.environment(undefined));
       const fields = fieldsOf(request, 'payment_method');
       const origin = typeof request.headers.origin === 'string' ? { kind: 'page' as const, origin: request.headers.origin } : { kind: 'none' as const };
-      const outcome = await tokenization.tokenize(environment, origin, signedFields(fields), parseCreate(fields));
+      const outcome = await tokenization.tokenize(environment, origin, signedFields(fields), parseCreate(fields), request);
       return reply.redirect(withOutcome(target, { token: outcome.paymentMethod.token }), 302);
     },
 

@@ -15,7 +15,7 @@ import type { AttemptChain } from '../services/routing/attempt-chain.js';
 import type { TransactionQueryService } from '../services/transactions/transaction-query.service.js';
 import type { IdempotencyService } from '../services/idempotency.service.js';
 import { registerIdempotency } from './idempotency.js';
-import { runInRequest } from '../domain/request-context.js';
+import { trackRequestCommits } from '../store/request-commits.js';
 import { registerRateLimits, type RateLimiting } from './rate-limit.js';
 import type { SharedStateStatus } from '../limits/shared-state-status.js';
 import type { TenancyService } from '../services/tenancy.service.js';
@@ -151,7 +151,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
 
   // Events recorded while serving a request carry its X-Request-Id (docs/events.md). The callback form
   // makes the rest of the request's life run inside the context.
-  app.addHook('onRequest', (request, _reply, done) => runInRequest(request.id, done));
+  app.addHook('onRequest', (_request, _reply, done) => trackRequestCommits(done));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     // Only over TLS: behind a TLS-terminating proxy (COFFER_TLS=off) the proxy sets it.

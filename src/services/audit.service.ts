@@ -1,8 +1,11 @@
 import type { Clock } from '../domain/clock.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
-import type { StoreHandle } from '../store/database.js';
-import { repositories, type Repositories } from '../store/repositories.js';
+import type { StoreAccess } from '../store/store-access.js';
+import type { Repositories } from '../store/repositories.js';
 import type { AuditActorType, AuditDetails, AuditEvent, AuditFilter } from '../domain/audit-event.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'auditEvents';
 
 /** Who did something, and from where. */
 export interface AuditActor {
@@ -25,13 +28,13 @@ export interface AuditEntry {
 
 /** Append-only record of changes, read newest first. */
 export class AuditService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    store: StoreHandle,
+    store: StoreAccess<Uses>,
     private readonly clock: Clock,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
   async record(actor: AuditActor, entry: AuditEntry): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Access } from '../domain/tenancy.js';
 import { isRole, roleAllows } from '../domain/tenancy.js';
-import type { StoreHandle } from '../store/database.js';
-import { repositories, type Repositories } from '../store/repositories.js';
+import type { StoreAccess } from '../store/store-access.js';
+import type { Repositories } from '../store/repositories.js';
 import type { Clock } from '../domain/clock.js';
 import { Keyring } from '../vault/keyring.js';
 import { secretCoversEnvironment } from './tenancy.service.js';
@@ -9,6 +9,9 @@ import { authKey, type AuthRecords, type DefinitionCache } from '../cache/defini
 import type { AccessSecret } from '../domain/access-secret.js';
 import type { Environment } from '../domain/environment.js';
 import type { Organization } from '../domain/organization.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'accessSecrets' | 'environments' | 'organizations';
 
 /**
  * Who is calling: resolved from HTTP Basic credentials on every authenticated request. They
@@ -27,17 +30,17 @@ export interface AuthContext {
  * the database (wrapped by the master key).
  */
 export class AuthService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
   /** When this node last wrote each secret's `last_used_at` (ms): at most once a minute. */
   private readonly lastTouched = new Map<string, number>();
 
   constructor(
-    store: StoreHandle,
+    store: StoreAccess<Uses>,
     private readonly keyring: Keyring,
     private readonly clock: Clock,
     private readonly cache: DefinitionCache,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
   /**

@@ -1,8 +1,11 @@
 import type { Clock } from '../domain/clock.js';
-import type { StoreHandle } from '../store/database.js';
-import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
+import type { StoreAccess } from '../store/store-access.js';
+import type { Repositories } from '../store/repositories.js';
 import { redactionPatch } from './payment-method.service.js';
 import { changePaymentMethodIfUnchanged } from './payment-method-changes.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'journal' | 'paymentMethods';
 
 export interface SweepResult {
   redacted: number;
@@ -35,16 +38,16 @@ const BATCH = 500;
  * nodes may sweep at once and each method is redacted exactly once.
  */
 export class CacheSweeper {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<SweepResult> | null = null;
 
   constructor(
-    private readonly store: StoreHandle,
+    private readonly store: StoreAccess<Uses>,
     private readonly clock: Clock,
     private readonly tasks: SweepTasks = {},
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
   async sweepOnce(): Promise<SweepResult> {
@@ -55,7 +58,7 @@ export class CacheSweeper {
       let progressed = 0;
       for (const method of expired) {
         // Unchanged since read, or skipped: a method updated meanwhile is redacted by the next round.
-        if (await inTransaction(this.store, (repos) => changePaymentMethodIfUnchanged(repos, method, ['cached'], redactionPatch(method, now, false)))) progressed += 1;
+        if (await this.store.unitOfWork((repos) => changePaymentMethodIfUnchanged(repos, method, ['cached'], redactionPatch(method, now, false)))) progressed += 1;
       }
       redacted += progressed;
       if (expired.length < BATCH || progressed === 0) break;

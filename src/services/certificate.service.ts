@@ -1,3 +1,4 @@
+import { NO_REQUEST, type RequestMeta } from '../domain/request.js';
 import { parseCertificateChain } from '../certificates/certificate-chain.js';
 import { generateCertificateRequest } from '../certificates/certificate-request.js';
 import { CertificateInputError } from '../certificates/input-error.js';
@@ -8,13 +9,16 @@ import type { Clock } from '../domain/clock.js';
 import { AppError, type ErrorEntry } from '../domain/errors.js';
 import { Secret } from '../domain/secret.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
-import type { StoreHandle } from '../store/database.js';
-import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
+import type { StoreAccess } from '../store/store-access.js';
+import type { Repositories } from '../store/repositories.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
 import type { Certificate, CertificateAlgorithm, CertificateLevel } from '../domain/certificate.js';
 import type { EventType } from '../domain/event-types.js';
 import type { Environment } from '../domain/environment.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'certificates' | 'journal';
 
 export { CERTIFICATE_LEVELS, type CertificateLevel } from '../domain/certificate.js';
 
@@ -51,14 +55,14 @@ export const CERTIFICATE_MESSAGES = {
  * bound to the certificate's token, and leave the service only through `clientCertificate`.
  */
 export class CertificateService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    private readonly store: StoreHandle,
+    private readonly store: StoreAccess<Uses>,
     private readonly keyring: Keyring,
     private readonly clock: Clock,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
   async list(environment: Environment, query: ListQuery): Promise<Certificate[]> {
@@ -74,7 +78,7 @@ export class CertificateService {
   }
 
   /** Stores an uploaded certificate once both parts parse and the key is the certificate's. */
-  async upload(environment: Environment, input: CertificateUpload): Promise<Certificate> {
+  async upload(environment: Environment, input: CertificateUpload, request: RequestMeta = NO_REQUEST): Promise<Certificate> {
     const errors: ErrorEntry[] = [];
     const chain = collect(errors, () => parseCertificateChain(input.pem));
     const key = collect(errors, () => parsePrivateKey(input.privateKey));
@@ -90,11 +94,11 @@ export class CertificateService {
       csr: null,
       pem: chain.pem,
       privateKeyPem: key.pkcs8Pem,
-    });
+    }, request);
   }
 
   /** Makes a key pair and a CSR signed by it; `pem` stays null until the signed certificate is PUT. */
-  async generate(environment: Environment, input: CertificateRequestInput): Promise<Certificate> {
+  async generate(environment: Environment, input: CertificateRequestInput, request: RequestMeta = NO_REQUEST): Promise<Certificate> {
     const generated = await generateCertificateRequest(input.algorithm, input.subject);
     return this.insert(environment, {
       level: input.level,
@@ -104,7 +108,7 @@ export class CertificateService {
       csr: generated.csrPem,
       pem: null,
       privateKeyPem: generated.privateKeyPem,
-    });
+    }, request);
   }
 
   /**
@@ -112,19 +116,19 @@ export class CertificateService {
    * be the stored one; a renewal for the same key replaces the previous certificate. The subject
    * fields keep what was asked for (a CA may rewrite the subject; the pem shows what it wrote).
    */
-  async attachSigned(environment: Environment, token: string, pem: string): Promise<Certificate> {
+  async attachSigned(environment: Environment, token: string, pem: string, request: RequestMeta = NO_REQUEST): Promise<Certificate> {
     const row = await this.show(environment, token);
     if (row.redactedAt !== null) throw certificateRedacted();
     const errors: ErrorEntry[] = [];
     const chain = collect(errors, () => parseCertificateChain(pem));
     if (chain === undefined) throw new AppError(errors);
     if (!samePublicKey(chain.spkiDer, row.publicKey)) throw keyMismatch();
-    const attached = await inTransaction(this.store, async (repos) => {
+    const attached = await this.store.unitOfWork(async (repos) => {
       const at = this.now();
       const changed = await repos.certificates.attachPem(environment.key, token, chain.pem, at);
       if (changed) await recordChange(repos, environment, 'UpdateCertificate', token, at);
       return changed;
-    });
+    }, { environment, request });
     if (!attached) throw new AppError({ key: 'errors.certificate_not_found', message: CERTIFICATE_MESSAGES.notFound });
     return this.show(environment, token);
   }
@@ -159,15 +163,15 @@ export class CertificateService {
    * so a receiver or a signed tokenization still naming it fails with a clear error; redacting
    * twice is a 422 like the other redacts.
    */
-  async redact(environment: Environment, token: string): Promise<Certificate> {
+  async redact(environment: Environment, token: string, request: RequestMeta = NO_REQUEST): Promise<Certificate> {
     const row = await this.show(environment, token);
     if (row.redactedAt !== null) throw certificateRedacted();
-    const redacted = await inTransaction(this.store, async (repos) => {
+    const redacted = await this.store.unitOfWork(async (repos) => {
       const at = this.now();
       const changed = await repos.certificates.redact(environment.key, token, at);
       if (changed) await recordChange(repos, environment, 'RedactCertificate', token, at);
       return changed;
-    });
+    }, { environment, request });
     if (!redacted) throw certificateRedacted();
     return this.show(environment, token);
   }
@@ -190,6 +194,7 @@ export class CertificateService {
       pem: string | null;
       privateKeyPem: Secret;
     },
+    request: RequestMeta = NO_REQUEST,
   ): Promise<Certificate> {
     const token = randomToken(TOKEN_LENGTH.item);
     const now = this.now();
@@ -201,7 +206,7 @@ export class CertificateService {
       plaintext.fill(0);
     }
     const { email_address: emailAddress, ...subject } = fields.subject;
-    await inTransaction(this.store, async (repos) => {
+    await this.store.unitOfWork(async (repos) => {
       await repos.certificates.insert({
         token,
         environmentKey: environment.key,
@@ -218,7 +223,7 @@ export class CertificateService {
         updatedAt: now,
       });
       await recordChange(repos, environment, 'AddCertificate', token, now);
-    });
+    }, { environment, request });
     return this.show(environment, token);
   }
 
@@ -228,7 +233,7 @@ export class CertificateService {
 }
 
 /** Records a change of a certificate in its unit of work (docs/events.md). */
-function recordChange(repos: Repositories, environment: Environment, eventType: EventType, token: string, at: string): Promise<void> {
+function recordChange(repos: Pick<Repositories, 'journal'>, environment: Environment, eventType: EventType, token: string, at: string): Promise<void> {
   return repos.journal.record({ environmentKey: environment.key, eventType, objectType: 'certificate', objectKey: token, at });
 }
 

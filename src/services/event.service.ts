@@ -1,12 +1,15 @@
 import { AppError, MESSAGES, fieldError } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
-import type { StoreHandle } from '../store/database.js';
+import type { StoreAccess } from '../store/store-access.js';
 import { EVENT_TYPES, type EventType } from '../domain/event-types.js';
 import type { EventFilter } from '../store/repositories/events.repo.js';
-import { repositories, type Repositories } from '../store/repositories.js';
+import type { Repositories } from '../store/repositories.js';
 import { pageAfter, type ListQuery } from './list-query.js';
 import type { Environment } from '../domain/environment.js';
 import type { ApiEvent } from '../domain/event.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'events' | 'paymentMethods';
 
 const DAY_MS = 86_400_000;
 const DELETE_BATCH = 1000;
@@ -21,14 +24,14 @@ export function parseEventType(query: Record<string, unknown>): EventType | unde
 
 /** The events feed (docs/events.md): reads of what the repositories journaled, and its retention. */
 export class EventService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    store: StoreHandle,
+    store: StoreAccess<Uses>,
     private readonly clock: Clock,
     private readonly retentionDays: number,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
   /** One page of the environment's events; `since_token` must name one of them. */

@@ -1,11 +1,12 @@
+import { NO_REQUEST, type RequestMeta } from '../domain/request.js';
 import { AppError, MESSAGES, fieldError, type ErrorEntry } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import { redactablePatchEvent } from '../domain/event-types.js';
 import { credentialFields, findGatewayDefinition } from '../gateways/registry.js';
 import type { GatewayDefinition } from '../gateways/kit/index.js';
-import type { StoreHandle } from '../store/database.js';
-import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
+import type { StoreAccess } from '../store/store-access.js';
+import type { Repositories } from '../store/repositories.js';
 import { gatewayKey, type DefinitionCache } from '../cache/definition-cache.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
@@ -13,6 +14,9 @@ import { newTransaction, recordTransaction } from './transaction-records.js';
 import type { Environment } from '../domain/environment.js';
 import type { Gateway, GatewayPatch, GatewaySettings, SealedGatewayCredentials } from '../domain/gateway.js';
 import { TransactionState, type Transaction } from '../domain/transaction.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'gateways' | 'journal' | 'transactions';
 
 /** Fields a client may set on a gateway, already coerced; credentials by name. */
 export interface GatewayInput {
@@ -38,7 +42,7 @@ export interface RedactedGateway {
 
 /** Gateways: create, list, show, update, retain, redact. Credentials are sealed per environment. */
 export class GatewayService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
   /**
    * Sealed credentials opened per sealed group object (one per read of a gateway; the cached
    * gateway and its records share it); weak, so they go when the read is no longer held.
@@ -46,12 +50,12 @@ export class GatewayService {
   private readonly opened = new WeakMap<SealedGatewayCredentials, Promise<Record<string, string>>>();
 
   constructor(
-    private readonly store: StoreHandle,
+    private readonly store: StoreAccess<Uses>,
     private readonly keyring: Keyring,
     private readonly clock: Clock,
     private readonly cache: DefinitionCache,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
   /** The type's definition, or 422 `errors.invalid_gateway_type`. */
@@ -61,7 +65,7 @@ export class GatewayService {
     return definition;
   }
 
-  async create(environment: Environment, gatewayType: string | undefined, input: GatewayInput): Promise<GatewayRecord> {
+  async create(environment: Environment, gatewayType: string | undefined, input: GatewayInput, request: RequestMeta = NO_REQUEST): Promise<GatewayRecord> {
     const definition = this.definitionOf(gatewayType);
     if (!definition.test && !environment.production) {
       throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.notActivated(environment.key) });
@@ -71,7 +75,7 @@ export class GatewayService {
     const token = randomToken(TOKEN_LENGTH.item);
     const now = this.clock.now().toISOString();
     const credentials = await this.splitCredentials(environment.key, token, definition, input.credentials);
-    await inTransaction(this.store, async (repos) => {
+    await this.store.unitOfWork(async (repos) => {
       await repos.gateways.insert({
         token,
         environmentKey: environment.key,
@@ -87,7 +91,7 @@ export class GatewayService {
         updatedAt: now,
       });
       await repos.journal.record({ environmentKey: environment.key, eventType: 'AddGateway', objectType: 'gateway', objectKey: token, at: now });
-    }, { environment });
+    }, { environment, request });
     return this.fresh(environment, token);
   }
 
@@ -113,7 +117,7 @@ export class GatewayService {
     return withDefinition(await this.findGateway(this.repos, environment, token));
   }
 
-  async update(environment: Environment, token: string, gatewayType: string | undefined, input: GatewayInput): Promise<GatewayRecord> {
+  async update(environment: Environment, token: string, gatewayType: string | undefined, input: GatewayInput, request: RequestMeta = NO_REQUEST): Promise<GatewayRecord> {
     const current = await this.fresh(environment, token);
     if (gatewayType !== undefined && gatewayType !== current.gatewayType) {
       throw new AppError({ key: 'errors.gateway_gateway_type_cannot_be_changed', message: MESSAGES.gatewayTypeCannotBeChanged });
@@ -132,26 +136,26 @@ export class GatewayService {
       Object.assign(patch, await this.splitCredentials(environment.key, token, current.definition, merged));
     }
     // The state check above may be stale: the write itself refuses a gateway redacted meanwhile.
-    const updated = await inTransaction(this.store, async (repos) => {
+    const updated = await this.store.unitOfWork(async (repos) => {
       const changed = await repos.gateways.updateUnlessRedacted(environment.key, token, patch);
       if (changed) await repos.journal.record({ environmentKey: environment.key, eventType: redactablePatchEvent('Gateway', patch), objectType: 'gateway', objectKey: token, at: patch.updatedAt });
       return changed;
-    }, { environment });
+    }, { environment, request });
     if (!updated) throw new AppError({ key: 'errors.gateway_redacted', message: MESSAGES.gatewayRedacted });
     return this.fresh(environment, token);
   }
 
   /** Gateways created through the API are already retained; retaining again is a no-op. */
-  async retain(environment: Environment, token: string): Promise<GatewayRecord> {
+  async retain(environment: Environment, token: string, request: RequestMeta = NO_REQUEST): Promise<GatewayRecord> {
     const current = await this.show(environment, token);
     if (current.state === 'redacted') throw new AppError({ key: 'errors.gateway_redacted', message: MESSAGES.gatewayRedacted });
-    await inTransaction(this.store, (repos) => repos.journal.record({ environmentKey: environment.key, eventType: 'RetainGateway', objectType: 'gateway', objectKey: token }), { environment });
+    await this.store.unitOfWork((repos) => repos.journal.record({ environmentKey: environment.key, eventType: 'RetainGateway', objectType: 'gateway', objectKey: token }), { environment, request });
     return current;
   }
 
   /** Destroys the credentials and records a RedactGateway transaction, atomically. */
-  async redact(environment: Environment, token: string): Promise<RedactedGateway> {
-    return inTransaction(this.store, async (repos) => {
+  async redact(environment: Environment, token: string, request: RequestMeta = NO_REQUEST): Promise<RedactedGateway> {
+    return this.store.unitOfWork(async (repos) => {
       await this.findGateway(repos, environment, token);
       const now = this.clock.now().toISOString();
       // Redacting twice is allowed (and recorded again); the update is then a no-op.
@@ -162,7 +166,7 @@ export class GatewayService {
       const record = newTransaction({ environmentKey: environment.key, transactionType: 'RedactGateway', outcome: TransactionState.succeeded, gatewayToken: token, now });
       const transaction = await recordTransaction(repos, record);
       return { transaction, gateway: withDefinition(await this.findGateway(repos, environment, token)) };
-    }, { environment });
+    }, { environment, request });
   }
 
   /**
@@ -188,7 +192,7 @@ export class GatewayService {
     return this.keyring.openJsonFor<Record<string, string>>(gateway.environmentKey, blob, credentialsAad(gateway.token));
   }
 
-  private async findGateway(repos: Repositories, environment: Environment, token: string): Promise<Gateway> {
+  private async findGateway(repos: Pick<Repositories, Uses>, environment: Environment, token: string): Promise<Gateway> {
     const gateway = await repos.gateways.find(environment.key, token);
     if (gateway === undefined) throw new AppError({ key: 'errors.gateway_not_found', message: MESSAGES.gatewayNotFound });
     return gateway;

@@ -1,8 +1,11 @@
 import { AppError } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
-import type { StoreHandle } from '../store/database.js';
-import { repositories, type Repositories } from '../store/repositories.js';
+import type { StoreAccess } from '../store/store-access.js';
+import type { Repositories } from '../store/repositories.js';
 import type { IdempotencyRecord, StoredResponse } from '../domain/idempotency.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'idempotency';
 
 /** Keyed hash of an Idempotency-Key within its environment (the keyring's HMAC): what is stored. */
 export type IdempotencyKeyHasher = (environmentKey: string, key: string) => Promise<string>;
@@ -28,14 +31,14 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * `errors.idempotency_key_not_replayable` from then on. Keys are stored as keyed hashes only.
  */
 export class IdempotencyService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    store: StoreHandle,
+    store: StoreAccess<Uses>,
     private readonly clock: Clock,
     private readonly hashKey: IdempotencyKeyHasher,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
   async claim(environmentKey: string, key: string, requestHash: string): Promise<Claim> {

@@ -1,11 +1,14 @@
-import type { StoreHandle } from '../store/database.js';
-import { repositories, type Repositories } from '../store/repositories.js';
+import type { StoreAccess } from '../store/store-access.js';
+import type { Repositories } from '../store/repositories.js';
 import { SEALED_FIELDS, type SealedField, type SealedRecordKind } from '../domain/sealed-fields.js';
 import type { Keyring } from '../vault/keyring.js';
 import { credentialsAad } from './gateway.service.js';
 import { receiverAad } from './receiver.service.js';
 import { certificatePrivateKeyAad } from './certificate.service.js';
 import { paymentMethodAad } from './payment-method-sealer.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'sealedBlobs';
 
 export interface DataRotationResult {
   environmentKey: string;
@@ -19,13 +22,13 @@ export interface DataRotationResult {
  * is conditional on the blob it read, so a redact or update racing the rotation always wins.
  */
 export class KeyRotationService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    store: StoreHandle,
+    store: StoreAccess<Uses>,
     private readonly keyring: Keyring,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
   /** Re-wraps every wrapped key under the primary master key; returns how many moved. */

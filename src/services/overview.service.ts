@@ -1,11 +1,14 @@
 import type { Clock } from '../domain/clock.js';
 import { BREAKER_POLICY } from '../limits/circuit-breaker.js';
-import type { StoreHandle } from '../store/database.js';
-import { repositories, type Repositories } from '../store/repositories.js';
+import type { StoreAccess } from '../store/store-access.js';
+import type { Repositories } from '../store/repositories.js';
 import type { GatewayHourRollup, GatewayVolumeCell } from '../domain/rollup.js';
 import type { GatewayService } from './gateway.service.js';
 import type { Environment } from '../domain/environment.js';
 import { FAILED_STATES, FAULT_STATES, GATEWAY_TRANSACTION_TYPES, type Transaction } from '../domain/transaction.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'rollups' | 'transactions';
 
 const TYPES = [...GATEWAY_TRANSACTION_TYPES];
 const HOUR = 3_600_000;
@@ -43,14 +46,14 @@ export interface Overview {
  * open window), so it is the same whichever node renders the page.
  */
 export class OverviewService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    store: StoreHandle,
+    store: StoreAccess<Uses>,
     private readonly gateways: GatewayService,
     private readonly clock: Clock,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
   async of(environment: Environment): Promise<Overview> {

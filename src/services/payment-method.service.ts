@@ -1,9 +1,10 @@
+import { NO_REQUEST, type RequestMeta } from '../domain/request.js';
 import { AppError, MESSAGES, fieldError, type ErrorEntry } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import { STORAGE_STATES, USABLE_STATES, type PaymentMethodCreateInput, type JsonValue, type PaymentMethodDetails, type PaymentMethodPatch, type PaymentMethodUpdateInput } from '../domain/payment-method.js';
 import { orderedToken, TOKEN_LENGTH } from '../domain/tokens.js';
-import type { StoreHandle } from '../store/database.js';
-import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
+import type { StoreAccess } from '../store/store-access.js';
+import type { Repositories } from '../store/repositories.js';
 import type { PaymentMethodFilter } from '../store/repositories/payment-methods.repo.js';
 import type { Keyring } from '../vault/keyring.js';
 import { nextBulkTurn } from '../limits/bulk-turns.js';
@@ -16,6 +17,9 @@ import { newTransaction, recordTransaction } from './transaction-records.js';
 import type { Environment } from '../domain/environment.js';
 import type { PaymentMethod } from '../domain/payment-method.js';
 import { TransactionState, type Transaction } from '../domain/transaction.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'gateways' | 'journal' | 'paymentMethods' | 'transactions';
 
 /** A vault transaction (AddPaymentMethod, Retain, Redact, Recache) and the method it concerns. */
 export interface VaultOutcome {
@@ -38,20 +42,20 @@ const NOT_FOUND = (): AppError => new AppError({ key: 'errors.payment_method_not
  * refused request leaves nothing behind.
  */
 export class PaymentMethodService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
   private readonly sealer: PaymentMethodSealer;
 
   constructor(
-    private readonly store: StoreHandle,
+    private readonly store: StoreAccess<Uses>,
     keyring: Keyring,
     private readonly clock: Clock,
     private readonly cacheTtlSeconds: number,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
     this.sealer = new PaymentMethodSealer(keyring);
   }
 
-  async create(environment: Environment, input: PaymentMethodCreateInput): Promise<VaultOutcome> {
+  async create(environment: Environment, input: PaymentMethodCreateInput, request: RequestMeta = NO_REQUEST): Promise<VaultOutcome> {
     const now = this.clock.now();
     const token = orderedToken(TOKEN_LENGTH.item);
     const metadata = checkMetadata(input.metadata);
@@ -60,7 +64,7 @@ export class PaymentMethodService {
     if (errors.length > 0) throw new AppError(errors);
     const sealed = prepared.sealed as SealedFields;
     const at = now.toISOString();
-    return inTransaction(this.store, async (repos) => {
+    return this.store.unitOfWork(async (repos) => {
       await addPaymentMethod(repos, {
         token,
         environmentKey: environment.key,
@@ -90,7 +94,7 @@ export class PaymentMethodService {
       });
       await recordTransaction(repos, record);
       return this.outcome(repos, environment, record.token, token);
-    }, { environment });
+    }, { environment, request });
   }
 
   /** The method, with its caching window and CVV window applied first (lazily, in case the sweep lags). */
@@ -126,7 +130,7 @@ export class PaymentMethodService {
   }
 
   /** Non-sensitive fields only; the number, CVV and bank numbers cannot be changed. */
-  async update(environment: Environment, token: string, input: PaymentMethodUpdateInput): Promise<PaymentMethod> {
+  async update(environment: Environment, token: string, input: PaymentMethodUpdateInput, request: RequestMeta = NO_REQUEST): Promise<PaymentMethod> {
     const current = await this.show(environment, token);
     const details: Details = { ...current.details };
     const next: Details = { ...details };
@@ -165,7 +169,7 @@ export class PaymentMethodService {
     if (input.data !== undefined) patch.data = input.data as JsonValue;
     if (metadata.metadata !== null) patch.metadata = metadata.metadata;
     if (input.callbackUrl !== undefined) patch.callbackUrl = input.callbackUrl;
-    await inTransaction(this.store, (repos) => changePaymentMethodIfState(repos, environment.key, token, STORAGE_STATES, patch), { environment });
+    await this.store.unitOfWork((repos) => changePaymentMethodIfState(repos, environment.key, token, STORAGE_STATES, patch), { environment, request });
     return this.show(environment, token);
   }
 
@@ -181,10 +185,10 @@ export class PaymentMethodService {
   }
 
   /** cached → retained (RetainPaymentMethod). A redacted method cannot be retained: a failed transaction, 422. */
-  async retain(environment: Environment, token: string): Promise<VaultOutcome & { succeeded: boolean }> {
+  async retain(environment: Environment, token: string, request: RequestMeta = NO_REQUEST): Promise<VaultOutcome & { succeeded: boolean }> {
     await this.show(environment, token);
     const at = this.clock.now().toISOString();
-    return inTransaction(this.store, async (repos) => {
+    return this.store.unitOfWork(async (repos) => {
       const moved = await changePaymentMethodIfState(repos, environment.key, token, ['cached', 'retained', 'used', 'closed'], {
         storageState: 'retained',
         cacheExpiresAt: null,
@@ -205,18 +209,18 @@ export class PaymentMethodService {
       });
       await recordTransaction(repos, record);
       return { ...(await this.outcome(repos, environment, record.token, token)), succeeded: moved };
-    }, { environment });
+    }, { environment, request });
   }
 
   /** Destroys the number, CVV, fingerprint and bank numbers for good (RedactPaymentMethod). */
-  async redact(environment: Environment, token: string, options: { removePersonalData: boolean; removeFromGateway?: string | undefined }): Promise<VaultOutcome> {
+  async redact(environment: Environment, token: string, options: { removePersonalData: boolean; removeFromGateway?: string | undefined }, request: RequestMeta = NO_REQUEST): Promise<VaultOutcome> {
     const current = await this.show(environment, token);
     // Removing the gateway's own copy needs the gateway: an unknown one is 404, before anything is redacted.
     if (options.removeFromGateway !== undefined && (await this.repos.gateways.find(environment.key, options.removeFromGateway)) === undefined) {
       throw new AppError({ key: 'errors.gateway_not_found', message: MESSAGES.gatewayNotFound });
     }
     const at = this.clock.now().toISOString();
-    return inTransaction(this.store, async (repos) => {
+    return this.store.unitOfWork(async (repos) => {
       // The redacted details are computed from the method as read here; if an update slipped in
       // between, read again, so that update is not silently undone.
       let method = current;
@@ -226,11 +230,11 @@ export class PaymentMethodService {
       const record = newTransaction({ environmentKey: environment.key, transactionType: 'RedactPaymentMethod', outcome: TransactionState.succeeded, paymentMethodToken: token, now: at });
       await recordTransaction(repos, record);
       return this.outcome(repos, environment, record.token, token);
-    }, { environment });
+    }, { environment, request });
   }
 
   /** A new CVV for a usable card (RecacheSensitiveData); held for one caching window. */
-  async recache(environment: Environment, token: string, verificationValue: string | undefined): Promise<VaultOutcome & { succeeded: boolean }> {
+  async recache(environment: Environment, token: string, verificationValue: string | undefined, request: RequestMeta = NO_REQUEST): Promise<VaultOutcome & { succeeded: boolean }> {
     const current = await this.show(environment, token);
     if (current.paymentMethodType !== 'credit_card') {
       throw new AppError({ key: 'errors.invalid', attribute: 'payment_method_type', message: 'Only credit cards hold a verification value' });
@@ -239,7 +243,7 @@ export class PaymentMethodService {
     const now = this.clock.now();
     const sealedCvv = usable ? await this.sealer.sealCvv(environment.key, token, verificationValue) : null;
     const at = now.toISOString();
-    return inTransaction(this.store, async (repos) => {
+    return this.store.unitOfWork(async (repos) => {
       const moved =
         sealedCvv !== null &&
         (await changePaymentMethodIfState(repos, environment.key, token, USABLE_STATES, {
@@ -257,7 +261,7 @@ export class PaymentMethodService {
       });
       await recordTransaction(repos, record);
       return { ...(await this.outcome(repos, environment, record.token, token)), succeeded: moved };
-    }, { environment });
+    }, { environment, request });
   }
 
   /**
@@ -269,7 +273,7 @@ export class PaymentMethodService {
     const now = this.clock.now().toISOString();
     let changed = false;
     if (method.storageState === 'cached' && method.cacheExpiresAt !== null && method.cacheExpiresAt <= now) {
-      changed = await inTransaction(this.store, (repos) => changePaymentMethodIfUnchanged(repos, method, ['cached'], redactionPatch(method, now, false)));
+      changed = await this.store.unitOfWork((repos) => changePaymentMethodIfUnchanged(repos, method, ['cached'], redactionPatch(method, now, false)));
     } else if (method.cvvExpiresAt !== null && method.cvvExpiresAt <= now) {
       // Housekeeping: dropping a CVV whose window ended records nothing (docs/events.md).
       changed = await this.repos.paymentMethods.dropCvvIfExpired(method.environmentKey, method.token, now);
@@ -281,7 +285,7 @@ export class PaymentMethodService {
     return new Date(now.getTime() + this.cacheTtlSeconds * 1000).toISOString();
   }
 
-  private async outcome(repos: Repositories, environment: Environment, transactionToken: string, token: string): Promise<VaultOutcome> {
+  private async outcome(repos: Pick<Repositories, Uses>, environment: Environment, transactionToken: string, token: string): Promise<VaultOutcome> {
     const transaction = (await repos.transactions.find(environment.key, transactionToken)) as Transaction;
     const paymentMethod = (await repos.paymentMethods.find(environment.key, token)) as PaymentMethod;
     return { transaction, paymentMethod };

@@ -37,7 +37,7 @@ export function invitationGone(): AppError {
  */
 export class PortalInvitations {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Pick<Repositories, 'organizations' | 'portalInvitations' | 'portalMemberships'>,
     private readonly clock: Clock,
   ) {}
 

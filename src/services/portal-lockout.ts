@@ -13,7 +13,7 @@ export const LOCKOUT = { failures: 10, durationMs: 30 * 60_000 } as const;
 /** Counts failures per person in the store (every node sees the same count) and locks. */
 export class PortalLockout {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Pick<Repositories, 'portalMemberships' | 'portalPeople'>,
     private readonly audit: AuditService,
     private readonly clock: Clock,
   ) {}

@@ -1,8 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
-import type { StoreHandle } from '../store/database.js';
-import { repositories, type Repositories } from '../store/repositories.js';
+import type { StoreAccess } from '../store/store-access.js';
+import type { Repositories } from '../store/repositories.js';
 import type { PortalMember, PortalSession, PortalSessionStage } from '../domain/portal-people.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'portalMemberships' | 'portalSessions';
 
 /** How long sessions live. */
 export interface SessionPolicy {
@@ -43,14 +46,14 @@ function hashId(cookie: string): string {
  * new session (a new cookie value).
  */
 export class PortalSessionService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    store: StoreHandle,
+    store: StoreAccess<Uses>,
     private readonly clock: Clock,
     private readonly policy: SessionPolicy = DEFAULT_SESSION_POLICY,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
   async start(user: PortalMember, stage: PortalSessionStage, address: string, environmentKey: string | null): Promise<NewSession> {

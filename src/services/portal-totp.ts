@@ -27,7 +27,7 @@ function totpFor(email: string, base32: string): OTPAuth.TOTP {
  */
 export class PortalTotp {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Pick<Repositories, 'portalPeople'>,
     private readonly box: PortalSecretBox,
     private readonly clock: Clock,
   ) {}

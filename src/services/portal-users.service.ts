@@ -2,8 +2,8 @@ import { AppError, fieldError } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import { isPortalRole, type PortalRole } from '../domain/portal-roles.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
-import type { StoreHandle } from '../store/database.js';
-import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
+import type { StoreAccess } from '../store/store-access.js';
+import type { Repositories } from '../store/repositories.js';
 import type { PortalSecretBox } from '../vault/portal-secret-box.js';
 import { AuditService } from './audit.service.js';
 import { checkNewPassword, generatePassword, hashPassword, normalizeEmail, PasswordVerifier } from './portal-credentials.js';
@@ -11,6 +11,9 @@ import { invitationGone, PortalInvitations } from './portal-invitations.js';
 import { PortalLockout } from './portal-lockout.js';
 import { PortalTotp } from './portal-totp.js';
 import type { PortalMember, PortalMemberOrganization, PortalPerson } from '../domain/portal-people.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'auditEvents' | 'organizations' | 'portalInvitations' | 'portalMemberships' | 'portalPeople' | 'portalSessions';
 
 export { generatePassword, MIN_PASSWORD_LENGTH } from './portal-credentials.js';
 
@@ -38,15 +41,15 @@ export class PortalUserService {
   readonly totp: PortalTotp;
   readonly lockout: PortalLockout;
   readonly invitations: PortalInvitations;
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
   private readonly passwords = new PasswordVerifier();
 
   constructor(
-    private readonly store: StoreHandle,
+    private readonly store: StoreAccess<Uses>,
     box: PortalSecretBox,
     private readonly clock: Clock,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
     this.totp = new PortalTotp(this.repos, box, clock);
     this.lockout = new PortalLockout(this.repos, new AuditService(store, clock), clock);
     this.invitations = new PortalInvitations(this.repos, clock);
@@ -70,7 +73,7 @@ export class PortalUserService {
     const organization = await this.repos.organizations.find(organizationToken);
     if (organization === undefined) throw new AppError({ key: 'errors.invalid', attribute: 'organization', message: 'Organization is invalid' });
     const passwordHash = password === null ? null : await hashPassword(password);
-    const token = await inTransaction(this.store, async (repos) => {
+    const token = await this.store.unitOfWork(async (repos) => {
       const personToken = existing?.token ?? (await this.insertPerson(repos, email, passwordHash as string));
       if ((await repos.portalMemberships.of(personToken, organizationToken)) !== undefined) {
         throw new AppError({ key: 'errors.invalid', attribute: 'email', message: 'Email is already a member of this organization' });
@@ -172,7 +175,7 @@ export class PortalUserService {
       if (answer.password !== answer.passwordAgain) throw new AppError({ key: 'errors.invalid', attribute: 'password_again', message: 'The two passwords differ' });
       passwordHash = await hashPassword(answer.password);
     }
-    const token = await inTransaction(this.store, async (repos) => {
+    const token = await this.store.unitOfWork(async (repos) => {
       if (!(await repos.portalInvitations.delete(invitation.token))) throw invitationGone();
       // The person checked above, or a new one (a person created meanwhile fails on the unique email).
       const person = existing?.token ?? (await this.insertPerson(repos, invitation.email, passwordHash as string));
@@ -187,7 +190,7 @@ export class PortalUserService {
     const next = password ?? generatePassword();
     checkNewPassword(next);
     const passwordHash = await hashPassword(next);
-    await inTransaction(this.store, async (repos) => {
+    await this.store.unitOfWork(async (repos) => {
       if (!(await repos.portalPeople.update(personToken, { passwordHash, updatedAt: this.now() }))) throw userNotFound();
       await repos.portalSessions.deleteForPerson(personToken);
     });
@@ -202,7 +205,7 @@ export class PortalUserService {
 
   async setRole(token: string, role: string): Promise<void> {
     if (!isPortalRole(role)) throw new AppError(fieldError.inclusion('role'));
-    await inTransaction(this.store, async (repos) => {
+    await this.store.unitOfWork(async (repos) => {
       const member = await requireMember(repos, token);
       if (member.role === 'owner' && role !== 'owner') await refuseLastOwner(repos, member);
       await repos.portalMemberships.update(token, { role, updatedAt: this.now() });
@@ -212,7 +215,7 @@ export class PortalUserService {
 
   /** Disables (or enables again) a membership; disabling ends its sessions at once. */
   async setDisabled(token: string, disabled: boolean): Promise<void> {
-    await inTransaction(this.store, async (repos) => {
+    await this.store.unitOfWork(async (repos) => {
       const member = await requireMember(repos, token);
       if (disabled && member.role === 'owner' && member.disabledAt === null) await refuseLastOwner(repos, member);
       await repos.portalMemberships.update(token, { disabledAt: disabled ? this.now() : null, updatedAt: this.now() });
@@ -225,7 +228,7 @@ export class PortalUserService {
    * membership is deleted too (no password hash kept for nothing).
    */
   async remove(token: string): Promise<PortalMember> {
-    return inTransaction(this.store, async (repos) => {
+    return this.store.unitOfWork(async (repos) => {
       const member = await requireMember(repos, token);
       if (member.role === 'owner' && member.disabledAt === null) await refuseLastOwner(repos, member);
       await repos.portalSessions.deleteForMember(member.personToken, member.organizationToken);
@@ -238,14 +241,14 @@ export class PortalUserService {
     });
   }
 
-  private async insertPerson(repos: Repositories, email: string, passwordHash: string): Promise<string> {
+  private async insertPerson(repos: Pick<Repositories, Uses>, email: string, passwordHash: string): Promise<string> {
     const now = this.now();
     const token = randomToken(TOKEN_LENGTH.item);
     await repos.portalPeople.insert({ token, email, passwordHash, totpSecret: null, totpPendingSecret: null, totpEnabled: false, totpLastStep: null, lockedUntil: null, createdAt: now, updatedAt: now });
     return token;
   }
 
-  private async insertMembership(repos: Repositories, personToken: string, organizationToken: string, role: PortalRole): Promise<string> {
+  private async insertMembership(repos: Pick<Repositories, Uses>, personToken: string, organizationToken: string, role: PortalRole): Promise<string> {
     const now = this.now();
     const token = randomToken(TOKEN_LENGTH.item);
     await repos.portalMemberships.insert({ token, personToken, organizationToken, role, disabledAt: null, createdAt: now, updatedAt: now });
@@ -261,13 +264,13 @@ function userNotFound(): AppError {
   return new AppError({ key: 'errors.user_not_found', message: 'Unable to find the specified user.' });
 }
 
-async function requireMember(repos: Repositories, token: string): Promise<PortalMember> {
+async function requireMember(repos: Pick<Repositories, Uses>, token: string): Promise<PortalMember> {
   const member = await repos.portalMemberships.find(token);
   if (member === undefined) throw userNotFound();
   return member;
 }
 
-async function refuseLastOwner(repos: Repositories, member: PortalMember): Promise<void> {
+async function refuseLastOwner(repos: Pick<Repositories, Uses>, member: PortalMember): Promise<void> {
   if ((await repos.portalMemberships.countActiveOwners(member.organizationToken)) <= 1) {
     throw new AppError({ key: 'errors.invalid', attribute: 'role', message: 'The last owner cannot be demoted, disabled or removed' });
   }

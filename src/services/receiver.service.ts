@@ -1,3 +1,4 @@
+import { NO_REQUEST, type RequestMeta } from '../domain/request.js';
 import { AppError, fieldError, MESSAGES, type ErrorEntry } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import { Secret } from '../domain/secret.js';
@@ -5,8 +6,8 @@ import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import { parseHostnames, type Hostname } from '../receivers/hostnames.js';
 import { isReadablePrivateKey, parseHostKeyPin } from '../receivers/sftp-upload.js';
 import type { ReceiverTypeDefinition, ReceiverTypes } from '../receivers/receiver-types.js';
-import type { StoreHandle } from '../store/database.js';
-import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
+import type { StoreAccess } from '../store/store-access.js';
+import type { Repositories } from '../store/repositories.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
 import { newTransaction, recordTransaction } from './transaction-records.js';
@@ -14,6 +15,9 @@ import type { Environment } from '../domain/environment.js';
 import type { EventType } from '../domain/event-types.js';
 import type { Receiver, ReceiverCredential, ReceiverPatch, SealedReceiverSecrets } from '../domain/receiver.js';
 import { TransactionState, type Transaction } from '../domain/transaction.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'journal' | 'receivers' | 'transactions';
 
 /** One credential as the client sends it: unsafe ones are sealed and never echoed. */
 export interface ReceiverCredentialInput {
@@ -84,19 +88,19 @@ export function hostnameSchemes(definition: ReceiverTypeDefinition): readonly st
 
 /** Receivers: create, list, show, update, redact. Unsafe credentials and SFTP secrets are sealed. */
 export class ReceiverService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    private readonly store: StoreHandle,
+    private readonly store: StoreAccess<Uses>,
     private readonly keyring: Keyring,
     private readonly clock: Clock,
     readonly types: ReceiverTypes,
     private readonly certificateExists: CertificateLookup,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
-  async create(environment: Environment, receiverType: string | undefined, input: ReceiverInput): Promise<ReceiverRecord> {
+  async create(environment: Environment, receiverType: string | undefined, input: ReceiverInput, request: RequestMeta = NO_REQUEST): Promise<ReceiverRecord> {
     const definition = receiverType === undefined ? undefined : this.types.find(receiverType);
     if (definition === undefined) throw new AppError({ key: 'errors.invalid_receiver_type', attribute: 'receiver_type', message: MESSAGE_INVALID_TYPE });
     if (!definition.test && !environment.production) {
@@ -110,7 +114,7 @@ export class ReceiverService {
     const now = this.clock.now().toISOString();
     const credentials = await this.sealCredentials(environment.key, token, input.credentials ?? []);
     const protocol = await this.sealProtocol(environment.key, token, definition, input.protocol);
-    await inTransaction(this.store, async (repos) => {
+    await this.store.unitOfWork(async (repos) => {
       await repos.receivers.insert({
         token,
         environmentKey: environment.key,
@@ -128,7 +132,7 @@ export class ReceiverService {
         sealed: { credentials: credentials.sealed, protocol: protocol.sealed },
       });
       await recordChange(repos, environment, 'AddReceiver', token, now);
-    });
+    }, { environment, request });
     return this.show(environment, token);
   }
 
@@ -144,7 +148,7 @@ export class ReceiverService {
   }
 
   /** Replaces what the body names: the credentials list as a whole, hostnames, protocol, certificate. */
-  async update(environment: Environment, token: string, input: ReceiverInput): Promise<ReceiverRecord> {
+  async update(environment: Environment, token: string, input: ReceiverInput, request: RequestMeta = NO_REQUEST): Promise<ReceiverRecord> {
     const current = await this.show(environment, token);
     if (current.row.state === 'redacted') throw receiverRedacted();
     const { definition } = current;
@@ -179,13 +183,13 @@ export class ReceiverService {
     }
     if (sealed.credentials !== undefined || sealed.protocol !== undefined) patch.sealed = sealed;
     // The state check above may be stale: the write itself refuses a receiver redacted meanwhile.
-    if (!(await inTransaction(this.store, (repos) => this.updateUnlessRedacted(repos, environment, token, patch)))) throw receiverRedacted();
+    if (!(await this.store.unitOfWork((repos) => this.updateUnlessRedacted(repos, environment, token, patch), { environment, request }))) throw receiverRedacted();
     return this.show(environment, token);
   }
 
   /** Destroys the credentials and SFTP secrets and records a RedactReceiver transaction, atomically. */
-  async redact(environment: Environment, token: string): Promise<RedactedReceiver> {
-    return inTransaction(this.store, async (repos) => {
+  async redact(environment: Environment, token: string, request: RequestMeta = NO_REQUEST): Promise<RedactedReceiver> {
+    return this.store.unitOfWork(async (repos) => {
       await this.findRow(repos, environment, token);
       const now = this.clock.now().toISOString();
       await this.updateUnlessRedacted(repos, environment, token, {
@@ -197,7 +201,7 @@ export class ReceiverService {
       const record = newTransaction({ environmentKey: environment.key, transactionType: 'RedactReceiver', outcome: TransactionState.succeeded, now });
       const transaction = await recordTransaction(repos, { ...record, receiverToken: token });
       return { transaction, receiver: this.withDefinition(await this.findRow(repos, environment, token)) };
-    });
+    }, { environment, request });
   }
 
   /** Every credential and SFTP secret of a receiver in clear, for the call that uses them. */
@@ -234,13 +238,13 @@ export class ReceiverService {
   }
 
   /** Updates a receiver not redacted meanwhile and records the change (Update, or Redact for a redact); false when it matched none. */
-  private async updateUnlessRedacted(repos: Repositories, environment: Environment, token: string, patch: ReceiverPatch): Promise<boolean> {
+  private async updateUnlessRedacted(repos: Pick<Repositories, Uses>, environment: Environment, token: string, patch: ReceiverPatch): Promise<boolean> {
     const changed = await repos.receivers.updateUnlessRedacted(environment.key, token, patch);
     if (changed) await recordChange(repos, environment, patch.state === 'redacted' ? 'RedactReceiver' : 'UpdateReceiver', token, patch.updatedAt);
     return changed;
   }
 
-  private async findRow(repos: Repositories, environment: Environment, token: string): Promise<Receiver> {
+  private async findRow(repos: Pick<Repositories, Uses>, environment: Environment, token: string): Promise<Receiver> {
     const row = await repos.receivers.find(environment.key, token);
     if (row === undefined) throw receiverNotFound();
     return row;
@@ -284,7 +288,7 @@ export class ReceiverService {
 }
 
 /** Records a change of a receiver in its unit of work (docs/events.md). */
-function recordChange(repos: Repositories, environment: Environment, eventType: EventType, token: string, at: string): Promise<void> {
+function recordChange(repos: Pick<Repositories, 'journal'>, environment: Environment, eventType: EventType, token: string, at: string): Promise<void> {
   return repos.journal.record({ environmentKey: environment.key, eventType, objectType: 'receiver', objectKey: token, at });
 }
 

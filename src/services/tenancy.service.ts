@@ -1,11 +1,12 @@
+import { NO_REQUEST, type RequestMeta } from '../domain/request.js';
 import { AppError, MESSAGES, fieldError } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import type { Role } from '../domain/tenancy.js';
 import type { PortalRole } from '../domain/portal-roles.js';
 import { grantRefusal, scopeOf, type SecretScope } from '../domain/secret-grants.js';
 import { randomToken, TOKEN_LENGTH } from '../domain/tokens.js';
-import type { StoreHandle } from '../store/database.js';
-import { inTransaction, repositories, type Repositories } from '../store/repositories.js';
+import type { StoreAccess } from '../store/store-access.js';
+import type { Repositories } from '../store/repositories.js';
 import type { Keyring } from '../vault/keyring.js';
 import { pageAfter, type ListQuery } from './list-query.js';
 import { changeEnvironment } from './environment-changes.js';
@@ -14,6 +15,9 @@ import type { Environment, EnvironmentPatch } from '../domain/environment.js';
 import type { ChangeEvent } from '../domain/event.js';
 import type { Organization } from '../domain/organization.js';
 import { hasCallbackSubscription } from '../domain/environment.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'accessSecrets' | 'environments' | 'journal' | 'locks' | 'organizations';
 
 /** What `coffer init` (and the first `serve`) prints, once. */
 export interface InitResult {
@@ -41,14 +45,14 @@ export class NotEmptyError extends Error {
 
 /** Organizations, environments and access secrets: used by the CLI and the admin endpoints. */
 export class TenancyService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    private readonly store: StoreHandle,
+    private readonly store: StoreAccess<Uses>,
     private readonly keyring: Keyring,
     private readonly clock: Clock,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
   /** True when no organization exists yet. */
@@ -57,10 +61,10 @@ export class TenancyService {
   }
 
   /** Creates organization `default`, test environment `sandbox` and an admin secret. */
-  async init(): Promise<InitResult> {
+  async init(request: RequestMeta = NO_REQUEST): Promise<InitResult> {
     // The secret hash key is created outside the transaction: SQLite allows one writer.
     await this.keyring.hashSecret('warm-up');
-    return inTransaction(this.store, async (repos) => {
+    return this.store.unitOfWork(async (repos) => {
       // Two nodes first-starting on one empty PostgreSQL database must not both initialise it.
       await repos.locks.serialize('coffer:init');
       if (!(await repos.organizations.isEmpty())) throw new NotEmptyError();
@@ -73,7 +77,7 @@ export class TenancyService {
         access_secret_key: created.accessSecret.key,
         access_secret: created.secret,
       };
-    });
+    }, { request });
   }
 
   createOrganization(name: string): Promise<Organization> {
@@ -104,9 +108,9 @@ export class TenancyService {
     return environment;
   }
 
-  async createEnvironment(organizationToken: string, name: string, production: boolean): Promise<Environment> {
+  async createEnvironment(organizationToken: string, name: string, production: boolean, request: RequestMeta = NO_REQUEST): Promise<Environment> {
     await this.requireOrganization(organizationToken);
-    return inTransaction(this.store, (repos) => this.insertEnvironment(repos, organizationToken, requireName(name), production));
+    return this.store.unitOfWork((repos) => this.insertEnvironment(repos, organizationToken, requireName(name), production), { request });
   }
 
   async listEnvironments(organizationToken: string, query: ListQuery): Promise<Environment[]> {
@@ -126,9 +130,9 @@ export class TenancyService {
     return environment;
   }
 
-  async renameEnvironment(organizationToken: string, key: string, name: string | undefined): Promise<Environment> {
+  async renameEnvironment(organizationToken: string, key: string, name: string | undefined, request: RequestMeta = NO_REQUEST): Promise<Environment> {
     await this.findEnvironment(organizationToken, key);
-    if (name !== undefined) await changeEnvironment(this.store, key, { name, updatedAt: this.now() });
+    if (name !== undefined) await changeEnvironment(this.store, key, { name, updatedAt: this.now() }, request);
     return this.findEnvironment(organizationToken, key);
   }
 
@@ -140,12 +144,13 @@ export class TenancyService {
     organizationToken: string,
     key: string,
     settings: { allowedOrigins?: string[] | undefined; enhancedIframeSecurity?: boolean | undefined },
+    request: RequestMeta = NO_REQUEST,
   ): Promise<Environment> {
     await this.findEnvironment(organizationToken, key);
     const patch: EnvironmentPatch = { updatedAt: this.now() };
     if (settings.allowedOrigins !== undefined) patch.allowedOrigins = settings.allowedOrigins.length === 0 ? null : settings.allowedOrigins;
     if (settings.enhancedIframeSecurity !== undefined) patch.enhancedIframeSecurity = settings.enhancedIframeSecurity;
-    if (Object.keys(patch).length > 1) await changeEnvironment(this.store, key, patch);
+    if (Object.keys(patch).length > 1) await changeEnvironment(this.store, key, patch, request);
     return this.findEnvironment(organizationToken, key);
   }
 
@@ -153,6 +158,7 @@ export class TenancyService {
   async createAccessSecret(
     organizationToken: string,
     options: { name: string; role: Role; environmentKeys: string[] | null },
+    request: RequestMeta = NO_REQUEST,
   ): Promise<CreatedSecret> {
     await this.requireOrganization(organizationToken);
     for (const key of options.environmentKeys ?? []) {
@@ -162,7 +168,7 @@ export class TenancyService {
       }
     }
     await this.keyring.hashSecret('warm-up');
-    return inTransaction(this.store, (repos) => this.insertSecret(repos, organizationToken, options));
+    return this.store.unitOfWork((repos) => this.insertSecret(repos, organizationToken, options), { request });
   }
 
   /** Every access secret (of one organization, or all), oldest first; for the operator's CLI. */
@@ -181,13 +187,13 @@ export class TenancyService {
   }
 
   /** Revokes a secret and records RevokeAccessSecret; false when it did not exist or was already revoked. */
-  revokeAccessSecret(key: string): Promise<boolean> {
+  revokeAccessSecret(key: string, request: RequestMeta = NO_REQUEST): Promise<boolean> {
     const now = this.now();
-    return inTransaction(this.store, async (repos) => {
+    return this.store.unitOfWork(async (repos) => {
       const revoked = await repos.accessSecrets.revoke(key, now);
       if (revoked !== undefined) await repos.journal.record(secretChange(key, revoked.environmentKeys, 'RevokeAccessSecret', now));
       return revoked !== undefined;
-    });
+    }, { request });
   }
 
   /**
@@ -204,14 +210,14 @@ export class TenancyService {
    * Revokes, for a portal user, a live secret of the organization that reaches the environment:
    * 404 when there is none, 403 (nothing revoked) when the user could not have created it.
    */
-  async revokeAccessSecretFor(portalRole: PortalRole, organizationToken: string, environmentKey: string, secretKey: string): Promise<AccessSecret> {
+  async revokeAccessSecretFor(portalRole: PortalRole, organizationToken: string, environmentKey: string, secretKey: string, request: RequestMeta = NO_REQUEST): Promise<AccessSecret> {
     const secret = await this.repos.accessSecrets.find(secretKey);
     if (secret === undefined || secret.organizationToken !== organizationToken || secret.revokedAt !== null || !secretCoversEnvironment(secret, environmentKey)) {
       throw new AppError({ key: 'errors.access_secret_not_found', message: MESSAGES.accessSecretNotFound });
     }
     const scopes = await this.secretScopes(organizationToken);
     refuseWith(grantRefusal(portalRole, secret.role, scopes(secret.environmentKeys), 'revoke'));
-    await this.revokeAccessSecret(secret.key);
+    await this.revokeAccessSecret(secret.key, request);
     return secret;
   }
 
@@ -226,14 +232,14 @@ export class TenancyService {
     return this.clock.now().toISOString();
   }
 
-  private async insertOrganization(repos: Repositories, name: string): Promise<Organization> {
+  private async insertOrganization(repos: Pick<Repositories, Uses>, name: string): Promise<Organization> {
     const now = this.now();
     const organization: Organization = { token: randomToken(TOKEN_LENGTH.organization), name, active: true, createdAt: now, updatedAt: now };
     await repos.organizations.insert(organization);
     return organization;
   }
 
-  private async insertEnvironment(repos: Repositories, organizationToken: string, name: string, production: boolean): Promise<Environment> {
+  private async insertEnvironment(repos: Pick<Repositories, Uses>, organizationToken: string, name: string, production: boolean): Promise<Environment> {
     const now = this.now();
     const key = randomToken(TOKEN_LENGTH.environmentKey);
     await repos.environments.insert({ key, organizationToken, name, production, createdAt: now, updatedAt: now });
@@ -244,7 +250,7 @@ export class TenancyService {
   }
 
   private async insertSecret(
-    repos: Repositories,
+    repos: Pick<Repositories, Uses>,
     organizationToken: string,
     options: { name: string; role: Role; environmentKeys: string[] | null },
   ): Promise<CreatedSecret> {

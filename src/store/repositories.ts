@@ -25,6 +25,7 @@ import { WorkflowsRepo } from './repositories/workflows.repo.js';
 import { recordChange } from './change-journal.js';
 import type { ChangeEvent } from '../domain/event.js';
 import { hasCallbackSubscription, type Environment } from '../domain/environment.js';
+import type { RequestMeta } from '../domain/request.js';
 
 /**
  * Where a service records what it decided (docs/events.md): the event of a change and the
@@ -69,12 +70,20 @@ export interface Repositories {
  */
 export interface WorkScope {
   environment?: Pick<Environment, 'key' | 'callbackUrl'>;
+  /** The API request the work serves: its events carry its id unless the service set `requestId`. */
+  request?: RequestMeta;
 }
 
 function scoped(change: ChangeEvent, scope: WorkScope): ChangeEvent {
   const environment = scope.environment;
-  if (change.environmentSubscribed !== undefined || environment === undefined || environment.key !== change.environmentKey) return change;
-  return { ...change, environmentSubscribed: hasCallbackSubscription(environment) };
+  const subscribe = change.environmentSubscribed === undefined && environment !== undefined && environment.key === change.environmentKey;
+  const stamp = change.requestId === undefined;
+  if (!subscribe && !stamp) return change;
+  return {
+    ...change,
+    ...(subscribe ? { environmentSubscribed: hasCallbackSubscription(environment) } : {}),
+    ...(stamp ? { requestId: scope.request?.id ?? null } : {}),
+  };
 }
 
 export function repositories(db: Kysely<Database>, dialect: Dialect, scope: WorkScope = {}): Repositories {

@@ -1,5 +1,5 @@
 import { StoreDurabilityError, type WalSync } from './wal-sync.js';
-import { noteSeenCommit } from '../domain/request-context.js';
+import { noteSeenCommit } from './request-commits.js';
 import { CommitFeed } from './commit-feed.js';
 import {
   CompiledQuery,

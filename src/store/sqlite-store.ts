@@ -6,7 +6,7 @@ import type { Database } from './schema.js';
 import { CofferSqliteDialect, type SqliteDurability } from './sqlite-dialect.js';
 import { Checkpointer } from './checkpointer.js';
 import { CommitFeed } from './commit-feed.js';
-import { seenCommit } from '../domain/request-context.js';
+import { seenCommit } from './request-commits.js';
 import { WalFileSyncer, WalSync, type FileSyncer } from './wal-sync.js';
 
 /** An open SQLite store: the query builder and what group commit needs from outside. */

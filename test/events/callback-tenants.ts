@@ -1,3 +1,4 @@
+import { storeAccess } from '../../src/store/store-access.js';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -38,7 +39,7 @@ export async function queueCallbacks(tenant: Tenant, count: number): Promise<voi
 export function dispatcherOn(server: TestServer, store: StoreHandle, settings: Partial<DispatcherSettings> & { timeoutMs: number }, clock: Clock = systemClock): CallbackDispatcher {
   const { timeoutMs, ...dispatch } = settings;
   return buildCallbacks({
-    store,
+    access: storeAccess(store),
     keyring: server.core.keyring,
     clock,
     client: server.core.deliveryClient,

@@ -138,6 +138,23 @@ describe.each(storeKinds)('events feed (%s)', (store) => {
       expect(refused.status).toBe(422);
       expect((await allEvents()).length).toBe(before);
     });
+
+    it('every event an API request caused carries that request\'s X-Request-Id, passed down to the unit of work', async () => {
+      const live = await createTestGateway(api);
+      const inline = { first_name: 'Joe', last_name: 'Jones', number: VISA, month: 3, year: 2035 };
+      const purchase = await api.sendJson('POST', `/v1/gateways/${live}/purchase.json`, { transaction: { amount: 100, currency_code: 'USD', credit_card: inline } }, { headers: { 'x-request-id': 'req-inline-purchase' } });
+      expect(purchase.status, purchase.text).toBe(200);
+      const { token, payment_method: method } = purchase.json().transaction;
+      const events = await allEvents();
+      const stamped = events.filter((event) => event.request_id === 'req-inline-purchase').map((event) => [event.event_type, event.object_key]);
+      // The inline card's vaulting (its method and its AddPaymentMethod transaction) and the purchase itself.
+      expect(stamped).toContainEqual(['AddPaymentMethod', method.token]);
+      expect(stamped).toContainEqual(['TransactionCreated', token]);
+      expect(stamped).toContainEqual(['TransactionSucceeded', token]);
+      // Every change above came through the API (the environment itself was made through the core, no request).
+      const unstamped = events.filter((event) => event.request_id === null).map((event) => event.event_type);
+      expect(unstamped).toEqual(['AddEnvironment']);
+    });
   });
 
   describe('the list: order, pagination, filters, one event, XML', () => {

@@ -1,3 +1,4 @@
+import { storeAccess } from '../../src/store/store-access.js';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildCallbacks } from '../../src/callbacks-wiring.js';
@@ -213,7 +214,7 @@ describe.each(storeKinds)('signed callbacks (%s)', (store) => {
       receiver.answer = { kind: 'fixed', status: 204 };
       const handle = store === 'postgres' ? openStore(server.core.config.store) : server.core.store;
       try {
-        const restarted = buildCallbacks({ store: handle, keyring: server.core.keyring, clock, client: server.core.deliveryClient, transactionQuery: server.core.transactionQuery, events: server.core.events, timeoutMs: 5000 });
+        const restarted = buildCallbacks({ access: storeAccess(handle), keyring: server.core.keyring, clock, client: server.core.deliveryClient, transactionQuery: server.core.transactionQuery, events: server.core.events, timeoutMs: 5000 });
         expect(await restarted.callbacks.deliverDue()).toBe(1);
       } finally {
         if (store === 'postgres') await handle.close();
@@ -252,7 +253,7 @@ describe.each(storeKinds)('signed callbacks (%s)', (store) => {
       const second = store === 'postgres' ? openStore(server.core.config.store) : server.core.store;
       try {
         const node = (handle: typeof first) =>
-          buildCallbacks({ store: handle, keyring: server.core.keyring, clock, client: server.core.deliveryClient, transactionQuery: server.core.transactionQuery, events: server.core.events, timeoutMs: 5000 }).callbacks;
+          buildCallbacks({ access: storeAccess(handle), keyring: server.core.keyring, clock, client: server.core.deliveryClient, transactionQuery: server.core.transactionQuery, events: server.core.events, timeoutMs: 5000 }).callbacks;
         const [a, b] = [node(first), node(second)];
         const counts = await Promise.all([a.deliverDue(), b.deliverDue(), a.deliverDue(), b.deliverDue()]);
         expect(counts.reduce((sum, n) => sum + n, 0)).toBe(12);

@@ -1,3 +1,4 @@
+import { storeAccess } from '../../src/store/store-access.js';
 import path from 'node:path';
 import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,7 +88,7 @@ describe.each(storeKinds)('migration 017: portal users to people and memberships
   });
 
   it('signs the migrated people in with their old passwords; the disabled one has no active membership', async () => {
-    const users = new PortalUserService(store, {} as PortalSecretBox, new ManualClock(Date.parse(AT)));
+    const users = new PortalUserService(storeAccess(store), {} as PortalSecretBox, new ManualClock(Date.parse(AT)));
     const owner = await users.authenticate('owner@example.com', PASSWORD, null);
     expect(owner?.token).toBe('user_owner');
     expect((await users.activeMembershipsOf('user_owner')).map((m) => [m.organizationName, m.role])).toEqual([['org_one', 'owner']]);

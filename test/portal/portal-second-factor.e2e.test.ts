@@ -1,3 +1,4 @@
+import { storeAccess } from '../../src/store/store-access.js';
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PortalUserService } from '../../src/services/portal-users.service.js';
@@ -111,13 +112,13 @@ describe.each(storeKinds)('portal second factor (%s)', (store) => {
 
   it('refuses a code the second time when another node (a second service on the same store) took it first', async () => {
     const { email, totp } = await enrolled();
-    const otherNode = new PortalUserService(server.core.store, new PortalSecretBox(server.core.keyring), clock);
+    const otherNode = new PortalUserService(storeAccess(server.core.store), new PortalSecretBox(server.core.keyring), clock);
     const code = codeAt(totp);
     const person = await server.core.portalUsers.requireByEmail(email);
     const answers = await Promise.all([server.core.portalUsers.checkCode(person, code, null), otherNode.checkCode(person, code, null)]);
     expect(answers.sort()).toEqual([false, true]);
     // And after a "restart" (a third service, nothing in memory): still refused.
-    const restarted = new PortalUserService(server.core.store, new PortalSecretBox(server.core.keyring), clock);
+    const restarted = new PortalUserService(storeAccess(server.core.store), new PortalSecretBox(server.core.keyring), clock);
     expect(await restarted.checkCode(await restarted.requireByEmail(email), code, null)).toBe(false);
   });
 });

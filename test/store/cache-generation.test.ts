@@ -1,3 +1,4 @@
+import { storeAccess } from '../../src/store/store-access.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,8 +54,8 @@ describe.each(storeKinds)('cache generation on %s', (kind) => {
 
   it('moves with every write to organizations, environments, access secrets, gateways and keys; not with a touch', async () => {
     const keyring = new Keyring(new WrappedKeysRepo(store.db), randomBytes(32));
-    const tenancy = new TenancyService(store, keyring, systemClock);
-    const gateways = new GatewayService(store, keyring, systemClock, new DefinitionCache(store));
+    const tenancy = new TenancyService(storeAccess(store), keyring, systemClock);
+    const gateways = new GatewayService(storeAccess(store), keyring, systemClock, new DefinitionCache(store));
     const repos = repositories(store.db, store.dialect);
     expect(await generation.read()).toBe(0);
 

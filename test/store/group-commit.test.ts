@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommitFeed, type CommitSample } from '../../src/store/commit-feed.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
 import { isStoreUnavailable } from '../../src/store/unavailable.js';
-import { runInRequest } from '../../src/domain/request-context.js';
+import { trackRequestCommits } from '../../src/store/request-commits.js';
 import { StoreDurabilityError, WalFileSyncer, WalSync, type FileSyncer } from '../../src/store/wal-sync.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -204,19 +204,19 @@ describe('SQLite store with group commit', () => {
     const read = () => sql`select count(*) as n from items`.execute(db);
     const writeCommitted = gate();
     // Request X reads before another request's commit and answers while that commit's fsync is held.
-    const requestX = runInRequest('x', async () => {
+    const requestX = trackRequestCommits(async () => {
       await read();
       await writeCommitted.passed;
       return { settling: store?.settled() };
     });
     await turn();
-    const write = tracked(runInRequest('w', () => sql`insert into items (name) values ('w')`.execute(db)));
+    const write = tracked(trackRequestCommits(() => sql`insert into items (name) values ('w')`.execute(db)));
     await turn();
     expect(write.done()).toBe(false);
     writeCommitted.open();
     expect((await requestX).settling).toBeNull();
     // Request Y reads after that commit: its answer waits for the fsync.
-    const requestY = await runInRequest('y', async () => {
+    const requestY = await trackRequestCommits(async () => {
       await read();
       return { settling: store?.settled() };
     });
@@ -246,12 +246,12 @@ describe('SQLite store with group commit', () => {
     const read = () => sql`select * from items`.execute(db);
     const aMayAnswer = gate();
     // Both requests read the foreign commit; B answers first and is the one to notice it.
-    const requestA = runInRequest('a', async () => {
+    const requestA = trackRequestCommits(async () => {
       await read();
       await aMayAnswer.passed;
       return { settling: store?.settled() };
     });
-    const requestB = await runInRequest('b', async () => {
+    const requestB = await trackRequestCommits(async () => {
       await read();
       return { settling: store?.settled() };
     });
@@ -267,7 +267,7 @@ describe('SQLite store with group commit', () => {
     await a.promise;
     await requestB.settling;
     // Noticed and synced: a later read's answer has nothing to wait for.
-    const later = await runInRequest('c', async () => {
+    const later = await trackRequestCommits(async () => {
       await read();
       return store?.settled();
     });

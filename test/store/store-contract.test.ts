@@ -1,3 +1,4 @@
+import { storeAccess } from '../../src/store/store-access.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -154,7 +155,7 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       await migrateStore(first);
       const second = kind === 'postgres' ? target.open() : first;
       const masterKey = randomBytes(32);
-      const nodes = [first, second].map((store) => new TenancyService(store, new Keyring(new WrappedKeysRepo(store.db), masterKey), { now: () => new Date() }));
+      const nodes = [first, second].map((store) => new TenancyService(storeAccess(store), new Keyring(new WrappedKeysRepo(store.db), masterKey), { now: () => new Date() }));
       const outcomes = await Promise.allSettled(nodes.map((node) => node.init()));
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
@@ -810,8 +811,8 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
     beforeAll(async () => {
       store = await migratedStore();
       keyring = new Keyring(new WrappedKeysRepo(store.db), masterKey, () => clock.now());
-      tenancy = new TenancyService(store, keyring, clock);
-      gateways = new GatewayService(store, keyring, clock, new DefinitionCache(store));
+      tenancy = new TenancyService(storeAccess(store), keyring, clock);
+      gateways = new GatewayService(storeAccess(store), keyring, clock, new DefinitionCache(store));
     });
 
     afterEach(() => {
@@ -913,10 +914,10 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect(JSON.stringify(stored)).not.toContain(Buffer.from(LOGIN).toString('base64'));
       expect(await gateways.openCredentials(gatewayOf(stored))).toEqual({ login: LOGIN });
       // Another process (fresh Keyring, empty cache) with the same master key opens it too.
-      const elsewhere = new GatewayService(store, new Keyring(new WrappedKeysRepo(store.db), masterKey), clock, new DefinitionCache(store));
+      const elsewhere = new GatewayService(storeAccess(store), new Keyring(new WrappedKeysRepo(store.db), masterKey), clock, new DefinitionCache(store));
       expect(await elsewhere.openCredentials(record)).toEqual({ login: LOGIN });
       // A different master key does not.
-      const foreign = new GatewayService(store, new Keyring(new WrappedKeysRepo(store.db), randomBytes(32)), clock, new DefinitionCache(store));
+      const foreign = new GatewayService(storeAccess(store), new Keyring(new WrappedKeysRepo(store.db), randomBytes(32)), clock, new DefinitionCache(store));
       await expect(foreign.openCredentials(record)).rejects.toThrow(/COFFER_MASTER_KEY/);
 
       // The test gateway declares no credentials: supplied ones are ignored, nothing is sealed.

@@ -1,3 +1,4 @@
+import type { RequestMeta } from '../../src/domain/request.js';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import type { ChangeEvent } from '../../src/domain/event.js';
@@ -22,6 +23,8 @@ import {
   statusFor,
 } from '../../src/services/transactions/pipeline/steps.js';
 import { ManualClock } from '../helpers/manual-clock.js';
+
+const API_REQUEST: RequestMeta = { id: 'req-pipeline' };
 
 /*
  * The gateway transaction pipeline over fakes: an in-memory unit of work (its writes land when the
@@ -49,7 +52,11 @@ class FakeStore {
   rollbacks = 0;
   private position = 0;
 
-  unitOfWork: PipelineDeps['unitOfWork'] = async (work) => {
+  /** The request each unit of work was opened for (its events carry that request's id). */
+  requestIds: (string | null | undefined)[] = [];
+
+  unitOfWork: PipelineDeps['unitOfWork'] = async (work, scope) => {
+    this.requestIds.push(scope?.request?.id);
     const saved = { transactions: new Map(this.transactions), methods: new Map(this.methods), events: [...this.events] };
     try {
       const result = await work(this.repos());
@@ -202,6 +209,7 @@ function purchasePlan(deps: PipelineDeps, method: PaymentMethod, token = 'tx-1')
   });
   return {
     environment,
+    apiRequest: API_REQUEST,
     gateway,
     prepare: async () => {
       const opened = await deps.sealer.open(method);
@@ -214,7 +222,7 @@ function purchasePlan(deps: PipelineDeps, method: PaymentMethod, token = 'tx-1')
     },
     request: ({ card: opened }) => ({ operation: 'purchase', transactionToken: token, amount: 100, currencyCode: 'USD', paymentMethod: opened, credentials: {} }) as unknown as GatewayRequest,
     effects: (_card, { consumed }) => ({ retainOnSuccess: false, paymentMethod: consumed, paymentMethodIsCurrent: true, keepNetworkTransactionId: false }),
-    refuse: (refusal) => persistRefusal(deps, { ...record(null), token: `${token}-refused` }, refusal),
+    refuse: (refusal) => persistRefusal(deps, { ...record(null), token: `${token}-refused` }, refusal, API_REQUEST),
   };
 }
 
@@ -237,6 +245,8 @@ describe('the gateway transaction pipeline (fakes, no database)', () => {
     expect(store.eventTypes()).toEqual(['TransactionCreated', 'TransactionSucceeded']);
     expect(store.events[1]).toMatchObject({ objectKey: 'tx-1', ownCallback: false, at: run.result.transaction.updatedAt });
     expect(store.commits).toBe(2);
+    // Both units of work were opened for the API request, passed on the plan (no ambient context).
+    expect(store.requestIds).toEqual(['req-pipeline', 'req-pipeline']);
     expect(caller.calls).toHaveLength(1);
     expect(Object.keys(caller.calls[0]?.credentials ?? {})).toEqual(['login']);
     expect([caller.granted, caller.released]).toEqual([1, 1]);
@@ -252,6 +262,7 @@ describe('the gateway transaction pipeline (fakes, no database)', () => {
     expect(run.result.transaction).toMatchObject({ token: 'tx-1-refused', state: 'failed', succeeded: false, messageKey: 'messages.payment_method_redacted' });
     expect([...store.transactions.keys()]).toEqual(['tx-1-refused']);
     expect(store.eventTypes()).toEqual(['TransactionCreated', 'TransactionFailed']);
+    expect(store.requestIds).toEqual(['req-pipeline']);
     // The method is untouched: its CVV was not consumed by a transaction that never called.
     expect(store.methods.get('pm-1')).toMatchObject({ sealed: { cvv: 'sealed' } });
     expect(caller.calls).toHaveLength(0);
@@ -329,6 +340,7 @@ describe('the gateway transaction pipeline (fakes, no database)', () => {
     );
     const plan: GatewayTransactionPlan<object, { processing: Transaction }> = {
       environment,
+      apiRequest: API_REQUEST,
       gateway,
       prepare: async () => ({}),
       reserve: async (repos) => {

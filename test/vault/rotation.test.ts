@@ -1,3 +1,4 @@
+import { storeAccess } from '../../src/store/store-access.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -247,7 +248,7 @@ describe.each(storeKinds)('key rotation on a populated store while requests are 
     const stripeRow = await core.store.db.selectFrom('gateways').selectAll().where('token', '=', stripe.token).executeTakeFirstOrThrow();
     expect(blobKeyId(stripeRow.sealed_credentials!)).toBe(`d-${env}-2`);
     expect(await core.gateways.openCredentials(gatewayOf(stripeRow))).toEqual({ login: stripeKey });
-    expect(await new GatewayService(core.store, fresh, systemClock, new DefinitionCache(core.store)).openCredentials(gatewayOf(stripeRow))).toEqual({ login: stripeKey });
+    expect(await new GatewayService(storeAccess(core.store), fresh, systemClock, new DefinitionCache(core.store)).openCredentials(gatewayOf(stripeRow))).toEqual({ login: stripeKey });
 
     // The old key stays: blobs sealed with v1 outside the tables still open.
     const keys = await core.store.db.selectFrom('wrapped_keys').select(['id', 'purpose']).where('environment_key', '=', env).orderBy('id').execute();

@@ -26,7 +26,7 @@ export function callbackRoutes(app: FastifyInstance, services: CallbackRouteServ
 
   app.post<KeyParams>('/v1/environments/:key/regenerate_signing_secret', adminReturningSecret, async (request, reply) => {
     const environment = await services.tenancy.findEnvironment(callerOf(request).organization.token, request.params.key);
-    const secret = await services.signingSecrets.regenerate(environment);
+    const secret = await services.signingSecrets.regenerate(environment, request);
     const row = await services.tenancy.findEnvironment(callerOf(request).organization.token, environment.key);
     return sendWire(request, reply, 200, 'environment', { ...environmentView(row), signing_secret: secret });
   });
@@ -34,7 +34,7 @@ export function callbackRoutes(app: FastifyInstance, services: CallbackRouteServ
   app.put<KeyParams>('/v1/environments/:key/callback', admin, async (request, reply) => {
     const subscription = parseSubscription(fieldsOf(request, 'callback'));
     const environment = await services.tenancy.findEnvironment(callerOf(request).organization.token, request.params.key);
-    await services.callbackAdmin.subscribe(environment.key, subscription);
+    await services.callbackAdmin.subscribe(environment.key, subscription, request);
     return sendWire(request, reply, 200, 'callback', {
       url: subscription.url,
       format: subscription.format,

@@ -40,7 +40,7 @@ export function certificateRoutes(app: FastifyInstance, certificates: Certificat
       // Typed as secret from here on: it redacts itself if anything tries to print it.
       privateKey: new Secret(parsed.private_key),
       level: parsed.level ?? 'environment',
-    });
+    }, request);
     return sendWire(request, reply, 201, 'certificate', certificateView(created));
   });
 
@@ -50,7 +50,7 @@ export function certificateRoutes(app: FastifyInstance, certificates: Certificat
       algorithm: parsed.algorithm,
       subject: requestedSubject(parsed),
       level: parsed.level ?? 'environment',
-    });
+    }, request);
     return sendWire(request, reply, 201, 'certificate', certificateView(created));
   });
 
@@ -62,7 +62,7 @@ export function certificateRoutes(app: FastifyInstance, certificates: Certificat
 
   app.put<TokenParams>('/v1/certificates/:token', { config: { rateLimits: ['certificates_update'] } }, async (request, reply) => {
     const parsed = parseInput(updateSchema, givenFields(fieldsOf(request, 'certificate')));
-    const row = await certificates.attachSigned(callerOf(request).environment, request.params.token, parsed.pem);
+    const row = await certificates.attachSigned(callerOf(request).environment, request.params.token, parsed.pem, request);
     return sendWire(request, reply, 200, 'certificate', certificateView(row));
   });
 
@@ -72,7 +72,7 @@ export function certificateRoutes(app: FastifyInstance, certificates: Certificat
     url: '/v1/certificates/:token/redact',
     config: { rateLimits: ['certificates_update'] },
     handler: async (request, reply) => {
-      const row = await certificates.redact(callerOf(request).environment, request.params.token);
+      const row = await certificates.redact(callerOf(request).environment, request.params.token, request);
       return sendWire(request, reply, 200, 'certificate', certificateView(row));
     },
   });

@@ -39,7 +39,7 @@ export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService,
 
   app.post('/v1/environments', admin, async (request, reply) => {
     const input = parseInput(createEnvironmentSchema, fieldsOf(request, 'environment'));
-    const row = await tenancy.createEnvironment(callerOf(request).organization.token, input.name, false);
+    const row = await tenancy.createEnvironment(callerOf(request).organization.token, input.name, false, request);
     return sendWire(request, reply, 201, 'environment', environmentView(row));
   });
 
@@ -53,12 +53,12 @@ export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService,
     const input = parseInput(environmentSchema, fields);
     const allowedOrigins = parseAllowedOriginsInput(fields.allowed_origins);
     const organization = callerOf(request).organization.token;
-    await tenancy.renameEnvironment(organization, request.params.key, input.name);
+    await tenancy.renameEnvironment(organization, request.params.key, input.name, request);
     // The card form's settings (docs/card-capture.md): who may embed it, and whether it must be signed.
     const row = await tenancy.updateCardCapture(organization, request.params.key, {
       allowedOrigins,
       enhancedIframeSecurity: input.enhanced_iframe_security,
-    });
+    }, request);
     return sendWire(request, reply, 200, 'environment', environmentView(row));
   });
 
@@ -79,7 +79,7 @@ export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService,
       name: input.name ?? 'unnamed',
       role: (input.role ?? 'transact') as (typeof ROLES)[number],
       environmentKeys: [environment.key],
-    });
+    }, request);
     await audit.record(
       { type: 'access_secret', id: callerOf(request).secret.key, address: request.ip ?? null },
       { organizationToken: organization, action: 'access_secret.create', objectType: 'access_secret', objectId: created.accessSecret.key, environmentKey: environment.key, details: { name: created.accessSecret.name, role: created.accessSecret.role } },
@@ -94,7 +94,7 @@ export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService,
     if (secret === undefined || secret.organizationToken !== organization || secret.revokedAt !== null || !secretCoversEnvironment(secret, environment.key)) {
       throw new AppError({ key: 'errors.access_secret_not_found', message: MESSAGES.accessSecretNotFound });
     }
-    await tenancy.revokeAccessSecret(secret.key);
+    await tenancy.revokeAccessSecret(secret.key, request);
     await audit.record(
       { type: 'access_secret', id: callerOf(request).secret.key, address: request.ip ?? null },
       { organizationToken: organization, action: 'access_secret.revoke', objectType: 'access_secret', objectId: secret.key, environmentKey: environment.key, details: { name: secret.name } },

@@ -61,7 +61,7 @@ export function gatewayRoutes(app: FastifyInstance, gateways: GatewayService): v
 
   app.post('/v1/gateways', async (request, reply) => {
     const { gatewayType, input } = gatewayInput(request);
-    const created = await gateways.create(callerOf(request).environment, gatewayType, input);
+    const created = await gateways.create(callerOf(request).environment, gatewayType, input, request);
     return sendWire(request, reply, 201, 'gateway', gatewayView(created));
   });
 
@@ -78,7 +78,7 @@ export function gatewayRoutes(app: FastifyInstance, gateways: GatewayService): v
 
   app.put<TokenParams>('/v1/gateways/:token', async (request, reply) => {
     const { gatewayType, input } = gatewayInput(request);
-    const record = await gateways.update(callerOf(request).environment, request.params.token, gatewayType, input);
+    const record = await gateways.update(callerOf(request).environment, request.params.token, gatewayType, input, request);
     return sendWire(request, reply, 200, 'gateway', gatewayView(record));
   });
 
@@ -86,7 +86,7 @@ export function gatewayRoutes(app: FastifyInstance, gateways: GatewayService): v
     method: ['PUT', 'POST'],
     url: '/v1/gateways/:token/redact',
     handler: async (request, reply) => {
-      const redacted = await gateways.redact(callerOf(request).environment, request.params.token);
+      const redacted = await gateways.redact(callerOf(request).environment, request.params.token, request);
       return sendWire(request, reply, 200, 'transaction', redactGatewayView(redacted));
     },
   });
@@ -95,7 +95,7 @@ export function gatewayRoutes(app: FastifyInstance, gateways: GatewayService): v
     method: ['PUT', 'POST'],
     url: '/v1/gateways/:token/retain',
     handler: async (request, reply) => {
-      const record = await gateways.retain(callerOf(request).environment, request.params.token);
+      const record = await gateways.retain(callerOf(request).environment, request.params.token, request);
       return sendWire(request, reply, 200, 'gateway', gatewayView(record));
     },
   });

@@ -44,7 +44,7 @@ export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: Paymen
   app.post('/v1/payment_methods', { config: { ...tokenizationLimits, formPost: formPost !== undefined }, ...formOptions }, async (request, reply) => {
     if (formPost !== undefined && formPost.isFormPost(request)) return formPost.handle(request, reply);
     const input = parseCreate(fieldsOf(request, 'payment_method'));
-    return sendOutcome(request, reply, 201, await paymentMethods.create(callerOf(request).environment, input));
+    return sendOutcome(request, reply, 201, await paymentMethods.create(callerOf(request).environment, input, request));
   });
 
   app.get('/v1/payment_methods', async (request, reply) => {
@@ -60,7 +60,7 @@ export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: Paymen
 
   app.put<TokenParams>('/v1/payment_methods/:token', async (request, reply) => {
     const input = parseUpdate(fieldsOf(request, 'payment_method'), emptyFieldsOf(request, 'payment_method'));
-    const row = await paymentMethods.update(callerOf(request).environment, request.params.token, input);
+    const row = await paymentMethods.update(callerOf(request).environment, request.params.token, input, request);
     return sendWire(request, reply, 200, 'payment_method', paymentMethodView(row));
   });
 
@@ -68,7 +68,7 @@ export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: Paymen
     method: ['PUT', 'POST'],
     url: '/v1/payment_methods/:token/retain',
     handler: async (request, reply) => {
-      const outcome = await paymentMethods.retain(callerOf(request).environment, request.params.token);
+      const outcome = await paymentMethods.retain(callerOf(request).environment, request.params.token, request);
       return sendOutcome(request, reply, outcome.succeeded ? 200 : 422, outcome);
     },
   });
@@ -78,7 +78,7 @@ export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: Paymen
     url: '/v1/payment_methods/:token/redact',
     handler: async (request, reply) => {
       const options = parseRedact(fieldsOf(request, 'transaction'));
-      return sendOutcome(request, reply, 200, await paymentMethods.redact(callerOf(request).environment, request.params.token, options));
+      return sendOutcome(request, reply, 200, await paymentMethods.redact(callerOf(request).environment, request.params.token, options, request));
     },
   });
 
@@ -87,7 +87,7 @@ export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: Paymen
     url: '/v1/payment_methods/:token/recache',
     handler: async (request, reply) => {
       const verificationValue = parseRecache(fieldsOf(request, 'payment_method'));
-      const outcome = await paymentMethods.recache(callerOf(request).environment, request.params.token, verificationValue);
+      const outcome = await paymentMethods.recache(callerOf(request).environment, request.params.token, verificationValue, request);
       return sendOutcome(request, reply, outcome.succeeded ? 200 : 422, outcome);
     },
   });

@@ -31,7 +31,7 @@ export function receiverRoutes(app: FastifyInstance, services: ReceiverRouteServ
 
   app.post('/v1/receivers', { config: { rateLimits: ['receivers_create'] } }, async (request, reply) => {
     const { receiverType, input } = receiverInput(fieldsOf(request, 'receiver'));
-    const created = await receivers.create(callerOf(request).environment, receiverType, input);
+    const created = await receivers.create(callerOf(request).environment, receiverType, input, request);
     return sendWire(request, reply, 201, 'receiver', receiverView(created.row));
   });
 
@@ -47,7 +47,7 @@ export function receiverRoutes(app: FastifyInstance, services: ReceiverRouteServ
 
   app.put<TokenParams>('/v1/receivers/:token', { config: { rateLimits: ['receivers_update'] } }, async (request, reply) => {
     const { input } = receiverInput(fieldsOf(request, 'receiver'));
-    const record = await receivers.update(callerOf(request).environment, request.params.token, input);
+    const record = await receivers.update(callerOf(request).environment, request.params.token, input, request);
     return sendWire(request, reply, 200, 'receiver', receiverView(record.row));
   });
 
@@ -56,21 +56,21 @@ export function receiverRoutes(app: FastifyInstance, services: ReceiverRouteServ
     url: '/v1/receivers/:token/redact',
     config: { rateLimits: ['receivers_redact'] },
     handler: async (request, reply) => {
-      const redacted = await receivers.redact(callerOf(request).environment, request.params.token);
+      const redacted = await receivers.redact(callerOf(request).environment, request.params.token, request);
       return sendWire(request, reply, 200, 'transaction', redactReceiverView(redacted));
     },
   });
 
   app.post<TokenParams>('/v1/receivers/:token/deliver', { config: { rateLimits: ['receivers_deliver'] } }, async (request, reply) => {
     const environment = callerOf(request).environment;
-    const outcome = await deliveries.deliver(environment, request.params.token, deliveryInput(fieldsOf(request, 'delivery')));
+    const outcome = await deliveries.deliver(environment, request.params.token, deliveryInput(fieldsOf(request, 'delivery')), request);
     const page = await services.transactionQuery.withPaymentMethods(environment, [outcome.transaction]);
     const paymentMethod = outcome.transaction.paymentMethodToken === null ? null : (page.paymentMethods.get(outcome.transaction.paymentMethodToken) ?? null);
     return sendWire(request, reply, outcome.status, 'transaction', receiverTransactionView(outcome.transaction, paymentMethod));
   });
 
   app.post<TokenParams>('/v1/receivers/:token/export', { config: { rateLimits: ['receivers_export'] } }, async (request, reply) => {
-    const transaction = await exports.start(callerOf(request).environment, request.params.token, exportInput(fieldsOf(request, 'export')));
+    const transaction = await exports.start(callerOf(request).environment, request.params.token, exportInput(fieldsOf(request, 'export')), request);
     return sendWire(request, reply, 202, 'transaction', receiverTransactionView(transaction, null));
   });
 }

@@ -50,7 +50,7 @@ export function transactionRoutes(app: FastifyInstance, transactions: GatewayTra
   for (const operation of DIRECT) {
     app.post<TokenParams>(`/v1/gateways/:token/${operation}`, { config: { rateLimits: TOKENIZATION_LIMITS } }, async (request, reply) => {
       const fields = fieldsOf(request, 'transaction');
-      const input = parseTransaction(fields);
+      const input = parseTransaction(fields, request);
       const environment = callerOf(request).environment;
       // Purchase, authorize and verify may name backup gateways (`retry`; docs/routing-retry.md).
       const retry = RETRYABLE.has(operation) ? parseRetry(fields) : null;
@@ -63,7 +63,7 @@ export function transactionRoutes(app: FastifyInstance, transactions: GatewayTra
   }
   for (const operation of REFERENCE) {
     app.post<TokenParams>(`/v1/transactions/:token/${operation}`, async (request, reply) => {
-      const input = parseTransaction(fieldsOf(request, 'transaction'));
+      const input = parseTransaction(fieldsOf(request, 'transaction'), request);
       const result = await transactions.reference(callerOf(request).environment, request.params.token, operation, input);
       return sendResult(request, reply, result, query);
     });
@@ -72,14 +72,14 @@ export function transactionRoutes(app: FastifyInstance, transactions: GatewayTra
     method: ['PUT', 'POST'],
     url: '/v1/transactions/:token/void',
     handler: async (request, reply) => {
-      const input = parseTransaction(fieldsOf(request, 'transaction'));
+      const input = parseTransaction(fieldsOf(request, 'transaction'), request);
       const result = await transactions.reference(callerOf(request).environment, request.params.token, 'void', input);
       return sendResult(request, reply, result, query);
     },
   });
   app.post<TokenParams>('/v1/transactions/:token/complete', async (request, reply) => {
     fieldsOf(request, 'transaction');
-    const result = await transactions.complete(callerOf(request).environment, request.params.token);
+    const result = await transactions.complete(callerOf(request).environment, request.params.token, request);
     return sendResult(request, reply, result, query);
   });
 

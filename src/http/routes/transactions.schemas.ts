@@ -1,3 +1,4 @@
+import type { RequestMeta } from '../../domain/request.js';
 import { z } from 'zod';
 import type { TransactionInput } from '../../services/transactions/transaction-input.js';
 import { flag, freeForm as boundedFreeForm, parseInput, text } from '../validation.js';
@@ -57,11 +58,12 @@ function amountOf(value: unknown): { amount?: number; amountInvalid?: boolean } 
 }
 
 /** The `transaction` body of gateway and reference transactions (wire-reference §2.3). */
-export function parseTransaction(fields: Record<string, unknown>): TransactionInput {
+export function parseTransaction(fields: Record<string, unknown>, request?: RequestMeta): TransactionInput {
   const parsed = parseInput(transactionSchema, fields);
   const shipping = objectOrUndefined(parsed.shipping_address);
   const inline = parsed.credit_card !== undefined || parsed.bank_account !== undefined;
   return {
+    request,
     ...amountOf(parsed.amount),
     currencyCode: parsed.currency_code,
     paymentMethodToken: parsed.payment_method_token,

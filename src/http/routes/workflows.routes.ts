@@ -45,7 +45,7 @@ export function workflowRoutes(app: FastifyInstance, services: WorkflowRouteServ
   const { workflows, routedTransactions } = services;
 
   app.post('/v1/workflows', { config: { access: 'admin' } }, async (request, reply) => {
-    const created = await workflows.create(callerOf(request).environment, workflowInput(fieldsOf(request, 'workflow')));
+    const created = await workflows.create(callerOf(request).environment, workflowInput(fieldsOf(request, 'workflow')), request);
     return sendWire(request, reply, 201, 'workflow', workflowView(created));
   });
 
@@ -59,12 +59,12 @@ export function workflowRoutes(app: FastifyInstance, services: WorkflowRouteServ
   });
 
   app.put<KeyParams>('/v1/workflows/:key', { config: { access: 'admin' } }, async (request, reply) => {
-    const updated = await workflows.update(callerOf(request).environment, request.params.key, workflowInput(fieldsOf(request, 'workflow')));
+    const updated = await workflows.update(callerOf(request).environment, request.params.key, workflowInput(fieldsOf(request, 'workflow')), request);
     return sendWire(request, reply, 200, 'workflow', workflowView(updated));
   });
 
   app.delete<KeyParams>('/v1/workflows/:key', { config: { access: 'admin' } }, async (request, reply) => {
-    const removed = await workflows.remove(callerOf(request).environment, request.params.key);
+    const removed = await workflows.remove(callerOf(request).environment, request.params.key, request);
     return sendWire(request, reply, 200, 'workflow', workflowView(removed));
   });
 
@@ -79,7 +79,7 @@ export function workflowRoutes(app: FastifyInstance, services: WorkflowRouteServ
   for (const operation of ROUTED) {
     app.post(`/v1/transactions/${operation}`, { config: { rateLimits: TOKENIZATION_LIMITS } }, async (request, reply) => {
       const fields = fieldsOf(request, 'transaction');
-      const input = parseTransaction(fields);
+      const input = parseTransaction(fields, request);
       const environment = callerOf(request).environment;
       const result = await routedTransactions.run(environment, operation, workflowKeyOf(fields), input);
       return sendResult(request, reply, result, services.transactionQuery);

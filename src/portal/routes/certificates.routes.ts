@@ -56,7 +56,7 @@ export function certificateRoutes(portal: FastifyInstance, deps: PortalDeps): vo
       algorithm: parsed.algorithm,
       subject: { cn: parsed.cn, o: parsed.o ?? null, ou: parsed.ou ?? null, c: parsed.c ?? null, st: parsed.st ?? null, l: parsed.l ?? null, email_address: parsed.email_address ?? null },
       level: parsed.level ?? 'environment',
-    });
+    }, request);
     await audit(deps, request, { action: 'certificate.generate', objectType: 'certificate', objectId: created.token, environmentKey: env.key, details: { cn: parsed.cn } });
     return redirectTo(reply, `/portal/e/${env.key}/certificates/${created.token}?done=created`);
   });
@@ -94,14 +94,14 @@ export function certificateRoutes(portal: FastifyInstance, deps: PortalDeps): vo
 
   portal.post<CertParams>('/e/:env/certificates/:token', { config: { portal: 'manage_certificates' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
-    const row = await deps.certificates.attachSigned(env, request.params.token, requiredField(formOf(request), 'pem', 64 * 1024));
+    const row = await deps.certificates.attachSigned(env, request.params.token, requiredField(formOf(request), 'pem', 64 * 1024), request);
     await audit(deps, request, { action: 'certificate.attach', objectType: 'certificate', objectId: row.token, environmentKey: env.key });
     return redirectTo(reply, `/portal/e/${env.key}/certificates/${row.token}?done=updated`);
   });
 
   portal.post<CertParams>('/e/:env/certificates/:token/redact', { config: { portal: 'manage_certificates' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
-    const row = await deps.certificates.redact(env, request.params.token);
+    const row = await deps.certificates.redact(env, request.params.token, request);
     await audit(deps, request, { action: 'certificate.redact', objectType: 'certificate', objectId: row.token, environmentKey: env.key });
     return redirectTo(reply, `/portal/e/${env.key}/certificates/${row.token}?done=redacted`);
   });

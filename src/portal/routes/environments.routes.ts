@@ -54,7 +54,7 @@ export function environmentRoutes(portal: FastifyInstance, deps: PortalDeps): vo
 
   portal.post('/environments', { config: { portal: 'manage_environments' } }, async (request, reply) => {
     const session = sessionOf(request);
-    const row = await deps.tenancy.createEnvironment(session.user.organizationToken, requiredField(formOf(request), 'name'), false);
+    const row = await deps.tenancy.createEnvironment(session.user.organizationToken, requiredField(formOf(request), 'name'), false, request);
     await audit(deps, request, { action: 'environment.create', objectType: 'environment', objectId: row.key, environmentKey: row.key, details: { name: row.name } });
     return redirectTo(reply, `/portal/environments/${row.key}?done=created`);
   });
@@ -98,7 +98,7 @@ ${rename}${cardCapture}`;
 
   portal.post<EnvParams>('/environments/:key', { config: { portal: 'manage_environments' } }, async (request, reply) => {
     const session = sessionOf(request);
-    const row = await deps.tenancy.renameEnvironment(session.user.organizationToken, request.params.key, requiredField(formOf(request), 'name'));
+    const row = await deps.tenancy.renameEnvironment(session.user.organizationToken, request.params.key, requiredField(formOf(request), 'name'), request);
     await audit(deps, request, { action: 'environment.rename', objectType: 'environment', objectId: row.key, environmentKey: row.key, details: { name: row.name } });
     return redirectTo(reply, `/portal/environments/${row.key}?done=renamed`);
   });
@@ -109,7 +109,7 @@ ${rename}${cardCapture}`;
     const form = formOf(request);
     const allowedOrigins = parseAllowedOriginsInput(form.allowed_origins ?? '');
     const enhancedIframeSecurity = form.enhanced_iframe_security === 'true';
-    const row = await deps.tenancy.updateCardCapture(session.user.organizationToken, request.params.key, { allowedOrigins, enhancedIframeSecurity });
+    const row = await deps.tenancy.updateCardCapture(session.user.organizationToken, request.params.key, { allowedOrigins, enhancedIframeSecurity }, request);
     await audit(deps, request, {
       action: 'environment.card_capture',
       objectType: 'environment',

@@ -75,7 +75,7 @@ ${
 
   portal.post<EnvParams>('/e/:env/gateways', { config: { portal: 'manage_gateways' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
-    const created = await deps.gateways.create(env, formOf(request).gateway_type, inputOf(request));
+    const created = await deps.gateways.create(env, formOf(request).gateway_type, inputOf(request), request);
     await audit(deps, request, { action: 'gateway.create', objectType: 'gateway', objectId: created.token, environmentKey: env.key, details: { gateway_type: created.gatewayType } });
     return redirectTo(reply, `/portal/e/${env.key}/gateways/${created.token}?done=created`);
   });
@@ -107,14 +107,14 @@ ${wireSections(gatewayView(record))}${manage}`;
 
   portal.post<GatewayParams>('/e/:env/gateways/:token', { config: { portal: 'manage_gateways' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
-    const record = await deps.gateways.update(env, request.params.token, undefined, inputOf(request));
+    const record = await deps.gateways.update(env, request.params.token, undefined, inputOf(request), request);
     await audit(deps, request, { action: 'gateway.update', objectType: 'gateway', objectId: record.token, environmentKey: env.key });
     return redirectTo(reply, `/portal/e/${env.key}/gateways/${record.token}?done=updated`);
   });
 
   portal.post<GatewayParams>('/e/:env/gateways/:token/redact', { config: { portal: 'manage_gateways' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
-    const redacted = await deps.gateways.redact(env, request.params.token);
+    const redacted = await deps.gateways.redact(env, request.params.token, request);
     await audit(deps, request, { action: 'gateway.redact', objectType: 'gateway', objectId: redacted.gateway.token, environmentKey: env.key });
     return redirectTo(reply, `/portal/e/${env.key}/gateways/${redacted.gateway.token}?done=redacted`);
   });

@@ -61,14 +61,14 @@ ${row.storageState === 'cached' ? html`<form method="post" action="/portal/e/${e
 
   portal.post<PmParams>('/e/:env/payment-methods/:token/retain', { config: { portal: 'manage_payment_methods' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
-    await deps.paymentMethods.retain(env, request.params.token);
+    await deps.paymentMethods.retain(env, request.params.token, request);
     await audit(deps, request, { action: 'payment_method.retain', objectType: 'payment_method', objectId: request.params.token, environmentKey: env.key });
     return redirectTo(reply, `/portal/e/${env.key}/payment-methods/${request.params.token}?done=retained`);
   });
 
   portal.post<PmParams>('/e/:env/payment-methods/:token/redact', { config: { portal: 'manage_payment_methods' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
-    await deps.paymentMethods.redact(env, request.params.token, { removePersonalData: false });
+    await deps.paymentMethods.redact(env, request.params.token, { removePersonalData: false }, request);
     await audit(deps, request, { action: 'payment_method.redact', objectType: 'payment_method', objectId: request.params.token, environmentKey: env.key });
     return redirectTo(reply, `/portal/e/${env.key}/payment-methods/${request.params.token}?done=redacted`);
   });

@@ -57,7 +57,7 @@ export function receiverRoutes(portal: FastifyInstance, deps: PortalDeps): void 
   portal.post<EnvParams>('/e/:env/receivers', { config: { portal: 'manage_receivers' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
     const { receiverType, input } = receiverInput(fieldsOf(request));
-    const created = await deps.receivers.create(env, receiverType, input);
+    const created = await deps.receivers.create(env, receiverType, input, request);
     await audit(deps, request, { action: 'receiver.create', objectType: 'receiver', objectId: created.row.token, environmentKey: env.key, details: { receiver_type: created.row.receiverType } });
     return redirectTo(reply, `/portal/e/${env.key}/receivers/${created.row.token}?done=created`);
   });
@@ -77,7 +77,7 @@ export function receiverRoutes(portal: FastifyInstance, deps: PortalDeps): void 
 
   portal.post<ReceiverParams>('/e/:env/receivers/:token/redact', { config: { portal: 'manage_receivers' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
-    await deps.receivers.redact(env, request.params.token);
+    await deps.receivers.redact(env, request.params.token, request);
     await audit(deps, request, { action: 'receiver.redact', objectType: 'receiver', objectId: request.params.token, environmentKey: env.key });
     return redirectTo(reply, `/portal/e/${env.key}/receivers/${request.params.token}?done=redacted`);
   });

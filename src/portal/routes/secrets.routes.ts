@@ -117,7 +117,7 @@ export function secretRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     await deps.tenancy.refuseUngrantable(roleOf(request), organization, role, environmentKeys);
     // A reload of the page that showed a secret re-POSTs its form: nothing is created or shown again.
     if (!(await deps.portalSessions.claimNonce(sessionOf(request), form._once))) return redirectTo(reply, `/portal/e/${env.key}/secrets?done=not_again`);
-    const created = await deps.tenancy.createAccessSecret(organization, { name, role, environmentKeys });
+    const created = await deps.tenancy.createAccessSecret(organization, { name, role, environmentKeys }, request);
     await audit(deps, request, { action: 'access_secret.create', objectType: 'access_secret', objectId: created.accessSecret.key, environmentKey: env.key, details: { name, role, scope } });
     // Rendered in the response to this POST only (no-store): a reload or a later visit never shows it.
     const shown = html`<section class="notice warn" aria-labelledby="new-secret-heading">
@@ -133,7 +133,7 @@ export function secretRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   // Revoking only cuts access off: a deactivated organization, whose secrets still read, may do it.
   portal.post<SecretParams>('/e/:env/secrets/:key/revoke', { config: { portal: 'manage_secrets', whileInactive: 'allowed' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
-    const secret = await deps.tenancy.revokeAccessSecretFor(roleOf(request), sessionOf(request).user.organizationToken, env.key, request.params.key);
+    const secret = await deps.tenancy.revokeAccessSecretFor(roleOf(request), sessionOf(request).user.organizationToken, env.key, request.params.key, request);
     await audit(deps, request, { action: 'access_secret.revoke', objectType: 'access_secret', objectId: secret.key, environmentKey: env.key, details: { name: secret.name } });
     return redirectTo(reply, `/portal/e/${env.key}/secrets?done=revoked`);
   });

@@ -95,7 +95,7 @@ export function workflowRoutes(portal: FastifyInstance, deps: PortalDeps): void 
 
   portal.post<EnvParams>('/e/:env/workflows', { config: { portal: 'manage_workflows' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
-    const created = await deps.workflows.create(env, workflowInput(bodyOf(request, false)));
+    const created = await deps.workflows.create(env, workflowInput(bodyOf(request, false)), request);
     await audit(deps, request, { action: 'workflow.create', objectType: 'workflow', objectId: created.key, environmentKey: env.key });
     return redirectTo(reply, `/portal/e/${env.key}/workflows/${created.key}?done=created`);
   });
@@ -115,14 +115,14 @@ export function workflowRoutes(portal: FastifyInstance, deps: PortalDeps): void 
 
   portal.post<WorkflowParams>('/e/:env/workflows/:key', { config: { portal: 'manage_workflows' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
-    const updated = await deps.workflows.update(env, request.params.key, workflowInput(bodyOf(request, true)));
+    const updated = await deps.workflows.update(env, request.params.key, workflowInput(bodyOf(request, true)), request);
     await audit(deps, request, { action: 'workflow.update', objectType: 'workflow', objectId: updated.key, environmentKey: env.key });
     return redirectTo(reply, `/portal/e/${env.key}/workflows/${updated.key}?done=updated`);
   });
 
   portal.post<WorkflowParams>('/e/:env/workflows/:key/remove', { config: { portal: 'manage_workflows' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
-    await deps.workflows.remove(env, request.params.key);
+    await deps.workflows.remove(env, request.params.key, request);
     await audit(deps, request, { action: 'workflow.remove', objectType: 'workflow', objectId: request.params.key, environmentKey: env.key });
     return redirectTo(reply, `/portal/e/${env.key}/workflows?done=removed`);
   });

@@ -1,12 +1,16 @@
+import { NO_REQUEST, type RequestMeta } from '../../domain/request.js';
 import { AppError, fieldError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
-import type { StoreHandle } from '../../store/database.js';
+import type { StoreAccess } from '../../store/store-access.js';
 import { EVENT_TYPES, type EventType } from '../../domain/event-types.js';
-import { repositories, type Repositories } from '../../store/repositories.js';
+import type { Repositories } from '../../store/repositories.js';
 import type { EventService } from '../event.service.js';
 import { changeEnvironment } from '../environment-changes.js';
 import type { CallbackAttempt, CallbackDelivery } from '../../domain/callback.js';
 import type { Environment } from '../../domain/environment.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'callbacks' | 'environments' | 'journal';
 
 /** The environment-level subscription, as the API sets it. */
 export interface CallbackSubscription {
@@ -51,18 +55,18 @@ export function parseSubscription(fields: Record<string, unknown>): CallbackSubs
 
 /** The environment's callback subscription, manual redelivery and the delivery log (docs/events.md). */
 export class CallbackAdminService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    private readonly store: StoreHandle,
+    private readonly store: StoreAccess<Uses>,
     private readonly events: EventService,
     private readonly clock: Clock,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
-  async subscribe(environmentKey: string, subscription: CallbackSubscription): Promise<void> {
-    await changeEnvironment(this.store, environmentKey, { callbackUrl: subscription.url, callbackFormat: subscription.format, callbackEventTypes: subscription.eventTypes, updatedAt: this.clock.now().toISOString() });
+  async subscribe(environmentKey: string, subscription: CallbackSubscription, request: RequestMeta = NO_REQUEST): Promise<void> {
+    await changeEnvironment(this.store, environmentKey, { callbackUrl: subscription.url, callbackFormat: subscription.format, callbackEventTypes: subscription.eventTypes, updatedAt: this.clock.now().toISOString() }, request);
   }
 
   /** Queues every callback of the event again (or for the first time); 422 when it has no destination. */

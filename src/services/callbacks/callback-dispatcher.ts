@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../domain/clock.js';
 import type { DeliveryRequest, DeliveryResult } from '../../receivers/http-delivery.js';
-import type { StoreHandle } from '../../store/database.js';
+import type { StoreAccess } from '../../store/store-access.js';
 import type { AttemptResult } from '../../store/repositories/callbacks.repo.js';
-import { repositories, type Repositories } from '../../store/repositories.js';
+import type { Repositories } from '../../store/repositories.js';
 import { CallbackSender, type AttemptOutcome, type CallbackRenderer } from './callback-sender.js';
 import type { CallbackDelivery } from '../../domain/callback.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'callbacks' | 'events';
 
 export type { CallbackRenderer, RenderedCallback } from './callback-sender.js';
 
@@ -39,7 +42,7 @@ export const DEFAULT_DISPATCH = { baseDelayMs: 10_000, maxDelayMs: 3_600_000, co
  * where it stopped.
  */
 export class CallbackDispatcher {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
   private readonly sender: CallbackSender;
   private readonly nodeId = randomUUID();
   private claims = 0;
@@ -55,7 +58,7 @@ export class CallbackDispatcher {
   private unreported: unknown[] = [];
 
   constructor(
-    store: StoreHandle,
+    store: StoreAccess<Uses>,
     send: (request: DeliveryRequest) => Promise<DeliveryResult>,
     secretFor: (environmentKey: string) => Promise<string>,
     render: CallbackRenderer,
@@ -63,7 +66,7 @@ export class CallbackDispatcher {
     private readonly settings: DispatcherSettings,
     private readonly random: () => number = Math.random,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
     this.sender = new CallbackSender(this.repos, send, secretFor, render, clock, settings.timeoutMs);
     this.onError = (error) => this.unreported.push(error);
   }

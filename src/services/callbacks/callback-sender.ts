@@ -28,7 +28,7 @@ export interface AttemptOutcome {
  */
 export class CallbackSender {
   constructor(
-    private readonly repos: Repositories,
+    private readonly repos: Pick<Repositories, 'events'>,
     private readonly send: (request: DeliveryRequest) => Promise<DeliveryResult>,
     private readonly secretFor: (environmentKey: string) => Promise<string>,
     private readonly render: CallbackRenderer,

@@ -1,3 +1,4 @@
+import { NO_REQUEST, type RequestMeta } from '../../domain/request.js';
 import { receiverOperations } from '../../receivers/receiver-types.js';
 import { AppError, fieldError, MESSAGES, type ErrorEntry } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
@@ -9,8 +10,8 @@ import { EgressRefusedError } from '../../receivers/egress.js';
 import { urlMatchesHostnames } from '../../receivers/hostnames.js';
 import { DeliveryFaultError, DeliveryInputError, DeliveryResultUnknownError, parseHeaderLines, type HttpDeliveryClient } from '../../receivers/http-delivery.js';
 import { deliveryVariables } from '../../receivers/template-variables.js';
-import type { StoreHandle } from '../../store/database.js';
-import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
+import type { StoreAccess } from '../../store/store-access.js';
+import type { Repositories } from '../../store/repositories.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import { changePaymentMethodIfState } from '../payment-method-changes.js';
 import { receiverRedacted, type ReceiverRecord, type ReceiverService } from '../receiver.service.js';
@@ -21,6 +22,12 @@ import { openDeliverySubject, sensitiveValuesOf } from './delivery-subject.js';
 import { receiverDetailsOf, receiverSnapshot, type ReceiverTransactionDetails } from './receiver-transaction-details.js';
 import type { Environment } from '../../domain/environment.js';
 import { TransactionState, type Transaction } from '../../domain/transaction.js';
+
+/** The unit-of-work scope of one delivery: the environment and the API request it serves. */
+type DeliveryScope = { environment: Environment; request: RequestMeta };
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'journal' | 'locks' | 'paymentMethods' | 'transactions';
 
 /** `delivery{…}` of POST receivers/<t>/deliver, already coerced. */
 export interface DeliveryInput {
@@ -56,20 +63,21 @@ const URL_NOT_ALLOWED = "The url must match one of the receiver's hostnames (sch
  * transaction; only then is the receiver called; its scrubbed answer is committed after.
  */
 export class ReceiverDeliveryService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    private readonly store: StoreHandle,
+    private readonly store: StoreAccess<Uses>,
     private readonly receivers: ReceiverService,
     private readonly sealer: PaymentMethodSealer,
     private readonly client: HttpDeliveryClient,
     private readonly settings: DeliverySettings,
     private readonly clock: Clock,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
-  async deliver(environment: Environment, receiverToken: string, input: DeliveryInput): Promise<DeliveryOutcome> {
+  async deliver(environment: Environment, receiverToken: string, input: DeliveryInput, request: RequestMeta = NO_REQUEST): Promise<DeliveryOutcome> {
+    const scope: DeliveryScope = { environment, request };
     const receiver = await this.receivers.show(environment, receiverToken);
     const method = checkInput(input);
     checkTemplates(input);
@@ -82,7 +90,7 @@ export class ReceiverDeliveryService {
     if (receiver.definition.test && !paymentMethod.test) {
       throw new AppError({ key: 'errors.account_inactive', message: environment.production ? TEST_RECEIVER_NEEDS_TEST_CARD : MESSAGES.notActivated(environment.key) });
     }
-    const base = { environment, receiver, paymentMethodToken: paymentMethod.token, method };
+    const base = { environment, scope, receiver, paymentMethodToken: paymentMethod.token, method };
     const refusal = STATE_REFUSALS[paymentMethod.storageState];
     if (refusal !== undefined) return this.refuse(base, '', refusal);
 
@@ -99,7 +107,7 @@ export class ReceiverDeliveryService {
     const certificate = receiver.row.certificateToken === null ? undefined : await this.settings.clientCertificate(environment, receiver.row.certificateToken);
 
     const token = orderedToken(TOKEN_LENGTH.item);
-    const refused = await inTransaction(this.store, async (repos) => {
+    const refused = await this.store.unitOfWork(async (repos) => {
       await repos.locks.serialize(`payment_method:${paymentMethod.token}`);
       const current = await repos.paymentMethods.find(environment.key, paymentMethod.token);
       const stillRefused = current === undefined ? STATE_REFUSALS.redacted : STATE_REFUSALS[current.storageState];
@@ -111,7 +119,7 @@ export class ReceiverDeliveryService {
       });
       await recordTransaction(repos, this.row(base, token, TransactionState.processing, shownUrl));
       return null;
-    });
+    }, scope);
     if (refused !== null) return this.refuse(base, shownUrl, refused);
 
     try {
@@ -126,7 +134,7 @@ export class ReceiverDeliveryService {
         ...(certificate === undefined ? {} : { clientCertificate: certificate }),
       });
       const ok = result.status >= 200 && result.status < 300;
-      return await this.finish(environment, token, ok ? 200 : 422, {
+      return await this.finish(scope, token, ok ? 200 : 422, {
         state: ok ? TransactionState.succeeded : TransactionState.gatewayProcessingFailed,
         messageKey: ok ? 'messages.transaction_succeeded' : 'messages.receiver_error',
         message: ok ? 'Succeeded!' : `The receiver answered with HTTP ${result.status}.`,
@@ -135,16 +143,16 @@ export class ReceiverDeliveryService {
       });
     } catch (error) {
       if (error instanceof EgressRefusedError) {
-        return this.finish(environment, token, 422, { state: TransactionState.failed, messageKey: 'messages.egress_refused', message: `Coffer refused to connect: ${(error as Error).message}`, details: {}, transcript: null });
+        return this.finish(scope, token, 422, { state: TransactionState.failed, messageKey: 'messages.egress_refused', message: `Coffer refused to connect: ${(error as Error).message}`, details: {}, transcript: null });
       }
       if (error instanceof DeliveryResultUnknownError) {
-        return this.finish(environment, token, 408, { state: TransactionState.resultUnknown, messageKey: 'messages.receiver_result_unknown', message: error.message, details: { deliver_time_ms: error.latencyMs }, transcript: error.transcript });
+        return this.finish(scope, token, 408, { state: TransactionState.resultUnknown, messageKey: 'messages.receiver_result_unknown', message: error.message, details: { deliver_time_ms: error.latencyMs }, transcript: error.transcript });
       }
       if (error instanceof DeliveryFaultError) {
-        return this.finish(environment, token, 422, { state: TransactionState.gatewayProcessingFailed, messageKey: 'messages.receiver_unreachable', message: error.message, details: { deliver_time_ms: error.latencyMs }, transcript: error.transcript });
+        return this.finish(scope, token, 422, { state: TransactionState.gatewayProcessingFailed, messageKey: 'messages.receiver_unreachable', message: error.message, details: { deliver_time_ms: error.latencyMs }, transcript: error.transcript });
       }
       // A bug: the row must not stay `processing`, and whether anything left is unknown.
-      await this.finish(environment, token, 500, { state: TransactionState.resultUnknown, messageKey: 'messages.receiver_result_unknown', message: 'The delivery failed unexpectedly.', details: {}, transcript: null });
+      await this.finish(scope, token, 500, { state: TransactionState.resultUnknown, messageKey: 'messages.receiver_result_unknown', message: 'The delivery failed unexpectedly.', details: {}, transcript: null });
       throw error;
     }
   }
@@ -164,18 +172,19 @@ export class ReceiverDeliveryService {
   }
 
   /** A delivery Coffer refuses before calling anyone: recorded as `failed`, 422 with the transaction. */
-  private async refuse(base: { environment: Environment; receiver: ReceiverRecord; paymentMethodToken: string; method: string }, url: string, refusal: Refusal): Promise<DeliveryOutcome> {
+  private async refuse(base: { environment: Environment; scope: DeliveryScope; receiver: ReceiverRecord; paymentMethodToken: string; method: string }, url: string, refusal: Refusal): Promise<DeliveryOutcome> {
     const row = this.row(base, orderedToken(TOKEN_LENGTH.item), { state: TransactionState.failed, messageKey: refusal.messageKey, message: refusal.message }, url);
-    await inTransaction(this.store, (repos) => recordTransaction(repos, row));
+    await this.store.unitOfWork((repos) => recordTransaction(repos, row), base.scope);
     return { status: 422, transaction: (await this.repos.transactions.find(base.environment.key, row.token)) as Transaction };
   }
 
   private async finish(
-    environment: Environment,
+    scope: DeliveryScope,
     token: string,
     status: number,
     outcome: { state: TransactionState; messageKey: string; message: string; details: Partial<ReceiverTransactionDetails>; transcript: string | null },
   ): Promise<DeliveryOutcome> {
+    const { environment } = scope;
     const current = (await this.repos.transactions.find(environment.key, token)) as Transaction;
     const details = { ...receiverDetailsOf(current), ...outcome.details };
     const patch = {
@@ -187,7 +196,7 @@ export class ReceiverDeliveryService {
       transcript: outcome.transcript,
       updatedAt: this.clock.now().toISOString(),
     };
-    await inTransaction(this.store, (repos) => updateTransaction(repos, current, patch));
+    await this.store.unitOfWork((repos) => updateTransaction(repos, current, patch), scope);
     return { status, transaction: (await this.repos.transactions.find(environment.key, token)) as Transaction };
   }
 }

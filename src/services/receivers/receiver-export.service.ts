@@ -1,3 +1,4 @@
+import { NO_REQUEST, type RequestMeta } from '../../domain/request.js';
 import { receiverOperations } from '../../receivers/receiver-types.js';
 import { AppError, fieldError, type ErrorEntry } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
@@ -11,8 +12,8 @@ import type { HttpDeliveryClient } from '../../receivers/http-delivery.js';
 import { InvalidSftpUrlError, parseSftpUrl, SftpTransferError, uploadFile } from '../../receivers/sftp-upload.js';
 import { exportVariables } from '../../receivers/template-variables.js';
 import type { DeliverySubject } from '../../receivers/template-variables.js';
-import type { StoreHandle } from '../../store/database.js';
-import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
+import type { StoreAccess } from '../../store/store-access.js';
+import type { Repositories } from '../../store/repositories.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import { changePaymentMethodIfState } from '../payment-method-changes.js';
 import { receiverRedacted, type ReceiverRecord, type ReceiverService } from '../receiver.service.js';
@@ -21,6 +22,12 @@ import { openDeliverySubject, sensitiveValuesOf } from './delivery-subject.js';
 import { receiverDetailsOf, receiverSnapshot, type ReceiverTransactionDetails } from './receiver-transaction-details.js';
 import type { Environment } from '../../domain/environment.js';
 import { TransactionState, type Transaction } from '../../domain/transaction.js';
+
+/** The unit-of-work scope of one export: the environment and the API request that started it. */
+type ExportScope = { environment: Environment; request: RequestMeta };
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'journal' | 'locks' | 'paymentMethods' | 'transactions';
 
 /** `export{…}` of POST receivers/<t>/export, already coerced. */
 export interface ExportInput {
@@ -43,11 +50,11 @@ export interface ExportSettings {
  * POSTed to `callback_url`. `drain()` waits for exports under way (graceful shutdown).
  */
 export class ReceiverExportService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
   private readonly running = new Set<Promise<void>>();
 
   constructor(
-    private readonly store: StoreHandle,
+    private readonly store: StoreAccess<Uses>,
     private readonly receivers: ReceiverService,
     private readonly sealer: PaymentMethodSealer,
     private readonly guard: EgressGuard,
@@ -56,10 +63,11 @@ export class ReceiverExportService {
     private readonly clock: Clock,
     private readonly onJobError: (error: unknown) => void,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
-  async start(environment: Environment, receiverToken: string, input: ExportInput): Promise<Transaction> {
+  async start(environment: Environment, receiverToken: string, input: ExportInput, request: RequestMeta = NO_REQUEST): Promise<Transaction> {
+    const scope: ExportScope = { environment, request };
     const receiver = await this.receivers.show(environment, receiverToken);
     checkInput(input);
     if (!receiverOperations(receiver.definition).export) {
@@ -103,9 +111,9 @@ export class ReceiverExportService {
       now: this.clock.now().toISOString(),
     });
     const pending = { ...row, state: TransactionState.pending, messageKey: PENDING_MESSAGE.key, message: PENDING_MESSAGE.text, receiverToken: receiver.row.token };
-    await inTransaction(this.store, (repos) => recordTransaction(repos, pending));
+    await this.store.unitOfWork((repos) => recordTransaction(repos, pending), scope);
     const transaction = (await this.repos.transactions.find(environment.key, row.token)) as Transaction;
-    const job = this.run(environment, receiver, transaction, input)
+    const job = this.run(scope, receiver, transaction, input)
       .catch(this.onJobError)
       .finally(() => this.running.delete(job));
     this.running.add(job);
@@ -123,7 +131,7 @@ export class ReceiverExportService {
       message: 'The export was interrupted before it finished; it may or may not have been uploaded. Run it again.',
       updatedAt: this.clock.now().toISOString(),
     };
-    return inTransaction(this.store, (repos) => failStaleTransactions(repos, 'ExportPaymentMethods', cutoff, outcome));
+    return this.store.unitOfWork((repos) => failStaleTransactions(repos, 'ExportPaymentMethods', cutoff, outcome));
   }
 
   /** Waits for every export this process has under way. */
@@ -131,9 +139,10 @@ export class ReceiverExportService {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
-  private async run(environment: Environment, receiver: ReceiverRecord, transaction: Transaction, input: ExportInput): Promise<void> {
+  private async run(scope: ExportScope, receiver: ReceiverRecord, transaction: Transaction, input: ExportInput): Promise<void> {
+    const { environment } = scope;
     const started = performance.now();
-    const { subjects, excluded } = await this.collect(environment, input.paymentMethodTokens as string[]);
+    const { subjects, excluded } = await this.collect(scope, input.paymentMethodTokens as string[]);
     const included = subjects.map((subject) => subject.token);
     let outcome: { state: TransactionState; messageKey: string; message: string };
     try {
@@ -173,22 +182,23 @@ export class ReceiverExportService {
       details: { ...details, deliver_time_ms: Math.round(performance.now() - started), payment_methods_included: succeeded ? included : [], payment_methods_excluded: excluded },
       updatedAt: this.clock.now().toISOString(),
     };
-    await inTransaction(this.store, (repos) => updateTransaction(repos, transaction, patch));
+    await this.store.unitOfWork((repos) => updateTransaction(repos, transaction, patch), scope);
     if (details.callback_url !== null && details.callback_url !== undefined) await this.callBack(environment, transaction.token, details.callback_url);
   }
 
   /** Opens every exportable payment method (consuming its CVV); the others are excluded with a reason. */
-  private async collect(environment: Environment, tokens: string[]): Promise<{ subjects: DeliverySubject[]; excluded: Record<string, string> }> {
+  private async collect(scope: ExportScope, tokens: string[]): Promise<{ subjects: DeliverySubject[]; excluded: Record<string, string> }> {
+    const { environment } = scope;
     const subjects: DeliverySubject[] = [];
     const excluded: Record<string, string> = {};
     for (const token of new Set(tokens)) {
-      const row = await inTransaction(this.store, async (repos) => {
+      const row = await this.store.unitOfWork(async (repos) => {
         await repos.locks.serialize(`payment_method:${token}`);
         const current = await repos.paymentMethods.find(environment.key, token);
         if (current === undefined || !['cached', 'retained'].includes(current.storageState)) return current ?? null;
         await changePaymentMethodIfState(repos, environment.key, token, ['cached', 'retained'], { sealed: { cvv: null }, cvvLength: null, cvvExpiresAt: null, updatedAt: this.clock.now().toISOString() });
         return current;
-      });
+      }, scope);
       if (row === null) excluded[token] = 'not_found';
       else if (!['cached', 'retained'].includes(row.storageState)) excluded[token] = row.storageState;
       else {

@@ -1,8 +1,7 @@
+import { NO_REQUEST, type RequestMeta } from '../../domain/request.js';
 import { AppError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
-import type { StoreHandle } from '../../store/database.js';
-import { PaymentMethodsRepo } from '../../store/repositories/payment-methods.repo.js';
-import { inTransaction } from '../../store/repositories.js';
+import type { StoreAccess } from '../../store/store-access.js';
 import type { TransactionResult } from '../transactions/gateway-transaction.service.js';
 import type { TransactionInput } from '../transactions/transaction-input.js';
 import type { AttemptChain, ChainOperation, RetryPolicy, RoutingNote } from './attempt-chain.js';
@@ -60,35 +59,31 @@ function outcomeOf(state: TransactionState): boolean | null {
  * retry mode; the decision is recorded on the answering transaction with a `TransactionRouted` event.
  */
 export class RoutedTransactionService {
-  private readonly paymentMethods: PaymentMethodsRepo;
-
   constructor(
-    private readonly store: StoreHandle,
+    private readonly store: StoreAccess<'paymentMethods' | 'transactions' | 'journal'>,
     private readonly workflows: WorkflowService,
     private readonly gateways: GatewayService,
     private readonly chain: AttemptChain,
     private readonly successRates: SuccessRates,
     private readonly random: RandomInt,
     private readonly clock: Clock,
-  ) {
-    this.paymentMethods = new PaymentMethodsRepo(store.db, store.dialect);
-  }
+  ) {}
 
   /** The dry run: the decision the workflow makes for this body. Calls no gateway, writes nothing. */
   async explain(environment: Environment, workflowKey: string, input: TransactionInput): Promise<Explanation> {
     const workflow = await this.workflows.show(environment, workflowKey);
-    const facts = await factsOf(this.paymentMethods, environment, input);
+    const facts = await factsOf(this.store.repos.paymentMethods, environment, input);
     return { workflow, facts, decision: this.decide(workflow, facts) };
   }
 
   async run(environment: Environment, operation: ChainOperation, workflowKey: string | undefined, input: TransactionInput): Promise<RoutedResult> {
     const workflow = await this.workflowFor(environment, workflowKey);
-    const facts = await factsOf(this.paymentMethods, environment, input);
+    const facts = await factsOf(this.store.repos.paymentMethods, environment, input);
     const decision = await this.withUsableBackups(environment, operation, this.decide(workflow, facts));
     const routing: RoutingNote = { workflowKey: workflow.key, ruleMatched: decision.ruleMatched, reason: decision.reason };
     const result = await this.chain.run({ environment, operation, gatewayTokens: decision.gatewayTokens, input, retry: retryOf(workflow), routing });
     const routedBy = routedByOf(decision);
-    await this.recordRouting(environment, result.transaction, routedBy);
+    await this.recordRouting(environment, result.transaction, routedBy, input.request ?? NO_REQUEST);
     this.learn(decision, facts, result);
     return { ...result, transaction: { ...result.transaction, routedBy }, routedBy };
   }
@@ -98,12 +93,12 @@ export class RoutedTransactionService {
    * `TransactionRouted` event naming the answer, written together (docs/routing.md, "Where the
    * decision is recorded"); no event when the answer is not found.
    */
-  private recordRouting(environment: Environment, answer: Transaction, routedBy: RoutedBy): Promise<void> {
+  private recordRouting(environment: Environment, answer: Transaction, routedBy: RoutedBy, request: RequestMeta): Promise<void> {
     const at = this.clock.now().toISOString();
-    return inTransaction(this.store, async (repos) => {
+    return this.store.unitOfWork(async (repos) => {
       const changed = await repos.transactions.recordRouting(environment.key, { token: answer.token, firstAttemptToken: answer.firstAttemptToken }, routedBy);
       if (changed) await repos.journal.record({ environmentKey: environment.key, eventType: 'TransactionRouted', objectType: 'transaction', objectKey: answer.token, at });
-    });
+    }, { environment, request });
   }
 
   /**

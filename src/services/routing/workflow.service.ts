@@ -1,12 +1,16 @@
+import { NO_REQUEST, type RequestMeta } from '../../domain/request.js';
 import { AppError, type ErrorEntry } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
-import type { StoreHandle } from '../../store/database.js';
-import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
+import type { StoreAccess } from '../../store/store-access.js';
+import type { Repositories } from '../../store/repositories.js';
 import type { GatewayRecord, GatewayService } from '../gateway.service.js';
 import type { EventType } from '../../domain/event-types.js';
 import type { Workflow, WorkflowDefinition, WorkflowPatch } from '../../domain/workflow.js';
 import { gatewayPlaces, WORKFLOW_KEY, workflowErrors } from './workflow-validation.js';
 import type { Environment } from '../../domain/environment.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'journal' | 'workflows';
 
 /** What the admin API passes in: the fields a body named, and the shape errors its parser found. */
 export interface WorkflowChange {
@@ -25,17 +29,17 @@ export function workflowNotFound(): AppError {
 
 /** Routing workflows of an environment (docs/routing.md): create, list, show, update, remove, the default. */
 export class WorkflowService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    private readonly store: StoreHandle,
+    private readonly store: StoreAccess<Uses>,
     private readonly gateways: GatewayService,
     private readonly clock: Clock,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
-  async create(environment: Environment, change: WorkflowChange): Promise<Workflow> {
+  async create(environment: Environment, change: WorkflowChange, request: RequestMeta = NO_REQUEST): Promise<Workflow> {
     const errors: ErrorEntry[] = [];
     if (change.key === undefined) errors.push({ key: 'errors.blank', attribute: 'key', message: "Key can't be blank" });
     else if (!WORKFLOW_KEY.test(change.key)) errors.push({ key: 'errors.invalid', attribute: 'key', message: 'Key must be 1 to 64 lower-case letters, digits, _ and -, starting with a letter or digit' });
@@ -54,11 +58,11 @@ export class WorkflowService {
     await this.check(environment, definition, change.shapeErrors, errors);
     const now = this.clock.now().toISOString();
     const key = change.key as string;
-    const inserted = await inTransaction(this.store, async (repos) => {
+    const inserted = await this.store.unitOfWork(async (repos) => {
       const added = await repos.workflows.insert({ environmentKey: environment.key, key, ...definition, isDefault: change.isDefault === true, createdAt: now, updatedAt: now });
       if (added) await recordChange(repos, environment, 'AddWorkflow', key, now);
       return added;
-    });
+    }, { environment, request });
     if (!inserted) throw new AppError({ key: 'errors.invalid', attribute: 'key', message: 'A workflow with this key already exists in this environment' });
     return this.show(environment, change.key as string);
   }
@@ -79,7 +83,7 @@ export class WorkflowService {
   }
 
   /** Replaces the fields the body names; the whole result is validated before anything is written. */
-  async update(environment: Environment, key: string, change: WorkflowChange): Promise<Workflow> {
+  async update(environment: Environment, key: string, change: WorkflowChange, request: RequestMeta = NO_REQUEST): Promise<Workflow> {
     const current = await this.show(environment, key);
     const errors: ErrorEntry[] = [];
     if (change.key !== undefined && change.key !== key) errors.push({ key: 'errors.invalid', attribute: 'key', message: 'The key of a workflow cannot be changed' });
@@ -94,23 +98,23 @@ export class WorkflowService {
     await this.check(environment, definition, change.shapeErrors, errors);
     const patch: WorkflowPatch = { ...definition, updatedAt: this.clock.now().toISOString() };
     if (change.isDefault !== undefined) patch.isDefault = change.isDefault;
-    const updated = await inTransaction(this.store, async (repos) => {
+    const updated = await this.store.unitOfWork(async (repos) => {
       const changed = await repos.workflows.update(environment.key, key, patch);
       if (changed) await recordChange(repos, environment, 'UpdateWorkflow', key, patch.updatedAt);
       return changed;
-    });
+    }, { environment, request });
     if (!updated) throw workflowNotFound();
     return this.show(environment, key);
   }
 
-  async remove(environment: Environment, key: string): Promise<Workflow> {
+  async remove(environment: Environment, key: string, request: RequestMeta = NO_REQUEST): Promise<Workflow> {
     const current = await this.show(environment, key);
-    const removed = await inTransaction(this.store, async (repos) => {
+    const removed = await this.store.unitOfWork(async (repos) => {
       const at = this.clock.now().toISOString();
       const changed = await repos.workflows.remove(environment.key, key);
       if (changed) await recordChange(repos, environment, 'RemoveWorkflow', key, at);
       return changed;
-    });
+    }, { environment, request });
     if (!removed) throw workflowNotFound();
     return current;
   }
@@ -149,6 +153,6 @@ export function isNotFound(error: unknown): boolean {
 }
 
 /** Records a change of a workflow in its unit of work (docs/events.md). */
-function recordChange(repos: Repositories, environment: Environment, eventType: EventType, key: string, at: string): Promise<void> {
+function recordChange(repos: Pick<Repositories, 'journal'>, environment: Environment, eventType: EventType, key: string, at: string): Promise<void> {
   return repos.journal.record({ environmentKey: environment.key, eventType, objectType: 'workflow', objectKey: key, at });
 }

@@ -1,9 +1,10 @@
+import { NO_REQUEST, type RequestMeta } from '../../domain/request.js';
 import { AppError, MESSAGES } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import { orderedToken, TOKEN_LENGTH } from '../../domain/tokens.js';
 import type { AdapterPaymentMethod, GatewayOperation, GatewayRequest, StoredCredential } from '../../gateways/kit/index.js';
-import type { StoreHandle } from '../../store/database.js';
-import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
+import type { StoreAccess } from '../../store/store-access.js';
+
 import type { GatewayRecord, GatewayService } from '../gateway.service.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import type { PaymentMethodService } from '../payment-method.service.js';
@@ -14,7 +15,7 @@ import { checkAmount, checkCurrency, checkReference, referenceNotFound, requireA
 import type { GatewayCaller } from './gateway-caller.js';
 import { runGatewayTransaction, type GatewayTransactionPlan } from './pipeline/pipeline.js';
 import { claimPending, persistProcessing, persistRefusal, reservePaymentMethod, reserveReference } from './pipeline/steps.js';
-import type { AttemptResult, PipelineDeps, Refusal, TransactionResult } from './pipeline/pipeline-types.js';
+import type { AttemptResult, PipelineDeps, PipelineRepoKeys, Refusal, TransactionResult } from './pipeline/pipeline-types.js';
 import { REDACTED_GATEWAY, REDACTED_METHOD, STATE_REFUSALS } from './pipeline/refusals.js';
 import type { Environment } from '../../domain/environment.js';
 import type { PaymentMethod } from '../../domain/payment-method.js';
@@ -85,6 +86,8 @@ function callbackOf(input: TransactionInput): TransactionCallback {
 /** What a record of a gateway transaction is made of, before its token, state and deadline. */
 interface RecordArgs {
   environment: Environment;
+  /** The API request the transaction serves (its id is stamped on the events). */
+  apiRequest: RequestMeta;
   gateway: GatewayRecord;
   type: string;
   paymentMethod: PaymentMethod | null;
@@ -107,19 +110,19 @@ interface OpenedCard {
  * committed after. Refusals before the call are recorded as `failed` transactions.
  */
 export class GatewayTransactionService {
-  private readonly repos: Repositories;
+  private readonly repos: StoreAccess<'transactions' | 'paymentMethods'>['repos'];
   private readonly pipeline: PipelineDeps;
 
   constructor(
-    store: StoreHandle,
+    store: StoreAccess<PipelineRepoKeys>,
     private readonly gateways: GatewayService,
     private readonly paymentMethods: PaymentMethodService,
     sealer: PaymentMethodSealer,
     caller: GatewayCaller,
     private readonly clock: Clock,
   ) {
-    this.repos = repositories(store.db, store.dialect);
-    this.pipeline = { unitOfWork: (work, scope) => inTransaction(store, work, scope), caller, credentials: gateways, sealer, clock };
+    this.repos = store.repos;
+    this.pipeline = { unitOfWork: (work, scope) => store.unitOfWork(work, scope), caller, credentials: gateways, sealer, clock };
   }
 
   /** purchase, authorize, verify, store, general_credit on `gatewayToken`. */
@@ -151,7 +154,7 @@ export class GatewayTransactionService {
     checkAmount(input.amount, input.amountInvalid, NEEDS_AMOUNT[operation]);
     checkCurrency(input.currencyCode, NEEDS_AMOUNT[operation]);
     const resolved = await this.resolvePaymentMethod(environment, input, named);
-    const common = { environment, gateway, type, details: { ...base, payment_method_added: resolved.added }, amount: input.amount ?? null, currency: input.currencyCode ?? null, callback: callbackOf(input) };
+    const common = { environment, apiRequest: requestOf(input), gateway, type, details: { ...base, payment_method_added: resolved.added }, amount: input.amount ?? null, currency: input.currencyCode ?? null, callback: callbackOf(input) };
     if ('invalid' in resolved) {
       const refused = await this.refuse({ ...common, paymentMethod: null, details: { ...common.details, payment_method_errors: resolved.invalid } }, {
         messageKey: 'messages.payment_method_invalid',
@@ -193,6 +196,7 @@ export class GatewayTransactionService {
     const storedCredential = storedCredentialFor(operation, input, paymentMethod);
     return {
       environment,
+      apiRequest: args.apiRequest,
       gateway,
       prepare: async () => {
         const card = link.heldCard ?? (await this.pipeline.sealer.open(paymentMethod));
@@ -228,7 +232,7 @@ export class GatewayTransactionService {
       payment_method_storage_state: plan.paymentMethod.storageState,
       ...(failover === null ? {} : { failover }),
     };
-    return { environment: plan.environment, gateway, type: plan.type, paymentMethod: plan.paymentMethod, details, amount: plan.input.amount ?? null, currency: plan.input.currencyCode ?? null, callback: callbackOf(plan.input) };
+    return { environment: plan.environment, apiRequest: requestOf(plan.input), gateway, type: plan.type, paymentMethod: plan.paymentMethod, details, amount: plan.input.amount ?? null, currency: plan.input.currencyCode ?? null, callback: callbackOf(plan.input) };
   }
 
   /** capture, void, credit of the transaction `referenceToken`. */
@@ -248,6 +252,7 @@ export class GatewayTransactionService {
     const paymentMethod = reference.paymentMethodToken === null ? null : ((await this.repos.paymentMethods.find(environment.key, reference.paymentMethodToken)) ?? null);
     const args: RecordArgs = {
       environment,
+      apiRequest: requestOf(input),
       gateway,
       type: TRANSACTION_TYPE[operation],
       paymentMethod,
@@ -261,6 +266,7 @@ export class GatewayTransactionService {
     const token = orderedToken(TOKEN_LENGTH.item);
     const run = await runGatewayTransaction(this.pipeline, {
       environment,
+      apiRequest: args.apiRequest,
       gateway,
       prepare: async () => ({}),
       reserve: async (repos, _nothing, deadline) => {
@@ -280,7 +286,7 @@ export class GatewayTransactionService {
   }
 
   /** Finishes a pending (3-D Secure) transaction; the same transaction comes back, updated. */
-  async complete(environment: Environment, token: string): Promise<TransactionResult> {
+  async complete(environment: Environment, token: string, apiRequest: RequestMeta = NO_REQUEST): Promise<TransactionResult> {
     const pending = await this.repos.transactions.find(environment.key, token);
     if (pending === undefined) throw transactionNotFound(token);
     if (pending.state !== TransactionState.pending) throw new AppError({ key: 'errors.transaction_not_pending', message: 'Only pending transactions can be completed.' });
@@ -289,6 +295,7 @@ export class GatewayTransactionService {
     const paymentMethod = pending.paymentMethodToken === null ? null : ((await this.repos.paymentMethods.find(environment.key, pending.paymentMethodToken)) ?? null);
     const run = await runGatewayTransaction(this.pipeline, {
       environment,
+      apiRequest,
       gateway,
       prepare: async () => ({}),
       reserve: async (repos, _nothing, deadline) => ({ processing: await claimPending(repos, pending, deadline, this.clock.now().toISOString()) }),
@@ -392,7 +399,7 @@ export class GatewayTransactionService {
   }
 
   private refuse(args: RecordArgs, refusal: Refusal): Promise<TransactionResult> {
-    return persistRefusal(this.pipeline, this.processingRecord(orderedToken(TOKEN_LENGTH.item), args), refusal);
+    return persistRefusal(this.pipeline, this.processingRecord(orderedToken(TOKEN_LENGTH.item), args), refusal, args.apiRequest);
   }
 
   /** Spreedly's first check of a direct transaction: a `payment_method_token` that names nothing is a 422. Returns the row it names. */
@@ -419,7 +426,7 @@ export class GatewayTransactionService {
     }
     if (input.inlinePaymentMethod !== undefined) {
       try {
-        const created = await this.paymentMethods.create(environment, input.inlinePaymentMethod);
+        const created = await this.paymentMethods.create(environment, input.inlinePaymentMethod, requestOf(input));
         return { paymentMethod: created.paymentMethod, added: true };
       } catch (error) {
         if (error instanceof AppError && error.status === 422) {
@@ -430,4 +437,9 @@ export class GatewayTransactionService {
     }
     throw new AppError({ key: 'errors.payment_method_or_payment_method_token_required', message: MESSAGES.paymentMethodRequired });
   }
+}
+
+/** The API request a transaction's input came with (none for retries the sweep or a job starts). */
+function requestOf(input: TransactionInput): RequestMeta {
+  return input.request ?? NO_REQUEST;
 }

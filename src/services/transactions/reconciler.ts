@@ -1,8 +1,8 @@
 import type { Clock } from '../../domain/clock.js';
 import { Secret } from '../../domain/secret.js';
 import type { GatewayOperation, GatewayRequest, GatewayResponse, TranscriptEntry } from '../../gateways/kit/index.js';
-import type { StoreHandle } from '../../store/database.js';
-import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
+import type { StoreAccess } from '../../store/store-access.js';
+import type { Repositories } from '../../store/repositories.js';
 import { SUCCEEDED_MESSAGE, updateTransactionIfState } from '../transaction-records.js';
 import type { GatewayService } from '../gateway.service.js';
 import { changePaymentMethodIfState } from '../payment-method-changes.js';
@@ -10,6 +10,9 @@ import type { GatewayCaller } from './gateway-caller.js';
 import { detailsOf, responseRecord } from './transaction-details.js';
 import { TransactionState, type Transaction } from '../../domain/transaction.js';
 import { EMPTY_SHIPPING_ADDRESS, type GatewayTransactionDetails } from '../../domain/transaction-details.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'gateways' | 'journal' | 'paymentMethods' | 'transactions';
 
 /** The transaction types reconciliation settles, and the operation that made each. */
 const RECONCILABLE: Readonly<Record<string, GatewayOperation>> = { Purchase: 'purchase', Authorization: 'authorize' };
@@ -38,16 +41,16 @@ const NOT_CHARGED = 'The gateway never received this transaction; nothing was ch
  * (TransactionReconciled, callbacks); "never arrived", once believable, records it as not charged.
  */
 export class Reconciler {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    private readonly store: StoreHandle,
+    private readonly store: StoreAccess<Uses>,
     private readonly gateways: GatewayService,
     private readonly caller: GatewayCaller,
     private readonly clock: Clock,
     private readonly settings: ReconcileSettings,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
   /** One round over the due transactions; how many were settled. */
@@ -113,7 +116,7 @@ export class Reconciler {
         original: { state: row.state, message_key: row.messageKey, message: row.message, response: details.response },
       },
     };
-    return inTransaction(this.store, async (repos) => {
+    return this.store.unitOfWork(async (repos) => {
       const settled = await updateTransactionIfState(repos, row.environmentKey, row.token, TransactionState.resultUnknown, {
         state: succeeded ? TransactionState.succeeded : TransactionState.gatewayProcessingFailed,
         succeeded,

@@ -1,8 +1,11 @@
+import type { RequestMeta } from '../../domain/request.js';
 import type { ShippingAddress } from '../../gateways/kit/index.js';
 import type { PaymentMethodCreateInput } from '../../domain/payment-method.js';
 
 /** The common body of every gateway and reference transaction, coerced but not yet validated. */
 export interface TransactionInput {
+  /** The API request this transaction serves: its id is stamped on the events (docs/events.md). Not part of the body. */
+  request?: RequestMeta | undefined;
   amount?: number | undefined;
   /** Set when `amount` was sent but is not an integer (so it can be refused, not defaulted). */
   amountInvalid?: boolean;

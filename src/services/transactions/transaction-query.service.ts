@@ -1,7 +1,7 @@
 import { AppError, fieldError } from '../../domain/errors.js';
 import { systemClock, type Clock } from '../../domain/clock.js';
-import type { StoreHandle } from '../../store/database.js';
-import { inTransaction, repositories, type Repositories } from '../../store/repositories.js';
+import type { StoreAccess } from '../../store/store-access.js';
+import type { Repositories } from '../../store/repositories.js';
 import type { GatewayService } from '../gateway.service.js';
 import { pageAfter, type ListQuery } from '../list-query.js';
 import { ABANDONED_CALL_GRACE_MS, abandonedPatch, isAbandoned } from './abandoned-calls.js';
@@ -11,6 +11,9 @@ import type { Environment } from '../../domain/environment.js';
 import type { PaymentMethod } from '../../domain/payment-method.js';
 import { isTransactionState, TransactionState, type Transaction, type TransactionSearch } from '../../domain/transaction.js';
 import { updateTransactionIfState } from '../transaction-records.js';
+
+/** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
+type Uses = 'journal' | 'paymentMethods' | 'transactions';
 
 /** Transactions with the payment methods their views nest, fetched in one query. */
 export interface TransactionPage {
@@ -26,14 +29,14 @@ export interface TransactionPage {
  * (see abandoned-calls.ts), as payment methods' caching windows are applied when they are read.
  */
 export class TransactionQueryService {
-  private readonly repos: Repositories;
+  private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
-    private readonly store: StoreHandle,
+    private readonly store: StoreAccess<Uses>,
     private readonly gateways: GatewayService,
     private readonly clock: Clock = systemClock,
   ) {
-    this.repos = repositories(store.db, store.dialect);
+    this.repos = store.repos;
   }
 
   async list(environment: Environment, query: ListQuery, filter: { state?: string; gatewayToken?: string }): Promise<TransactionPage> {
@@ -108,7 +111,7 @@ export class TransactionQueryService {
 
   /** Records an abandoned call's outcome as unknown, while the transaction is still `processing`. */
   private settle(row: Transaction, now: Date): Promise<Transaction | undefined> {
-    return inTransaction(this.store, (repos) => updateTransactionIfState(repos, row.environmentKey, row.token, TransactionState.processing, abandonedPatch(row, now)));
+    return this.store.unitOfWork((repos) => updateTransactionIfState(repos, row.environmentKey, row.token, TransactionState.processing, abandonedPatch(row, now)));
   }
 
   /** The row, or, when its call was abandoned, the row as settled (someone else may have settled it first). */

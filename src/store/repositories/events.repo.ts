@@ -1,7 +1,6 @@
 import type { Insertable, InsertResult, Kysely } from 'kysely';
 import type { ApiEvent, ChangeEvent } from '../../domain/event.js';
 import type { EventType } from '../../domain/event-types.js';
-import { currentRequestId } from '../../domain/request-context.js';
 import { orderedToken } from '../../domain/tokens.js';
 import type { Database, EventsTable } from '../schema.js';
 import { eventOf } from '../mappers/event.js';
@@ -45,7 +44,7 @@ export class EventsRepo {
       token: orderedToken(),
       // Never undefined: the compiled insert binds all seven columns.
       environmentKey: change.environmentKey ?? null,
-      requestId: change.requestId !== undefined ? change.requestId : (currentRequestId() ?? null),
+      requestId: change.requestId ?? null,
       eventType: change.eventType as EventType,
       objectType: change.objectType,
       objectKey: change.objectKey,

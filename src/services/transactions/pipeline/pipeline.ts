@@ -1,3 +1,4 @@
+import type { RequestMeta } from '../../../domain/request.js';
 import type { Environment } from '../../../domain/environment.js';
 import type { Transaction } from '../../../domain/transaction.js';
 import type { GatewayRequest } from '../../../gateways/kit/index.js';
@@ -22,6 +23,8 @@ function isRefused(value: object): value is Refused {
  */
 export interface GatewayTransactionPlan<Prepared extends object, Reserved extends { processing: Transaction }> {
   environment: Environment;
+  /** The API request the transaction serves: its events carry its id (docs/events.md). */
+  apiRequest: RequestMeta;
   gateway: GatewayRecord;
   /** With the permit held, before anything is written: what the call needs in memory (the opened card). */
   prepare(): Promise<Prepared | Refused>;
@@ -61,11 +64,11 @@ export async function runGatewayTransaction<Prepared extends object, Reserved ex
     if (isRefused(prepared)) return { result: await plan.refuse(prepared.refusal), outcome: null, prepared: null };
     const ready: Prepared = prepared;
     const deadline = callDeadline(deps.clock.now(), deps.caller.timeoutMs(plan.gateway));
-    const reserved = await deps.unitOfWork((repos) => plan.reserve(repos, ready, deadline), { environment: plan.environment });
+    const reserved = await deps.unitOfWork((repos) => plan.reserve(repos, ready, deadline), { environment: plan.environment, request: plan.apiRequest });
     if (isRefused(reserved)) return { result: await plan.refuse(reserved.refusal), outcome: null, prepared: null };
     const effects = plan.effects(ready, reserved);
     const { outcome, transcript } = await callGateway(deps, permit, plan.gateway, plan.request(ready, reserved), effects.paymentMethod);
-    const result = await persistOutcome(deps, plan.environment, reserved.processing, outcome, transcript, effects);
+    const result = await persistOutcome(deps, plan.environment, reserved.processing, outcome, transcript, effects, plan.apiRequest);
     return { result, outcome, prepared: ready };
   } finally {
     permit.release();

@@ -1,3 +1,4 @@
+import type { RequestMeta } from '../../../domain/request.js';
 import { AppError, type ErrorEntry } from '../../../domain/errors.js';
 import type { Environment } from '../../../domain/environment.js';
 import type { PaymentMethod } from '../../../domain/payment-method.js';
@@ -99,9 +100,9 @@ export function persistProcessing(repos: PipelineRepos, processing: NewTransacti
 }
 
 /** A transaction Coffer refused (state `failed`, nothing sent), recorded with its events in one unit of work. */
-export async function persistRefusal(deps: Pick<PipelineDeps, 'unitOfWork'>, record: NewTransaction, refusal: Refusal): Promise<TransactionResult> {
+export async function persistRefusal(deps: Pick<PipelineDeps, 'unitOfWork'>, record: NewTransaction, refusal: Refusal, apiRequest: RequestMeta): Promise<TransactionResult> {
   const failed: NewTransaction = { ...record, state: TransactionState.failed, succeeded: false, messageKey: refusal.messageKey, message: refusal.message };
-  const transaction = await deps.unitOfWork((repos) => recordTransaction(repos, failed));
+  const transaction = await deps.unitOfWork((repos) => recordTransaction(repos, failed), { request: apiRequest });
   return { transaction, status: 422 };
 }
 
@@ -168,6 +169,7 @@ export async function persistOutcome(
   outcome: CallOutcome,
   transcript: TranscriptEntry[],
   effects: TransactionEffects,
+  apiRequest: RequestMeta,
 ): Promise<TransactionResult> {
   const at = deps.clock.now().toISOString();
   const { response, state } = outcomeOf(outcome);
@@ -212,5 +214,5 @@ export async function persistOutcome(
     // A vaulted third-party method is the one the answer nests: it is read.
     const known = vaulted === null ? afterKeep : undefined;
     return { transaction, status: statusFor(state), ...(known === undefined ? {} : { paymentMethod: known }) };
-  }, { environment });
+  }, { environment, request: apiRequest });
 }
