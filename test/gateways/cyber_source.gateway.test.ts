@@ -122,6 +122,9 @@ describe('CyberSource SOAP: the envelope', () => {
     const body = message(sent);
     expect(body['@_xmlns']).toBe(NS);
     expect(childOrder(sent)).toEqual(['merchantID', 'merchantReferenceCode', 'billTo', 'purchaseTotals', 'card', 'ccAuthService', 'ccCaptureService']);
+    // Well-formed service elements: the attribute keeps its value (`run="true"`, never a bare `run`).
+    expect(sent.rawBody).toContain('<ccAuthService run="true"/><ccCaptureService run="true"/>');
+    expect(sent.rawBody).toContain('<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header><wsse:Security');
     expect(body).toMatchObject({
       merchantID: 'coffer_merchant',
       merchantReferenceCode: 'order-42',
