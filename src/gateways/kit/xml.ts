@@ -3,7 +3,9 @@ import { XMLBuilder } from 'fast-xml-parser';
 /** A value an XML body is built from: elements by name in insertion order, `@_name` keys are attributes. */
 export type XmlValue = string | number | boolean | null | undefined | XmlValue[] | { [name: string]: XmlValue };
 
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', suppressEmptyNode: true, format: false });
+// suppressBooleanAttributes off: the builder would otherwise write an attribute whose value is
+// "true" as a bare name (`<ccAuthService run/>`), which is not well-formed XML.
+const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', suppressEmptyNode: true, suppressBooleanAttributes: false, format: false });
 
 function prune(value: XmlValue): XmlValue {
   if (Array.isArray(value)) return value.map(prune).filter((item) => item !== undefined && item !== null);
