@@ -16,12 +16,14 @@ import { testGateway } from './test.gateway.js';
 import { authorizeNetGateway } from './authorize_net.gateway.js';
 import { cyberSourceGateway } from './cyber_source.gateway.js';
 import { paysafeGateway } from './paysafe.gateway.js';
+import { commerceHubGateway } from './commerce_hub.gateway.js';
+import { globalCollectGateway } from './global_collect.gateway.js';
 
 /**
  * Every gateway type Coffer can create and call, in `gateways_options` order. Explicit on purpose:
  * no scanning or decorators, so what exists is what is written here. Adding a gateway is one line.
  */
-export const GATEWAYS = [testGateway, stripeGateway, adyenGateway, braintreeGateway, authorizeNetGateway, checkoutV2Gateway, cyberSourceRestGateway, paypalCommercePlatformGateway, worldpayGateway, nmiGateway, monerisGateway, elavonGateway, realexGateway, mercadoPagoGateway, dLocalGateway, cyberSourceGateway, paysafeGateway] as const satisfies readonly GatewayModule[];
+export const GATEWAYS = [testGateway, stripeGateway, adyenGateway, braintreeGateway, authorizeNetGateway, checkoutV2Gateway, cyberSourceRestGateway, paypalCommercePlatformGateway, worldpayGateway, nmiGateway, monerisGateway, elavonGateway, realexGateway, mercadoPagoGateway, dLocalGateway, cyberSourceGateway, paysafeGateway, commerceHubGateway, globalCollectGateway] as const satisfies readonly GatewayModule[];
 
 /** The `gateway_type` of a registered gateway. */
 export type GatewayType = (typeof GATEWAYS)[number]['definition']['gatewayType'];
