@@ -172,6 +172,16 @@ function referenceId(request: GatewayRequest): string {
   return reference;
 }
 
+const creditSchema = z.object({ id: z.string().min(1), amount: z.number().int(), currency: z.string() });
+
+/** POST /credits: money paid out to a card (or a stored card) with no charge to refer to. */
+async function generalCredit(call: GatewayCall): Promise<GatewayResponse> {
+  const { request } = call;
+  const reply = await shift4Post(call, '/credits', { ...amountOf(request), ...source(request), description: request.description ?? undefined }, creditSchema);
+  if (!reply.ok) return reply.response;
+  return chargeResponse(reply.answer, 'Transaction credited');
+}
+
 /** POST /charges/{id}/capture with the amount to capture. */
 async function capture(call: GatewayCall): Promise<GatewayResponse> {
   const { request } = call;
@@ -192,8 +202,8 @@ async function refund(call: GatewayCall, whole: boolean): Promise<GatewayRespons
 
 /**
  * Shift4 through its API (api.shift4.com, the SecurionPay API that ActiveMerchant's shift4_v2
- * speaks): charges, captures, refunds, customers. Not implemented: 3-D Secure, ACH, credits
- * (general credit), deleting a stored card. See docs/gateways/shift4_v2.md.
+ * speaks): charges, captures, refunds, credits, customers. Not implemented: 3-D Secure, ACH,
+ * deleting a stored card. See docs/gateways/shift4_v2.md.
  */
 export const shift4V2Gateway = defineGateway({
   gatewayType: 'shift4_v2',
@@ -218,6 +228,7 @@ export const shift4V2Gateway = defineGateway({
     capture,
     void: (call) => refund(call, true),
     credit: (call) => refund(call, false),
+    general_credit: generalCredit,
     store,
   },
 });

@@ -114,6 +114,16 @@ describe.each(storeKinds)('Shift4 gateway end to end (%s)', (store) => {
     expect(fake.charges.get(verified.t.gateway_transaction_id)).toMatchObject({ refunded: 100 });
   });
 
+  it.each(FORMATS)('pays out with general credit in %s at POST /credits', async (format) => {
+    const credited = await transact(e2e.live, format, `gateways/${gateway}/general_credit`, { payment_method_token: card, amount: 1500, currency_code: 'EUR' });
+    expect(credited.status).toBe(200);
+    expect(credited.t).toMatchObject({ state: 'succeeded', transaction_type: 'GeneralCredit', amount: 1500, response: { message: 'Transaction credited' } });
+    const sent = sentWith(credited.t.token);
+    expect(sent.path).toBe('/credits');
+    expect(jsonOf(sent)).toMatchObject({ amount: 1500, currency: 'EUR', card: { number: PAN } });
+    expect(fake.credits.get(credited.t.gateway_transaction_id)).toMatchObject({ amount: 1500, currency: 'EUR' });
+  });
+
   it('stores the card as a Shift4 customer and purchases with it, sending no card number', async () => {
     const stored = await transact(e2e.live, 'json', `gateways/${gateway}/store`, { payment_method_token: card });
     expect(stored.status).toBe(200);

@@ -50,6 +50,7 @@ export class FakeShift4 {
         { method: 'POST', path: /^\/charges\/([^/]+)\/capture$/, handle: route((self, body, [chargeId]) => self.capture(chargeId as string, body)) },
         { method: 'POST', path: /^\/charges\/([^/]+)\/refund$/, handle: route((self, body, [chargeId]) => self.refund(chargeId as string, body)) },
         { method: 'POST', path: '/customers', handle: route((self, body) => self.customer(body)) },
+        { method: 'POST', path: '/credits', handle: route((self, body) => self.credit(body)) },
       ],
       { idempotencyHeader: 'idempotency-key', notFound: () => ({ status: 404, json: { error: { type: 'invalid_request', message: 'Not found' } } }) },
     );
@@ -123,6 +124,19 @@ export class FakeShift4 {
     if (amount <= 0 || charge.refunded + amount > charge.amount) return this.invalid('Wrong Refund data');
     charge.refunded += amount;
     return { json: { ...this.chargeJson(charge, { objectType: 'card', last4: '4977', brand: 'Visa' }), refunds: [{ created: 1426675529990, amount, currency: charge.currency }] } };
+  }
+
+  /** Credits paid out, by id. */
+  readonly credits = new Map<string, { amount: number; currency: string; last4: string }>();
+
+  private credit(body: Record<string, unknown>): FakeAnswer {
+    if (!Number.isInteger(body.amount) || typeof body.currency !== 'string') return this.invalid('Invalid amount or currency');
+    const card = body.card as Record<string, unknown> | string | undefined;
+    const last4 = typeof card === 'string' ? this.customers.get(String(body.customerId))?.get(card)?.last4 : /^\d{12,19}$/.test(String(card?.number ?? '')) ? String(card?.number).slice(-4) : undefined;
+    if (last4 === undefined) return { status: 402, json: { error: { type: 'card_error', code: 'invalid_number', message: 'The card number is not a valid credit card number.' } } };
+    const creditId = id('cred');
+    this.credits.set(creditId, { amount: Number(body.amount), currency: body.currency, last4 });
+    return { json: { id: creditId, created: 1434145000, objectType: 'credit', amount: body.amount, currency: body.currency, card: { objectType: 'card', last4, brand: 'Visa' } } };
   }
 
   private customer(body: Record<string, unknown>): FakeAnswer {

@@ -75,7 +75,7 @@ const reference = (id: string) => ({ gatewayTransactionId: id, transactionType: 
 beforeAll(async () => {
   fake = await FakeGatewayServer.start([
     { method: 'POST', path: /^\/charges\/[^/]+\/refund$/, handle: (request) => (request.headers['idempotency-key']?.endsWith('-release') === true ? release : next) },
-    { method: 'POST', path: /^\/(charges|customers)(\/[^/]+\/capture)?$/, handle: () => next },
+    { method: 'POST', path: /^\/(charges|customers|credits)(\/[^/]+\/capture)?$/, handle: () => next },
   ]);
   http = new GatewayHttpClient();
 });
@@ -210,10 +210,22 @@ describe('Shift4: capture, void, credit', () => {
     expect(voided.response).toMatchObject({ success: true, message: 'Transaction voided' });
   });
 
+  it('credits a card with no charge to refer to at POST /credits (general credit)', async () => {
+    next = { json: { id: 'cred_3VXn5TLpfBN1ciVNlb1N8VbW', created: 1434145000, objectType: 'credit', amount: 1500, currency: 'EUR', card: CHARGE.card } };
+    const request = gatewayRequest('general_credit', CREDENTIALS, { paymentMethod: card(), amount: 1500, currencyCode: 'EUR' });
+    const { response, sent } = await run(request);
+    expect(sent.path).toBe('/credits');
+    expect(sent.headers['idempotency-key']).toBe(request.transactionToken);
+    expect(jsonOf(sent)).toMatchObject({ amount: 1500, currency: 'EUR', card: { number: PAN, expMonth: '03' } });
+    expect(response).toMatchObject({ success: true, message: 'Transaction credited', gatewayTransactionId: 'cred_3VXn5TLpfBN1ciVNlb1N8VbW' });
+    next = { status: 402, json: { error: { type: 'card_error', code: 'card_declined', message: 'The card was declined.' } } };
+    expect((await run(request)).response).toMatchObject({ success: false, errorCode: 'card_declined' });
+  });
+
   it('advertises what it implements under Spreedly’s names; one origin for test and live', () => {
     const { definition } = shift4V2Gateway;
     expect(definition.gatewayType).toBe('shift4_v2');
-    expect([...definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_purchase', 'supports_store', 'supports_verify', 'supports_void']);
+    expect([...definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_general_credit', 'supports_purchase', 'supports_store', 'supports_verify', 'supports_void']);
     expect(definition.authModes[0]?.credentials.map((field) => [field.name, field.safe])).toEqual([['secret_key', false]]);
     expect(shift4V2Gateway.endpoint?.(purchase())).toBe(SHIFT4_BASE);
     expect(shift4V2Gateway.endpoint?.(purchase({ testMode: false }))).toBe(SHIFT4_BASE);
