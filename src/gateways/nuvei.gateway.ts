@@ -213,6 +213,27 @@ async function payment(call: GatewayCall, kind: PaymentKind): Promise<GatewayRes
   return { ...response, thirdPartyToken: `${String(source.userTokenId)}|${upo}` };
 }
 
+/**
+ * /payout: money paid out to a card with no transaction to refer to (general credit). Nuvei pays
+ * out to a user: the stored payment option's user, else `user_token_id`, else the transaction's
+ * token; a raw card goes as `cardData`, a stored one as `userPaymentOption`. No session token (the
+ * reference and the SDK list none for payout).
+ */
+async function payout(call: GatewayCall): Promise<GatewayResponse> {
+  const { request } = call;
+  const source = paymentSource(request);
+  const option = source.paymentOption as { card?: Record<string, unknown>; userPaymentOptionId?: string };
+  const json = await nuveiPost(call, 'payout', request.transactionToken, {
+    userTokenId: (source.userTokenId as string | undefined) ?? request.transactionToken,
+    clientUniqueId: request.orderId ?? request.transactionToken,
+    ...amountOf(request, false),
+    ...(option.card === undefined ? { userPaymentOption: { userPaymentOptionId: option.userPaymentOptionId } } : { cardData: option.card }),
+    deviceDetails: request.ip === null ? undefined : { ipAddress: request.ip },
+    comment: request.description ?? undefined,
+  });
+  return answerResponse(transactionAnswer(json), 'Transaction credited');
+}
+
 function referenceId(request: GatewayRequest): string {
   const reference = request.reference?.gatewayTransactionId;
   if (reference === null || reference === undefined || reference === '') throw new GatewayFaultError('No Nuvei transaction id to refer to.', 'reference without gateway_transaction_id');
@@ -236,7 +257,8 @@ async function referenced(call: GatewayCall, method: 'settleTransaction' | 'refu
 
 /**
  * Nuvei through its REST API 1.0 (ppp/api/v1), raw card data, every request with its SHA-256
- * checksum; store as a Nuvei user payment option. Not implemented: 3-D Secure, APMs, payouts.
+ * checksum; store as a Nuvei user payment option; general credit as a payout. Not implemented:
+ * 3-D Secure, APMs.
  * See docs/gateways/nuvei.md.
  */
 export const nuveiGateway = defineGateway({
@@ -273,5 +295,6 @@ export const nuveiGateway = defineGateway({
     capture: (call) => referenced(call, 'settleTransaction', 'Transaction captured'),
     credit: (call) => referenced(call, 'refundTransaction', 'Transaction refunded'),
     void: (call) => referenced(call, 'voidTransaction', 'Transaction voided'),
+    general_credit: payout,
   },
 });

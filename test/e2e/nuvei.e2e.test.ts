@@ -122,6 +122,16 @@ describe.each(storeKinds)('Nuvei gateway end to end (%s)', (store) => {
     expect(jsonOf(sentWith(verified.t.token))).toMatchObject({ amount: '0.00', transactionType: 'Auth', authenticationOnlyType: 'ACCOUNTVERIFICATION' });
   });
 
+  it.each(FORMATS)('pays out with general credit in %s at /payout.do, checksummed, with the card as cardData', async (format) => {
+    const credited = await transact(e2e.live, format, `gateways/${gateway}/general_credit`, { payment_method_token: card, amount: 1500, currency_code: 'EUR', gateway_specific_fields: { nuvei: { user_token_id: 'user-77' } } });
+    expect(credited.status).toBe(200);
+    expect(credited.t).toMatchObject({ state: 'succeeded', transaction_type: 'GeneralCredit', amount: 1500, response: { message: 'Transaction credited' } });
+    const sent = sentWith(credited.t.token);
+    expect(sent.path).toBe('/ppp/api/v1/payout.do');
+    expect(jsonOf(sent)).toMatchObject({ userTokenId: 'user-77', amount: '15.00', currency: 'EUR', cardData: { cardNumber: PAN } });
+    expect(fake.transactions.get(credited.t.gateway_transaction_id)).toMatchObject({ type: 'Credit', amount: 15, currency: 'EUR' });
+  });
+
   it('stores the card as a Nuvei payment option and purchases with it, sending no card number', async () => {
     const stored = await transact(e2e.live, 'json', `gateways/${gateway}/store`, { payment_method_token: card });
     expect(stored.status).toBe(200);

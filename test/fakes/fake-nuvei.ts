@@ -4,7 +4,7 @@ import { FakeGatewayServer, jsonOf, type FakeAnswer, type FakeRequest } from './
 
 /**
  * A fake Nuvei REST API 1.0 on 127.0.0.1 for e2e tests: /ppp/api/v1/getSessionToken.do,
- * payment.do, settleTransaction.do, refundTransaction.do, voidTransaction.do. It checks the merchant
+ * payment.do, payout.do, settleTransaction.do, refundTransaction.do, voidTransaction.do. It checks the merchant
  * ids and each request's checksum (SHA-256 of the documented fields and the secret key, computed
  * here on its own), requires a session token it issued on /payment, refuses a repeated
  * clientRequestId, and keeps transactions in memory. Its own conventions (not Nuvei's): a card
@@ -15,6 +15,7 @@ import { FakeGatewayServer, jsonOf, type FakeAnswer, type FakeRequest } from './
 const FIELDS: Record<string, string[]> = {
   getSessionToken: ['merchantId', 'merchantSiteId', 'clientRequestId', 'timeStamp'],
   payment: ['merchantId', 'merchantSiteId', 'clientRequestId', 'amount', 'currency', 'timeStamp'],
+  payout: ['merchantId', 'merchantSiteId', 'clientRequestId', 'amount', 'currency', 'timeStamp'],
   settleTransaction: ['merchantId', 'merchantSiteId', 'clientRequestId', 'clientUniqueId', 'amount', 'currency', 'relatedTransactionId', 'authCode', 'descriptorMerchantName', 'descriptorMerchantPhone', 'comment', 'urlDetails', 'timeStamp'],
   refundTransaction: ['merchantId', 'merchantSiteId', 'clientRequestId', 'clientUniqueId', 'amount', 'currency', 'relatedTransactionId', 'authCode', 'comment', 'urlDetails', 'timeStamp'],
   voidTransaction: ['merchantId', 'merchantSiteId', 'clientRequestId', 'clientUniqueId', 'amount', 'currency', 'relatedTransactionId', 'authCode', 'comment', 'urlDetails', 'timeStamp'],
@@ -24,7 +25,7 @@ const DECLINES: Record<string, string> = { '05': 'Decline', '51': 'Insufficient 
 
 export interface FakeNuveiTransaction {
   id: string;
-  type: 'Sale' | 'Auth' | 'Settle' | 'Refund' | 'Void';
+  type: 'Sale' | 'Auth' | 'Settle' | 'Refund' | 'Void' | 'Credit';
   status: 'APPROVED' | 'DECLINED' | 'VOIDED';
   amount: number;
   currency: string;
@@ -72,6 +73,7 @@ export class FakeNuvei {
             return self.guard('payment', body) ?? self.pay(body);
           },
         },
+        route('payout', (self, body) => self.payout(body)),
         route('settleTransaction', (self, body) => self.settle(body)),
         route('refundTransaction', (self, body) => self.refund(body)),
         route('voidTransaction', (self, body) => self.cancel(body)),
@@ -178,6 +180,19 @@ export class FakeNuvei {
       this.paymentOptions.set(upo, { userTokenId: body.userTokenId, last4, holder });
     }
     return this.answer(body, transaction, { orderId: '471833818', paymentOption: { userPaymentOptionId: upo, card: cardAnswer }, externalSchemeTransactionId: `SCHEME${transaction.id.slice(-6)}` });
+  }
+
+  private payout(body: Record<string, unknown>): FakeAnswer {
+    const amount = Number(body.amount);
+    if (typeof body.amount !== 'string' || Number.isNaN(amount) || typeof body.userTokenId !== 'string') return this.error(body, 1019, 'Validation Error');
+    const option = (body.userPaymentOption as Record<string, unknown> | undefined)?.userPaymentOptionId;
+    const stored = typeof option === 'string' ? this.paymentOptions.get(option) : undefined;
+    const card = body.cardData as Record<string, string> | undefined;
+    if (option !== undefined && (stored === undefined || stored.userTokenId !== body.userTokenId)) return this.error(body, 1011, 'Missing or invalid UserPaymentOption data');
+    if (stored === undefined && !/^\d{12,19}$/.test(card?.cardNumber ?? '')) return this.error(body, 1004, 'Missing or invalid CardData data');
+    const credit: FakeNuveiTransaction = { id: this.id(), type: 'Credit', status: 'APPROVED', amount, currency: String(body.currency), settled: 0, refunded: 0 };
+    this.transactions.set(credit.id, credit);
+    return this.answer(body, credit);
   }
 
   private related(body: Record<string, unknown>): FakeNuveiTransaction | FakeAnswer {

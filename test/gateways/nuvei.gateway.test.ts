@@ -94,7 +94,7 @@ const reference = (id: string, amount = 10050) => ({ gatewayTransactionId: id, t
 beforeAll(async () => {
   fake = await FakeGatewayServer.start([
     { method: 'POST', path: `${BASE}/getSessionToken.do`, handle: () => session },
-    { method: 'POST', path: /^\/ppp\/api\/v1\/(payment|settleTransaction|refundTransaction|voidTransaction)\.do$/, handle: () => next },
+    { method: 'POST', path: /^\/ppp\/api\/v1\/(payment|payout|settleTransaction|refundTransaction|voidTransaction)\.do$/, handle: () => next },
   ]);
   http = new GatewayHttpClient();
 });
@@ -268,6 +268,33 @@ describe('Nuvei: capture, void, credit', () => {
     expect(voided.response).toMatchObject({ success: true, message: 'Transaction voided' });
   });
 
+  it('pays out (general credit) at /payout.do without a session: cardData for a card, userPaymentOption for a stored one', async () => {
+    next = { json: { ...SETTLED, transactionType: 'Credit' } };
+    const request = gatewayRequest('general_credit', CREDENTIALS, { paymentMethod: card(), amount: 1500, currencyCode: 'EUR', ip: '192.0.2.1', gatewaySpecificFields: { user_token_id: 'user-1' } });
+    const { response, all } = await run(request);
+    expect(all).toHaveLength(1);
+    const sent = all[0] as FakeRequest;
+    expect(sent.path).toBe(`${BASE}/payout.do`);
+    const body = jsonOf(sent);
+    expect(body).toEqual({
+      merchantId: MERCHANT_ID,
+      merchantSiteId: SITE_ID,
+      clientRequestId: request.transactionToken,
+      userTokenId: 'user-1',
+      clientUniqueId: request.transactionToken,
+      amount: '15.00',
+      currency: 'EUR',
+      cardData: { cardNumber: PAN, cardHolderName: 'Ada Lovelace', expirationMonth: '03', expirationYear: '2030', CVV: '737' },
+      deviceDetails: { ipAddress: '192.0.2.1' },
+      timeStamp: expect.any(String),
+      checksum: expectedChecksum(body, PAYMENT_FIELDS),
+    });
+    expect(response).toMatchObject({ success: true, message: 'Transaction credited', gatewayTransactionId: SETTLED.transactionId });
+    const stored = await run(gatewayRequest('general_credit', CREDENTIALS, { paymentMethod: { type: 'third_party_token', token: 'user-2|2134567' }, amount: 1500, currencyCode: 'EUR' }));
+    expect(jsonOf(stored.sent)).toMatchObject({ userTokenId: 'user-2', userPaymentOption: { userPaymentOptionId: '2134567' } });
+    expect(jsonOf(stored.sent)).not.toHaveProperty('cardData');
+  });
+
   it('a refused void (Invalid relatedTransactionId) is a processing_error', async () => {
     next = { json: { ...API_ERROR, errCode: 1140, reason: 'Invalid relatedTransactionId' } };
     expect((await run(gatewayRequest('void', CREDENTIALS, { reference: reference('123') }))).response).toMatchObject({ success: false, errorCode: 'processing_error', message: 'Invalid relatedTransactionId' });
@@ -276,7 +303,7 @@ describe('Nuvei: capture, void, credit', () => {
   it('advertises what it implements under Spreedly’s names; test and live endpoints', () => {
     const { definition } = nuveiGateway;
     expect(definition.gatewayType).toBe('nuvei');
-    expect([...definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_purchase', 'supports_store', 'supports_verify', 'supports_void']);
+    expect([...definition.characteristics].sort()).toEqual(['supports_authorize', 'supports_capture', 'supports_credit', 'supports_general_credit', 'supports_purchase', 'supports_store', 'supports_verify', 'supports_void']);
     expect(definition.authModes[0]?.credentials.map((field) => [field.name, field.safe])).toEqual([['merchant_id', true], ['merchant_site_id', true], ['secret_key', false]]);
     expect(nuveiGateway.endpoint?.(purchase())).toBe(NUVEI_TEST_BASE);
     expect(nuveiGateway.endpoint?.(purchase({ testMode: false }))).toBe(NUVEI_LIVE_BASE);
