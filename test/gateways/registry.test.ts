@@ -73,7 +73,8 @@ describe('gateway registry', () => {
 
   it('supports_populate_mit_fields only where the adapter sends stored-credential data (test, Stripe, Adyen, CyberSource SOAP)', () => {
     const claiming = GATEWAYS.filter((module) => module.definition.characteristics.has('supports_populate_mit_fields')).map((module) => module.definition.gatewayType);
-    expect(claiming.sort()).toEqual(['adyen', 'cyber_source', 'stripe', 'test']);
+    expect(claiming.sort()).toEqual(['adyen', 'cyber_source', 'stripe', 'test', 'redsys_rest']);
+  it('supports_populate_mit_fields only where the adapter sends stored-credential data (test, Stripe, Adyen, Redsys REST)', () => {
   });
 
   it('Stripe does not advertise remove (detach is not implemented)', () => {

@@ -67,4 +67,13 @@ describe('scrubResponse', () => {
     scrubTranscriptEntries(entries, scrubberFor(request()));
     expect(entries[0]?.text).toBe('[<*] {"error":{"message":"card [FILTERED]"}}');
   });
+
+  it('leaves credentials declared safe alone: a short numeric one (Redsys terminal "1") would mangle ids whose base64 decoding holds it', () => {
+    const withTerminal = { ...request(), credentials: { terminal: new Secret('1'), secret_key: new Secret('sq7HjrUOBfKmC576ILgskD5srU870gJ7') } };
+    const id = '0042IDEgAbCd|1000|978'; // "IDEg" is the base64 of " 1 "
+    expect(scrubberFor(withTerminal).text(id)).not.toBe(id);
+    const scrubber = scrubberFor(withTerminal, null, new Set(['terminal']));
+    expect(scrubber.text(id)).toBe(id);
+    expect(scrubber.text('key sq7HjrUOBfKmC576ILgskD5srU870gJ7')).toBe('key [FILTERED]');
+  });
 });

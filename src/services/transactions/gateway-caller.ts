@@ -3,7 +3,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { GatewayCallConfig } from '../../config/config.js';
 import { executeInquiry, executeOperation, GatewayFaultError, GatewayResultUnknownError, type AdapterPaymentMethod, type GatewayDefinition, type GatewayRequest, type GatewayResponse, type InquiryAnswer, type TranscriptEntry } from '../../gateways/kit/index.js';
 import type { GatewayHttpClient } from '../../gateways/kit/http-client.js';
-import { findGatewayModule } from '../../gateways/registry.js';
+import { credentialFields, findGatewayModule } from '../../gateways/registry.js';
 import { scrubberFor, scrubResponse, scrubTranscriptEntries } from '../../gateways/response-scrubbing.js';
 import type { BreakerStore, InFlightLimiter } from '../../limits/circuit-breaker.js';
 import type { Gateway } from '../../domain/gateway.js';
@@ -37,6 +37,13 @@ export interface GatewayCallObserver {
 }
 
 /** The result label of an answer. */
+/** The credential names a gateway type declares `safe` (echoed in its view): not scrubbed from what it answers. */
+function safeCredentialNames(gatewayType: string): ReadonlySet<string> {
+  const module = findGatewayModule(gatewayType);
+  if (module === undefined) return new Set();
+  return new Set([...credentialFields(module.definition)].filter(([, field]) => field.safe).map(([name]) => name));
+}
+
 function resultOf(response: GatewayResponse): GatewayCallResult {
   if (response.pending) return 'pending';
   return response.success ? 'succeeded' : 'declined';
@@ -125,7 +132,7 @@ export class GatewayCaller {
    * transaction (not sent, but the gateway may echo it).
    */
   async call(permit: CallPermit, gateway: Gateway, request: GatewayRequest, transcript: TranscriptEntry[], concerning: AdapterPaymentMethod | null = null): Promise<CallOutcome> {
-    const scrubber = scrubberFor(request, concerning);
+    const scrubber = scrubberFor(request, concerning, safeCredentialNames(gateway.gatewayType));
     try {
       const outcome = await this.callUnscrubbed(permit, gateway, request, transcript);
       if (outcome.kind === 'answered') return { ...outcome, response: scrubResponse(outcome.response, scrubber) };
@@ -144,7 +151,7 @@ export class GatewayCaller {
   async inquire(gateway: Gateway, request: GatewayRequest, transcript: TranscriptEntry[]): Promise<InquiryAnswer> {
     const module = findGatewayModule(gateway.gatewayType);
     if (module === undefined || module.inquire === null) return { kind: 'unknown' };
-    const scrubber = scrubberFor(request, null);
+    const scrubber = scrubberFor(request, null, safeCredentialNames(gateway.gatewayType));
     try {
       const settings = { http: this.context.http, override: this.context.endpoints[gateway.gatewayType], timeoutMs: this.timeoutMs(gateway) };
       const answer = await executeInquiry(module, request, transcript, settings);
