@@ -15,12 +15,13 @@ import { stripeGateway } from './stripe.gateway.js';
 import { testGateway } from './test.gateway.js';
 import { authorizeNetGateway } from './authorize_net.gateway.js';
 import { orbitalGateway } from './orbital.gateway.js';
+import { litleGateway } from './litle.gateway.js';
 
 /**
  * Every gateway type Coffer can create and call, in `gateways_options` order. Explicit on purpose:
  * no scanning or decorators, so what exists is what is written here. Adding a gateway is one line.
  */
-export const GATEWAYS = [testGateway, stripeGateway, adyenGateway, braintreeGateway, authorizeNetGateway, checkoutV2Gateway, cyberSourceRestGateway, paypalCommercePlatformGateway, worldpayGateway, nmiGateway, monerisGateway, elavonGateway, realexGateway, mercadoPagoGateway, dLocalGateway, orbitalGateway] as const satisfies readonly GatewayModule[];
+export const GATEWAYS = [testGateway, stripeGateway, adyenGateway, braintreeGateway, authorizeNetGateway, checkoutV2Gateway, cyberSourceRestGateway, paypalCommercePlatformGateway, worldpayGateway, nmiGateway, monerisGateway, elavonGateway, realexGateway, mercadoPagoGateway, dLocalGateway, orbitalGateway, litleGateway] as const satisfies readonly GatewayModule[];
 
 /** The `gateway_type` of a registered gateway. */
 export type GatewayType = (typeof GATEWAYS)[number]['definition']['gatewayType'];
