@@ -48,9 +48,9 @@ function paymentElements(request: GatewayRequest): Record<string, XmlValue> {
     };
   }
   if (method?.type === 'third_party_token') {
-    const [token, exp] = method.token.split(';');
-    if (token === undefined || !/^\d{12,25}$/.test(token) || (exp !== undefined && !/^\d{4}$/.test(exp))) throw new GatewayInputError('The third_party_token is not a Worldpay eCommerce token (litleToken[;MMYY]).', 'invalid_number');
-    return { shipToAddress: shipTo(request), token: { litleToken: token, expDate: exp } };
+    const match = /^T?(\d{12,25})(?:;(\d{4}))?$/.exec(method.token);
+    if (match === null) throw new GatewayInputError('The third_party_token is not a Worldpay eCommerce token (T<litleToken>;MMYY).', 'invalid_number');
+    return { shipToAddress: shipTo(request), token: { litleToken: match[1], expDate: match[2] } };
   }
   throw new GatewayInputError('Worldpay eCommerce takes credit cards and its tokens (third_party_token).', 'unsupported_feature');
 }
@@ -105,7 +105,12 @@ async function verify(call: GatewayCall): Promise<GatewayResponse> {
   return payment({ ...call, request: { ...call.request, currencyCode: call.request.currencyCode ?? 'USD' } }, 'authorization', 0, 'Card verified');
 }
 
-/** `registerTokenRequest`: the answer's litleToken, with the card's expiry (`token;MMYY`), is the third-party token. */
+/**
+ * `registerTokenRequest`: the third-party token is `T<litleToken>;MMYY`. The expiry is kept because
+ * a token authorization needs `expDate` and the answer does not give it; the `T` is glued to the
+ * digits because a token that passed the Luhn check would otherwise be masked as a card number by
+ * Coffer's response scrubbing.
+ */
 async function store(call: GatewayCall): Promise<GatewayResponse> {
   const { request } = call;
   const method = request.paymentMethod;
@@ -122,7 +127,7 @@ async function store(call: GatewayCall): Promise<GatewayResponse> {
   if (!response.success) return response;
   const token = litleToken(answer);
   if (token === undefined) throw new GatewayResultUnknownError('Worldpay eCommerce registered the card but returned no litleToken.', 'registerTokenResponse/litleToken: missing');
-  return { ...response, thirdPartyToken: `${token};${exp}` };
+  return { ...response, thirdPartyToken: `T${token};${exp}` };
 }
 
 /**

@@ -59,11 +59,16 @@ function avsFields(card: Card): Record<string, XmlValue> {
   };
 }
 
-/** A card Orbital stored (Safetech token and card brand, as `store` returned them). */
+/**
+ * A card Orbital stored: the CardBrand glued to the Safetech token (`VI4556761607723886`), as
+ * `store` returns it. The brand is glued on purpose: a 16-digit token that happened to pass the
+ * Luhn check would otherwise be masked as a card number by Coffer's response scrubbing, and a
+ * digit run touching a letter never is.
+ */
 function storedCard(token: string): { token: string; cardBrand: string } {
-  const separator = token.lastIndexOf(';');
-  if (separator <= 0 || separator === token.length - 1) throw new GatewayInputError('The third_party_token is not an Orbital Safetech token (token;CardBrand).', 'invalid_number');
-  return { token: token.slice(0, separator), cardBrand: token.slice(separator + 1) };
+  const match = /^([A-Z]{2})([0-9A-Za-z]{6,32})$/.exec(token);
+  if (match === null) throw new GatewayInputError('The third_party_token is not an Orbital Safetech token (CardBrand then token).', 'invalid_number');
+  return { cardBrand: match[1] as string, token: match[2] as string };
 }
 
 /**
@@ -170,7 +175,7 @@ async function verify(call: GatewayCall): Promise<GatewayResponse> {
   return authorized;
 }
 
-/** A zero-amount authorization with TokenTxnType GT: the answer's SafetechToken (with its CardBrand) is the third-party token. */
+/** A zero-amount authorization with TokenTxnType GT: the answer's CardBrand and SafetechToken, glued, are the third-party token. */
 async function store(call: GatewayCall): Promise<GatewayResponse> {
   if (call.request.paymentMethod?.type !== 'credit_card') throw new GatewayInputError('Orbital stores credit cards only.', 'unsupported_feature');
   const { request } = call;
@@ -179,7 +184,7 @@ async function store(call: GatewayCall): Promise<GatewayResponse> {
   if (!response.success) return response;
   const stored = safetechToken(answer);
   if (stored === null) throw new GatewayResultUnknownError('Orbital approved the card but returned no SafetechToken.', 'NewOrderResp/SafetechToken: missing');
-  return { ...response, thirdPartyToken: `${stored.token};${stored.cardBrand}` };
+  return { ...response, thirdPartyToken: `${stored.cardBrand}${stored.token}` };
 }
 
 /**

@@ -116,11 +116,11 @@ describe.each(storeKinds)('Worldpay eCommerce (litle) gateway end to end (%s)', 
     const stored = await transact(e2e.live, 'xml', `gateways/${gateway}/store`, { payment_method_token: card });
     expect(stored.status).toBe(200);
     const token = stored.t.third_party_token as string;
-    expect(token).toMatch(/^\d{16};0330$/);
+    expect(token).toMatch(/^T\d{16};0330$/);
     const bought = await purchase('json', stored.t.payment_method.token as string, { order_id: 'by-token' });
     expect(bought.status).toBe(200);
     const sent = fake.received.at(-1)?.fields as Record<string, unknown>;
-    expect(sent.token).toEqual({ litleToken: token.split(';')[0], expDate: '0330' });
+    expect(sent.token).toEqual({ litleToken: token.slice(1).split(';')[0], expDate: '0330' });
     expect(sent).not.toHaveProperty('card');
   });
 

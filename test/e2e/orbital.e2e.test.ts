@@ -157,12 +157,12 @@ describe.each(storeKinds)('Orbital gateway end to end (%s)', (store) => {
     const stored = await transact(e2e.live, 'xml', `gateways/${gateway}/store`, { payment_method_token: card });
     expect(stored.status).toBe(200);
     const token = stored.t.third_party_token as string;
-    expect(token).toMatch(/^\d{16};VI$/);
-    expect(fake.tokens.has(token.split(';')[0] as string)).toBe(true);
+    expect(token).toMatch(/^VI\d{16}$/);
+    expect(fake.tokens.has(token.slice(2))).toBe(true);
     const bought = await purchase('json', stored.t.payment_method.token as string, { order_id: 'by-token' });
     expect(bought.status).toBe(200);
     const sent = sentFor('by-token').fields;
-    expect(sent).toMatchObject({ CardBrand: 'VI', AccountNum: token.split(';')[0] });
+    expect(sent).toMatchObject({ CardBrand: 'VI', AccountNum: token.slice(2) });
     expect(sent).not.toHaveProperty('Exp');
   });
 

@@ -9,7 +9,7 @@ import { FakeGatewayServer, type FakeAnswer, type FakeRequest } from './fake-gat
  * in-memory ledger, and Vantiv's duplicate detection: a repeated transaction `id` of the same kind
  * is answered with the first answer, marked duplicate="true", and nothing is processed again.
  * Every litleTxnId it hands out passes the Luhn check on purpose (about one real id in ten does),
- * so the e2e tests prove Coffer's ids survive its card-number scrubbing. Declines are picked by the
+ * as are its tokens, so the e2e tests prove Coffer's ids and tokens survive its card-number scrubbing. Declines are picked by the
  * billToAddress name's last word (DECLINE → 349 Do Not Honor, NSF → 110 Insufficient Funds, CVV →
  * 352 Decline CVV2/CID Fail).
  */
@@ -171,7 +171,7 @@ export class FakeLitle {
         if (!luhn(number) || number.length < 13) return { kind: 'registerTokenResponse', fields: { litleTxnId: luhnValidId(), response: '820', message: 'Credit card number was invalid' } };
         const existing = [...this.tokens.entries()].find(([, pan]) => pan === number)?.[0];
         let token = existing ?? '';
-        while (token === '' || luhn(token)) token = digits(16);
+        while (token === '' || !luhn(token) || token.startsWith('1')) token = digits(16);
         this.tokens.set(token, number);
         return { kind: 'registerTokenResponse', fields: { litleTxnId: luhnValidId(), litleToken: token, response: existing === undefined ? '801' : '802', message: existing === undefined ? 'Account number was successfully registered' : 'Account number was previously registered' } };
       }

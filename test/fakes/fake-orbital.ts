@@ -10,7 +10,9 @@ import { cardFreeId } from './gateway-ids.js';
  * MarkForCapture and Reversal over an in-memory ledger, and Orbital's retry logic: a repeated
  * Trace-number for the same Merchant-Id is answered with the first answer, nothing processed again.
  * A test convention of its own picks declines by the AVSname's last word (DECLINE → 05 / 530 Do
- * Not Honor, NSF → 51 / 521 Insufficient Funds, CVV → 05 / 531 CVV2/VAK Failure).
+ * Not Honor, NSF → 51 / 521 Insufficient Funds, CVV → 05 / 531 CVV2/VAK Failure). Its Safetech
+ * tokens all pass the Luhn check on purpose, so the e2e tests prove Coffer's stored-card tokens
+ * survive its card-number scrubbing.
  */
 
 export interface FakeOrbitalTxn {
@@ -187,7 +189,7 @@ export class FakeOrbital {
     if (fields.TokenTxnType === 'GT') {
       let safetech = '';
       do safetech = Array.from(randomBytes(16), (byte) => String(byte % 10)).join('');
-      while (luhn(safetech) || safetech.startsWith('0'));
+      while (!luhn(safetech) || !/^[2-9]/.test(safetech));
       this.tokens.set(safetech, { number, brand });
       token = { SafetechToken: safetech };
     }

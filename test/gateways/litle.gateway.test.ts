@@ -141,12 +141,14 @@ describe('Worldpay eCommerce: sale and authorization', () => {
 
   it('sends shipToAddress when the transaction has one, and a token instead of a card', async () => {
     const shipping = { name: 'Ada', address1: '1 Main St', address2: null, city: 'Boston', state: 'MA', zip: '02110', country: 'US', phone_number: '555-0100' };
-    const { sent: raw } = await run(purchase({ paymentMethod: { type: 'third_party_token', token: '1111222233334444;0330' }, shippingAddress: shipping }));
+    const { sent: raw } = await run(purchase({ paymentMethod: { type: 'third_party_token', token: 'T1111222233334444;0330' }, shippingAddress: shipping }));
     expect(sent(raw).fields.slice(2)).toEqual([
       ['orderSource', 'ecommerce'],
       ['shipToAddress', { name: 'Ada', addressLine1: '1 Main St', city: 'Boston', state: 'MA', zip: '02110', country: 'US', phone: '555-0100' }],
       ['token', { litleToken: '1111222233334444', expDate: '0330' }],
     ]);
+    const bare = sent((await run(purchase({ paymentMethod: { type: 'third_party_token', token: '1111222233334444' } }))).sent);
+    expect(Object.fromEntries(bare.fields).token).toEqual({ litleToken: '1111222233334444' });
     const bad = await run(purchase({ paymentMethod: { type: 'third_party_token', token: 'tok_abc' } }), 0);
     expect(bad.response).toMatchObject({ success: false, errorCode: 'invalid_number' });
   });
@@ -226,13 +228,13 @@ describe('Worldpay eCommerce: capture, credit, void, verify and store', () => {
     expect(response).toMatchObject({ success: true, message: 'Card verified' });
   });
 
-  it('stores with registerTokenRequest; litleToken;MMYY is the third-party token; 802 (already registered) also succeeds', async () => {
+  it('stores with registerTokenRequest; T<litleToken>;MMYY is the third-party token; 802 (already registered) also succeeds', async () => {
     next = { body: answer('registerTokenResponse', { litleTxnId: '185074924759529000', litleToken: '1111222233334444', response: '000', message: 'Approved' }) };
     const { response, sent: raw } = await run(gatewayRequest('store', CREDENTIALS, { paymentMethod: card(), orderId: 'o-1' }));
     expect(sent(raw)).toMatchObject({ kind: 'registerTokenRequest', fields: [['orderId', 'o-1'], ['accountNumber', PAN], ['cardValidationNum', '737']] });
-    expect(response).toMatchObject({ success: true, message: 'Card stored', thirdPartyToken: '1111222233334444;0330' });
+    expect(response).toMatchObject({ success: true, message: 'Card stored', thirdPartyToken: 'T1111222233334444;0330' });
     next = { body: answer('registerTokenResponse', { litleTxnId: '185074924759529000', litleToken: '1111222233334444', response: '802', message: 'Account number was previously registered' }) };
-    expect((await run(gatewayRequest('store', CREDENTIALS, { paymentMethod: card() }))).response).toMatchObject({ success: true, thirdPartyToken: '1111222233334444;0330' });
+    expect((await run(gatewayRequest('store', CREDENTIALS, { paymentMethod: card() }))).response).toMatchObject({ success: true, thirdPartyToken: 'T1111222233334444;0330' });
     next = { body: answer('registerTokenResponse', { litleTxnId: '185074924759529000', response: '820', message: 'Credit card number was invalid' }) };
     expect((await run(gatewayRequest('store', CREDENTIALS, { paymentMethod: card() }))).response).toMatchObject({ success: false, errorCode: 'invalid_number', thirdPartyToken: null });
   });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { containsCardLike } from '../../src/domain/scrubbing/card-like.js';
 import { orbitalGateway } from '../../src/gateways/orbital.gateway.js';
 import { ORBITAL_LIVE_BASE, ORBITAL_TEST_BASE } from '../../src/gateways/orbital/orbital-api.js';
 import { executeOperation, type AdapterPaymentMethod, GatewayFaultError, GatewayResultUnknownError, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from '../../src/gateways/kit/index.js';
@@ -195,8 +196,8 @@ describe('Orbital: purchase and authorize', () => {
   });
 
   it('purchases with a Safetech token: CardBrand and the token as AccountNum, no expiry or CVV', async () => {
-    const fields = fieldsOf((await run(purchase({ paymentMethod: { type: 'third_party_token', token: '4556761607723885;VI' } }))).sent);
-    expect(fields).toMatchObject({ CardBrand: 'VI', AccountNum: '4556761607723885', CurrencyCode: '840' });
+    const fields = fieldsOf((await run(purchase({ paymentMethod: { type: 'third_party_token', token: 'VI4556761607723886' } }))).sent);
+    expect(fields).toMatchObject({ CardBrand: 'VI', AccountNum: '4556761607723886', CurrencyCode: '840' });
     expect(fields).not.toHaveProperty('Exp');
     expect(fields).not.toHaveProperty('CardSecVal');
     const bad = await run(purchase({ paymentMethod: { type: 'third_party_token', token: 'no-brand' } }), 0);
@@ -331,14 +332,17 @@ describe('Orbital: capture, refund, void, verify and store', () => {
     expect(discover.response).toMatchObject({ success: true, message: 'Card verified', gatewayTransactionId: AUTH_ID });
   });
 
-  it('stores with a zero-amount authorization and TokenTxnType GT; SafetechToken;CardBrand is the third-party token', async () => {
-    next = { body: resp('NewOrderResp', { ...APPROVED, MessageType: 'A', AccountNum: '4556761029983886', SafetechToken: '4556761607723885', PymtBrandAuthResponseCode: '00' }) };
+  it('stores with a zero-amount authorization and TokenTxnType GT; CardBrand glued to the SafetechToken is the third-party token, never masked', async () => {
+    next = { body: resp('NewOrderResp', { ...APPROVED, MessageType: 'A', AccountNum: '4556761029983886', SafetechToken: '4556761607723886', PymtBrandAuthResponseCode: '00' }) };
     const { response, sent: raw, transcript } = await run(gatewayRequest('store', CREDENTIALS, { paymentMethod: card(), currencyCode: null }));
     const { fields } = sent(raw);
     expect(fields.at(-1)).toEqual(['TokenTxnType', 'GT']);
     expect(Object.fromEntries(fields)).toMatchObject({ MessageType: 'A', Amount: '0', AccountNum: PAN });
-    expect(response).toMatchObject({ success: true, message: 'Card stored', thirdPartyToken: '4556761607723885;VI' });
+    expect(response).toMatchObject({ success: true, message: 'Card stored', thirdPartyToken: 'VI4556761607723886' });
     expect(transcript.map((entry) => entry.text).join('\n')).toContain('<SafetechToken>[FILTERED]</SafetechToken>');
+    // The recorded SafetechToken passes Luhn: bare, Coffer would mask it as a card; glued to its brand it is not.
+    expect(containsCardLike('4556761607723886')).toBe(true);
+    expect(containsCardLike(response.thirdPartyToken ?? '')).toBe(false);
     next = { body: resp('NewOrderResp', { ...APPROVED, SafetechToken: '' }) };
     expect(await fault(gatewayRequest('store', CREDENTIALS, { paymentMethod: card() }))).toBeInstanceOf(GatewayResultUnknownError);
   });
