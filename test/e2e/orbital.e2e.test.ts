@@ -166,7 +166,7 @@ describe.each(storeKinds)('Orbital gateway end to end (%s)', (store) => {
     expect(sent).not.toHaveProperty('Exp');
   });
 
-  it('answers a repeated Trace-number from Orbital’s retry logic without charging twice (idempotency_key), and IP-authenticates in merchant_id_only mode', async () => {
+  it('answers a repeated Trace-number from Orbital’s retry logic without charging twice (idempotency_key); a merchant_id_only gateway whose source IP Orbital does not know is refused', async () => {
     const fields = { gateway_specific_fields: { orbital: { idempotency_key: '4242424242' } } };
     const first = await purchase('json', card, { ...fields, order_id: 'retry-1' });
     const before = fake.txns.size;
