@@ -22,12 +22,14 @@ import { nuveiGateway } from './nuvei.gateway.js';
 import { shift4V2Gateway } from './shift4_v2.gateway.js';
 import { redsysRestGateway } from './redsys_rest.gateway.js';
 import { ebanxGateway } from './ebanx.gateway.js';
+import { orbitalGateway } from './orbital.gateway.js';
+import { litleGateway } from './litle.gateway.js';
 
 /**
  * Every gateway type Coffer can create and call, in `gateways_options` order. Explicit on purpose:
  * no scanning or decorators, so what exists is what is written here. Adding a gateway is one line.
  */
-export const GATEWAYS = [testGateway, stripeGateway, adyenGateway, braintreeGateway, authorizeNetGateway, checkoutV2Gateway, cyberSourceRestGateway, paypalCommercePlatformGateway, worldpayGateway, nmiGateway, monerisGateway, elavonGateway, realexGateway, mercadoPagoGateway, dLocalGateway, cyberSourceGateway, paysafeGateway, commerceHubGateway, globalCollectGateway, nuveiGateway, shift4V2Gateway, redsysRestGateway, ebanxGateway] as const satisfies readonly GatewayModule[];
+export const GATEWAYS = [testGateway, stripeGateway, adyenGateway, braintreeGateway, authorizeNetGateway, checkoutV2Gateway, cyberSourceRestGateway, paypalCommercePlatformGateway, worldpayGateway, nmiGateway, monerisGateway, elavonGateway, realexGateway, mercadoPagoGateway, dLocalGateway, cyberSourceGateway, paysafeGateway, commerceHubGateway, globalCollectGateway, nuveiGateway, shift4V2Gateway, redsysRestGateway, ebanxGateway, orbitalGateway, litleGateway] as const satisfies readonly GatewayModule[];
 
 /** The `gateway_type` of a registered gateway. */
 export type GatewayType = (typeof GATEWAYS)[number]['definition']['gatewayType'];

@@ -249,7 +249,7 @@ describe.each(storeKinds)('gateways over HTTPS (%s)', (store) => {
     const json = await server.client.get('/v1/gateways_options.json', { auth: null });
     expect(json.status).toBe(200);
     const types = json.json().gateways.map((g: { gateway_type: string }) => g.gateway_type);
-    expect(types).toEqual(['test', 'stripe', 'adyen', 'braintree', 'authorize_net', 'checkout_v2', 'cyber_source_rest', 'paypal_commerce_platform', 'worldpay', 'nmi', 'moneris', 'elavon', 'realex', 'mercado_pago', 'd_local', 'cyber_source', 'paysafe', 'commerce_hub', 'global_collect', 'nuvei', 'shift4_v2', 'redsys_rest', 'ebanx']);
+    expect(types).toEqual(['test', 'stripe', 'adyen', 'braintree', 'authorize_net', 'checkout_v2', 'cyber_source_rest', 'paypal_commerce_platform', 'worldpay', 'nmi', 'moneris', 'elavon', 'realex', 'mercado_pago', 'd_local', 'cyber_source', 'paysafe', 'commerce_hub', 'global_collect', 'nuvei', 'shift4_v2', 'redsys_rest', 'ebanx', 'orbital', 'litle']);
     const stripe = json.json().gateways[1];
     expect(stripe.auth_modes[0].credentials).toEqual([{ name: 'login', label: 'Secret Key', safe: false }]);
     expect(stripe.characteristics).toMatchObject({ supports_purchase: true, supports_store: true, supports_remove: false });
