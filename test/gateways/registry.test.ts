@@ -71,10 +71,9 @@ describe('gateway registry', () => {
     expect(test?.characteristics.has('supports_3dsecure_purchase')).toBe(true);
   });
 
-  it('supports_populate_mit_fields only where the adapter sends stored-credential data (test, Stripe, Adyen, CyberSource SOAP)', () => {
+  it('supports_populate_mit_fields only where the adapter sends stored-credential data (test, Stripe, Adyen, CyberSource SOAP, Redsys REST)', () => {
     const claiming = GATEWAYS.filter((module) => module.definition.characteristics.has('supports_populate_mit_fields')).map((module) => module.definition.gatewayType);
-    expect(claiming.sort()).toEqual(['adyen', 'cyber_source', 'stripe', 'test', 'redsys_rest']);
-  it('supports_populate_mit_fields only where the adapter sends stored-credential data (test, Stripe, Adyen, Redsys REST)', () => {
+    expect(claiming.sort()).toEqual(['adyen', 'cyber_source', 'redsys_rest', 'stripe', 'test']);
   });
 
   it('Stripe does not advertise remove (detach is not implemented)', () => {
