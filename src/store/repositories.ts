@@ -1,3 +1,23 @@
+import type { OrganizationsRepository } from './interfaces/organizations.js';
+import type { EnvironmentsRepository } from './interfaces/environments.js';
+import type { AccessSecretsRepository } from './interfaces/access-secrets.js';
+import type { GatewaysRepository } from './interfaces/gateways.js';
+import type { TransactionsRepository } from './interfaces/transactions.js';
+import type { LocksRepository } from './interfaces/locks.js';
+import type { PaymentMethodsRepository } from './interfaces/payment-methods.js';
+import type { IdempotencyRepository } from './interfaces/idempotency.js';
+import type { ReceiversRepository } from './interfaces/receivers.js';
+import type { SealedBlobsRepository } from './interfaces/sealed-blobs.js';
+import type { CertificatesRepository } from './interfaces/certificates.js';
+import type { UsedNoncesRepository } from './interfaces/used-nonces.js';
+import type { PortalPeopleRepository, PortalMembershipsRepository } from './interfaces/portal-users.js';
+import type { PortalInvitationsRepository } from './interfaces/portal-invitations.js';
+import type { PortalSessionsRepository } from './interfaces/portal-sessions.js';
+import type { AuditEventsRepository } from './interfaces/audit-events.js';
+import type { RollupsRepository } from './interfaces/rollups.js';
+import type { EventsRepository } from './interfaces/events.js';
+import type { CallbacksRepository } from './interfaces/callbacks.js';
+import type { WorkflowsRepository } from './interfaces/workflows.js';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { StoreHandle } from './database.js';
@@ -38,27 +58,27 @@ export interface Journal {
 
 /** Every repository bound to one query executor (the pool, or an open transaction). */
 export interface Repositories {
-  organizations: OrganizationsRepo;
-  environments: EnvironmentsRepo;
-  accessSecrets: AccessSecretsRepo;
-  gateways: GatewaysRepo;
-  transactions: TransactionsRepo;
-  locks: LocksRepo;
-  paymentMethods: PaymentMethodsRepo;
-  idempotency: IdempotencyRepo;
-  receivers: ReceiversRepo;
-  sealedBlobs: SealedBlobsRepo;
-  certificates: CertificatesRepo;
-  usedNonces: UsedNoncesRepo;
-  portalPeople: PortalPeopleRepo;
-  portalMemberships: PortalMembershipsRepo;
-  portalInvitations: PortalInvitationsRepo;
-  portalSessions: PortalSessionsRepo;
-  auditEvents: AuditEventsRepo;
-  rollups: RollupsRepo;
-  events: EventsRepo;
-  callbacks: CallbacksRepo;
-  workflows: WorkflowsRepo;
+  organizations: OrganizationsRepository;
+  environments: EnvironmentsRepository;
+  accessSecrets: AccessSecretsRepository;
+  gateways: GatewaysRepository;
+  transactions: TransactionsRepository;
+  locks: LocksRepository;
+  paymentMethods: PaymentMethodsRepository;
+  idempotency: IdempotencyRepository;
+  receivers: ReceiversRepository;
+  sealedBlobs: SealedBlobsRepository;
+  certificates: CertificatesRepository;
+  usedNonces: UsedNoncesRepository;
+  portalPeople: PortalPeopleRepository;
+  portalMemberships: PortalMembershipsRepository;
+  portalInvitations: PortalInvitationsRepository;
+  portalSessions: PortalSessionsRepository;
+  auditEvents: AuditEventsRepository;
+  rollups: RollupsRepository;
+  events: EventsRepository;
+  callbacks: CallbacksRepository;
+  workflows: WorkflowsRepository;
   journal: Journal;
 }
 

@@ -1,5 +1,5 @@
 import { AppError, MESSAGES } from '../../domain/errors.js';
-import type { PaymentMethodsRepo } from '../../store/repositories/payment-methods.repo.js';
+import type { PaymentMethodsRepository } from '../../store/interfaces/payment-methods.js';
 import { detectCardType, issuerIdentificationNumber, normalizePan } from '../../vault/card-rules.js';
 import type { TransactionInput } from '../transactions/transaction-input.js';
 import type { TransactionFacts } from './workflow-router.js';
@@ -54,7 +54,7 @@ function inlineFacts(input: NonNullable<TransactionInput['inlinePaymentMethod']>
 }
 
 /** The facts of a transaction body; an unknown payment method token is the 422 a gateway purchase answers. */
-export async function factsOf(paymentMethods: PaymentMethodsRepo, environment: Environment, input: TransactionInput): Promise<TransactionFacts> {
+export async function factsOf(paymentMethods: Pick<PaymentMethodsRepository, 'find'>, environment: Environment, input: TransactionInput): Promise<TransactionFacts> {
   const common = { currency: input.currencyCode ?? null, amount: input.amount ?? null };
   if (input.paymentMethodToken !== undefined) {
     const row = await paymentMethods.find(environment.key, input.paymentMethodToken);

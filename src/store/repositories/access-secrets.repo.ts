@@ -1,3 +1,4 @@
+import type { AccessSecretsRepository } from '../interfaces/access-secrets.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
@@ -8,7 +9,7 @@ import type { AccessSecret, NewAccessSecret } from '../../domain/access-secret.j
  * Single-query primitives over `access_secrets`. The events of their changes are recorded by the
  * services that decide them (docs/events.md).
  */
-export class AccessSecretsRepo {
+export class AccessSecretsRepo implements AccessSecretsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Inserts the secret's record (only its hash is stored). */

@@ -1,10 +1,11 @@
+import type { AuditEventsRepository } from '../interfaces/audit-events.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { auditEventOf, newAuditEventRow } from '../mappers/audit-event.js';
 import type { AuditEvent, AuditFilter, NewAuditEvent } from '../../domain/audit-event.js';
 
 /** Single-query primitives over `audit_events` (append only). */
-export class AuditEventsRepo {
+export class AuditEventsRepo implements AuditEventsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(event: NewAuditEvent): Promise<void> {

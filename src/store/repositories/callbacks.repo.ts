@@ -1,3 +1,4 @@
+import type { CallbacksRepository } from '../interfaces/callbacks.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { deferrable } from '../deferrable-query.js';
 import { orderedToken } from '../../domain/tokens.js';
@@ -130,7 +131,7 @@ async function noteDestination(trx: Kysely<Database>, delivery: CallbackDelivery
 }
 
 /** The callback queue and its delivery log (docs/events.md, "Delivery"). */
-export class CallbacksRepo {
+export class CallbacksRepo implements CallbacksRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,

@@ -1,3 +1,4 @@
+import type { CertificatesRepository } from '../interfaces/certificates.js';
 import type { Kysely } from 'kysely';
 import type { Certificate, NewCertificate } from '../../domain/certificate.js';
 import type { Database } from '../schema.js';
@@ -9,7 +10,7 @@ import { applyPage, readPage, type PageRequest } from './page.js';
  * environment's token is simply not found. The writes record no event: the service that makes a
  * change records it in the same unit of work (docs/events.md).
  */
-export class CertificatesRepo {
+export class CertificatesRepo implements CertificatesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(certificate: NewCertificate): Promise<void> {

@@ -1,3 +1,4 @@
+import type { EnvironmentsRepository } from '../interfaces/environments.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { applyPage, type PageRequest } from './page.js';
@@ -8,7 +9,7 @@ import type { Environment, EnvironmentPatch, NewEnvironment } from '../../domain
  * Single-query primitives over `environments`. The events of their changes are recorded by the
  * services that decide them (docs/events.md).
  */
-export class EnvironmentsRepo {
+export class EnvironmentsRepo implements EnvironmentsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(environment: NewEnvironment): Promise<void> {

@@ -1,3 +1,4 @@
+import type { EventsRepository } from '../interfaces/events.js';
 import type { Insertable, InsertResult, Kysely } from 'kysely';
 import type { ApiEvent, ChangeEvent } from '../../domain/event.js';
 import type { EventType } from '../../domain/event-types.js';
@@ -31,7 +32,7 @@ const EVENT_COLUMNS = ['token', 'environment_key', 'request_id', 'event_type', '
 const INSERT = new Precompiled<InsertResult>((db, values) => db.insertInto('events').values(recordOf(EVENT_COLUMNS, values) as Insertable<EventsTable>), { deferrable: true });
 
 /** Single-query primitives over `events`; reads are scoped to one environment. */
-export class EventsRepo {
+export class EventsRepo implements EventsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   /**

@@ -1,3 +1,4 @@
+import type { GatewaysRepository } from '../interfaces/gateways.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { applyPage, readPage, type PageRequest } from './page.js';
@@ -9,7 +10,7 @@ import type { Gateway, GatewayPatch } from '../../domain/gateway.js';
  * environment's token is simply not found. They hand out and take domain objects
  * (mappers/gateway.ts) and record no events: the gateway service records them (docs/events.md).
  */
-export class GatewaysRepo {
+export class GatewaysRepo implements GatewaysRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(gateway: Gateway): Promise<void> {

@@ -1,10 +1,11 @@
+import type { IdempotencyRepository } from '../interfaces/idempotency.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { idempotencyRecordOf, idempotencyRow } from '../mappers/idempotency.js';
 import type { IdempotencyRecord, StoredResponse } from '../../domain/idempotency.js';
 
 /** Single-query primitives over `idempotency_keys`. */
-export class IdempotencyRepo {
+export class IdempotencyRepo implements IdempotencyRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Claims a key; false when a row for it already exists. */

@@ -1,3 +1,4 @@
+import type { LocksRepository } from '../interfaces/locks.js';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { deferrable } from '../deferrable-query.js';
 import type { Dialect } from '../dialect.js';
@@ -7,7 +8,7 @@ import type { Database } from '../schema.js';
 const ADVISORY_LOCK = 'select pg_advisory_xact_lock(hashtext($1))';
 
 /** Named locks held until the surrounding database transaction ends. */
-export class LocksRepo {
+export class LocksRepo implements LocksRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,

@@ -1,10 +1,11 @@
+import type { OrganizationsRepository } from '../interfaces/organizations.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { organizationOf, organizationRow } from '../mappers/organization.js';
 import type { Organization } from '../../domain/organization.js';
 
 /** Single-query primitives over `organizations`. */
-export class OrganizationsRepo {
+export class OrganizationsRepo implements OrganizationsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(organization: Organization): Promise<void> {

@@ -1,3 +1,4 @@
+import type { PaymentMethodsRepository } from '../interfaces/payment-methods.js';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.js';
 import type { Database } from '../schema.js';
@@ -56,7 +57,7 @@ const UPDATE_IF_STATE = new Precompiled<PaymentMethodRow>((db, values, shape) =>
  * out and take domain objects (mappers/payment-method.ts) and record no events: the service that
  * decides a change records its event in the same unit of work (docs/events.md).
  */
-export class PaymentMethodsRepo {
+export class PaymentMethodsRepo implements PaymentMethodsRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,

@@ -1,10 +1,11 @@
+import type { PortalInvitationsRepository } from '../interfaces/portal-invitations.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { portalInvitationOf, portalInvitationRow } from '../mappers/portal-people.js';
 import type { PortalInvitation } from '../../domain/portal-people.js';
 
 /** Single-query primitives over `portal_invitations`. */
-export class PortalInvitationsRepo {
+export class PortalInvitationsRepo implements PortalInvitationsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(invitation: PortalInvitation): Promise<void> {

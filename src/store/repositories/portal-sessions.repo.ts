@@ -1,10 +1,11 @@
+import type { PortalSessionsRepository } from '../interfaces/portal-sessions.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { portalSessionChanges, portalSessionOf, portalSessionRow } from '../mappers/portal-people.js';
 import type { PortalSession, PortalSessionPatch } from '../../domain/portal-people.js';
 
 /** Single-query primitives over `portal_sessions`. */
-export class PortalSessionsRepo {
+export class PortalSessionsRepo implements PortalSessionsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(session: PortalSession): Promise<void> {

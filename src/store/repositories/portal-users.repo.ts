@@ -1,3 +1,4 @@
+import type { PortalPeopleRepository, PortalMembershipsRepository } from '../interfaces/portal-users.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import {
@@ -20,7 +21,7 @@ import type {
 } from '../../domain/portal-people.js';
 
 /** Single-query primitives over `portal_people`. */
-export class PortalPeopleRepo {
+export class PortalPeopleRepo implements PortalPeopleRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(person: NewPortalPerson): Promise<void> {
@@ -122,7 +123,7 @@ export class PortalPeopleRepo {
 }
 
 /** Single-query primitives over `portal_memberships` (joined with their people). */
-export class PortalMembershipsRepo {
+export class PortalMembershipsRepo implements PortalMembershipsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   private members() {

@@ -1,9 +1,10 @@
+import type { RollupsRepository } from '../interfaces/rollups.js';
 import type { Kysely } from 'kysely';
 import type { GatewayHourRollup } from '../../domain/rollup.js';
 import type { Database } from '../schema.js';
 
 /** Single-query primitives over `transaction_rollups` and their completion mark. */
-export class RollupsRepo {
+export class RollupsRepo implements RollupsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async completeUntil(environmentKey: string): Promise<string | null> {

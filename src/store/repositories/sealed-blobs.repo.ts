@@ -1,3 +1,4 @@
+import type { SealedBlobsRepository } from '../interfaces/sealed-blobs.js';
 import type { Kysely } from 'kysely';
 import type { SealedBlob, SealedField, SealedRecordKind } from '../../domain/sealed-fields.js';
 import type { Database } from '../schema.js';
@@ -25,7 +26,7 @@ function columnOf<K extends SealedRecordKind>(kind: K, field: SealedField<K>): S
  * still on another key, and replace one only if it is still the blob that was read (so a redact
  * or update racing the rotation wins).
  */
-export class SealedBlobsRepo {
+export class SealedBlobsRepo implements SealedBlobsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Up to `limit` blobs of the environment in the sealed `field` of `kind` records not sealed by `keyId`. */

@@ -1,3 +1,4 @@
+import type { TransactionsRepository } from '../interfaces/transactions.js';
 import type { GatewayVolumeCell } from '../../domain/rollup.js';
 import { sql, type Insertable, type Kysely, type Updateable, type UpdateResult } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
@@ -79,7 +80,7 @@ function markUnknown(patch: TransactionPatch): TransactionPatch {
 }
 
 /** Single-query primitives over `transactions`; every read is scoped to one environment. Events are the services' (docs/events.md). */
-export class TransactionsRepo {
+export class TransactionsRepo implements TransactionsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Inserts `transaction` and returns it as stored (with its position), in one statement. */

@@ -1,8 +1,9 @@
+import type { UsedNoncesRepository } from '../interfaces/used-nonces.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 
 /** Single-query primitives over `used_nonces`: a nonce is spent at most once per environment. */
-export class UsedNoncesRepo {
+export class UsedNoncesRepo implements UsedNoncesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Spends a nonce; false when it was already spent (a replay). Atomic on both dialects. */

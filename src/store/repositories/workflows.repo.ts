@@ -1,3 +1,4 @@
+import type { WorkflowsRepository } from '../interfaces/workflows.js';
 import type { Kysely } from 'kysely';
 import type { NewWorkflow, Workflow, WorkflowPatch } from '../../domain/workflow.js';
 import type { Database } from '../schema.js';
@@ -10,7 +11,7 @@ import { workflowOf, workflowPatchRow, workflowRow } from '../mappers/workflow.j
  * the service records `AddWorkflow`, `UpdateWorkflow` and `RemoveWorkflow` in that same unit of
  * work (docs/events.md).
  */
-export class WorkflowsRepo {
+export class WorkflowsRepo implements WorkflowsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async find(environmentKey: string, key: string): Promise<Workflow | undefined> {
