@@ -1,7 +1,7 @@
 import type { CallbackAttempt, CallbackDelivery, CallbackDestination } from '../../domain/callback.js';
 import type { ApiEvent } from '../../domain/event.js';
 import type { ClaimResult, DueClaim } from '../repositories/callback-claim.js';
-import type { AttemptResult, enqueueCallbacks } from '../repositories/callbacks.repo.js';
+import type { AttemptResult } from '../repositories/callbacks.repo.js';
 
 /** The callback queue and its delivery log (docs/events.md, "Delivery"). */
 export interface CallbacksRepository {
