@@ -50,6 +50,8 @@ import { WrappedKeysRepo } from './store/repositories/wrapped-keys.repo.js';
 import { Keyring } from './vault/keyring.js';
 import { DefinitionCache } from './cache/definition-cache.js';
 import { resolveMasterKey } from './vault/master-key.js';
+import { PaymentMethodAdopter } from './services/portability/adopt-payment-method.js';
+import { storeAccess } from './store/store-access.js';
 
 /** The services every entry point (server, CLI) shares. */
 export interface Core extends ReceiversCore, CallbacksCore {
@@ -90,6 +92,8 @@ export interface Core extends ReceiversCore, CallbacksCore {
   /** Routing workflows and the transactions they route (docs/routing.md). */
   workflows: WorkflowService;
   routedTransactions: RoutedTransactionService;
+  /** Stores a payment method from another vault under its own token (docs/portability.md). */
+  adopter: PaymentMethodAdopter;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
   close(): Promise<void>;
@@ -139,6 +143,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     const attemptChain = new RetryingTransactions(gateways, transactions);
     const workflows = new WorkflowService(store, gateways, clock);
     const routedTransactions = new RoutedTransactionService(store, workflows, gateways, attemptChain, new SuccessRates(clock), randomInt, clock);
+    const adopter = new PaymentMethodAdopter({ store: storeAccess(store), sealer, clock, cacheTtlSeconds: config.cacheTtlSeconds });
     const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
@@ -154,6 +159,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       transactions,
       workflows,
       routedTransactions,
+      adopter,
       attemptChain,
       transactionQuery,
       idempotency,
