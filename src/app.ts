@@ -52,6 +52,7 @@ import { DefinitionCache } from './cache/definition-cache.js';
 import { resolveMasterKey } from './vault/master-key.js';
 import { PaymentMethodAdopter } from './services/portability/adopt-payment-method.js';
 import { storeAccess } from './store/store-access.js';
+import { buildUpstreams, type UpstreamCore } from './upstream-wiring.js';
 
 /** The services every entry point (server, CLI) shares. */
 export interface Core extends ReceiversCore, CallbacksCore {
@@ -94,6 +95,8 @@ export interface Core extends ReceiversCore, CallbacksCore {
   routedTransactions: RoutedTransactionService;
   /** Stores a payment method from another vault under its own token (docs/portability.md). */
   adopter: PaymentMethodAdopter;
+  /** Live migration from a Spreedly-compatible upstream (docs/portability.md, "Live migration"). */
+  upstreams: UpstreamCore;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
   close(): Promise<void>;
@@ -144,6 +147,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     const workflows = new WorkflowService(store, gateways, clock);
     const routedTransactions = new RoutedTransactionService(store, workflows, gateways, attemptChain, new SuccessRates(clock), randomInt, clock);
     const adopter = new PaymentMethodAdopter({ store: storeAccess(store), sealer, clock, cacheTtlSeconds: config.cacheTtlSeconds });
+    const upstreams = buildUpstreams({ access: storeAccess(store), keyring, clock, egress: receiving.egress, adopter, timeoutMs: config.receiverTimeoutMs });
     const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
@@ -160,6 +164,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       workflows,
       routedTransactions,
       adopter,
+      upstreams,
       attemptChain,
       transactionQuery,
       idempotency,
@@ -187,6 +192,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       generatedMasterKeyFile: master.created ? master.localFile : null,
       close: async () => {
         await sweeper.stop();
+        await upstreams.close();
         await callbacks.callbacks.stop();
         await receiving.exports.drain();
         await http.close();

@@ -81,6 +81,10 @@ export interface UpstreamPaymentMethodFields {
   year: number | null;
   address: Record<string, string | null>;
   eligibleForCardUpdater: boolean | null;
+  /** Bank account fields that are not sensitive. */
+  bankName: string | null;
+  accountType: string | null;
+  accountHolderType: string | null;
   /** Fields of third-party tokens (nothing sensitive: copied without a delivery). */
   thirdPartyToken: string | null;
   gatewayType: string | null;

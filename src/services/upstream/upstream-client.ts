@@ -139,6 +139,9 @@ function fieldsOf(method: Json): UpstreamPaymentMethodFields {
     year: int(method.year),
     address,
     eligibleForCardUpdater: typeof method.eligible_for_card_updater === 'boolean' ? method.eligible_for_card_updater : null,
+    bankName: str(method.bank_name),
+    accountType: str(method.account_type),
+    accountHolderType: str(method.account_holder_type),
     thirdPartyToken: str(method.third_party_token),
     gatewayType: str(method.gateway_type),
   };
