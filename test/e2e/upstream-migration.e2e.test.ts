@@ -171,3 +171,33 @@ describe.each(storeKinds)('live migration from a Spreedly-compatible upstream (%
     expect(again.backfill.already_here).toBe(again.backfill.seen);
   });
 });
+
+describe('gateways keep their upstream tokens', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ tls: false });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('creates a gateway under a given token (admin only, refused if taken or malformed)', async () => {
+    const token = 'LlGTNoFJ6JbwQfDFXeR3dWcb0ma';
+    const made = await server.client.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test', token } });
+    expect(made.status).toBe(201);
+    expect(made.json().gateway.token).toBe(token);
+    expect((await server.client.get(`/v1/gateways/${token}.json`)).status).toBe(200);
+    const taken = await server.client.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test', token } });
+    expect(taken.status).toBe(422);
+    expect(taken.json().errors[0]).toMatchObject({ key: 'errors.taken', attribute: 'token' });
+    const malformed = await server.client.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test', token: 'no spaces/allowed' } });
+    expect(malformed.status).toBe(422);
+    const secret = await server.client.sendJson('POST', `/v1/environments/${server.init.environment_key}/access_secrets.json`, { access_secret: { name: 'app', role: 'transact' } });
+    const transact = server.client.withAuth({ user: server.init.environment_key, password: secret.json().access_secret.secret });
+    const refused = await transact.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test', token: 'AnotherToken123' } });
+    expect(refused.status).toBe(403);
+    expect((await server.client.get('/v1/gateways/AnotherToken123.json')).status).toBe(404);
+    // Without a token, a transact secret creates gateways as before.
+    expect((await transact.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } })).status).toBe(201);
+  });
+});
