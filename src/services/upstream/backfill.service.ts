@@ -4,7 +4,7 @@ import type { Environment } from '../../domain/environment.js';
 import type { StoreAccess } from '../../store/store-access.js';
 import type { PullThroughService } from './pull-through.service.js';
 import type { UpstreamClient } from './upstream-client.js';
-import { UpstreamThrottledError } from './upstream-http.js';
+import { UpstreamThrottledError, UpstreamUnavailableError } from './upstream-http.js';
 import { UPSTREAM_NOT_FOUND, type UpstreamSettingsService } from './upstream-settings.service.js';
 
 /** Longest wait honoured for one Retry-After; the walk then tries again (and waits again if told to). */
@@ -118,9 +118,11 @@ export class BackfillService {
           await this.store.repos.upstreams.setBackfill(environmentKey, { throttledUntil: null });
           continue;
         }
-        if (tries >= MAX_TRIES || !(error instanceof AppError)) {
+        // An unreachable upstream (or a pull it failed) is worth a few tries; anything else is a bug.
+        const retryable = error instanceof AppError || error instanceof UpstreamUnavailableError;
+        if (tries >= MAX_TRIES || !retryable) {
           await this.store.repos.upstreams.setBackfill(environmentKey, { state: 'interrupted' });
-          if (!(error instanceof AppError)) throw error;
+          if (!retryable) throw error;
           return null;
         }
         await this.sleep(Math.min(30_000, 500 * 2 ** tries));
