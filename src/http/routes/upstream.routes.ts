@@ -22,7 +22,7 @@ export interface UpstreamRouteServices {
 
 type KeyParams = { Params: { key: string } };
 
-const backfillSchema = z.object({ restart: flag() });
+export const backfillSchema = z.object({ restart: flag() });
 
 /**
  * The upstream's progress and backfill (admin, organization-wide, like the environment itself),
