@@ -238,7 +238,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     if (upstreams !== undefined) routes.addHook('preHandler', pullThroughHook(upstreams.pullThrough));
     environmentRoutes(routes, deps.tenancy, deps.audit, upstreams?.settings);
     if (upstreams !== undefined) {
-      upstreamRoutes(routes, { tenancy: deps.tenancy, upstreamSettings: upstreams.settings, upstreamIntake: upstreams.intake, backfill: upstreams.backfill });
+      upstreamRoutes(routes, { tenancy: deps.tenancy, upstreamSettings: upstreams.settings, upstreamIntake: upstreams.intake, backfill: upstreams.backfill, audit: deps.audit });
     }
     auditRoutes(routes, deps.audit);
     paymentMethodRoutes(routes, deps.paymentMethods, deps.transactionQuery, transparentRedirect(deps.browserTokenization, handleError));

@@ -78,6 +78,10 @@ describe.each(storeKinds)('live migration from a Spreedly-compatible upstream (%
     const shown = await down.client.get(`/v1/environments/${downEnv}.json`);
     expect(shown.text).not.toContain(up.init.access_secret);
     expect(shown.json().environment.upstream.url).toBe(upBase);
+    const audit = await down.client.get('/v1/audit_events.json');
+    expect(audit.status).toBe(200);
+    expect(audit.text).toContain('environment.upstream_set');
+    expect(audit.text).not.toContain(up.init.access_secret);
   });
 
   it('charges a card created upstream by its upstream token (pull-through)', async () => {

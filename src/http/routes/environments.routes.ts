@@ -74,13 +74,18 @@ export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService,
         });
       } else {
         const upstream = parseInput(upstreamSchema, fields.upstream);
-        await upstreams.set(environment.key, {
+        const set = await upstreams.set(environment.key, {
           url: upstream.url,
           environmentKey: upstream.environment_key,
           accessSecret: upstream.access_secret,
           publicUrl: upstream.public_url,
           receiverToken: upstream.receiver_token,
         });
+        // Who pointed this environment at another vault, and where (never the secret).
+        await audit.record(
+          { type: 'access_secret', id: callerOf(request).secret.key, address: request.ip ?? null },
+          { organizationToken: organization, action: 'environment.upstream_set', objectType: 'environment', objectId: environment.key, environmentKey: environment.key, details: { url: set.url, upstream_environment_key: set.upstreamEnvironmentKey, public_url: set.publicUrl } },
+        );
       }
     }
     await tenancy.renameEnvironment(organization, request.params.key, input.name);

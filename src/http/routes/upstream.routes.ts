@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TenancyService } from '../../services/tenancy.service.js';
+import type { AuditService } from '../../services/audit.service.js';
 import type { BackfillService } from '../../services/upstream/backfill.service.js';
 import { INTAKE_HEADER, INTAKE_PATH } from '../../services/upstream/intake-credential.js';
 import type { PullThroughService } from '../../services/upstream/pull-through.service.js';
@@ -18,6 +19,7 @@ export interface UpstreamRouteServices {
   upstreamSettings: UpstreamSettingsService;
   upstreamIntake: UpstreamIntakeService;
   backfill: BackfillService;
+  audit: AuditService;
 }
 
 type KeyParams = { Params: { key: string } };
@@ -30,7 +32,12 @@ export const backfillSchema = z.object({ restart: flag() });
  * only authentication, checked by the intake service.
  */
 export function upstreamRoutes(app: FastifyInstance, services: UpstreamRouteServices): void {
-  const { tenancy, upstreamSettings, upstreamIntake, backfill } = services;
+  const { tenancy, upstreamSettings, upstreamIntake, backfill, audit } = services;
+  const record = (request: FastifyRequest, environmentKey: string, action: string) =>
+    audit.record(
+      { type: 'access_secret', id: callerOf(request).secret.key, address: request.ip ?? null },
+      { organizationToken: callerOf(request).organization.token, action, objectType: 'environment', objectId: environmentKey, environmentKey, details: {} },
+    );
   const admin = { config: { access: 'admin' as const, organizationWide: true } };
 
   app.get<KeyParams>('/v1/environments/:key/upstream', admin, async (request, reply) => {
@@ -41,6 +48,7 @@ export function upstreamRoutes(app: FastifyInstance, services: UpstreamRouteServ
   app.delete<KeyParams>('/v1/environments/:key/upstream', admin, async (request, reply) => {
     const environment = await tenancy.findEnvironment(callerOf(request).organization.token, request.params.key);
     await upstreamSettings.clear(environment.key);
+    await record(request, environment.key, 'environment.upstream_clear');
     return reply.code(204).send();
   });
 
@@ -48,6 +56,7 @@ export function upstreamRoutes(app: FastifyInstance, services: UpstreamRouteServ
     const input = parseInput(backfillSchema, fieldsOf(request, 'backfill'));
     const environment = await tenancy.findEnvironment(callerOf(request).organization.token, request.params.key);
     const started = await backfill.start(environment, { restart: input.restart === true });
+    if (started) await record(request, environment.key, 'environment.upstream_backfill');
     // 202 whether it started now or was running already: the progress is at GET …/upstream.
     return sendWire(request, reply, started ? 202 : 200, 'upstream', upstreamStatusView(await upstreamSettings.status(environment.key)));
   });
