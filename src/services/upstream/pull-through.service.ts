@@ -29,6 +29,7 @@ const CONFIG_TTL_MS = 5_000;
 export class PullThroughService {
   private readonly inFlight = new Map<string, Promise<PullResult>>();
   private readonly configs = new Map<string, { upstream: Upstream | null; readAt: number }>();
+  private lastPurge = 0;
 
   constructor(
     private readonly store: StoreAccess<'upstreams' | 'paymentMethods'>,
@@ -90,6 +91,7 @@ export class PullThroughService {
 
   private async deliver(environment: Environment, upstream: Upstream, endpoint: UpstreamEndpoint, fields: UpstreamPaymentMethodFields, purpose: 'on_demand' | 'backfill'): Promise<PullResult> {
     const receiverToken = await this.receiverFor(environment, upstream, endpoint);
+    await this.purgeSpentGrants();
     const credential = newIntakeCredential();
     const expiresAt = new Date(this.clock.now().getTime() + INTAKE_WINDOW_MS).toISOString();
     await this.store.repos.upstreams.grant({ environmentKey: environment.key, credentialHash: intakeCredentialHash(credential), paymentMethodToken: fields.token, fields, purpose, expiresAt });
@@ -156,6 +158,14 @@ export class PullThroughService {
     }
     this.forget(environment.key);
     return made;
+  }
+
+  /** Grants past their window admit nothing: forgotten at most once a minute, as pulls happen. */
+  private async purgeSpentGrants(): Promise<void> {
+    const now = this.clock.now().getTime();
+    if (now - this.lastPurge < 60_000) return;
+    this.lastPurge = now;
+    await this.store.repos.upstreams.purgeGrants(new Date(now).toISOString());
   }
 
   private async fail(environmentKey: string, token: string, reason: string): Promise<void> {
