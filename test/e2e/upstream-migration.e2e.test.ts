@@ -70,6 +70,17 @@ describe.each(storeKinds)('live migration from a Spreedly-compatible upstream (%
     expect((await down.client.get(`/v1/environments/${downEnv}/upstream.json`)).status).toBe(404);
   });
 
+  it('takes the upstream in XML too', async () => {
+    const xml = `<environment><upstream><url>${upBase}</url><environment_key>${up.init.environment_key}</environment_key><access_secret>${up.init.access_secret}</access_secret><public_url>${downBase}</public_url></upstream></environment>`;
+    const set = await down.client.sendXml('PUT', `/v1/environments/${downEnv}.xml`, xml);
+    expect(set.status).toBe(200);
+    expect(set.text).not.toContain(up.init.access_secret);
+    expect(set.xml().environment.upstream.url).toBe(upBase);
+    const cleared = await down.client.sendJson('PUT', `/v1/environments/${downEnv}.json`, { environment: { upstream: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.json().environment.upstream).toBeUndefined();
+  });
+
   it('sets the upstream: the secret is never shown again', async () => {
     const set = await down.client.sendJson('PUT', `/v1/environments/${downEnv}.json`, upstreamBody());
     expect(set.status).toBe(200);

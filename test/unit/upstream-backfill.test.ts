@@ -5,6 +5,7 @@ import { Secret } from '../../src/domain/secret.js';
 import { IDLE_BACKFILL, type BackfillProgress, type Upstream, type UpstreamPaymentMethodFields } from '../../src/domain/upstream.js';
 import { BackfillService } from '../../src/services/upstream/backfill.service.js';
 import { UpstreamClient } from '../../src/services/upstream/upstream-client.js';
+import { upstreamAppError } from '../../src/services/upstream/upstream-settings.service.js';
 import { retryAfterMs, UpstreamHttp, UpstreamThrottledError, UpstreamUnavailableError } from '../../src/services/upstream/upstream-http.js';
 
 /*
@@ -56,6 +57,14 @@ describe('upstream HTTP', () => {
     await expect(client.call(endpoint(), 'GET', '/v1/payment_methods.json')).rejects.toThrow(/egress refused \(loopback address\)/);
     expect(answers.length).toBe(before);
     await client.close();
+  });
+
+  it('answers an on-demand pull the upstream throttled with 503 and its Retry-After, an unreachable one with 502', () => {
+    const throttled = upstreamAppError(new UpstreamThrottledError(2_500));
+    expect(throttled.status).toBe(503);
+    expect(throttled.headers['Retry-After']).toBe('3');
+    expect(throttled.entries[0]?.key).toBe('errors.upstream_unavailable');
+    expect(upstreamAppError(new UpstreamUnavailableError('ECONNREFUSED')).status).toBe(502);
   });
 
   it('shows a payment method, 404 as null', async () => {
