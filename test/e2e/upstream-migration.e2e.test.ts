@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, type ApiResponse } from '../helpers/client.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { PortalClient } from '../helpers/portal-client.js';
 import { storeAccess } from '../../src/store/store-access.js';
 import { intakeCredentialHash } from '../../src/services/upstream/intake-credential.js';
 
@@ -184,6 +185,17 @@ describe.each(storeKinds)('live migration from a Spreedly-compatible upstream (%
     const again = (await down.client.get(`/v1/environments/${downEnv}/upstream.json`)).json().upstream;
     expect(again.backfill.backfilled).toBe(0);
     expect(again.backfill.already_here).toBe(again.backfill.seen);
+  });
+
+  it('shows the migration on the environment page of the portal (never the secret)', async () => {
+    await down.core.portalUsers.create(down.init.organization_token, { email: 'owner@example.com', role: 'owner', password: 'a long enough password' });
+    const portal = new PortalClient(down.client);
+    await portal.signIn('owner@example.com', 'a long enough password');
+    const page = await portal.get(`/portal/environments/${downEnv}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Migration from an upstream vault');
+    expect(page.text).toContain(upBase);
+    expect(page.text).not.toContain(up.init.access_secret);
   });
 });
 
