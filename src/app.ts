@@ -1,4 +1,3 @@
-import { storeAccess } from './store/store-access.js';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { metricsEnabled, type Config } from './config/config.js';
@@ -51,6 +50,9 @@ import { WrappedKeysRepo } from './store/repositories/wrapped-keys.repo.js';
 import { Keyring } from './vault/keyring.js';
 import { DefinitionCache } from './cache/definition-cache.js';
 import { resolveMasterKey } from './vault/master-key.js';
+import { PaymentMethodAdopter } from './services/portability/adopt-payment-method.js';
+import { storeAccess } from './store/store-access.js';
+import { buildUpstreams, type UpstreamCore } from './upstream-wiring.js';
 
 /** The services every entry point (server, CLI) shares. */
 export interface Core extends ReceiversCore, CallbacksCore {
@@ -91,6 +93,10 @@ export interface Core extends ReceiversCore, CallbacksCore {
   /** Routing workflows and the transactions they route (docs/routing.md). */
   workflows: WorkflowService;
   routedTransactions: RoutedTransactionService;
+  /** Stores a payment method from another vault under its own token (docs/portability.md). */
+  adopter: PaymentMethodAdopter;
+  /** Live migration from a Spreedly-compatible upstream (docs/portability.md, "Live migration"). */
+  upstreams: UpstreamCore;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
   close(): Promise<void>;
@@ -142,6 +148,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     const attemptChain = new RetryingTransactions(gateways, transactions);
     const workflows = new WorkflowService(access, gateways, clock);
     const routedTransactions = new RoutedTransactionService(access, workflows, gateways, attemptChain, new SuccessRates(clock), randomInt, clock);
+    const adopter = new PaymentMethodAdopter({ store: access, sealer, clock, cacheTtlSeconds: config.cacheTtlSeconds });
+    const upstreams = buildUpstreams({ access, keyring, clock, egress: receiving.egress, adopter, timeoutMs: config.receiverTimeoutMs });
     const sweeper = new CacheSweeper(access, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
@@ -157,6 +165,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       transactions,
       workflows,
       routedTransactions,
+      adopter,
+      upstreams,
       attemptChain,
       transactionQuery,
       idempotency,
@@ -184,6 +194,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       generatedMasterKeyFile: master.created ? master.localFile : null,
       close: async () => {
         await sweeper.stop();
+        await upstreams.close();
         await callbacks.callbacks.stop();
         await receiving.exports.drain();
         await http.close();

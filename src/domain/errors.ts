@@ -60,6 +60,11 @@ export const ERROR_STATUS = {
   'errors.service_unavailable': 503,
   'errors.circuit_breaker_open': 503,
   'errors.gateway_busy': 503,
+  // Live migration (docs/portability.md, "Live migration").
+  'errors.upstream_not_found': 404,
+  'errors.upstream_unavailable': 502,
+  'errors.intake_refused': 403,
+  'errors.taken': 422,
 } as const;
 
 export type ErrorKey = keyof typeof ERROR_STATUS;

@@ -10,6 +10,8 @@ export const EVENT_TYPES = [
   'RetainGateway',
   'RedactGateway',
   'AddPaymentMethod',
+  /** A payment method brought in from another vault (docs/portability.md), under its own token. */
+  'ImportPaymentMethod',
   'UpdatePaymentMethod',
   'RetainPaymentMethod',
   'RedactPaymentMethod',

@@ -82,7 +82,7 @@ export const STATE_EVENTS: Readonly<Record<TransactionState, EventType | null>> 
 /** Transaction types that talk to a gateway (and so have the full view and gateway details). */
 export const GATEWAY_TRANSACTION_TYPES = ['Purchase', 'Authorization', 'Capture', 'Void', 'Credit', 'GeneralCredit', 'Verification', 'Store', 'OffsitePurchase', 'OffsiteAuthorization'] as const;
 /** The vault's own transactions (lean views). */
-export const VAULT_TRANSACTION_TYPES = ['AddPaymentMethod', 'RetainPaymentMethod', 'RedactPaymentMethod', 'RecacheSensitiveData', 'RedactGateway'] as const;
+export const VAULT_TRANSACTION_TYPES = ['AddPaymentMethod', 'ImportPaymentMethod', 'RetainPaymentMethod', 'RedactPaymentMethod', 'RecacheSensitiveData', 'RedactGateway'] as const;
 /** Transactions with a receiver. */
 export const RECEIVER_TRANSACTION_TYPES = ['DeliverPaymentMethod', 'ExportPaymentMethods', 'RedactReceiver'] as const;
 /** Every type a transaction is recorded with, in the portal's order. */

@@ -113,6 +113,11 @@ export const BODY_LIMITS: ReadonlyMap<string, number> = new Map([
   ['POST /v1/environments/:key/regenerate_signing_secret', SMALL],
   ['PUT /v1/environments/:key/callback', LISTS],
   ['POST /v1/events/:id/redeliver', SMALL],
+
+  // Live migration (docs/portability.md): the upstream's progress and the intake of one card.
+  ['DELETE /v1/environments/:key/upstream', SMALL],
+  ['POST /v1/environments/:key/upstream/backfill', SMALL],
+  ['POST /v1/upstream/intake', SMALL],
 ]);
 
 /** The next power of two. */

@@ -1,3 +1,5 @@
+import { pullThroughHook, upstreamRoutes } from './routes/upstream.routes.js';
+import type { UpstreamCore } from '../upstream-wiring.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newRequestId } from './request-ids.js';
 import https from 'node:https';
@@ -79,6 +81,8 @@ export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transacti
   metrics?: CofferMetrics | null;
   /** The metrics this port serves at /metrics (with their token), or null (404 there). */
   metricsEndpoint?: MetricsEndpoint | null;
+  /** Live migration (docs/portability.md, "Live migration"); without it, no upstream routes and no pull-through. */
+  upstreams?: UpstreamCore;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -229,7 +233,13 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     metricsRoutes(routes, deps.metricsEndpoint ?? null);
     gatewayRoutes(routes, deps.gateways);
     certificateRoutes(routes, deps.certificates);
-    environmentRoutes(routes, deps.tenancy, deps.audit);
+    const upstreams = deps.upstreams;
+    // Pull-through runs after authentication, limits and idempotency, before the route that names the token.
+    if (upstreams !== undefined) routes.addHook('preHandler', pullThroughHook(upstreams.pullThrough));
+    environmentRoutes(routes, deps.tenancy, deps.audit, upstreams?.settings);
+    if (upstreams !== undefined) {
+      upstreamRoutes(routes, { tenancy: deps.tenancy, upstreamSettings: upstreams.settings, upstreamIntake: upstreams.intake, backfill: upstreams.backfill, audit: deps.audit });
+    }
     auditRoutes(routes, deps.audit);
     paymentMethodRoutes(routes, deps.paymentMethods, deps.transactionQuery, transparentRedirect(deps.browserTokenization, handleError));
     cardCaptureRoutes(routes, deps.browserTokenization);

@@ -1,3 +1,4 @@
+import type { UpstreamSettingsService } from '../services/upstream/upstream-settings.service.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, fieldError } from '../domain/errors.js';
@@ -32,6 +33,8 @@ export interface PortalDeps {
   overview: OverviewService;
   rateLimiting: RateLimiting;
   workflows: WorkflowService;
+  /** Live migration (docs/portability.md, "Live migration"): the environment page shows its progress. */
+  upstreams?: { settings: Pick<UpstreamSettingsService, 'status'> };
 }
 
 declare module 'fastify' {

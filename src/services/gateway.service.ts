@@ -27,6 +27,11 @@ export interface GatewayInput {
   credentials: Record<string, string>;
   /** Coffer-side settings (`gateway_settings`); absent fields are left as they are. */
   settings?: GatewaySettings | undefined;
+  /**
+   * The token the gateway had in the vault a merchant moves from (docs/portability.md, "Live
+   * migration"), so merchant code keeps its URLs; the route admits it from admins only.
+   */
+  token?: string | undefined;
 }
 
 /** A gateway with the definition of its type, which its views and calls need too. */
@@ -72,10 +77,13 @@ export class GatewayService {
     }
     const missing = [...unknownCredentials(definition, input.credentials), ...missingCredentials(definition, input.credentials, input.sandbox === true)];
     if (missing.length > 0) throw new AppError(missing);
-    const token = randomToken(TOKEN_LENGTH.item);
+    const token = input.token ?? randomToken(TOKEN_LENGTH.item);
     const now = this.clock.now().toISOString();
     const credentials = await this.splitCredentials(environment.key, token, definition, input.credentials);
     await this.store.unitOfWork(async (repos) => {
+      if (input.token !== undefined && (await repos.gateways.tokenTaken(token))) {
+        throw new AppError({ key: 'errors.taken', attribute: 'token', message: 'Token has already been taken' });
+      }
       await repos.gateways.insert({
         token,
         environmentKey: environment.key,

@@ -42,6 +42,8 @@ import { RollupsRepo } from './repositories/rollups.repo.js';
 import { EventsRepo } from './repositories/events.repo.js';
 import { CallbacksRepo } from './repositories/callbacks.repo.js';
 import { WorkflowsRepo } from './repositories/workflows.repo.js';
+import { UpstreamsRepo } from './repositories/upstreams.repo.js';
+import type { UpstreamsRepository } from './interfaces/upstreams.js';
 import { recordChange } from './change-journal.js';
 import type { ChangeEvent } from '../domain/event.js';
 import { hasCallbackSubscription, type Environment } from '../domain/environment.js';
@@ -79,6 +81,7 @@ export interface Repositories {
   events: EventsRepository;
   callbacks: CallbacksRepository;
   workflows: WorkflowsRepository;
+  upstreams: UpstreamsRepository;
   journal: Journal;
 }
 
@@ -129,6 +132,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect, scope: Work
     events: new EventsRepo(db),
     callbacks: new CallbacksRepo(db, dialect),
     workflows: new WorkflowsRepo(db),
+    upstreams: new UpstreamsRepo(db),
     journal: { record: async (change) => void (await recordChange(db, scoped(change, scope))) },
   };
 }

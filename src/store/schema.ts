@@ -263,6 +263,9 @@ export interface Database {
   callback_destinations: CallbackDestinationsTable;
   cache_generation: CacheGenerationTable;
   workflows: WorkflowsTable;
+  environment_upstreams: EnvironmentUpstreamsTable;
+  upstream_failures: UpstreamFailuresTable;
+  upstream_intake_grants: UpstreamIntakeGrantsTable;
 }
 
 /** Migration 015 (docs/caching.md): one row, bumped by trigger on every write to a cached table. */
@@ -466,4 +469,48 @@ export interface WorkflowsTable {
   is_default: number;
   created_at: string;
   updated_at: string;
+}
+
+/** Migration 020: an environment's upstream vault and its backfill's progress (docs/portability.md, "Live migration"). */
+export interface EnvironmentUpstreamsTable {
+  environment_key: string;
+  url: string;
+  upstream_environment_key: string;
+  sealed_access_secret: string;
+  public_url: string;
+  receiver_token: string | null;
+  pulled_on_demand: Generated<number>;
+  /** idle, running, done or interrupted. */
+  backfill_state: Generated<string>;
+  backfill_cursor: string | null;
+  backfill_seen: Generated<number>;
+  backfill_backfilled: Generated<number>;
+  backfill_already_here: Generated<number>;
+  backfill_failed: Generated<number>;
+  backfill_started_at: string | null;
+  backfill_finished_at: string | null;
+  backfill_throttled_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Migration 020: a token that could not be pulled from the upstream, and why. */
+export interface UpstreamFailuresTable {
+  environment_key: string;
+  payment_method_token: string;
+  reason: string;
+  at: string;
+}
+
+/** Migration 020: a one-time intake credential, by its SHA-256, and what it admits. */
+export interface UpstreamIntakeGrantsTable {
+  credential_hash: string;
+  environment_key: string;
+  payment_method_token: string;
+  /** JSON: the upstream's non-sensitive fields of the token. */
+  fields: string;
+  /** on_demand or backfill. */
+  purpose: string;
+  expires_at: string;
+  used_at: string | null;
 }

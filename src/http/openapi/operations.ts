@@ -7,6 +7,7 @@ import { deliverySchema, exportSchema, receiverSchema as receiverRequest } from 
 import { transactionSchema as transactionRequest } from '../routes/transactions.schemas.js';
 import { routedTransactionSchema, workflowSchema as workflowRequest } from '../routes/workflows.schemas.js';
 import { explanationSchema, workflowResponseSchema } from './workflow-schemas.js';
+import { UPSTREAM_OPERATIONS } from './upstream-operations.js';
 import {
   accessSecretSchema,
   auditEventSchema,
@@ -195,4 +196,5 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/v1/environments/:key/access_secrets', summary: 'Create an access secret', tag: 'Administration', access: 'admin', request: { root: 'access_secret', schema: accessSecretRequest }, success: { status: 201, description: 'The access secret, with the secret (shown once)', body: { root: 'access_secret', schema: accessSecretSchema } }, errors: [404, 422] },
   { method: 'delete', path: '/v1/environments/:key/access_secrets/:secretKey', summary: 'Revoke an access secret', tag: 'Administration', access: 'admin', success: { status: 204, description: 'Revoked' }, errors: [404] },
   ...ROUTING_OPERATIONS,
+  ...UPSTREAM_OPERATIONS,
 ];

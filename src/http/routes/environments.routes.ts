@@ -12,6 +12,10 @@ import { sendWire } from '../reply.js';
 import { flag, parseInput, text } from '../validation.js';
 import { parseAllowedOriginsInput } from './allowed-origins.input.js';
 import { accessSecretView, environmentView } from '../views/tenancy.view.js';
+import { upstreamView } from '../views/upstream.view.js';
+import type { UpstreamSettingsService } from '../../services/upstream/upstream-settings.service.js';
+import type { WireObject } from '../format/wire.js';
+import type { Environment } from '../../domain/environment.js';
 
 export const environmentSchema = z.object({ name: text(255), enhanced_iframe_security: flag() });
 export const createEnvironmentSchema = z.object({ name: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(255)) });
@@ -19,6 +23,9 @@ export const accessSecretSchema = z.object({
   name: text(255),
   role: z.preprocess((v) => (v === '' ? undefined : v), z.enum(ROLES as [string, ...string[]]).optional()),
 });
+
+/** `environment.upstream{…}` (docs/portability.md, "Live migration"); null clears it. */
+export const upstreamSchema = z.object({ url: text(2000), environment_key: text(255), access_secret: text(255), public_url: text(2000), receiver_token: text(255) });
 
 type KeyParams = { Params: { key: string } };
 type SecretParams = { Params: { key: string; secretKey: string } };
@@ -28,8 +35,13 @@ type SecretParams = { Params: { key: string; secretKey: string } };
  * limited to some environments; `production` is not settable here: activating an
  * environment for real cards is the operator's decision (`coffer environments create --production`).
  */
-export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService, audit: AuditService): void {
+export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService, audit: AuditService, upstreams?: UpstreamSettingsService): void {
   const admin = { config: { access: 'admin' as const, organizationWide: true } };
+  // The environment with its upstream (never the upstream's secret), when it names one.
+  const withUpstream = async (row: Environment): Promise<WireObject> => {
+    const upstream = upstreams === undefined ? undefined : await upstreams.show(row.key).catch(() => undefined);
+    return upstream === undefined ? environmentView(row) : { ...environmentView(row), upstream: upstreamView(upstream) };
+  };
 
   app.get('/v1/environments', admin, async (request, reply) => {
     const query = parseListQuery(request.query as Record<string, unknown>);
@@ -45,7 +57,7 @@ export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService,
 
   app.get<KeyParams>('/v1/environments/:key', admin, async (request, reply) => {
     const row = await tenancy.findEnvironment(callerOf(request).organization.token, request.params.key);
-    return sendWire(request, reply, 200, 'environment', environmentView(row));
+    return sendWire(request, reply, 200, 'environment', await withUpstream(row));
   });
 
   app.put<KeyParams>('/v1/environments/:key', admin, async (request, reply) => {
@@ -53,13 +65,36 @@ export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService,
     const input = parseInput(environmentSchema, fields);
     const allowedOrigins = parseAllowedOriginsInput(fields.allowed_origins);
     const organization = callerOf(request).organization.token;
+    // The upstream first: it calls out to check the credentials, and a refusal changes nothing.
+    if (upstreams !== undefined && 'upstream' in fields) {
+      const environment = await tenancy.findEnvironment(organization, request.params.key);
+      if (fields.upstream === null || fields.upstream === '') {
+        await upstreams.clear(environment.key).catch((error: unknown) => {
+          if (!(error instanceof AppError && error.status === 404)) throw error;
+        });
+      } else {
+        const upstream = parseInput(upstreamSchema, fields.upstream);
+        const set = await upstreams.set(environment.key, {
+          url: upstream.url,
+          environmentKey: upstream.environment_key,
+          accessSecret: upstream.access_secret,
+          publicUrl: upstream.public_url,
+          receiverToken: upstream.receiver_token,
+        });
+        // Who pointed this environment at another vault, and where (never the secret).
+        await audit.record(
+          { type: 'access_secret', id: callerOf(request).secret.key, address: request.ip ?? null },
+          { organizationToken: organization, action: 'environment.upstream_set', objectType: 'environment', objectId: environment.key, environmentKey: environment.key, details: { url: set.url, upstream_environment_key: set.upstreamEnvironmentKey, public_url: set.publicUrl } },
+        );
+      }
+    }
     await tenancy.renameEnvironment(organization, request.params.key, input.name, request);
     // The card form's settings (docs/card-capture.md): who may embed it, and whether it must be signed.
     const row = await tenancy.updateCardCapture(organization, request.params.key, {
       allowedOrigins,
       enhancedIframeSecurity: input.enhanced_iframe_security,
     }, request);
-    return sendWire(request, reply, 200, 'environment', environmentView(row));
+    return sendWire(request, reply, 200, 'environment', await withUpstream(row));
   });
 
   app.get<KeyParams>('/v1/environments/:key/access_secrets', admin, async (request, reply) => {

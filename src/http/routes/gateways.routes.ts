@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { AppError, fieldError } from '../../domain/errors.js';
 import { gatewayDefinitions } from '../../gateways/registry.js';
 import type { GatewayInput, GatewayService } from '../../services/gateway.service.js';
 import { parseListQuery } from '../../services/list-query.js';
@@ -17,6 +18,7 @@ export const gatewaySchema = z.object({
   merchant_profile_key: text(100),
   sub_merchant_key: text(100),
   sandbox: flag(),
+  token: text(100),
   gateway_settings: z.object({ timeout_seconds: integer().pipe(z.number().int().min(1).max(600).optional()) }).optional(),
 });
 
@@ -32,7 +34,7 @@ function credentialCandidates(fields: Record<string, unknown>): Record<string, s
   return out;
 }
 
-function gatewayInput(request: FastifyRequest): { gatewayType: string | undefined; input: GatewayInput } {
+function gatewayInput(request: FastifyRequest, create = false): { gatewayType: string | undefined; input: GatewayInput } {
   const fields = fieldsOf(request, 'gateway');
   const parsed = parseInput(gatewaySchema, fields);
   return {
@@ -45,8 +47,24 @@ function gatewayInput(request: FastifyRequest): { gatewayType: string | undefine
       credentials: credentialCandidates(fields),
       settings:
         parsed.gateway_settings?.timeout_seconds === undefined ? undefined : { timeout_seconds: parsed.gateway_settings.timeout_seconds },
+      // Only a new gateway takes a token; an update's `token` field is ignored.
+      token: create ? keptToken(request, parsed.token) : undefined,
     },
   };
+}
+
+/** Gateway tokens Coffer keeps from another vault: Spreedly's shape (letters, digits, _ and -). */
+const KEPT_TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * `gateway.token` (docs/portability.md, "Live migration"): the token the gateway has upstream,
+ * so merchant code keeps its URLs. Only an admin may choose a token; anyone else is 403.
+ */
+function keptToken(request: FastifyRequest, token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  if (callerOf(request).secret.role !== 'admin') throw new AppError({ key: 'errors.forbidden', attribute: 'token', message: 'Only an admin access secret may choose a gateway token.' });
+  if (!KEPT_TOKEN.test(token)) throw new AppError(fieldError.invalid('token'));
+  return token;
 }
 
 type TokenParams = { Params: { token: string } };
@@ -60,7 +78,7 @@ export function gatewayRoutes(app: FastifyInstance, gateways: GatewayService): v
   app.options('/v1/gateways', { config: { access: 'none' } }, options);
 
   app.post('/v1/gateways', async (request, reply) => {
-    const { gatewayType, input } = gatewayInput(request);
+    const { gatewayType, input } = gatewayInput(request, true);
     const created = await gateways.create(callerOf(request).environment, gatewayType, input, request);
     return sendWire(request, reply, 201, 'gateway', gatewayView(created));
   });

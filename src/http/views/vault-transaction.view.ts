@@ -8,7 +8,7 @@ import type { VaultTransactionDetails } from '../../domain/transaction-details.j
 /** The lean transaction of the vault (AddPaymentMethod, RetainPaymentMethod, RedactPaymentMethod, RecacheSensitiveData). */
 export function vaultTransactionView(transaction: Transaction, paymentMethod: PaymentMethod): WireObject {
   let extra: WireObject = {};
-  if (transaction.transactionType === 'AddPaymentMethod') {
+  if (transaction.transactionType === 'AddPaymentMethod' || transaction.transactionType === 'ImportPaymentMethod') {
     const details = (transaction.details as VaultTransactionDetails | null) ?? {};
     extra = { retained: details.retained === true };
   }

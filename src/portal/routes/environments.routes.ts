@@ -92,7 +92,7 @@ export function environmentRoutes(portal: FastifyInstance, deps: PortalDeps): vo
   <dt>Created</dt><dd>${when(env.createdAt)}</dd>
 </dl>
 <p><a href="/portal/e/${env.key}/secrets">Access secrets of this environment</a></p>
-${rename}${cardCapture}`;
+${rename}${cardCapture}${await migration(deps, env.key)}`;
     return sendPage(reply, page(request, frame, body));
   });
 
@@ -119,4 +119,24 @@ ${rename}${cardCapture}`;
     });
     return redirectTo(reply, `/portal/environments/${row.key}?done=updated`);
   });
+}
+
+/**
+ * The environment's live migration from an upstream vault (docs/portability.md, "Live migration"):
+ * where it pulls from and how far it got; set and started through the API or `coffer upstream`.
+ * Never the upstream's secret.
+ */
+async function migration(deps: PortalDeps, environmentKey: string) {
+  const status = deps.upstreams === undefined ? undefined : await deps.upstreams.settings.status(environmentKey).catch(() => undefined);
+  if (status === undefined) return '';
+  const { upstream, failures, failedCount } = status;
+  const failed = failures.map((failure) => html`<li><code>${failure.paymentMethodToken}</code>: ${failure.reason}</li>`);
+  return html`<h2>Migration from an upstream vault</h2>
+<dl class="facts">
+  <dt>Upstream</dt><dd><code>${upstream.url}</code> (environment <code>${upstream.upstreamEnvironmentKey}</code>)</dd>
+  <dt>Reached back at</dt><dd><code>${upstream.publicUrl}</code></dd>
+  <dt>Pulled on demand</dt><dd>${String(upstream.pulledOnDemand)}</dd>
+  <dt>Backfill</dt><dd>${upstream.backfill.state}: ${String(upstream.backfill.seen)} listed, ${String(upstream.backfill.backfilled)} copied, ${String(upstream.backfill.alreadyHere)} already here</dd>
+  <dt>Failed</dt><dd>${String(failedCount)}</dd>
+</dl>${failed.length === 0 ? '' : html`<ul>${failed}</ul>`}`;
 }

@@ -8,6 +8,8 @@ import type { PageRequest } from '../repositories/page.js';
  */
 export interface GatewaysRepository {
   insert(gateway: Gateway): Promise<void>;
+  /** Whether any environment holds a gateway with this token (tokens are unique across environments). */
+  tokenTaken(token: string): Promise<boolean>;
   find(environmentKey: string, token: string): Promise<Gateway | undefined>;
   /** Where a gateway sits in its environment's list, for a page that starts after it (`since_token`). */
   position(environmentKey: string, token: string): Promise<{

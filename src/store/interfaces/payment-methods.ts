@@ -15,6 +15,11 @@ export interface PaymentMethodsRepository {
     seq: number;
   } | undefined>;
   findMany(environmentKey: string, tokens: string[]): Promise<PaymentMethod[]>;
+  /**
+   * The methods holding any of `tokens`, in whatever environment: tokens are unique across the
+   * store, so an import must know a token is taken even when another environment holds it.
+   */
+  holdersOf(tokens: string[]): Promise<PaymentMethod[]>;
   list(environmentKey: string, filter: PaymentMethodFilter, page: PageRequest): Promise<PaymentMethod[]>;
   /** Updates only when the method is still in one of `fromStates`; false when it was not. Records nothing. */
   updateIfState(environmentKey: string, token: string, fromStates: readonly StorageState[], patch: PaymentMethodPatch): Promise<boolean>;

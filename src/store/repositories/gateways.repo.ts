@@ -17,6 +17,12 @@ export class GatewaysRepo implements GatewaysRepository {
     await this.db.insertInto('gateways').values(gatewayRow(gateway)).execute();
   }
 
+  /** Whether any environment holds a gateway with this token (tokens are unique across environments). */
+  async tokenTaken(token: string): Promise<boolean> {
+    const row = await this.db.selectFrom('gateways').select('token').where('token', '=', token).executeTakeFirst();
+    return row !== undefined;
+  }
+
   async find(environmentKey: string, token: string): Promise<Gateway | undefined> {
     const row = await this.scoped(environmentKey).where('token', '=', token).executeTakeFirst();
     return row === undefined ? undefined : gatewayOf(row);

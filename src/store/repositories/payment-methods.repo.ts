@@ -87,6 +87,15 @@ export class PaymentMethodsRepo implements PaymentMethodsRepository {
     return rows.filter((row) => row.environment_key === environmentKey).map(paymentMethodOf);
   }
 
+  /**
+   * The methods holding any of `tokens`, in whatever environment: tokens are unique across the
+   * store, so an import must know a token is taken even when another environment holds it.
+   */
+  async holdersOf(tokens: string[]): Promise<PaymentMethod[]> {
+    if (tokens.length === 0) return [];
+    return (await readInGroups(tokens, (group) => FIND_MANY.rows(this.db, String(group.length), group))).map(paymentMethodOf);
+  }
+
   async list(environmentKey: string, filter: PaymentMethodFilter, page: PageRequest): Promise<PaymentMethod[]> {
     let query = this.db.selectFrom('payment_methods').selectAll().where('environment_key', '=', environmentKey);
     if (filter.states.length > 0) query = query.where('storage_state', 'in', filter.states);
