@@ -22,6 +22,7 @@ import { RollupsRepo } from './repositories/rollups.repo.js';
 import { EventsRepo } from './repositories/events.repo.js';
 import { CallbacksRepo } from './repositories/callbacks.repo.js';
 import { WorkflowsRepo } from './repositories/workflows.repo.js';
+import { PaymentMethodImportsRepo } from './repositories/payment-method-imports.repo.js';
 import { recordChange } from './change-journal.js';
 import type { ChangeEvent } from '../domain/event.js';
 import { hasCallbackSubscription, type Environment } from '../domain/environment.js';
@@ -58,6 +59,7 @@ export interface Repositories {
   events: EventsRepo;
   callbacks: CallbacksRepo;
   workflows: WorkflowsRepo;
+  paymentMethodImports: PaymentMethodImportsRepo;
   journal: Journal;
 }
 
@@ -100,6 +102,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect, scope: Work
     events: new EventsRepo(db),
     callbacks: new CallbacksRepo(db, dialect),
     workflows: new WorkflowsRepo(db),
+    paymentMethodImports: new PaymentMethodImportsRepo(db),
     journal: { record: async (change) => void (await recordChange(db, scoped(change, scope))) },
   };
 }
