@@ -51,6 +51,8 @@ import { Keyring } from './vault/keyring.js';
 import { DefinitionCache } from './cache/definition-cache.js';
 import { resolveMasterKey } from './vault/master-key.js';
 import { PaymentMethodAdopter } from './services/portability/adopt-payment-method.js';
+import { ImportKeyService } from './services/portability/import-keys.js';
+import { ImportService } from './services/portability/import.service.js';
 import { storeAccess } from './store/store-access.js';
 
 /** The services every entry point (server, CLI) shares. */
@@ -94,6 +96,9 @@ export interface Core extends ReceiversCore, CallbacksCore {
   routedTransactions: RoutedTransactionService;
   /** Stores a payment method from another vault under its own token (docs/portability.md). */
   adopter: PaymentMethodAdopter;
+  /** Each environment's OpenPGP import key pair, and the import jobs (docs/portability.md). */
+  importKeys: ImportKeyService;
+  imports: ImportService;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
   close(): Promise<void>;
@@ -143,7 +148,10 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     const attemptChain = new RetryingTransactions(gateways, transactions);
     const workflows = new WorkflowService(store, gateways, clock);
     const routedTransactions = new RoutedTransactionService(store, workflows, gateways, attemptChain, new SuccessRates(clock), randomInt, clock);
-    const adopter = new PaymentMethodAdopter({ store: storeAccess(store), sealer, clock, cacheTtlSeconds: config.cacheTtlSeconds });
+    const access = storeAccess(store);
+    const adopter = new PaymentMethodAdopter({ store: access, sealer, clock, cacheTtlSeconds: config.cacheTtlSeconds });
+    const importKeys = new ImportKeyService(access, keyring, clock);
+    const imports = new ImportService(access, adopter, importKeys, keyring, clock);
     const sweeper = new CacheSweeper(store, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
@@ -160,6 +168,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       workflows,
       routedTransactions,
       adopter,
+      importKeys,
+      imports,
       attemptChain,
       transactionQuery,
       idempotency,

@@ -23,6 +23,8 @@ export function isOpenPgp(firstBytes: Buffer): boolean {
 
 /** The first bytes of a stream without consuming them (put back, so the reader sees the whole file). */
 export function peek(stream: Readable, bytes = 64): Promise<Buffer> {
+  // A body Fastify hands over already read to its end (an empty one) emits nothing more.
+  if (stream.readableEnded || stream.destroyed) return Promise.resolve(Buffer.alloc(0));
   return new Promise((resolve, reject) => {
     const done = (result: Buffer | null, error?: unknown) => {
       stream.off('readable', onReadable);
