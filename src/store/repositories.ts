@@ -23,7 +23,7 @@ import { EventsRepo } from './repositories/events.repo.js';
 import { CallbacksRepo } from './repositories/callbacks.repo.js';
 import { WorkflowsRepo } from './repositories/workflows.repo.js';
 import { PaymentMethodImportsRepo } from './repositories/payment-method-imports.repo.js';
-import { recordChange } from './change-journal.js';
+import { recordChange, recordChanges } from './change-journal.js';
 import type { ChangeEvent } from '../domain/event.js';
 import { hasCallbackSubscription, type Environment } from '../domain/environment.js';
 
@@ -34,6 +34,8 @@ import { hasCallbackSubscription, type Environment } from '../domain/environment
  */
 export interface Journal {
   record(change: ChangeEvent): Promise<void>;
+  /** Several changes at once, their events written in one statement (a bulk import); as `record` for each. */
+  recordAll?(changes: readonly ChangeEvent[]): Promise<void>;
 }
 
 /** Every repository bound to one query executor (the pool, or an open transaction). */
@@ -103,7 +105,10 @@ export function repositories(db: Kysely<Database>, dialect: Dialect, scope: Work
     callbacks: new CallbacksRepo(db, dialect),
     workflows: new WorkflowsRepo(db),
     paymentMethodImports: new PaymentMethodImportsRepo(db),
-    journal: { record: async (change) => void (await recordChange(db, scoped(change, scope))) },
+    journal: {
+      record: async (change) => void (await recordChange(db, scoped(change, scope))),
+      recordAll: (changes) => recordChanges(db, changes.map((change) => scoped(change, scope))),
+    },
   };
 }
 
