@@ -12,7 +12,7 @@ import { createScratchDatabase } from './postgres-database.js';
  * COFFER_BENCH_DATABASE_URL, on a scratch PostgreSQL database. Prints cards per second and the
  * peak resident set size; docs/benchmarks.md keeps the figures.
  *
- *   npm run bench:import -- [--count N] [--batch-size N]
+ *   npm run bench:import -- [--count N] [--batch-size N] [--store sqlite|postgres|both]
  */
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -101,16 +101,22 @@ async function main(): Promise<void> {
   const count = Number(option('--count') ?? 1_000_000);
   const batchSize = Number(option('--batch-size') ?? 500);
   const postgres = process.env.COFFER_BENCH_DATABASE_URL?.trim() || null;
+  // Each store in a process of its own gives each its own peak RSS.
+  const stores = option('--store') ?? 'both';
+  if (!['sqlite', 'postgres', 'both'].includes(stores)) throw new Error('--store must be sqlite, postgres or both');
+  if (stores === 'postgres' && postgres === null) throw new Error('--store postgres needs COFFER_BENCH_DATABASE_URL');
   const rows: string[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coffer-import-bench-'));
   try {
-    const sqlite = await buildCore(loadConfig({ COFFER_DATA_DIR: dir, COFFER_TLS: 'off', COFFER_LOG_LEVEL: 'error' }));
-    try {
-      rows.push(await measure('SQLite', sqlite, count, batchSize));
-    } finally {
-      await sqlite.close();
+    if (stores !== 'postgres') {
+      const sqlite = await buildCore(loadConfig({ COFFER_DATA_DIR: dir, COFFER_TLS: 'off', COFFER_LOG_LEVEL: 'error' }));
+      try {
+        rows.push(await measure('SQLite', sqlite, count, batchSize));
+      } finally {
+        await sqlite.close();
+      }
     }
-    if (postgres !== null) {
+    if (postgres !== null && stores !== 'sqlite') {
       const database = await createScratchDatabase(postgres, 'coffer_import_bench');
       try {
         const core = await buildCore(loadConfig({ COFFER_DATA_DIR: dir, COFFER_TLS: 'off', COFFER_LOG_LEVEL: 'error', COFFER_DATABASE_URL: database.url }));
