@@ -51,6 +51,8 @@ import { Keyring } from './vault/keyring.js';
 import { DefinitionCache } from './cache/definition-cache.js';
 import { resolveMasterKey } from './vault/master-key.js';
 import { PaymentMethodAdopter } from './services/portability/adopt-payment-method.js';
+import { ImportKeyService } from './services/portability/import-keys.js';
+import { ImportService } from './services/portability/import.service.js';
 import { storeAccess } from './store/store-access.js';
 import { buildUpstreams, type UpstreamCore } from './upstream-wiring.js';
 
@@ -97,6 +99,9 @@ export interface Core extends ReceiversCore, CallbacksCore {
   adopter: PaymentMethodAdopter;
   /** Live migration from a Spreedly-compatible upstream (docs/portability.md, "Live migration"). */
   upstreams: UpstreamCore;
+  /** Each environment's OpenPGP import key pair, and the import jobs (docs/portability.md). */
+  importKeys: ImportKeyService;
+  imports: ImportService;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
   close(): Promise<void>;
@@ -150,6 +155,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     const routedTransactions = new RoutedTransactionService(access, workflows, gateways, attemptChain, new SuccessRates(clock), randomInt, clock);
     const adopter = new PaymentMethodAdopter({ store: access, sealer, clock, cacheTtlSeconds: config.cacheTtlSeconds });
     const upstreams = buildUpstreams({ access, keyring, clock, egress: receiving.egress, adopter, timeoutMs: config.receiverTimeoutMs });
+    const importKeys = new ImportKeyService(access, keyring, clock);
+    const imports = new ImportService(access, adopter, importKeys, keyring, clock);
     const sweeper = new CacheSweeper(access, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
@@ -167,6 +174,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       routedTransactions,
       adopter,
       upstreams,
+      importKeys,
+      imports,
       attemptChain,
       transactionQuery,
       idempotency,

@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   'errors.forbidden': 403,
   'errors.event_not_found': 404,
   'errors.workflow_not_found': 404,
+  'errors.import_not_found': 404,
   'errors.route_not_found': 404,
   'errors.origin_not_allowed': 403,
   'errors.invalid_signature': 403,

@@ -94,6 +94,13 @@ export const API_ABILITIES: readonly ApiAbility[] = [
     routes: [/^(POST|PUT) \/v1\/certificates(\/|$)/],
   },
   {
+    does: 'import payment methods from another vault',
+    roles: ['admin'],
+    organizationWideOnly: false,
+    needs: VAULT_AND_PAYMENTS,
+    routes: [/^POST \/v1\/payment_methods\/imports$/],
+  },
+  {
     does: 'vault, change, retain and redact payment methods',
     roles: WRITERS,
     organizationWideOnly: false,

@@ -26,6 +26,12 @@ declare module 'fastify' {
      * rate limit applies before the body is read (rate-limit.ts). Form posts are found by `formPost`.
      */
     publicTokenization?: boolean;
+    /**
+     * The route reads its body as a stream, as it arrives (an import file): the route's limit
+     * applies, but the body is not held, so it does not count against the process's budget of
+     * bodies in flight (body-intake.ts).
+     */
+    streamedBody?: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext | null;

@@ -82,6 +82,8 @@ class BodyMeter extends Transform {
     private readonly limit: number,
     private readonly budget: BodyBytesInFlight,
     reservedUpFront: number,
+    /** False for a streamed body: its bytes pass through and are not held, so nothing is reserved. */
+    private readonly holds = true,
   ) {
     super();
     this.reserved = reservedUpFront;
@@ -91,7 +93,7 @@ class BodyMeter extends Transform {
     this.received += chunk.length;
     if (this.received > this.limit) return callback(payloadTooLarge(this.limit));
     const more = this.received - this.reserved;
-    if (more > 0) {
+    if (more > 0 && this.holds) {
       if (!this.budget.tryReserve(more)) return callback(noRoom());
       this.reserved += more;
     }
@@ -170,9 +172,10 @@ export function registerBodyIntake(app: FastifyInstance, budget: BodyBytesInFlig
     const limit = bodyLimitOfRequest(request);
     const declared = declaredLength(request);
     if (declared !== null && declared > limit) throw refuseBeforeReading(reply, payloadTooLarge(limit));
-    const upFront = declared ?? 0;
+    const holds = request.routeOptions.config.streamedBody !== true;
+    const upFront = holds ? (declared ?? 0) : 0;
     if (!budget.tryReserve(upFront)) throw refuseBeforeReading(reply, noRoom());
-    const meter = new BodyMeter(limit, budget, upFront);
+    const meter = new BodyMeter(limit, budget, upFront, holds);
     reply.raw.once('close', () => meter.release());
     feed(payload, meter);
     return meter;

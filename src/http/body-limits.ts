@@ -57,6 +57,12 @@ const PEM = 256 * KiB;
  */
 const LARGEST = MAX_BODY_LIMIT;
 
+/**
+ * An import file (docs/portability.md): streamed as it arrives, never held whole, so only a bound
+ * on how long one request may run: 8 GiB is over ten million cards in JSON Lines.
+ */
+export const IMPORT_FILE_LIMIT = 8 * 1024 * MiB;
+
 const GATEWAY_OPERATIONS = ['purchase', 'authorize', 'verify', 'store', 'general_credit'];
 const REFERENCE_OPERATIONS = ['capture', 'credit'];
 const ROUTED_OPERATIONS = ['purchase', 'authorize', 'verify'];
@@ -71,6 +77,7 @@ export const BODY_LIMITS: ReadonlyMap<string, number> = new Map([
   // Payment methods. POST also takes the transparent redirect's form, narrowed to the public limit.
   ['POST /v1/payment_methods', PAYMENT_METHOD],
   ['PUT /v1/payment_methods/:token', PAYMENT_METHOD],
+  ['POST /v1/payment_methods/imports', IMPORT_FILE_LIMIT],
   ...both('/v1/payment_methods/:token/retain', SMALL),
   ...both('/v1/payment_methods/:token/redact', SMALL),
   ...both('/v1/payment_methods/:token/recache', SMALL),

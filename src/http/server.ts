@@ -40,6 +40,7 @@ import { receiverRoutes, type ReceiverRouteServices } from './routes/receivers.r
 import { certificateRoutes } from './routes/certificates.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
+import { paymentMethodImportRoutes, type ImportRouteDeps } from './routes/payment-method-imports.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
 import { workflowRoutes, type WorkflowRouteServices } from './routes/workflows.routes.js';
 import { openApiRoutes } from './routes/openapi.routes.js';
@@ -55,7 +56,7 @@ import { cardCaptureRoutes } from '../card-capture/card-capture.routes.js';
 import { transparentRedirect } from '../card-capture/transparent-redirect.js';
 
 /** Everything the HTTP layer calls; built by the composition root. */
-export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transactionQuery'>, CallbackRouteServices, Omit<WorkflowRouteServices, 'transactionQuery'> {
+export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transactionQuery'>, CallbackRouteServices, Omit<WorkflowRouteServices, 'transactionQuery'>, ImportRouteDeps {
   store: StoreHandle;
   logger: Logger;
   auth: AuthService;
@@ -241,6 +242,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
       upstreamRoutes(routes, { tenancy: deps.tenancy, upstreamSettings: upstreams.settings, upstreamIntake: upstreams.intake, backfill: upstreams.backfill, audit: deps.audit });
     }
     auditRoutes(routes, deps.audit);
+    paymentMethodImportRoutes(routes, deps);
     paymentMethodRoutes(routes, deps.paymentMethods, deps.transactionQuery, transparentRedirect(deps.browserTokenization, handleError));
     cardCaptureRoutes(routes, deps.browserTokenization);
     transactionRoutes(routes, deps.transactions, deps.transactionQuery, deps.attemptChain);

@@ -1,4 +1,6 @@
 import type { UpstreamSettingsService } from '../services/upstream/upstream-settings.service.js';
+import type { ImportService } from '../services/portability/import.service.js';
+import type { ImportKeyService } from '../services/portability/import-keys.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, fieldError } from '../domain/errors.js';
@@ -25,6 +27,9 @@ export interface PortalDeps {
   gateways: GatewayService;
   certificates: CertificateService;
   paymentMethods: PaymentMethodService;
+  /** Import jobs and the import key (docs/portability.md). */
+  imports: ImportService;
+  importKeys: ImportKeyService;
   transactionQuery: TransactionQueryService;
   receivers: ReceiverService;
   portalUsers: PortalUserService;

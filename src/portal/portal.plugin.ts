@@ -21,6 +21,7 @@ import { certificateRoutes } from './routes/certificates.routes.js';
 import { gatewayRoutes } from './routes/gateways.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
 import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
+import { importRoutes } from './routes/imports.routes.js';
 
 /**
  * Strict policy: only Coffer's own stylesheet and script, no inline script or style, no framing,
@@ -92,6 +93,7 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): void {
       gatewayRoutes(portal, deps);
       transactionRoutes(portal, deps);
       paymentMethodRoutes(portal, deps);
+      importRoutes(portal, deps);
     },
     { prefix: '/portal' },
   );

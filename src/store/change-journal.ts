@@ -17,3 +17,14 @@ export async function recordChange(db: Kysely<Database>, change: Change): Promis
   await enqueueCallbacks(db, event, change.ownCallback !== false, change.environmentSubscribed);
   return event;
 }
+
+/** As `recordChange` for several changes, their events written in one statement (a bulk import). */
+export async function recordChanges(db: Kysely<Database>, changes: readonly Change[]): Promise<void> {
+  const events = await new EventsRepo(db).recordMany(changes);
+  for (const [index, event] of events.entries()) {
+    const change = changes[index] as Change;
+    // Nothing to queue for most of an import's events: skip the call, not only its statements.
+    if (change.environmentSubscribed === false && (change.ownCallback === false || event.objectType !== 'transaction')) continue;
+    await enqueueCallbacks(db, event, change.ownCallback !== false, change.environmentSubscribed);
+  }
+}

@@ -18,6 +18,7 @@ import { cacheGeneration } from './migrations/015-cache-generation.js';
 import { partialIndexes } from './migrations/016-partial-indexes.js';
 import { portalMemberships } from './migrations/017-portal-memberships.js';
 import { callbackFairness } from './migrations/018-callback-fairness.js';
+import { portabilityImport } from './migrations/019-portability-import.js';
 import { upstreams } from './migrations/020-upstreams.js';
 import { openSqliteStore } from './sqlite-store.js';
 import { CofferPostgresDialect } from './postgres-dialect.js';
@@ -68,6 +69,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '016-partial-indexes': partialIndexes,
     '017-portal-memberships': portalMemberships(dialect),
     '018-callback-fairness': callbackFairness,
+    '019-portability-import': portabilityImport,
     '020-upstreams': upstreams,
   };
 }

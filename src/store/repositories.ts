@@ -44,7 +44,9 @@ import { CallbacksRepo } from './repositories/callbacks.repo.js';
 import { WorkflowsRepo } from './repositories/workflows.repo.js';
 import { UpstreamsRepo } from './repositories/upstreams.repo.js';
 import type { UpstreamsRepository } from './interfaces/upstreams.js';
-import { recordChange } from './change-journal.js';
+import { PaymentMethodImportsRepo } from './repositories/payment-method-imports.repo.js';
+import type { PaymentMethodImportsRepository } from './interfaces/payment-method-imports.js';
+import { recordChange, recordChanges } from './change-journal.js';
 import type { ChangeEvent } from '../domain/event.js';
 import { hasCallbackSubscription, type Environment } from '../domain/environment.js';
 import type { RequestMeta } from '../domain/request.js';
@@ -56,6 +58,8 @@ import type { RequestMeta } from '../domain/request.js';
  */
 export interface Journal {
   record(change: ChangeEvent): Promise<void>;
+  /** Several changes at once, their events written in one statement (a bulk import); as `record` for each. */
+  recordAll?(changes: readonly ChangeEvent[]): Promise<void>;
 }
 
 /** Every repository bound to one query executor (the pool, or an open transaction). */
@@ -82,6 +86,7 @@ export interface Repositories {
   callbacks: CallbacksRepository;
   workflows: WorkflowsRepository;
   upstreams: UpstreamsRepository;
+  paymentMethodImports: PaymentMethodImportsRepository;
   journal: Journal;
 }
 
@@ -133,7 +138,11 @@ export function repositories(db: Kysely<Database>, dialect: Dialect, scope: Work
     callbacks: new CallbacksRepo(db, dialect),
     workflows: new WorkflowsRepo(db),
     upstreams: new UpstreamsRepo(db),
-    journal: { record: async (change) => void (await recordChange(db, scoped(change, scope))) },
+    paymentMethodImports: new PaymentMethodImportsRepo(db),
+    journal: {
+      record: async (change) => void (await recordChange(db, scoped(change, scope))),
+      recordAll: (changes) => recordChanges(db, changes.map((change) => scoped(change, scope))),
+    },
   };
 }
 

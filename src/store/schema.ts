@@ -237,6 +237,28 @@ export interface UsedNoncesTable {
   expires_at: string;
 }
 
+/** Migration 019: an import job (docs/portability.md); `report` is JSON text. */
+export interface PaymentMethodImportsTable {
+  token: string;
+  environment_key: string;
+  state: string;
+  format: string | null;
+  encrypted: number;
+  report: string;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Migration 019: an environment's OpenPGP import key pair (the private half sealed). */
+export interface ImportKeysTable {
+  environment_key: string;
+  public_key: string;
+  sealed_private_key: string;
+  fingerprint: string;
+  created_at: string;
+}
+
 /** The Kysely database type: every table Coffer keeps. */
 export interface Database {
   organizations: OrganizationsTable;
@@ -266,6 +288,8 @@ export interface Database {
   environment_upstreams: EnvironmentUpstreamsTable;
   upstream_failures: UpstreamFailuresTable;
   upstream_intake_grants: UpstreamIntakeGrantsTable;
+  payment_method_imports: PaymentMethodImportsTable;
+  import_keys: ImportKeysTable;
 }
 
 /** Migration 015 (docs/caching.md): one row, bumped by trigger on every write to a cached table. */

@@ -302,3 +302,24 @@ export const deliveryLogSchema = z.object({
   created_at: timestamp,
   updated_at: timestamp,
 });
+
+/** An import job (docs/portability.md): progress counts, refused rows and new tokens; never a value of the file. */
+export const paymentMethodImportSchema = z.object({
+  token: z.string(),
+  state: z.enum(['running', 'succeeded', 'failed']),
+  format: z.enum(['jsonl', 'csv']).nullable(),
+  encrypted: z.boolean(),
+  rows: z.number().int().describe('Rows read so far, numbered from 1'),
+  imported: z.number().int(),
+  skipped: z.number().int().describe('The same token already held the same payment method'),
+  rejected: z.number().int(),
+  rejections: z.array(z.object({ row: z.number().int(), reason: z.string(), field: nullableText })).describe('The first 10,000 refused rows'),
+  remapped: z.array(z.object({ row: z.number().int(), old_token: nullableText, new_token: z.string() })).describe('Rows whose token did not fit, and the token they got'),
+  truncated: z.boolean().describe('The lists were cut at 10,000 entries (the counts are whole)'),
+  error: nullableText.describe('Why the file as a whole was refused'),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+/** An environment's OpenPGP import key, public half. */
+export const importKeySchema = z.object({ environment_key: z.string(), fingerprint: z.string(), public_key: z.string().describe('Armored OpenPGP public key') });

@@ -33,7 +33,8 @@ export function paymentMethodRoutes(portal: FastifyInstance, deps: PortalDeps): 
   ${csrfField(request)}<div class="field"><label for="pm-token">Payment method token</label><input id="pm-token" name="token" type="text" required maxlength="64" autocomplete="off"></div>
   <button type="submit">Look up</button>
 </form>
-<p class="hint">Coffer never shows a full card number or a CVV, here or anywhere.</p>`;
+<p class="hint">Coffer never shows a full card number or a CVV, here or anywhere.</p>
+<p><a href="/portal/e/${env.key}/imports">Imports from another vault</a></p>`;
     return sendPage(reply, page(request, frame, body));
   });
 

@@ -11,11 +11,12 @@ import type {
   PaymentMethodCreateInput,
   ThirdPartyTokenInput,
 } from '../../domain/payment-method.js';
-import { TransactionState, type Transaction } from '../../domain/transaction.js';
+import { TransactionState, type NewTransaction, type Transaction } from '../../domain/transaction.js';
+import type { ChangeEvent } from '../../domain/event.js';
 import type { StoreAccess } from '../../store/store-access.js';
 import type { PaymentMethodSealer, SealedFields } from '../payment-method-sealer.js';
 import { checkMetadata, emailErrors } from '../payment-method-validation.js';
-import { newTransaction, recordTransaction } from '../transaction-records.js';
+import { creationEvents, newTransaction, recordTransaction } from '../transaction-records.js';
 
 /** What adoption writes through: the methods, their transactions and the journal. */
 export type AdoptStore = StoreAccess<'paymentMethods' | 'transactions' | 'journal'>;
@@ -201,7 +202,8 @@ async function store(
   const holders = new Map<string, PaymentMethod | Prepared>();
   for (const holder of await repos.paymentMethods.holdersOf([...new Set(batch.map((item) => item.method.token))])) holders.set(holder.token, holder);
   const at = now.toISOString();
-  const results: AdoptResult[] = [];
+  const results: (AdoptResult | Prepared)[] = [];
+  const fresh: Prepared[] = [];
   for (const item of batch) {
     const holder = holders.get(item.method.token);
     if (holder !== undefined) {
@@ -210,23 +212,55 @@ async function store(
       else results.push({ outcome: 'skipped', paymentMethod: 'input' in holder ? storedView(holder.method) : holder });
       continue;
     }
+    holders.set(item.method.token, item);
+    fresh.push(item);
+    results.push(item);
+  }
+  const transactions = await writeAll(repos, environment, fresh, options, at);
+  return results.map((result) => ('input' in result ? { outcome: 'imported', paymentMethod: storedView(result.method), transaction: transactions.get(result.method.token) as Transaction } : result));
+}
+
+/**
+ * Writes the new methods, their transactions and events: a statement per kind of row for the whole
+ * batch where the journal can take them together (a bulk import of a million cards is a few thousand
+ * statements, not five million), one at a time otherwise. The transactions by method token.
+ */
+async function writeAll(
+  repos: Pick<AdoptStore['repos'], 'paymentMethods' | 'transactions' | 'journal'>,
+  environment: Environment,
+  fresh: Prepared[],
+  options: AdoptOptions,
+  at: string,
+): Promise<Map<string, Transaction>> {
+  const records = fresh.map((item) =>
+    newTransaction({
+      environmentKey: environment.key,
+      transactionType: 'ImportPaymentMethod',
+      outcome: TransactionState.succeeded,
+      paymentMethodToken: item.method.token,
+      details: { retained: item.input.storageState === 'retained', ...(options.transactionDetails ?? {}) },
+      now: at,
+    }),
+  );
+  const written = new Map<string, Transaction>();
+  if (fresh.length > 1 && repos.journal.recordAll !== undefined) {
+    await repos.paymentMethods.insertMany(fresh.map((item) => item.method));
+    const transactions = await repos.transactions.insertMany(records);
+    const changes: ChangeEvent[] = [];
+    for (const [index, item] of fresh.entries()) {
+      changes.push({ environmentKey: environment.key, eventType: 'ImportPaymentMethod', objectType: 'payment_method', objectKey: item.method.token, at });
+      changes.push(...creationEvents(records[index] as NewTransaction));
+    }
+    await repos.journal.recordAll(changes);
+    for (const transaction of transactions) if (transaction.paymentMethodToken !== null) written.set(transaction.paymentMethodToken, transaction);
+    return written;
+  }
+  for (const [index, item] of fresh.entries()) {
     await repos.paymentMethods.insert(item.method);
     await repos.journal.record({ environmentKey: environment.key, eventType: 'ImportPaymentMethod', objectType: 'payment_method', objectKey: item.method.token, at });
-    const transaction = await recordTransaction(
-      repos,
-      newTransaction({
-        environmentKey: environment.key,
-        transactionType: 'ImportPaymentMethod',
-        outcome: TransactionState.succeeded,
-        paymentMethodToken: item.method.token,
-        details: { retained: item.input.storageState === 'retained', ...(options.transactionDetails ?? {}) },
-        now: at,
-      }),
-    );
-    holders.set(item.method.token, item);
-    results.push({ outcome: 'imported', paymentMethod: storedView(item.method), transaction });
+    written.set(item.method.token, await recordTransaction(repos, records[index] as NewTransaction));
   }
-  return results;
+  return written;
 }
 
 /** Two methods of one batch under one token: the same when their sensitive values are. */

@@ -10,6 +10,11 @@ export interface EventsRepository {
    * event).
    */
   record(change: Change): Promise<ApiEvent>;
+  /**
+   * Several events in one statement (a bulk import's), in the given order; as `record` for each.
+   * A few hundred rows a statement keeps within SQLite's bound on parameters.
+   */
+  recordMany(changes: readonly Change[]): Promise<ApiEvent[]>;
   find(environmentKey: string, token: string): Promise<ApiEvent | undefined>;
   /** Where an event sits in the environment's feed (a page cursor); undefined when it is not there. */
   positionOf(environmentKey: string, token: string): Promise<{

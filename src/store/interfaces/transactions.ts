@@ -6,6 +6,8 @@ import type { PageRequest } from '../repositories/page.js';
 export interface TransactionsRepository {
   /** Inserts `transaction` and returns it as stored (with its position), in one statement. */
   insert(transaction: NewTransaction): Promise<Transaction>;
+  /** Several new transactions, a statement per 100 (a bulk import's); as `insert` for each, in order. */
+  insertMany(transactions: readonly NewTransaction[]): Promise<Transaction[]>;
   /** The attempts of the retry chains that began with `firstTokens`, each chain oldest first. */
   attemptsOf(environmentKey: string, firstTokens: readonly string[]): Promise<Transaction[]>;
   /**

@@ -90,6 +90,18 @@ export class TransactionsRepo implements TransactionsRepository {
     return transactionOf(inserted, transaction.details);
   }
 
+  /** Several new transactions, a statement per 100 (a bulk import's); as `insert` for each, in order. */
+  async insertMany(transactions: readonly NewTransaction[]): Promise<Transaction[]> {
+    const inserted: Transaction[] = [];
+    for (let start = 0; start < transactions.length; start += 100) {
+      const part = transactions.slice(start, start + 100);
+      const rows = await this.db.insertInto('transactions').values(part.map(newTransactionRow)).returningAll().execute();
+      const byToken = new Map(rows.map((row) => [row.token, row]));
+      for (const transaction of part) inserted.push(transactionOf(byToken.get(transaction.token) as TransactionRow, transaction.details));
+    }
+    return inserted;
+  }
+
   /** The attempts of the retry chains that began with `firstTokens`, each chain oldest first. */
   async attemptsOf(environmentKey: string, firstTokens: readonly string[]): Promise<Transaction[]> {
     // A group of chains a statement (page.ts); each chain is in one group, so its attempts stay in order.

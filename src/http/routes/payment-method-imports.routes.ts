@@ -1,0 +1,128 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyInstance } from 'fastify';
+import { AppError, fieldError } from '../../domain/errors.js';
+import type { ImportKeyService } from '../../services/portability/import-keys.js';
+import { isOpenPgp, peek } from '../../services/portability/import-decrypt.js';
+import type { ImportOptions, ImportService, ImportSource } from '../../services/portability/import.service.js';
+import type { TenancyService } from '../../services/tenancy.service.js';
+import { callerOf } from '../auth.js';
+import { sendWire, sendWireList } from '../reply.js';
+import { paymentMethodImportView } from '../views/payment-method-import.view.js';
+
+type IdParams = { Params: { id: string } };
+type KeyParams = { Params: { key: string } };
+
+export interface ImportRouteDeps {
+  imports: ImportService;
+  importKeys: ImportKeyService;
+  tenancy: TenancyService;
+}
+
+/** `format`, `allow_expired` and `signed_by` (an armored public key) from the query string. */
+function importOptions(query: Record<string, unknown>): ImportOptions {
+  const options: ImportOptions = {};
+  const errors = [];
+  if (query.format !== undefined) {
+    if (query.format === 'jsonl' || query.format === 'csv') options.format = query.format;
+    else errors.push(fieldError.inclusion('format'));
+  }
+  if (query.allow_expired !== undefined) {
+    if (query.allow_expired === 'true' || query.allow_expired === 'false') options.allowExpired = query.allow_expired === 'true';
+    else errors.push(fieldError.invalid('allow_expired'));
+  }
+  if (query.signed_by !== undefined) {
+    if (typeof query.signed_by === 'string' && query.signed_by.includes('-----BEGIN PGP PUBLIC KEY BLOCK-----')) options.signedBy = query.signed_by;
+    else errors.push(fieldError.invalid('signed_by'));
+  }
+  if (errors.length > 0) throw new AppError(errors);
+  return options;
+}
+
+/**
+ * The file's source: the body itself (read once), or, for an OpenPGP file, which is read twice
+ * (import-decrypt.ts), the body spooled to a private temporary file first. Only ciphertext is ever
+ * written there; a clear file is never written anywhere.
+ */
+async function sourceOf(body: Readable): Promise<{ source: ImportSource; cleanup: () => Promise<void> }> {
+  const first = await peek(body);
+  if (first.length === 0) throw new AppError(fieldError.blank('file'));
+  if (!isOpenPgp(first)) {
+    let used = false;
+    return {
+      source: () => {
+        if (used) throw new Error('a clear import body is read once');
+        used = true;
+        return body;
+      },
+      cleanup: async () => {},
+    };
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'coffer-import-'));
+  const file = path.join(dir, 'file.pgp');
+  try {
+    await pipeline(body, createWriteStream(file, { mode: 0o600 }));
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return { source: () => createReadStream(file), cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Imports over the API (docs/portability.md): the file is the body of
+ * `POST /v1/payment_methods/imports` (admin secret), streamed as it arrives; the answer is the
+ * job once the file is read to its end. While it runs, `GET /v1/payment_methods/imports` and
+ * `GET /v1/payment_methods/imports/<id>` show its progress. `GET /v1/environments/<key>/import_key`
+ * serves the environment's armored public import key.
+ */
+export function paymentMethodImportRoutes(app: FastifyInstance, deps: ImportRouteDeps): void {
+  void app.register(async (scope) => {
+    // The body is a file in any format: handed to the route as the stream it arrives as.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    scope.post('/v1/payment_methods/imports', { config: { access: 'admin', streamedBody: true } }, async (request, reply) => {
+      const options = importOptions(request.query as Record<string, unknown>);
+      const body = request.body as Readable | undefined | null;
+      if (body === undefined || body === null || request.headers['content-length'] === '0') throw new AppError(fieldError.blank('file'));
+      const { environment } = callerOf(request);
+      const { source, cleanup } = await sourceOf(body);
+      const job = await deps.imports.start(environment);
+      let ended;
+      try {
+        ended = await deps.imports.run(environment, job, source, options);
+      } finally {
+        await cleanup();
+        // A file refused part-way leaves the rest of its body unread: the connection cannot carry
+        // another request after it, so it closes once answered (the rest is discarded meanwhile).
+        if (!body.readableEnded) {
+          void reply.header('Connection', 'close');
+          body.resume();
+        }
+      }
+      if (ended.state === 'failed') throw new AppError({ key: 'errors.invalid', attribute: 'file', message: ended.error ?? 'The file cannot be imported' });
+      return sendWire(request, reply, 201, 'payment_method_import', paymentMethodImportView(ended));
+    });
+  });
+
+  app.get('/v1/payment_methods/imports', async (request, reply) => {
+    const jobs = await deps.imports.list(callerOf(request).environment);
+    return sendWireList(request, reply, 'payment_method_imports', 'payment_method_import', jobs, paymentMethodImportView);
+  });
+
+  app.get<IdParams>('/v1/payment_methods/imports/:id', async (request, reply) => {
+    const job = await deps.imports.find(callerOf(request).environment, request.params.id);
+    if (job === undefined) throw new AppError({ key: 'errors.import_not_found', message: 'Unable to find the specified import.' });
+    return sendWire(request, reply, 200, 'payment_method_import', paymentMethodImportView(job));
+  });
+
+  app.get<KeyParams>('/v1/environments/:key/import_key', { config: { access: 'admin', organizationWide: true } }, async (request, reply) => {
+    const environment = await deps.tenancy.findEnvironment(callerOf(request).organization.token, request.params.key);
+    const key = await deps.importKeys.publicKey(environment.key);
+    return sendWire(request, reply, 200, 'import_key', { environment_key: environment.key, fingerprint: key.fingerprint, public_key: key.armored });
+  });
+}
