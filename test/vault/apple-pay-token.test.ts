@@ -1,0 +1,152 @@
+import { X509Certificate } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decryptApplePayToken, type ApplePayDecryptOptions } from '../../src/vault/wallets/apple-pay.js';
+import { applePayMerchantKey, type ApplePayMerchantKey } from '../../src/vault/wallets/apple-pay-merchant-key.js';
+import { APPLE_ROOT_CA_G3_SHA256, loadAppleRootCaG3 } from '../../src/vault/wallets/apple-root.js';
+import { WalletTokenError } from '../../src/vault/wallets/wallet-errors.js';
+import { applePayPaymentData, applePayToken, createApplePayTestCa, merchantKeyPair, type ApplePayTestCa } from '../helpers/wallet-tokens.js';
+
+const MERCHANT_ID = 'merchant.com.example.coffer';
+const DPAN = '4817499999999994';
+const CRYPTOGRAM = 'AOWfXu1Iv1pAQwAAAAAAAAAAAAA=';
+
+let ca: ApplePayTestCa;
+let merchant: ReturnType<typeof merchantKeyPair>;
+let merchantKey: ApplePayMerchantKey;
+
+beforeAll(async () => {
+  ca = await createApplePayTestCa();
+  merchant = merchantKeyPair();
+  merchantKey = applePayMerchantKey({ privateKey: merchant.privateKey, certificate: await ca.merchantCertificate(merchant.publicKey, MERCHANT_ID) });
+});
+
+function options(overrides: Partial<ApplePayDecryptOptions> = {}): ApplePayDecryptOptions {
+  return { merchantKeys: [merchantKey], roots: [ca.root], now: new Date(), ...overrides };
+}
+
+function token(overrides: Partial<Parameters<typeof applePayToken>[0]> = {}): Record<string, unknown> {
+  return applePayToken({ ca, merchantPublicKey: merchant.publicKey, merchantIdentifier: MERCHANT_ID, ...overrides });
+}
+
+/** The refusal `fn` throws, checked to reveal nothing of the payment data. */
+function refusal(fn: () => unknown): WalletTokenError {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught).toBeInstanceOf(WalletTokenError);
+  const error = caught as WalletTokenError;
+  const printed = `${error.message}\n${error.stack ?? ''}\n${JSON.stringify(error)}\n${String(error.cause ?? '')}`;
+  for (const secret of [DPAN, CRYPTOGRAM, 'applicationPrimaryAccountNumber":', 'onlinePaymentCryptogram":']) expect(printed).not.toContain(secret);
+  return error;
+}
+
+function flipByte(base64: string, index: number): string {
+  const bytes = Buffer.from(base64, 'base64');
+  bytes[index] = (bytes[index] ?? 0) ^ 0x01;
+  return bytes.toString('base64');
+}
+
+describe('Apple Pay EC_v1 token', () => {
+  it('decrypts a valid token to the DPAN, cryptogram and ECI', () => {
+    const result = decryptApplePayToken(token(), options());
+    expect(result.payment.accountNumber.reveal()).toBe(DPAN);
+    expect(result.payment.cryptogram?.reveal()).toBe(CRYPTOGRAM);
+    expect(result.payment.eciIndicator).toBe('7');
+    expect(result.payment).toMatchObject({ expirationYear: 2029, expirationMonth: 12, currencyCode: '840', transactionAmount: 1999, paymentDataType: '3DSecure' });
+    // The DPAN and cryptogram redact themselves wherever printed.
+    expect(JSON.stringify(result)).not.toContain(DPAN);
+    expect(JSON.stringify(result)).not.toContain(CRYPTOGRAM);
+  });
+
+  it('accepts the token as JSON text and with applicationData signed in', () => {
+    const result = decryptApplePayToken(JSON.stringify(token({ applicationData: 'ab'.repeat(32) })), options());
+    expect(result.payment.accountNumber.reveal()).toBe(DPAN);
+  });
+
+  it('derives the same key from the merchant identifier as from the certificate extension', () => {
+    const byId = applePayMerchantKey({ privateKey: merchant.privateKey, merchantIdentifier: MERCHANT_ID });
+    expect(byId.merchantIdHash.equals(merchantKey.merchantIdHash)).toBe(true);
+    expect(decryptApplePayToken(token(), options({ merchantKeys: [byId] })).payment.accountNumber.reveal()).toBe(DPAN);
+  });
+
+  it('picks the key the publicKeyHash names among several (rotation)', () => {
+    const other = merchantKeyPair();
+    const otherKey = applePayMerchantKey({ privateKey: other.privateKey, merchantIdentifier: MERCHANT_ID });
+    expect(decryptApplePayToken(token(), options({ merchantKeys: [otherKey, merchantKey] })).payment.accountNumber.reveal()).toBe(DPAN);
+  });
+
+  it('reads EMV payment data', () => {
+    const payload = applePayPaymentData({ paymentDataType: 'EMV', paymentData: { emvData: 'nwIGAAAAAAAA' } });
+    const result = decryptApplePayToken(token({ payload }), options());
+    expect(result.payment.cryptogram).toBeNull();
+    expect(result.payment.emvData?.reveal()).toBe('nwIGAAAAAAAA');
+  });
+
+  it('refuses a tampered ciphertext as a bad signature (the digest covers it)', () => {
+    const tampered = token();
+    tampered['data'] = flipByte(tampered['data'] as string, 3);
+    expect(refusal(() => decryptApplePayToken(tampered, options())).code).toBe('bad_signature');
+  });
+
+  it('refuses a bad signature', () => {
+    const tampered = token();
+    const signature = Buffer.from(tampered['signature'] as string, 'base64');
+    // The ECDSA signature value is the SignerInfo's last field, at the end of the DER.
+    signature[signature.length - 5] = (signature[signature.length - 5] ?? 0) ^ 0x01;
+    tampered['signature'] = signature.toString('base64');
+    expect(refusal(() => decryptApplePayToken(tampered, options())).code).toBe('bad_signature');
+  });
+
+  it('refuses a chain to another root', async () => {
+    const stranger = await createApplePayTestCa();
+    expect(refusal(() => decryptApplePayToken(token(), options({ roots: [stranger.root] }))).code).toBe('untrusted_chain');
+  });
+
+  it('refuses a leaf without Apple\'s marker extension', async () => {
+    const plain = await createApplePayTestCa({ leafWithoutMarker: true });
+    const forged = applePayToken({ ca: plain, merchantPublicKey: merchant.publicKey, merchantIdentifier: MERCHANT_ID });
+    expect(refusal(() => decryptApplePayToken(forged, options({ roots: [plain.root] }))).code).toBe('untrusted_chain');
+  });
+
+  it('refuses a signing time outside the window, either way, and honours a wider window', () => {
+    const old = token({ signingTime: new Date(Date.now() - 6 * 60_000) });
+    expect(refusal(() => decryptApplePayToken(old, options())).code).toBe('expired');
+    const future = token({ signingTime: new Date(Date.now() + 6 * 60_000) });
+    expect(refusal(() => decryptApplePayToken(future, options())).code).toBe('expired');
+    expect(decryptApplePayToken(old, options({ signingTimeWindowMs: 10 * 60_000 })).payment.accountNumber.reveal()).toBe(DPAN);
+  });
+
+  it('refuses an unknown publicKeyHash', () => {
+    const other = merchantKeyPair();
+    const otherKey = applePayMerchantKey({ privateKey: other.privateKey, merchantIdentifier: MERCHANT_ID });
+    expect(refusal(() => decryptApplePayToken(token(), options({ merchantKeys: [otherKey] }))).code).toBe('unknown_key');
+  });
+
+  it('refuses a token that does not decrypt with the matching key', () => {
+    const wrongId = applePayMerchantKey({ privateKey: merchant.privateKey, merchantIdentifier: 'merchant.com.example.other' });
+    expect(refusal(() => decryptApplePayToken(token(), options({ merchantKeys: [wrongId] }))).code).toBe('decryption_failed');
+  });
+
+  it('refuses malformed tokens', () => {
+    for (const bad of ['not json', {}, { ...token(), version: 'RSA_v1' }, { ...token(), data: '***' }, { ...token(), signature: Buffer.from('nope').toString('base64') }, { ...token(), header: null }]) {
+      expect(refusal(() => decryptApplePayToken(bad, options())).code).toBe('malformed');
+    }
+  });
+
+  it('refuses malformed decrypted payment data without quoting it', () => {
+    const payload = applePayPaymentData({ applicationExpirationDate: `${DPAN}x` });
+    expect(refusal(() => decryptApplePayToken(token({ payload }), options())).code).toBe('malformed');
+  });
+});
+
+describe('Apple Root CA - G3', () => {
+  it('ships with the fingerprint Apple publishes', () => {
+    const root = loadAppleRootCaG3();
+    expect(root).toBeInstanceOf(X509Certificate);
+    expect(root.fingerprint256).toBe(APPLE_ROOT_CA_G3_SHA256);
+    expect(root.subject).toContain('CN=Apple Root CA - G3');
+  });
+});
