@@ -22,10 +22,12 @@ import * as asn1js from 'asn1js';
 import {
   createCipheriv,
   createHash,
+  createHmac,
   createPrivateKey,
   createPublicKey,
   diffieHellman,
   generateKeyPairSync,
+  hkdfSync,
   randomBytes,
   sign,
   webcrypto,
@@ -35,6 +37,7 @@ import {
 import { asn1 } from '../../src/vault/wallets/asn1.js';
 import { applePaySymmetricKey } from '../../src/vault/wallets/apple-pay-cipher.js';
 import { APPLE_MERCHANT_ID_OID } from '../../src/vault/wallets/apple-pay-merchant-key.js';
+import { lengthPrefixed } from '../../src/vault/wallets/google-pay-signature.js';
 import { APPLE_PAY_INTERMEDIATE_OID, APPLE_PAY_LEAF_OID } from '../../src/vault/wallets/apple-pay-signature.js';
 
 /**
@@ -238,5 +241,80 @@ export function applePayToken(options: ApplePayTokenOptions): Record<string, unk
       transactionId,
       ...(options.applicationData === undefined ? {} : { applicationData: options.applicationData }),
     },
+  };
+}
+
+/** A key pair standing in for one of Google's root signing keys, with its published-format JSON. */
+export interface GooglePayTestRoot {
+  privateKey: KeyObject;
+  /** `{"keys":[...]}` as Google publishes it, this key as the ECv2 entry. */
+  keysJson: string;
+}
+
+export function createGooglePayTestRoot(expiration = Date.now() + 365 * DAY_MS): GooglePayTestRoot {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const keyValue = spkiOf(publicKey).toString('base64');
+  return { privateKey, keysJson: JSON.stringify({ keys: [{ keyValue, protocolVersion: 'ECv2', keyExpiration: String(expiration) }] }) };
+}
+
+/** The decrypted message of a CRYPTOGRAM_3DS token, as Google's page lists its fields. */
+export function googlePayMessage(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    messageExpiration: String(Date.now() + 7 * DAY_MS),
+    messageId: 'AH2EjtfrxzYkTrZw4OvFyEa5kMwYqVVsRvJ-5lT6vBn2tfNnZ2hs',
+    paymentMethod: 'CARD',
+    paymentMethodDetails: {
+      expirationYear: 2030,
+      expirationMonth: 12,
+      pan: '4895370012003478',
+      authMethod: 'CRYPTOGRAM_3DS',
+      eciIndicator: '05',
+      cryptogram: 'AgAAAAAABk4DWZ4C28yUQAAAAAA=',
+    },
+    ...overrides,
+  };
+}
+
+export interface GooglePayTokenOptions {
+  root: GooglePayTestRoot;
+  merchantPublicKey: KeyObject;
+  /** The recipient the message is signed for: `merchant:<id>`. */
+  recipientId: string;
+  message?: Record<string, unknown>;
+  intermediateKeyExpiration?: number;
+  /** Change the ciphertext after encryption but before signing (reaches the MAC check). */
+  alterCiphertextBeforeSigning?: boolean;
+}
+
+function ecdsa(privateKey: KeyObject, data: Buffer): string {
+  return sign('sha256', data, privateKey).toString('base64');
+}
+
+/** An ECv2 token as Google makes one: root-signed intermediate key, signed and encrypted message. */
+export function googlePayToken(options: GooglePayTokenOptions): Record<string, unknown> {
+  const intermediate = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const signedKey = JSON.stringify({
+    keyValue: spkiOf(intermediate.publicKey).toString('base64'),
+    keyExpiration: String(options.intermediateKeyExpiration ?? Date.now() + DAY_MS),
+  });
+  const ephemeral = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const jwk = ephemeral.publicKey.export({ format: 'jwk' });
+  const point = Buffer.concat([Buffer.from([0x04]), Buffer.from(jwk.x as string, 'base64url'), Buffer.from(jwk.y as string, 'base64url')]);
+  const sharedSecret = diffieHellman({ privateKey: ephemeral.privateKey, publicKey: options.merchantPublicKey });
+  const derived = Buffer.from(hkdfSync('sha256', Buffer.concat([point, sharedSecret]), Buffer.alloc(32), Buffer.from('Google'), 64));
+  const cipher = createCipheriv('aes-256-ctr', derived.subarray(0, 32), Buffer.alloc(16));
+  const encryptedMessage = Buffer.concat([cipher.update(JSON.stringify(options.message ?? googlePayMessage()), 'utf8'), cipher.final()]);
+  const tag = createHmac('sha256', derived.subarray(32)).update(encryptedMessage).digest();
+  if (options.alterCiphertextBeforeSigning === true) encryptedMessage[0] = (encryptedMessage[0] ?? 0) ^ 0x01;
+  const signedMessage = JSON.stringify({
+    encryptedMessage: encryptedMessage.toString('base64'),
+    ephemeralPublicKey: point.toString('base64'),
+    tag: tag.toString('base64'),
+  });
+  return {
+    signature: ecdsa(intermediate.privateKey, lengthPrefixed(['Google', options.recipientId, 'ECv2', signedMessage])),
+    intermediateSigningKey: { signedKey, signatures: [ecdsa(options.root.privateKey, lengthPrefixed(['Google', 'ECv2', signedKey]))] },
+    protocolVersion: 'ECv2',
+    signedMessage,
   };
 }

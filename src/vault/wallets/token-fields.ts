@@ -33,9 +33,12 @@ const HEX = /^(?:[0-9A-Fa-f]{2})*$/;
 
 /** Standard base64 (the alphabet both wallets use), strictly: Buffer.from would skip bad characters. */
 export function base64Field(object: JsonObject, name: string, what: string): Buffer {
-  const text = stringField(object, name, what);
-  if (text.length % 4 !== 0 || !BASE64.test(text)) throw new WalletTokenMalformedError(`${what}.${name} must be base64`);
-  return Buffer.from(text, 'base64');
+  return base64Of(stringField(object, name, what), `${what}.${name}`);
+}
+
+export function base64Of(value: unknown, what: string): Buffer {
+  if (typeof value !== 'string' || value.length === 0 || value.length % 4 !== 0 || !BASE64.test(value)) throw new WalletTokenMalformedError(`${what} must be base64`);
+  return Buffer.from(value, 'base64');
 }
 
 export function hexField(object: JsonObject, name: string, what: string): Buffer {

@@ -1,0 +1,119 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decryptGooglePayToken, type GooglePayDecryptOptions } from '../../src/vault/wallets/google-pay.js';
+import { GOOGLE_PAY_TEST_ROOT_KEYS, loadGooglePayRootKeys, parseGooglePayRootKeys } from '../../src/vault/wallets/google-pay-root-keys.js';
+import { WalletTokenError } from '../../src/vault/wallets/wallet-errors.js';
+import { createGooglePayTestRoot, googlePayMessage, googlePayToken, merchantKeyPair, type GooglePayTestRoot } from '../helpers/wallet-tokens.js';
+
+const MERCHANT_ID = '12345678901234567890';
+const RECIPIENT = `merchant:${MERCHANT_ID}`;
+const DPAN = '4895370012003478';
+const CRYPTOGRAM = 'AgAAAAAABk4DWZ4C28yUQAAAAAA=';
+
+let root: GooglePayTestRoot;
+let merchant: ReturnType<typeof merchantKeyPair>;
+
+beforeAll(() => {
+  root = createGooglePayTestRoot();
+  merchant = merchantKeyPair();
+});
+
+function options(overrides: Partial<GooglePayDecryptOptions> = {}): GooglePayDecryptOptions {
+  return { merchantKeys: [merchant.privateKey], rootKeys: parseGooglePayRootKeys(root.keysJson), merchantId: MERCHANT_ID, now: new Date(), ...overrides };
+}
+
+function token(overrides: Partial<Parameters<typeof googlePayToken>[0]> = {}): Record<string, unknown> {
+  return googlePayToken({ root, merchantPublicKey: merchant.publicKey, recipientId: RECIPIENT, ...overrides });
+}
+
+/** The refusal `fn` throws, checked to reveal nothing of the decrypted message. */
+function refusal(fn: () => unknown): WalletTokenError {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught).toBeInstanceOf(WalletTokenError);
+  const error = caught as WalletTokenError;
+  const printed = `${error.message}\n${error.stack ?? ''}\n${JSON.stringify(error)}\n${String(error.cause ?? '')}`;
+  for (const secret of [DPAN, CRYPTOGRAM, '"pan":', '"cryptogram":']) expect(printed).not.toContain(secret);
+  return error;
+}
+
+describe('Google Pay ECv2 token', () => {
+  it('decrypts a valid CRYPTOGRAM_3DS token to the DPAN, cryptogram and ECI', () => {
+    const result = decryptGooglePayToken(token(), options());
+    expect(result.accountNumber.reveal()).toBe(DPAN);
+    expect(result.cryptogram?.reveal()).toBe(CRYPTOGRAM);
+    expect(result).toMatchObject({ authMethod: 'CRYPTOGRAM_3DS', eciIndicator: '05', expirationMonth: 12, expirationYear: 2030 });
+    expect(JSON.stringify(result)).not.toContain(DPAN);
+    expect(JSON.stringify(result)).not.toContain(CRYPTOGRAM);
+  });
+
+  it('decrypts a PAN_ONLY token given as JSON text, trying several merchant keys', () => {
+    const message = googlePayMessage({ paymentMethodDetails: { pan: '4111111111111111', expirationMonth: 1, expirationYear: 2031, authMethod: 'PAN_ONLY' } });
+    const other = merchantKeyPair();
+    const result = decryptGooglePayToken(JSON.stringify(token({ message })), options({ merchantKeys: [other.privateKey, merchant.privateKey] }));
+    expect(result.authMethod).toBe('PAN_ONLY');
+    expect(result.accountNumber.reveal()).toBe('4111111111111111');
+    expect(result.cryptogram).toBeNull();
+  });
+
+  it('refuses a tampered ciphertext: the signature covers it', () => {
+    const tampered = token();
+    const signed = JSON.parse(tampered['signedMessage'] as string) as Record<string, string>;
+    const bytes = Buffer.from(signed['encryptedMessage'] as string, 'base64');
+    bytes[0] = (bytes[0] ?? 0) ^ 0x01;
+    tampered['signedMessage'] = JSON.stringify({ ...signed, encryptedMessage: bytes.toString('base64') });
+    expect(refusal(() => decryptGooglePayToken(tampered, options())).code).toBe('bad_signature');
+  });
+
+  it('refuses a signed ciphertext whose tag does not check', () => {
+    expect(refusal(() => decryptGooglePayToken(token({ alterCiphertextBeforeSigning: true }), options())).code).toBe('decryption_failed');
+  });
+
+  it('refuses a token for another merchant key', () => {
+    const other = merchantKeyPair();
+    expect(refusal(() => decryptGooglePayToken(token(), options({ merchantKeys: [other.privateKey] }))).code).toBe('decryption_failed');
+  });
+
+  it('refuses an intermediate key signed by another root', () => {
+    const stranger = createGooglePayTestRoot();
+    expect(refusal(() => decryptGooglePayToken(token({ root: stranger }), options())).code).toBe('bad_signature');
+  });
+
+  it('refuses an intermediate key signed by an expired root', () => {
+    const expiredRoot = createGooglePayTestRoot(Date.now() - 1000);
+    const forged = token({ root: expiredRoot });
+    expect(refusal(() => decryptGooglePayToken(forged, options({ rootKeys: parseGooglePayRootKeys(expiredRoot.keysJson) }))).code).toBe('bad_signature');
+  });
+
+  it('refuses a wrong recipient', () => {
+    expect(refusal(() => decryptGooglePayToken(token({ recipientId: 'merchant:09876543210987654321' }), options())).code).toBe('wrong_recipient');
+  });
+
+  it('refuses an expired intermediate signing key', () => {
+    expect(refusal(() => decryptGooglePayToken(token({ intermediateKeyExpiration: Date.now() - 1000 }), options())).code).toBe('expired');
+  });
+
+  it('refuses an expired message', () => {
+    const message = googlePayMessage({ messageExpiration: String(Date.now() - 1000) });
+    expect(refusal(() => decryptGooglePayToken(token({ message }), options())).code).toBe('expired');
+  });
+
+  it('refuses malformed tokens and messages without quoting them', () => {
+    for (const bad of ['not json', {}, { ...token(), protocolVersion: 'ECv1' }, { ...token(), signedMessage: '{}' }, { ...token(), intermediateSigningKey: { signedKey: '{}', signatures: [] } }]) {
+      expect(refusal(() => decryptGooglePayToken(bad, options())).code).toBe('malformed');
+    }
+    const message = googlePayMessage({ paymentMethodDetails: { pan: `${DPAN}x`, authMethod: 'PAN_ONLY', expirationMonth: 1, expirationYear: 2031 } });
+    expect(refusal(() => decryptGooglePayToken(token({ message }), options())).code).toBe('malformed');
+  });
+});
+
+describe('Google Pay root keys', () => {
+  it('keeps only ECv2 keys of the shipped test set', () => {
+    const keys = loadGooglePayRootKeys(GOOGLE_PAY_TEST_ROOT_KEYS);
+    expect(keys).toHaveLength(1);
+    expect(keys[0]?.expiration).toBe(2154841200000);
+  });
+});
