@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decryptGooglePayToken, type GooglePayDecryptOptions } from '../../src/vault/wallets/google-pay.js';
 import { GOOGLE_PAY_TEST_ROOT_KEYS, loadGooglePayRootKeys, parseGooglePayRootKeys } from '../../src/vault/wallets/google-pay-root-keys.js';
@@ -115,5 +116,35 @@ describe('Google Pay root keys', () => {
     const keys = loadGooglePayRootKeys(GOOGLE_PAY_TEST_ROOT_KEYS);
     expect(keys).toHaveLength(1);
     expect(keys[0]?.expiration).toBe(2154841200000);
+  });
+});
+
+describe('a token made by Google\'s test environment', () => {
+  // A PAN_ONLY token Google's test environment issued in February 2022 for recipient
+  // merchant:12345678901234567890, with the merchant's test key, as published in the tests of
+  // github.com/moovfinancial/google-pay-decryptor. Its intermediate key is signed by the ECv2 key
+  // of the test set Coffer ships, so this checks the wire format and the shipped keys together.
+  it('verifies under the shipped test root keys and decrypts, at the time it was made', () => {
+    const token = {
+      protocolVersion: 'ECv2',
+      signature: 'MEQCICgayPPjbzuvzFN/2/7gPxIYHIROaouYd0aegk5xuVmRAiB7X5ksxyhmGi1tx+nnrlAPnlqpX0fy/vlFfexxd1s1tA==',
+      intermediateSigningKey: {
+        signedKey: '{"keyValue":"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE8vPzuDtvMbegr5qCTN6IRYaigyr6A+heGx1xdEoWHQPNnyIIHXjrsua/6FPjbLLldLM3646GaO+CnlkkGUfeLQ\\u003d\\u003d","keyExpiration":"1645569858115"}',
+        signatures: ['MEYCIQDJvRet0TswS+0+QGdLE+qhDC6PtYDk+lvws8PzPCfygQIhAOeIkYEzK+lhVbrhYDdlx1NVZApOM4j5tONm/dDJjhQX'],
+      },
+      signedMessage: '{"encryptedMessage":"5RB8tx7IeHATogErh29B44USzvUAeDdjlDspWP9uQAzH1qiefn2p/WTFjk429sQvUT7oLts+bTAqVXihEnV69zWyNqW0a0oFeIjCC5YqdBMqOsHdo1dWYuDWXJOQNgOnUghFRJSLGnb4KRvQMiF06GRGqxHgJoS+IiaxXX98Zcsa/ljBtvkqQ3Pug91E9+FJmzWDgrUDf3mDXAac4cZf/hW1mUt+XhWAI1Q0etwpW7DwdeDyt5GFOXqBhsF6a6qVtwNIxltd0NaGz2Yj+NhrinCb0aiyXELn9Hw6vkRssRPXUqygbkBDffU+XP9LjbBweS1usODcSb8IJ/uP1QO3tYlj9Qd44OMxuXaEjM2B2RrNZKuNd7uUByZ1B7OyL3NEvwY5ebMYkDJx51JfPATIzcGzU9/7rrR3mny9pZvJmEwY3y7rO7jDrcZYBQ3452GRlDTC67gRZopx4OJlj0pWX7aaO7ZtRowqkynANL0mdrz4wZihR5AFPOiVFKPh3iWv2EzszAceY4xqqoawmqyGFS4L24TiQ0WX","ephemeralPublicKey":"BIG60+zjF3baoQRqNiZ7ZRQFzKnzITgUu9e4sS3MJ0JSxRk4MTUj9Z+rMeJQogXeSUfSlRVTfDELv1X9got3yeg\\u003d","tag":"3Q7cmZwn/hk2xVZ+sSbHYa0bOAQQSWFr0ehpPf94wlg\\u003d"}',
+    };
+    const key = createPrivateKey({ key: Buffer.from('MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgVXmgr0TkF+YKxR9Hqk1oN/YrBHoHIY+fvPEnrdS1fb+hRANCAATLt+0tx4HUcMrQkq/D45PNREgAS9+zUP8iUbCl9dt4sQhaZyGmt47TcyJaFLwSUwcSxrYQ9MW7BiU9z1e2NkCB', 'base64'), format: 'der', type: 'pkcs8' });
+    const result = decryptGooglePayToken(token, {
+      merchantKeys: [key],
+      rootKeys: loadGooglePayRootKeys(GOOGLE_PAY_TEST_ROOT_KEYS),
+      merchantId: '12345678901234567890',
+      now: new Date(1645500000000),
+    });
+    expect(result.authMethod).toBe('PAN_ONLY');
+    expect(result.accountNumber.reveal()).toBe('4111111111111111');
+    expect(result).toMatchObject({ expirationMonth: 12, expirationYear: 2027 });
+    // A day later the message (and then the intermediate key) has expired.
+    expect(refusal(() => decryptGooglePayToken(token, { merchantKeys: [key], rootKeys: loadGooglePayRootKeys(GOOGLE_PAY_TEST_ROOT_KEYS), merchantId: '12345678901234567890', now: new Date(1645590000000) })).code).toBe('expired');
   });
 });
