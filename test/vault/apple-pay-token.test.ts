@@ -1,8 +1,11 @@
 import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decryptApplePayToken, type ApplePayDecryptOptions } from '../../src/vault/wallets/apple-pay.js';
 import { applePayMerchantKey, type ApplePayMerchantKey } from '../../src/vault/wallets/apple-pay-merchant-key.js';
 import { APPLE_ROOT_CA_G3_SHA256, loadAppleRootCaG3 } from '../../src/vault/wallets/apple-root.js';
+import { verifyApplePaySignature } from '../../src/vault/wallets/apple-pay-signature.js';
+import { applePaySignedContent, parseApplePayToken } from '../../src/vault/wallets/apple-pay-token.js';
 import { WalletTokenError } from '../../src/vault/wallets/wallet-errors.js';
 import { applePayPaymentData, applePayToken, createApplePayTestCa, merchantKeyPair, type ApplePayTestCa } from '../helpers/wallet-tokens.js';
 
@@ -148,5 +151,28 @@ describe('Apple Root CA - G3', () => {
     expect(root).toBeInstanceOf(X509Certificate);
     expect(root.fingerprint256).toBe(APPLE_ROOT_CA_G3_SHA256);
     expect(root.subject).toContain('CN=Apple Root CA - G3');
+  });
+});
+
+describe('a token made by Apple\'s sandbox', () => {
+  // An EC_v1 token Apple's sandbox issued on 2021-08-20, as published in the tests of
+  // github.com/globalpayments/php-sdk. Without its merchant key it cannot be decrypted, but its
+  // signature checks end to end against the shipped Apple Root CA - G3: BER framing, Apple's real
+  // marker extensions, the signed attributes as Apple encodes them.
+  const sandboxToken = JSON.parse(readFileSync(new URL('./fixtures/apple-pay-sandbox-token.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+  const signedAt = new Date('2021-08-20T15:11:26Z');
+
+  it('verifies under Apple Root CA - G3 at its signing time, then stops at the unknown key', () => {
+    const token = parseApplePayToken(sandboxToken);
+    const signingTime = verifyApplePaySignature({ signature: token.signature, signedContent: applePaySignedContent(token), roots: [loadAppleRootCaG3()], now: signedAt, signingTimeWindowMs: 60_000 });
+    expect(signingTime.toISOString()).toBe('2021-08-20T15:11:26.000Z');
+    expect(refusal(() => decryptApplePayToken(sandboxToken, options({ roots: [loadAppleRootCaG3()], now: signedAt }))).code).toBe('unknown_key');
+  });
+
+  it('is refused once altered, or later than the window, or under another root', () => {
+    const altered = { ...sandboxToken, header: { ...(sandboxToken['header'] as object), transactionId: 'c943bc79e49bd3c023988a0681be4df68a30ee64c8360feba1920a320cc29bd1' } };
+    expect(refusal(() => decryptApplePayToken(altered, options({ roots: [loadAppleRootCaG3()], now: signedAt }))).code).toBe('bad_signature');
+    expect(refusal(() => decryptApplePayToken(sandboxToken, options({ roots: [loadAppleRootCaG3()], now: new Date(signedAt.getTime() + 6 * 60_000) }))).code).toBe('expired');
+    expect(refusal(() => decryptApplePayToken(sandboxToken, options({ now: signedAt }))).code).toBe('untrusted_chain');
   });
 });
