@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decryptApplePayToken, type ApplePayDecryptOptions } from '../../src/vault/wallets/apple-pay.js';
 import { applePayMerchantKey, type ApplePayMerchantKey } from '../../src/vault/wallets/apple-pay-merchant-key.js';
@@ -174,5 +175,38 @@ describe('a token made by Apple\'s sandbox', () => {
     expect(refusal(() => decryptApplePayToken(altered, options({ roots: [loadAppleRootCaG3()], now: signedAt }))).code).toBe('bad_signature');
     expect(refusal(() => decryptApplePayToken(sandboxToken, options({ roots: [loadAppleRootCaG3()], now: new Date(signedAt.getTime() + 6 * 60_000) }))).code).toBe('expired');
     expect(refusal(() => decryptApplePayToken(sandboxToken, options({ now: signedAt }))).code).toBe('untrusted_chain');
+  });
+});
+
+describe('Apple Pay token fuzzing', () => {
+  // The property that matters: an altered token is refused with a WalletTokenError (never another
+  // exception), or, where the alteration only touches unauthenticated framing the BER reader
+  // tolerates (a length octet of the CMS envelope), it opens to exactly the original payment data.
+  it('refuses an altered byte with a WalletTokenError or yields the original payment data', () => {
+    const valid = token();
+    const header = valid['header'] as Record<string, string>;
+    const fields: [string, () => string, (value: string) => Record<string, unknown>][] = [
+      ['data', () => valid['data'] as string, (value) => ({ ...valid, data: value })],
+      ['signature', () => valid['signature'] as string, (value) => ({ ...valid, signature: value })],
+      ['ephemeralPublicKey', () => header['ephemeralPublicKey'] as string, (value) => ({ ...valid, header: { ...header, ephemeralPublicKey: value } })],
+    ];
+    fc.assert(
+      fc.property(fc.constantFrom(...fields), fc.nat(), fc.integer({ min: 1, max: 255 }), ([, read, write], position, mask) => {
+        const bytes = Buffer.from(read(), 'base64');
+        const index = position % bytes.length;
+        bytes[index] = (bytes[index] ?? 0) ^ mask;
+        let result: ReturnType<typeof decryptApplePayToken> | undefined;
+        try {
+          result = decryptApplePayToken(write(bytes.toString('base64')), options());
+        } catch {
+          refusal(() => decryptApplePayToken(write(bytes.toString('base64')), options()));
+        }
+        if (result !== undefined) {
+          expect(result.payment.accountNumber.reveal()).toBe(DPAN);
+          expect(result.payment.cryptogram?.reveal()).toBe(CRYPTOGRAM);
+        }
+      }),
+      { numRuns: 100 },
+    );
   });
 });

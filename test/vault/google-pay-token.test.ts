@@ -1,4 +1,5 @@
 import { createPrivateKey } from 'node:crypto';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decryptGooglePayToken, type GooglePayDecryptOptions } from '../../src/vault/wallets/google-pay.js';
 import { GOOGLE_PAY_TEST_ROOT_KEYS, loadGooglePayRootKeys, parseGooglePayRootKeys } from '../../src/vault/wallets/google-pay-root-keys.js';
@@ -146,5 +147,28 @@ describe('a token made by Google\'s test environment', () => {
     expect(result).toMatchObject({ expirationMonth: 12, expirationYear: 2027 });
     // A day later the message (and then the intermediate key) has expired.
     expect(refusal(() => decryptGooglePayToken(token, { merchantKeys: [key], rootKeys: loadGooglePayRootKeys(GOOGLE_PAY_TEST_ROOT_KEYS), merchantId: '12345678901234567890', now: new Date(1645590000000) })).code).toBe('expired');
+  });
+});
+
+describe('Google Pay token fuzzing', () => {
+  it('refuses any single altered byte of a signed field with a WalletTokenError, never another exception', () => {
+    const valid = token();
+    const intermediate = valid['intermediateSigningKey'] as { signedKey: string; signatures: string[] };
+    const signed = JSON.parse(valid['signedMessage'] as string) as Record<string, string>;
+    const fields: [() => string, (value: string) => Record<string, unknown>][] = [
+      [() => valid['signature'] as string, (value) => ({ ...valid, signature: value })],
+      [() => intermediate.signatures[0] as string, (value) => ({ ...valid, intermediateSigningKey: { ...intermediate, signatures: [value] } })],
+      [() => signed['ephemeralPublicKey'] as string, (value) => ({ ...valid, signedMessage: JSON.stringify({ ...signed, ephemeralPublicKey: value }) })],
+      [() => signed['tag'] as string, (value) => ({ ...valid, signedMessage: JSON.stringify({ ...signed, tag: value }) })],
+    ];
+    fc.assert(
+      fc.property(fc.constantFrom(...fields), fc.nat(), fc.integer({ min: 1, max: 255 }), ([read, write], position, mask) => {
+        const bytes = Buffer.from(read(), 'base64');
+        const index = position % bytes.length;
+        bytes[index] = (bytes[index] ?? 0) ^ mask;
+        refusal(() => decryptGooglePayToken(write(bytes.toString('base64')), options()));
+      }),
+      { numRuns: 150 },
+    );
   });
 });
