@@ -25,7 +25,12 @@ export class ApplePayMerchantKeyError extends Error {
 
 /** The merchant-identifier hash read from the certificate Apple issued. */
 export function merchantIdHashOfCertificate(certificateDer: Buffer): Buffer {
-  const certificate = AsnConvert.parse(certificateDer, Certificate);
+  let certificate: Certificate;
+  try {
+    certificate = AsnConvert.parse(certificateDer, Certificate);
+  } catch {
+    throw new ApplePayMerchantKeyError('the merchant certificate is not DER X.509');
+  }
   const extension = (certificate.tbsCertificate.extensions ?? []).find((candidate) => candidate.extnID === APPLE_MERCHANT_ID_OID);
   if (extension === undefined) throw new ApplePayMerchantKeyError('the certificate has no Apple merchant identifier extension');
   const text = asn1.stringOf(Buffer.from(extension.extnValue.buffer));
@@ -41,7 +46,12 @@ export function applePayMerchantKey(input: { privateKey: KeyObject; certificate?
   const spki = createPublicKey(input.privateKey).export({ type: 'spki', format: 'der' });
   let merchantIdHash: Buffer;
   if (input.certificate !== undefined) {
-    const certificate = new X509Certificate(input.certificate);
+    let certificate: X509Certificate;
+    try {
+      certificate = new X509Certificate(input.certificate);
+    } catch {
+      throw new ApplePayMerchantKeyError('the merchant certificate is not a PEM or DER X.509 certificate');
+    }
     if (!certificate.publicKey.export({ type: 'spki', format: 'der' }).equals(spki)) {
       throw new ApplePayMerchantKeyError('the certificate does not belong to the private key');
     }
