@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { buildCore, type Core } from './app.js';
@@ -14,6 +15,12 @@ type JsonFlag = { json?: boolean };
 
 function config(): Config {
   return loadConfig();
+}
+
+/** The version in package.json (beside dist/ and src/ alike). */
+function packageVersion(): string {
+  const manifest = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
 }
 
 /** Opens the core, runs `work`, closes it; any error becomes one stderr line and exit 1. */
@@ -52,6 +59,7 @@ const ALL = { sinceToken: null, order: 'asc' as const, count: 1_000_000 };
 function program(): Command {
   const cli = new Command('coffer')
     .description('Coffer: self-hosted payment vault and gateway orchestration')
+    .version(packageVersion(), '-V, --version', 'print the version')
     // Usage errors follow the same rule as every other failure: one `coffer:` line on stderr.
     .configureOutput({ outputError: (text, write) => write(`coffer: ${text.replace(/^error: /, '').trim()}\n`) });
   const json = () => new Option('--json', 'print machine-readable JSON');
@@ -77,28 +85,28 @@ function program(): Command {
     .action((opts: JsonFlag) => withCore(async (core) => printResult(await core.tenancy.init(), opts.json === true)));
 
   const orgs = cli.command('organizations').description('manage organizations');
-  orgs.command('create').requiredOption('--name <name>').addOption(json()).action((opts: JsonFlag & { name: string }) =>
+  orgs.command('create').description('create an organization').requiredOption('--name <name>', 'its name').addOption(json()).action((opts: JsonFlag & { name: string }) =>
     withCore(async (core) => printResult(organizationOut(await core.tenancy.createOrganization(opts.name)), opts.json === true)));
-  orgs.command('list').addOption(json()).action((opts: JsonFlag) =>
+  orgs.command('list').description('list every organization').addOption(json()).action((opts: JsonFlag) =>
     withCore(async (core) => printResult((await core.tenancy.listOrganizations()).map(organizationOut), opts.json === true)));
   for (const [verb, active] of [['deactivate', false], ['activate', true]] as const) {
-    orgs.command(`${verb} <token>`).addOption(json()).action((token: string, opts: JsonFlag) =>
+    orgs.command(`${verb} <token>`).description(`${verb} an organization`).addOption(json()).action((token: string, opts: JsonFlag) =>
       withCore(async (core) => printResult(organizationOut(await core.tenancy.setOrganizationActive(token, active)), opts.json === true)));
   }
 
   const envs = cli.command('environments').description('manage environments');
-  envs.command('create').requiredOption('--organization <token>').requiredOption('--name <name>')
+  envs.command('create').description('create an environment in an organization').requiredOption('--organization <token>', 'the organization').requiredOption('--name <name>', 'its name')
     .option('--production', 'activate for real cards and production gateways', false).addOption(json())
     .action((opts: JsonFlag & { organization: string; name: string; production: boolean }) =>
       withCore(async (core) => printResult(environmentOut(await core.tenancy.createEnvironment(opts.organization, opts.name, opts.production)), opts.json === true)));
-  envs.command('list').requiredOption('--organization <token>').addOption(json()).action((opts: JsonFlag & { organization: string }) =>
+  envs.command('list').description("list an organization's environments").requiredOption('--organization <token>', 'the organization').addOption(json()).action((opts: JsonFlag & { organization: string }) =>
     withCore(async (core) => {
       await core.tenancy.requireOrganization(opts.organization);
       printResult((await core.tenancy.listEnvironments(opts.organization, ALL)).map(environmentOut), opts.json === true);
     }));
 
   const secrets = cli.command('access-secrets').description('manage access secrets');
-  secrets.command('create').requiredOption('--organization <token>')
+  secrets.command('create').description('create an access secret (printed once)').requiredOption('--organization <token>', 'the organization')
     .option('--environment <key>', 'limit to this environment (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--role <role>', 'admin, transact or read', 'admin').option('--name <name>', 'a label', 'cli').addOption(json())
     .action((opts: JsonFlag & { organization: string; environment: string[]; role: string; name: string }) => {
@@ -113,12 +121,12 @@ function program(): Command {
         printResult({ access_secret_key: created.accessSecret.key, access_secret: created.secret }, opts.json === true);
       });
     });
-  secrets.command('list').option('--organization <token>').addOption(json()).action((opts: JsonFlag & { organization?: string }) =>
+  secrets.command('list').description('list access secrets (never the secrets themselves)').option('--organization <token>', "only this organization's").addOption(json()).action((opts: JsonFlag & { organization?: string }) =>
     withCore(async (core) => {
       if (opts.organization !== undefined) await core.tenancy.requireOrganization(opts.organization);
       printResult((await core.tenancy.listAccessSecrets(opts.organization ?? null)).map(secretOut), opts.json === true);
     }));
-  secrets.command('revoke <key>').addOption(json()).action((key: string, opts: JsonFlag) =>
+  secrets.command('revoke <key>').description('revoke an access secret').addOption(json()).action((key: string, opts: JsonFlag) =>
     withCore(async (core) => {
       if (!(await core.tenancy.revokeAccessSecret(key))) fail(`no live access secret ${key}`);
       printResult({ access_secret_key: key, revoked: true }, opts.json === true);
@@ -128,7 +136,7 @@ function program(): Command {
   keys.command('rotate-master').description('re-wrap every key under COFFER_MASTER_KEY (old key in COFFER_MASTER_KEY_PREVIOUS)').addOption(json())
     .action((opts: JsonFlag) => withCore(async (core) => printResult({ rewrapped: await core.keyRotation.rotateMaster() }, opts.json === true)));
   keys.command('rotate-data').description("make a new data key current for an environment and re-encrypt its records")
-    .requiredOption('--environment <key>')
+    .requiredOption('--environment <key>', 'the environment')
     .option('--batch-size <n>', 'records per batch', '500')
     .option('--settle-seconds <n>', 'wait for running servers to adopt the new key, then re-encrypt what they wrote meanwhile', '35')
     .addOption(json())

@@ -205,6 +205,37 @@ describe('coffer migrate', () => {
   });
 });
 
+describe('coffer --version and help', () => {
+  it('prints the package version', async () => {
+    const manifest = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    for (const flag of ['--version', '-V']) {
+      const result = await coffer(dataDir(), [flag]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe(`${manifest.version}\n`);
+    }
+  });
+
+  it('describes every command and subcommand', async () => {
+    const dir = dataDir();
+    const undescribed: string[] = [];
+    const visit = async (words: string[]): Promise<void> => {
+      const result = await coffer(dir, [...words, '--help']);
+      expect(result.code, result.stderr).toBe(0);
+      const commands = result.stdout.split('Commands:\n')[1];
+      if (commands === undefined) return;
+      for (const line of commands.split('\n').filter((text) => /^ {2}\S/.test(text))) {
+        const [usage, description] = line.trim().split(/\s{2,}/);
+        const name = usage!.split(' ')[0]!;
+        if (name === 'help') continue;
+        if (description === undefined || description === '') undescribed.push([...words, name].join(' '));
+        await visit([...words, name]);
+      }
+    };
+    await visit([]);
+    expect(undescribed).toEqual([]);
+  }, 180_000);
+});
+
 describe('invalid configuration', () => {
   it.each([
     ['COFFER_PORT', 'abc'],
