@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { buildCore, type Core } from './app.js';
@@ -7,6 +8,7 @@ import { NotEmptyError } from './services/tenancy.service.js';
 import { migrateStore, openStore } from './store/database.js';
 import { fail, printResult } from './cli/output.js';
 import { userCommands } from './cli/users.js';
+import { localMasterKeyFile } from './vault/master-key.js';
 import type { AccessSecret } from './domain/access-secret.js';
 import type { Environment } from './domain/environment.js';
 import type { Organization } from './domain/organization.js';
@@ -23,9 +25,31 @@ function packageVersion(): string {
   return typeof manifest.version === 'string' ? manifest.version : 'unknown';
 }
 
-/** Opens the core, runs `work`, closes it; any error becomes one stderr line and exit 1. */
+/**
+ * Only `init` and `serve` may create a database or a local master key (README, "The `coffer` CLI"):
+ * any other command run from the wrong directory would otherwise make a new empty `./data`, with
+ * a new master key, and succeed on it. It says where it looked and stops instead.
+ */
+function requireExisting(loaded: Config, needs: { masterKey: boolean }): void {
+  const hint = 'run `coffer init` (or `coffer serve`) first, or set COFFER_DATA_DIR / COFFER_DATABASE_URL';
+  if (loaded.store.kind === 'sqlite' && !fs.existsSync(loaded.store.path)) {
+    fail(`no database at ${path.resolve(loaded.store.path)} (data directory ${path.resolve(loaded.dataDir)}); ${hint}`);
+  }
+  if (needs.masterKey && loaded.masterKey === null && !fs.existsSync(localMasterKeyFile(loaded.dataDir))) {
+    fail(`no master key: COFFER_MASTER_KEY is not set and ${path.resolve(localMasterKeyFile(loaded.dataDir))} does not exist; ${hint}`);
+  }
+}
+
+/** Opens the core of an existing installation, runs `work`, closes it; any error becomes one stderr line and exit 1. */
 async function withCore(work: (core: Core) => Promise<void>): Promise<void> {
-  const core = await buildCore(config());
+  const loaded = config();
+  requireExisting(loaded, { masterKey: true });
+  await runCore(loaded, work);
+}
+
+/** Opens the core (creating the database and local key when there are none), runs `work`, closes it. */
+async function runCore(loaded: Config, work: (core: Core) => Promise<void>): Promise<void> {
+  const core = await buildCore(loaded);
   if (core.generatedMasterKeyFile !== null) {
     process.stderr.write(`coffer: warning: generated a local master key at ${core.generatedMasterKeyFile}; production must set COFFER_MASTER_KEY\n`);
   }
@@ -70,8 +94,10 @@ function program(): Command {
     await serve(config());
   });
 
-  cli.command('migrate').description('apply pending database migrations').addOption(json()).action(async (opts: JsonFlag) => {
-    const store = openStore(config().store);
+  cli.command('migrate').description('apply pending migrations to an existing database (init and serve create one)').addOption(json()).action(async (opts: JsonFlag) => {
+    const loaded = config();
+    requireExisting(loaded, { masterKey: false });
+    const store = openStore(loaded.store);
     try {
       const applied = await migrateStore(store);
       printResult({ applied: applied.join(',') || 'none' }, opts.json === true);
@@ -82,7 +108,7 @@ function program(): Command {
 
   cli.command('init').description('create organization default, environment sandbox and an admin secret on an empty database')
     .addOption(json())
-    .action((opts: JsonFlag) => withCore(async (core) => printResult(await core.tenancy.init(), opts.json === true)));
+    .action((opts: JsonFlag) => runCore(config(), async (core) => printResult(await core.tenancy.init(), opts.json === true)));
 
   const orgs = cli.command('organizations').description('manage organizations');
   orgs.command('create').description('create an organization').requiredOption('--name <name>', 'its name').addOption(json()).action((opts: JsonFlag & { name: string }) =>

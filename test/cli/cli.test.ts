@@ -194,15 +194,34 @@ describe('coffer access-secrets', () => {
 });
 
 describe('coffer migrate', () => {
-  it('migrates a fresh data dir, then has nothing left to apply', async () => {
+  it('has nothing left to apply after init; refuses a data dir without a database', async () => {
     const dir = dataDir();
-    const first = okJson(await coffer(dir, ['migrate', '--json']));
-    expect(typeof first.applied).toBe('string');
-    expect(first.applied).not.toBe('none');
+    const line = failedWithOneLine(await coffer(dir, ['migrate', '--json']));
+    expect(line).toContain(`no database at ${path.join(dir, 'coffer.sqlite')}`);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    okJson(await coffer(dir, ['init', '--json']));
     expect(fs.existsSync(path.join(dir, 'coffer.sqlite'))).toBe(true);
     const second = okJson(await coffer(dir, ['migrate', '--json']));
     expect(second).toEqual({ applied: 'none' });
   });
+});
+
+describe('only init and serve create a database', () => {
+  it('every other command, run where there is none, says where it looked, exits 1 and creates nothing', async () => {
+    const parent = dataDir();
+    const dir = path.join(parent, 'data');
+    for (const args of [['organizations', 'list'], ['organizations', 'create', '--name', 'A', '--json'], ['access-secrets', 'list'], ['users', 'list'], ['keys', 'rotate-master']]) {
+      const line = failedWithOneLine(await coffer(dir, args));
+      expect(line).toBe(`coffer: no database at ${path.join(dir, 'coffer.sqlite')} (data directory ${dir}); run \`coffer init\` (or \`coffer serve\`) first, or set COFFER_DATA_DIR / COFFER_DATABASE_URL`);
+      expect(fs.existsSync(dir)).toBe(false);
+    }
+    // A database without its local master key is not given a new one.
+    okJson(await coffer(dir, ['init', '--json']));
+    fs.rmSync(path.join(dir, 'master.key'));
+    const line = failedWithOneLine(await coffer(dir, ['organizations', 'list']));
+    expect(line).toContain(`no master key: COFFER_MASTER_KEY is not set and ${path.join(dir, 'master.key')} does not exist`);
+    expect(fs.existsSync(path.join(dir, 'master.key'))).toBe(false);
+  }, 240_000);
 });
 
 describe('coffer --version and help', () => {
