@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { buildCore, type Core } from './app.js';
@@ -8,6 +10,7 @@ import { fail, printResult } from './cli/output.js';
 import { userCommands } from './cli/users.js';
 import { upstreamCommands } from './cli/upstream.js';
 import { importCommands } from './cli/imports.js';
+import { localMasterKeyFile } from './vault/master-key.js';
 import type { AccessSecret } from './domain/access-secret.js';
 import type { Environment } from './domain/environment.js';
 import type { Organization } from './domain/organization.js';
@@ -18,9 +21,37 @@ function config(): Config {
   return loadConfig();
 }
 
-/** Opens the core, runs `work`, closes it; any error becomes one stderr line and exit 1. */
+/** The version in package.json (beside dist/ and src/ alike). */
+function packageVersion(): string {
+  const manifest = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+}
+
+/**
+ * Only `init` and `serve` may create a database or a local master key (README, "The `coffer` CLI"):
+ * any other command run from the wrong directory would otherwise make a new empty `./data`, with
+ * a new master key, and succeed on it. It says where it looked and stops instead.
+ */
+function requireExisting(loaded: Config, needs: { masterKey: boolean }): void {
+  const hint = 'run `coffer init` (or `coffer serve`) first, or set COFFER_DATA_DIR / COFFER_DATABASE_URL';
+  if (loaded.store.kind === 'sqlite' && !fs.existsSync(loaded.store.path)) {
+    fail(`no database at ${path.resolve(loaded.store.path)} (data directory ${path.resolve(loaded.dataDir)}); ${hint}`);
+  }
+  if (needs.masterKey && loaded.masterKey === null && !fs.existsSync(localMasterKeyFile(loaded.dataDir))) {
+    fail(`no master key: COFFER_MASTER_KEY is not set and ${path.resolve(localMasterKeyFile(loaded.dataDir))} does not exist; ${hint}`);
+  }
+}
+
+/** Opens the core of an existing installation, runs `work`, closes it; any error becomes one stderr line and exit 1. */
 async function withCore(work: (core: Core) => Promise<void>): Promise<void> {
-  const core = await buildCore(config());
+  const loaded = config();
+  requireExisting(loaded, { masterKey: true });
+  await runCore(loaded, work);
+}
+
+/** Opens the core (creating the database and local key when there are none), runs `work`, closes it. */
+async function runCore(loaded: Config, work: (core: Core) => Promise<void>): Promise<void> {
+  const core = await buildCore(loaded);
   if (core.generatedMasterKeyFile !== null) {
     process.stderr.write(`coffer: warning: generated a local master key at ${core.generatedMasterKeyFile}; production must set COFFER_MASTER_KEY\n`);
   }
@@ -54,6 +85,7 @@ const ALL = { sinceToken: null, order: 'asc' as const, count: 1_000_000 };
 function program(): Command {
   const cli = new Command('coffer')
     .description('Coffer: self-hosted payment vault and gateway orchestration')
+    .version(packageVersion(), '-V, --version', 'print the version')
     // Usage errors follow the same rule as every other failure: one `coffer:` line on stderr.
     .configureOutput({ outputError: (text, write) => write(`coffer: ${text.replace(/^error: /, '').trim()}\n`) });
   const json = () => new Option('--json', 'print machine-readable JSON');
@@ -64,8 +96,10 @@ function program(): Command {
     await serve(config());
   });
 
-  cli.command('migrate').description('apply pending database migrations').addOption(json()).action(async (opts: JsonFlag) => {
-    const store = openStore(config().store);
+  cli.command('migrate').description('apply pending migrations to an existing database (init and serve create one)').addOption(json()).action(async (opts: JsonFlag) => {
+    const loaded = config();
+    requireExisting(loaded, { masterKey: false });
+    const store = openStore(loaded.store);
     try {
       const applied = await migrateStore(store);
       printResult({ applied: applied.join(',') || 'none' }, opts.json === true);
@@ -76,31 +110,31 @@ function program(): Command {
 
   cli.command('init').description('create organization default, environment sandbox and an admin secret on an empty database')
     .addOption(json())
-    .action((opts: JsonFlag) => withCore(async (core) => printResult(await core.tenancy.init(), opts.json === true)));
+    .action((opts: JsonFlag) => runCore(config(), async (core) => printResult(await core.tenancy.init(), opts.json === true)));
 
   const orgs = cli.command('organizations').description('manage organizations');
-  orgs.command('create').requiredOption('--name <name>').addOption(json()).action((opts: JsonFlag & { name: string }) =>
+  orgs.command('create').description('create an organization').requiredOption('--name <name>', 'its name').addOption(json()).action((opts: JsonFlag & { name: string }) =>
     withCore(async (core) => printResult(organizationOut(await core.tenancy.createOrganization(opts.name)), opts.json === true)));
-  orgs.command('list').addOption(json()).action((opts: JsonFlag) =>
+  orgs.command('list').description('list every organization').addOption(json()).action((opts: JsonFlag) =>
     withCore(async (core) => printResult((await core.tenancy.listOrganizations()).map(organizationOut), opts.json === true)));
   for (const [verb, active] of [['deactivate', false], ['activate', true]] as const) {
-    orgs.command(`${verb} <token>`).addOption(json()).action((token: string, opts: JsonFlag) =>
+    orgs.command(`${verb} <token>`).description(`${verb} an organization`).addOption(json()).action((token: string, opts: JsonFlag) =>
       withCore(async (core) => printResult(organizationOut(await core.tenancy.setOrganizationActive(token, active)), opts.json === true)));
   }
 
   const envs = cli.command('environments').description('manage environments');
-  envs.command('create').requiredOption('--organization <token>').requiredOption('--name <name>')
+  envs.command('create').description('create an environment in an organization').requiredOption('--organization <token>', 'the organization').requiredOption('--name <name>', 'its name')
     .option('--production', 'activate for real cards and production gateways', false).addOption(json())
     .action((opts: JsonFlag & { organization: string; name: string; production: boolean }) =>
       withCore(async (core) => printResult(environmentOut(await core.tenancy.createEnvironment(opts.organization, opts.name, opts.production)), opts.json === true)));
-  envs.command('list').requiredOption('--organization <token>').addOption(json()).action((opts: JsonFlag & { organization: string }) =>
+  envs.command('list').description("list an organization's environments").requiredOption('--organization <token>', 'the organization').addOption(json()).action((opts: JsonFlag & { organization: string }) =>
     withCore(async (core) => {
       await core.tenancy.requireOrganization(opts.organization);
       printResult((await core.tenancy.listEnvironments(opts.organization, ALL)).map(environmentOut), opts.json === true);
     }));
 
   const secrets = cli.command('access-secrets').description('manage access secrets');
-  secrets.command('create').requiredOption('--organization <token>')
+  secrets.command('create').description('create an access secret (printed once)').requiredOption('--organization <token>', 'the organization')
     .option('--environment <key>', 'limit to this environment (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--role <role>', 'admin, transact or read', 'admin').option('--name <name>', 'a label', 'cli').addOption(json())
     .action((opts: JsonFlag & { organization: string; environment: string[]; role: string; name: string }) => {
@@ -115,12 +149,12 @@ function program(): Command {
         printResult({ access_secret_key: created.accessSecret.key, access_secret: created.secret }, opts.json === true);
       });
     });
-  secrets.command('list').option('--organization <token>').addOption(json()).action((opts: JsonFlag & { organization?: string }) =>
+  secrets.command('list').description('list access secrets (never the secrets themselves)').option('--organization <token>', "only this organization's").addOption(json()).action((opts: JsonFlag & { organization?: string }) =>
     withCore(async (core) => {
       if (opts.organization !== undefined) await core.tenancy.requireOrganization(opts.organization);
       printResult((await core.tenancy.listAccessSecrets(opts.organization ?? null)).map(secretOut), opts.json === true);
     }));
-  secrets.command('revoke <key>').addOption(json()).action((key: string, opts: JsonFlag) =>
+  secrets.command('revoke <key>').description('revoke an access secret').addOption(json()).action((key: string, opts: JsonFlag) =>
     withCore(async (core) => {
       if (!(await core.tenancy.revokeAccessSecret(key))) fail(`no live access secret ${key}`);
       printResult({ access_secret_key: key, revoked: true }, opts.json === true);
@@ -132,7 +166,7 @@ function program(): Command {
   keys.command('rotate-master').description('re-wrap every key under COFFER_MASTER_KEY (old key in COFFER_MASTER_KEY_PREVIOUS)').addOption(json())
     .action((opts: JsonFlag) => withCore(async (core) => printResult({ rewrapped: await core.keyRotation.rotateMaster() }, opts.json === true)));
   keys.command('rotate-data').description("make a new data key current for an environment and re-encrypt its records")
-    .requiredOption('--environment <key>')
+    .requiredOption('--environment <key>', 'the environment')
     .option('--batch-size <n>', 'records per batch', '500')
     .option('--settle-seconds <n>', 'wait for running servers to adopt the new key, then re-encrypt what they wrote meanwhile', '35')
     .addOption(json())

@@ -50,6 +50,23 @@ function withOutcome(target: URL, outcome: { token: string } | { errors: ErrorEn
   return url.href;
 }
 
+/** Escapes as Rails' `ERB::Util.html_escape` does (`&amp;`, `&lt;`, `&gt;`, `&quot;`, `&#39;`). */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}
+
+/**
+ * 302 to `href` with the body Rails (which serves Spreedly) writes for `redirect_to`: the gem's
+ * offsite test reads the token from this body rather than from `Location` (docs/card-capture.md).
+ */
+function redirectTo(reply: FastifyReply, href: string): FastifyReply {
+  return reply
+    .code(302)
+    .header('location', href)
+    .type('text/html; charset=utf-8')
+    .send(`<html><body>You are being <a href="${escapeHtml(href)}">redirected</a>.</body></html>`);
+}
+
 /**
  * Spreedly's transparent redirect: an HTML form on the merchant's page posts the card,
  * `environment_key` and `redirect_url` form-encoded to `POST /v1/payment_methods`; the shopper's
@@ -76,14 +93,14 @@ export function transparentRedirect(tokenization: BrowserTokenizationService, fa
       const fields = fieldsOf(request, 'payment_method');
       const origin = typeof request.headers.origin === 'string' ? { kind: 'page' as const, origin: request.headers.origin } : { kind: 'none' as const };
       const outcome = await tokenization.tokenize(environment, origin, signedFields(fields), parseCreate(fields), request);
-      return reply.redirect(withOutcome(target, { token: outcome.paymentMethod.token }), 302);
+      return redirectTo(reply, withOutcome(target, { token: outcome.paymentMethod.token }));
     },
 
     /** Errors of a form post go back to `redirect_url` too, once it is known to be a safe one. */
     errorHandler: (error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
       const target = targets.get(request);
       if (target === undefined || !(error instanceof AppError)) return fallback(error, request, reply);
-      return reply.redirect(withOutcome(target, { errors: error.entries }), 302);
+      return redirectTo(reply, withOutcome(target, { errors: error.entries }));
     },
   };
 }

@@ -103,10 +103,17 @@ export class AppError extends Error {
   }
 }
 
+/** The 401 message of a proven secret whose role does not allow the action (API.md §2). */
+export function accessDeniedByRole(role: string): string {
+  return `This access secret's role (${role}) does not allow this action.`;
+}
+
 /** Message texts that clients compare byte for byte. */
 export const MESSAGES = {
   accessDenied:
     'Unable to authenticate using the given environment_key and access_token.  Please check your credentials.',
+  // Same status and key as accessDenied (API.md §2), for a caller who proved its secret.
+  accessDeniedByScope: 'This access secret is limited to some environments; this action needs one that covers the whole organization.',
   gatewayNotFound: 'Unable to find the specified gateway.',
   paymentMethodNotFound: 'Unable to find the specified payment method.',
   paymentMethodTokenUnknown: 'There is no payment method corresponding to the specified payment method token.',

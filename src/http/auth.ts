@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError, MESSAGES } from '../domain/errors.js';
+import { AppError, MESSAGES, accessDeniedByRole } from '../domain/errors.js';
 import type { Access } from '../domain/tenancy.js';
 import type { AuthContext, AuthService } from '../services/auth.service.js';
 
@@ -43,8 +43,8 @@ declare module 'fastify' {
   }
 }
 
-function accessDenied(): AppError {
-  return new AppError({ key: 'errors.access_denied', message: MESSAGES.accessDenied });
+function accessDenied(message: string = MESSAGES.accessDenied): AppError {
+  return new AppError({ key: 'errors.access_denied', message });
 }
 
 /** Splits `Authorization: Basic …` into user and password, or null. */
@@ -59,8 +59,9 @@ export function basicCredentials(header: string | undefined): { user: string; pa
 }
 
 /**
- * onRequest hook: resolves the caller for every route that is not public. Any failure is the
- * same 401 with the exact message clients compare. A deactivated organization may still read.
+ * onRequest hook: resolves the caller for every route that is not public. Any failure is 401
+ * `errors.access_denied` with the exact message clients compare, except that a proven secret
+ * lacking the role or scope is told so. A deactivated organization may still read.
  */
 export function authenticateHook(auth: AuthService) {
   return async (request: FastifyRequest): Promise<void> => {
@@ -71,13 +72,20 @@ export function authenticateHook(auth: AuthService) {
     if (isPublicFormPost(request)) return;
     const credentials = basicCredentials(request.headers.authorization);
     if (credentials === null) throw accessDenied();
-    const context = await auth.authenticate(
+    const decision = await auth.decide(
       credentials.user,
       credentials.password,
       access,
       request.routeOptions.config.organizationWide === true,
     );
-    if (context === null) throw accessDenied();
+    // A proven secret is told that its role (or scope) is the reason; anything else gets the
+    // message clients compare, whatever was wrong (API.md §2).
+    if ('refused' in decision) {
+      if (decision.refused === 'role') throw accessDenied(accessDeniedByRole(decision.role));
+      if (decision.refused === 'scope') throw accessDenied(MESSAGES.accessDeniedByScope);
+      throw accessDenied();
+    }
+    const context = decision.context;
     if (!context.organization.active && !readOnly) {
       throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.organizationInactive });
     }

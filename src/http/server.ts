@@ -45,6 +45,7 @@ import { transactionRoutes } from './routes/transactions.routes.js';
 import { workflowRoutes, type WorkflowRouteServices } from './routes/workflows.routes.js';
 import { openApiRoutes } from './routes/openapi.routes.js';
 import { refuseRenegotiation, serverTlsOptions, STRICT_TRANSPORT_SECURITY } from './tls/tls-options.js';
+import { answerPlainHttp } from './tls/plain-http.js';
 import { eventRoutes } from './routes/events.routes.js';
 import { metricsRoutes, type MetricsEndpoint } from './routes/metrics.routes.js';
 import { formatLabel } from '../metrics/request-labels.js';
@@ -120,7 +121,8 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   const serverFactory =
     tls === null
       ? undefined
-      : (handler: (req: IncomingMessage, res: ServerResponse) => void) => refuseRenegotiation(https.createServer({ ...serverTlsOptions(tls), ...SERVER_TIMEOUTS }, handler));
+      : (handler: (req: IncomingMessage, res: ServerResponse) => void) =>
+          answerPlainHttp(refuseRenegotiation(https.createServer({ ...serverTlsOptions(tls), ...SERVER_TIMEOUTS }, handler)), SERVER_TIMEOUTS.headersTimeout);
   const handleError = errorHandler(deps.logger);
   const app = Fastify({
     logger: false,

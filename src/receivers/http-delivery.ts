@@ -54,7 +54,7 @@ function badHeaderValue(value: string): boolean {
   }
   return false;
 }
-/** Headers the transport computes (Host, Content-Length) or owns (connection management). */
+/** Headers the transport computes (Host, Content-Length) or owns (connection management: always `close`). */
 const COMPUTED_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-connection']);
 
 /**
@@ -140,7 +140,7 @@ export class HttpDeliveryClient {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
 
-    const computed = [`Host: ${url.host}`, ...(request.body === '' ? [] : [`Content-Length: ${Buffer.byteLength(request.body)}`])];
+    const computed = [`Host: ${url.host}`, ...(request.body === '' ? [] : [`Content-Length: ${Buffer.byteLength(request.body)}`]), 'Connection: close'];
     const headerLines = [...headers.map(([name, value]) => `${name}: ${value}`), ...computed].join('\n');
     const sentText = clean(`[*>] ${request.method} ${url.origin}${url.pathname}${url.search}\n${headerLines}\n\n${request.body}`);
     const failure = (kind: 'fault' | 'unknown', message: string, detail: string) => {
@@ -219,6 +219,9 @@ export class HttpDeliveryClient {
         method: request.method,
         headers: headers.flat(),
         body: request.body === '' && (request.method === 'GET' || request.method === 'DELETE') ? null : request.body,
+        // `Connection: close`, as Spreedly's deliveries are seen: the client is destroyed after this
+        // one exchange anyway, so the receiver should not hold a keep-alive socket for it (docs/receivers.md).
+        reset: true,
         signal,
       });
       const capped = await readCappedBody(response.body, MAX_RESPONSE_BYTES);

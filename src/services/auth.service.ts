@@ -24,6 +24,16 @@ export interface AuthContext {
 }
 
 /**
+ * What `AuthService.decide` concluded: the caller, or why not. `role` and `scope` are only given
+ * to a caller whose environment key and secret belong together.
+ */
+export type AuthDecision =
+  | { context: AuthContext }
+  | { refused: 'credentials' }
+  | { refused: 'role'; role: string }
+  | { refused: 'scope' };
+
+/**
  * Checks an environment key and access secret. Secrets are looked up by their keyed hash
  * (HMAC, microseconds) rather than verified with a slow password hash: they are 48 random
  * base-62 characters, so there is nothing to brute-force, and the hash key lives outside
@@ -49,17 +59,27 @@ export class AuthService {
    * secret, environment, organization or key anywhere (docs/caching.md); the records otherwise.
    */
   async authenticate(environmentKey: string, secret: string, access: Access, organizationWide: boolean): Promise<AuthContext | null> {
+    const decision = await this.decide(environmentKey, secret, access, organizationWide);
+    return 'context' in decision ? decision.context : null;
+  }
+
+  /**
+   * As `authenticate`, saying why a caller is refused. Only a caller who proved the secret (the
+   * environment key and the secret belong together) learns that its role or scope is the reason;
+   * anything else is `credentials`, so a wrong secret learns nothing.
+   */
+  async decide(environmentKey: string, secret: string, access: Access, organizationWide: boolean): Promise<AuthDecision> {
     // Hash first, whatever the environment key, so a bad key and a bad secret cost the same.
     const [hash, generation] = await Promise.all([this.keyring.hashSecret(secret), this.cache.generations.begin()]);
     const records = await this.cache.auth.read(generation, authKey(environmentKey, hash), () => this.load(environmentKey, hash));
-    if (records === undefined) return null;
+    if (records === undefined) return { refused: 'credentials' };
     const { environment, organization, secret: accessSecret } = records;
-    if (!Keyring.sameHash(accessSecret.secretHash, hash)) return null;
-    if (!secretCoversEnvironment(accessSecret, environment.key)) return null;
-    if (organizationWide && accessSecret.environmentKeys !== null) return null;
-    if (!isRole(accessSecret.role) || !roleAllows(accessSecret.role, access)) return null;
+    if (!Keyring.sameHash(accessSecret.secretHash, hash)) return { refused: 'credentials' };
+    if (!secretCoversEnvironment(accessSecret, environment.key)) return { refused: 'credentials' };
+    if (!isRole(accessSecret.role) || !roleAllows(accessSecret.role, access)) return { refused: 'role', role: accessSecret.role };
+    if (organizationWide && accessSecret.environmentKeys !== null) return { refused: 'scope' };
     this.noteUse(accessSecret);
-    return { environment, organization, secret: accessSecret };
+    return { context: { environment, organization, secret: accessSecret } };
   }
 
   /** A live secret and the environment it names, when they belong together. */

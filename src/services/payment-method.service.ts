@@ -16,7 +16,7 @@ import { PaymentMethodSealer, type SealedFields } from './payment-method-sealer.
 import { newTransaction, recordTransaction } from './transaction-records.js';
 import type { Environment } from '../domain/environment.js';
 import type { PaymentMethod } from '../domain/payment-method.js';
-import { TransactionState, type Transaction } from '../domain/transaction.js';
+import { isTransactionState, TransactionState, type Transaction } from '../domain/transaction.js';
 
 /** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
 type Uses = 'gateways' | 'journal' | 'paymentMethods' | 'transactions';
@@ -173,14 +173,19 @@ export class PaymentMethodService {
     return this.show(environment, token);
   }
 
-  /** The transactions of one payment method, in list order. */
-  async transactions(environment: Environment, token: string, query: ListQuery): Promise<{ paymentMethod: PaymentMethod; transactions: Transaction[] }> {
+  /**
+   * The transactions of one payment method, in list order; `state` (comma-separated states) filters
+   * them as it does GET /v1/transactions (wire-reference §2.5), with the same 422 for an unknown state.
+   */
+  async transactions(environment: Environment, token: string, query: ListQuery, filter: { state?: string } = {}): Promise<{ paymentMethod: PaymentMethod; transactions: Transaction[] }> {
+    const states = filter.state === undefined || filter.state === '' ? [] : filter.state.split(',').map((state) => state.trim());
+    if (!states.every(isTransactionState)) throw new AppError(fieldError.inclusion('state'));
     const paymentMethod = await this.show(environment, token);
     const page = await pageAfter(query, async (since) => {
       const row = await this.repos.transactions.find(environment.key, since);
       return row?.paymentMethodToken === token ? { seq: row.position } : undefined;
     });
-    const transactions = await this.repos.transactions.listForPaymentMethod(environment.key, token, page);
+    const transactions = await this.repos.transactions.listForPaymentMethod(environment.key, token, page, states);
     return { paymentMethod, transactions };
   }
 

@@ -9,6 +9,11 @@ export interface MasterKeySource {
   created: boolean;
 }
 
+/** Where the local master key of `dataDir` lives (or would be generated). */
+export function localMasterKeyFile(dataDir: string): string {
+  return path.join(dataDir, 'master.key');
+}
+
 /**
  * The operator's COFFER_MASTER_KEY when given; otherwise a local key kept in
  * `<dataDir>/master.key` (mode 0600), generated on first start. A local key is for
@@ -16,7 +21,7 @@ export interface MasterKeySource {
  */
 export function resolveMasterKey(configured: Buffer | null, dataDir: string): MasterKeySource {
   if (configured !== null) return { key: configured, localFile: null, created: false };
-  const file = path.join(dataDir, 'master.key');
+  const file = localMasterKeyFile(dataDir);
   if (fs.existsSync(file)) {
     const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
     if (key.length !== 32) throw new Error(`${file}: does not hold a base64 32-byte key`);

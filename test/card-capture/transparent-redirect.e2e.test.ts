@@ -52,6 +52,19 @@ describe.each(storeKinds)('transparent redirect (%s)', (store) => {
     expect(shown).toMatchObject({ storage_state: 'cached', number: 'XXXX-XXXX-XXXX-1111', email: 'joe@example.com', metadata: { order: '42' }, verification_value: 'XXX' });
   });
 
+  it("answers with Rails' redirect body, the href HTML-escaped, on success and on errors", async () => {
+    const res = await post(card());
+    expect(res.status, res.text).toBe(302);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    const href = (res.headers.location as string).replace(/&/g, '&amp;');
+    expect(res.text).toBe(`<html><body>You are being <a href="${href}">redirected</a>.</body></html>`);
+    expect(res.text).toMatch(/order=42&amp;token=\w+"/);
+    const refused = await post(card({ 'credit_card[first_name]': '', 'credit_card[last_name]': '' }));
+    expect(refused.status).toBe(302);
+    expect(refused.text).toMatch(/^<html><body>You are being <a href="https:\/\/shop\.example\/return\?order=42&amp;error=errors\.blank&amp;[^"<>]*">redirected<\/a>\.<\/body><\/html>$/);
+    expect(refused.text).toContain(`href="${(refused.headers.location as string).replace(/&/g, '&amp;').replace(/'/g, '&#39;')}"`);
+  });
+
   it('payment_method_type=sprel vaults the offsite test method', async () => {
     const res = await post({ environment_key: key, redirect_url: LANDING, payment_method_type: 'sprel' });
     expect(res.status, res.text).toBe(302);

@@ -194,15 +194,65 @@ describe('coffer access-secrets', () => {
 });
 
 describe('coffer migrate', () => {
-  it('migrates a fresh data dir, then has nothing left to apply', async () => {
+  it('has nothing left to apply after init; refuses a data dir without a database', async () => {
     const dir = dataDir();
-    const first = okJson(await coffer(dir, ['migrate', '--json']));
-    expect(typeof first.applied).toBe('string');
-    expect(first.applied).not.toBe('none');
+    const line = failedWithOneLine(await coffer(dir, ['migrate', '--json']));
+    expect(line).toContain(`no database at ${path.join(dir, 'coffer.sqlite')}`);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    okJson(await coffer(dir, ['init', '--json']));
     expect(fs.existsSync(path.join(dir, 'coffer.sqlite'))).toBe(true);
     const second = okJson(await coffer(dir, ['migrate', '--json']));
     expect(second).toEqual({ applied: 'none' });
   });
+});
+
+describe('only init and serve create a database', () => {
+  it('every other command, run where there is none, says where it looked, exits 1 and creates nothing', async () => {
+    const parent = dataDir();
+    const dir = path.join(parent, 'data');
+    for (const args of [['organizations', 'list'], ['organizations', 'create', '--name', 'A', '--json'], ['access-secrets', 'list'], ['users', 'list'], ['keys', 'rotate-master']]) {
+      const line = failedWithOneLine(await coffer(dir, args));
+      expect(line).toBe(`coffer: no database at ${path.join(dir, 'coffer.sqlite')} (data directory ${dir}); run \`coffer init\` (or \`coffer serve\`) first, or set COFFER_DATA_DIR / COFFER_DATABASE_URL`);
+      expect(fs.existsSync(dir)).toBe(false);
+    }
+    // A database without its local master key is not given a new one.
+    okJson(await coffer(dir, ['init', '--json']));
+    fs.rmSync(path.join(dir, 'master.key'));
+    const line = failedWithOneLine(await coffer(dir, ['organizations', 'list']));
+    expect(line).toContain(`no master key: COFFER_MASTER_KEY is not set and ${path.join(dir, 'master.key')} does not exist`);
+    expect(fs.existsSync(path.join(dir, 'master.key'))).toBe(false);
+  }, 240_000);
+});
+
+describe('coffer --version and help', () => {
+  it('prints the package version', async () => {
+    const manifest = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    for (const flag of ['--version', '-V']) {
+      const result = await coffer(dataDir(), [flag]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe(`${manifest.version}\n`);
+    }
+  });
+
+  it('describes every command and subcommand', async () => {
+    const dir = dataDir();
+    const undescribed: string[] = [];
+    const visit = async (words: string[]): Promise<void> => {
+      const result = await coffer(dir, [...words, '--help']);
+      expect(result.code, result.stderr).toBe(0);
+      const commands = result.stdout.split('Commands:\n')[1];
+      if (commands === undefined) return;
+      for (const line of commands.split('\n').filter((text) => /^ {2}\S/.test(text))) {
+        const [usage, description] = line.trim().split(/\s{2,}/);
+        const name = usage!.split(' ')[0]!;
+        if (name === 'help') continue;
+        if (description === undefined || description === '') undescribed.push([...words, name].join(' '));
+        await visit([...words, name]);
+      }
+    };
+    await visit([]);
+    expect(undescribed).toEqual([]);
+  }, 180_000);
 });
 
 describe('invalid configuration', () => {

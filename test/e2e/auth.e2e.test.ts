@@ -75,12 +75,21 @@ describe('authentication and tenancy (API.md §2) over HTTPS', () => {
     expect((await readClient.get('/v1/gateways.json')).status).toBe(200);
     const write = await readClient.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } });
     expect(write.status).toBe(401);
-    expect(write.json().errors[0].message).toBe(EXACT_401);
+    // A proven secret is told its role is the reason (same status and key); a wrong one is not.
+    expect(write.json().errors).toEqual([{ key: 'errors.access_denied', message: "This access secret's role (read) does not allow this action." }]);
+    const writeXml = await readClient.sendXml('POST', '/v1/gateways.xml', '<gateway><gateway_type>test</gateway_type></gateway>');
+    expect(writeXml.status).toBe(401);
+    expect(writeXml.text).toContain(`<error key="errors.access_denied">This access secret's role (read) does not allow this action.</error>`);
+    const wrongSecret = await server.client.withAuth({ user: env, password: `${reader.secret}x` }).sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } });
+    expect(wrongSecret.status).toBe(401);
+    expect(wrongSecret.json().errors).toEqual([{ key: 'errors.access_denied', message: EXACT_401 }]);
 
     const transact = await server.core.tenancy.createAccessSecret(server.init.organization_token, { name: 't', role: 'transact', environmentKeys: null });
     const transactClient = server.client.withAuth({ user: env, password: transact.secret });
     expect((await transactClient.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } })).status).toBe(201);
-    expect((await transactClient.get('/v1/environments.json')).status).toBe(401);
+    const adminOnly = await transactClient.get('/v1/environments.json');
+    expect(adminOnly.status).toBe(401);
+    expect(adminOnly.json().errors).toEqual([{ key: 'errors.access_denied', message: "This access secret's role (transact) does not allow this action." }]);
   });
 
   it('stops a revoked secret at once', async () => {
@@ -179,6 +188,7 @@ describe('authentication and tenancy (API.md §2) over HTTPS', () => {
       const scopedAdmin = await server.core.tenancy.createAccessSecret(server.init.organization_token, { name: 'sa', role: 'admin', environmentKeys: [env] });
       const res = await server.client.get('/v1/environments.json', { auth: { user: env, password: scopedAdmin.secret } });
       expect(res.status).toBe(401);
+      expect(res.json().errors[0]).toEqual({ key: 'errors.access_denied', message: 'This access secret is limited to some environments; this action needs one that covers the whole organization.' });
     });
   });
 });

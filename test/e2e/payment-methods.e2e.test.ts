@@ -285,6 +285,16 @@ describe.each(storeKinds)('payment methods over HTTPS (%s)', (store) => {
       expect(stored).toMatchObject({ transaction_type: 'AddPaymentMethod', state: 'succeeded', succeeded: 1, payment_method_token: method.token });
     });
 
+    it('honours eligible_for_card_updater beside credit_card (the npm client) as inside it; inside wins', async () => {
+      expect((await createCard(api, {}, { eligible_for_card_updater: true })).eligible_for_card_updater).toBe(true);
+      expect((await createCard(api, {}, { eligible_for_card_updater: false })).eligible_for_card_updater).toBe(false);
+      expect((await createCard(api, { eligible_for_card_updater: false }, { eligible_for_card_updater: true })).eligible_for_card_updater).toBe(false);
+      const xml = await api.sendXml('POST', '/v1/payment_methods.xml',
+        `<payment_method><credit_card><first_name>Joe</first_name><last_name>Jones</last_name><number>${VISA}</number><month>3</month><year>${FUTURE_YEAR}</year></credit_card><eligible_for_card_updater>true</eligible_for_card_updater></payment_method>`);
+      expect(xml.status, xml.text).toBe(201);
+      expect(xml.text).toContain('<eligible_for_card_updater type="boolean">true</eligible_for_card_updater>');
+    });
+
     it('answers 201 in XML to text/xml with untyped values, empty elements, AM-style email and a nested data hash', async () => {
       const xml =
         '<payment_method>' +

@@ -256,6 +256,17 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
           [tokens[3], 'Purchase'],
         ]);
       });
+
+      it('filters by state as GET /v1/transactions does, and refuses an unknown state with 422', async () => {
+        const get = async (query: string) => (await api.get(`/v1/payment_methods/${card.token}/transactions.json${query}`)).json().transactions.map((t: any) => t.token);
+        expect(await get('?state=succeeded')).toEqual([tokens[0], tokens[2], tokens[4], tokens[5]]);
+        expect(await get('?state=gateway_processing_result_unknown')).toEqual([tokens[6]]);
+        expect(await get('?state=succeeded,gateway_processing_result_unknown&order=desc&count=2')).toEqual([tokens[6], tokens[5]]);
+        expect(await get('?state=gateway_processing_failed')).toEqual([]);
+        const xml = await api.get(`/v1/payment_methods/${declining.token}/transactions.xml?state=gateway_processing_failed`);
+        expect(asList(xml.xml().transactions.transaction).map((t: any) => t.token)).toEqual([tokens[3]]);
+        expectError(await api.get(`/v1/payment_methods/${card.token}/transactions.json?state=bogus`), 'json', 422, { key: 'errors.inclusion', attribute: 'state' });
+      });
     });
 
     describe('GET /v1/transactions/<t>/transcript', () => {

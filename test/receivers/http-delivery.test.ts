@@ -102,6 +102,16 @@ describe('HttpDeliveryClient: what is sent', () => {
     expect(result.latencyMs).toBeGreaterThanOrEqual(0);
   });
 
+  it('sends Connection: close, as Spreedly does, whatever the template says; the transcript shows it', async () => {
+    const result = await client.send(delivery(`${receiver.url}/deliver`, { headers: 'Connection: keep-alive\r\nKeep-Alive: timeout=5', body: '{}' }));
+    const got = receiver.received[0];
+    expect(got?.headers.connection).toBe('close');
+    expect(got?.headers['keep-alive']).toBeUndefined();
+    expect(result.transcript).toContain('Content-Length: 2\nConnection: close\n\n{}');
+    await client.send(delivery(`${receiver.url}/status`, { method: 'GET' }));
+    expect(receiver.received[1]?.headers.connection).toBe('close');
+  });
+
   it('GET and DELETE with an empty body send no body', async () => {
     for (const method of ['GET', 'DELETE'] as const) {
       await client.send(delivery(`${receiver.url}/status`, { method }));

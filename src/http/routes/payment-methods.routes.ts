@@ -93,9 +93,10 @@ export function paymentMethodRoutes(app: FastifyInstance, paymentMethods: Paymen
   });
 
   app.get<TokenParams>('/v1/payment_methods/:token/transactions', async (request, reply) => {
-    const query = parseListQuery(request.query as Record<string, unknown>);
+    const params = request.query as Record<string, unknown>;
     const environment = callerOf(request).environment;
-    const { transactions } = await paymentMethods.transactions(environment, request.params.token, query);
+    const filter = typeof params.state === 'string' ? { state: params.state } : {};
+    const { transactions } = await paymentMethods.transactions(environment, request.params.token, parseListQuery(params), filter);
     // The same full shape as GET /v1/transactions, as on Spreedly: gateway transactions with
     // amount and gateway fields, the vault's own lean, each with the methods it nests.
     const page = await transactionQuery.withPaymentMethods(environment, transactions);

@@ -45,6 +45,8 @@ export const createSchema = z.object({
   callback_url: text(2000),
   retained: flag(),
   single_use: flag(),
+  // The npm client sends it beside credit_card rather than inside (docs/wire-compatibility.md).
+  eligible_for_card_updater: flag(),
   ...allowances,
 });
 
@@ -62,7 +64,11 @@ export function parseCreate(fields: Record<string, unknown>): PaymentMethodCreat
   const declared = (PAYMENT_METHOD_TYPES as readonly string[]).includes(parsed.payment_method_type ?? '') ? parsed.payment_method_type : undefined;
   const type = (declared ??
     (parsed.credit_card !== undefined ? 'credit_card' : parsed.bank_account !== undefined ? 'bank_account' : null)) as PaymentMethodCreateInput['type'];
-  const { email: cardEmail, ...card } = parsed.credit_card ?? {};
+  const { email: cardEmail, ...nestedCard } = parsed.credit_card ?? {};
+  // The flag inside credit_card wins over the top-level one when a client sends both.
+  const card = nestedCard.eligible_for_card_updater === undefined && parsed.eligible_for_card_updater !== undefined
+    ? { ...nestedCard, eligible_for_card_updater: parsed.eligible_for_card_updater }
+    : nestedCard;
   return {
     type,
     ...(parsed.credit_card === undefined ? {} : { card }),

@@ -33,7 +33,7 @@ export interface TransactionsRepository {
    */
   search(environmentKey: string, filter: TransactionSearch): Promise<Transaction[]>;
   find(environmentKey: string, token: string): Promise<Transaction | undefined>;
-  listForPaymentMethod(environmentKey: string, paymentMethodToken: string, page: PageRequest): Promise<Transaction[]>;
+  listForPaymentMethod(environmentKey: string, paymentMethodToken: string, page: PageRequest, states?: TransactionState[]): Promise<Transaction[]>;
   /** Every transaction that refers to `referenceToken` (captures, voids, credits). */
   children(environmentKey: string, referenceToken: string): Promise<Transaction[]>;
   /** Updates and returns the transaction as stored, in one statement; undefined when there is none. */

@@ -211,12 +211,13 @@ export class TransactionsRepo implements TransactionsRepository {
     return row === undefined ? undefined : transactionOf(row);
   }
 
-  async listForPaymentMethod(environmentKey: string, paymentMethodToken: string, page: PageRequest): Promise<Transaction[]> {
-    const query = this.db
+  async listForPaymentMethod(environmentKey: string, paymentMethodToken: string, page: PageRequest, states: TransactionState[] = []): Promise<Transaction[]> {
+    let query = this.db
       .selectFrom('transactions')
       .selectAll()
       .where('environment_key', '=', environmentKey)
       .where('payment_method_token', '=', paymentMethodToken);
+    if (states.length > 0) query = query.where('state', 'in', states);
     return (await readPage(page, (part) => applyPage(query, 'seq', part).execute())).map((row) => transactionOf(row));
   }
 
