@@ -19,7 +19,7 @@ import {
   type GatewayResponse,
 } from './kit/index.js';
 import { nuveiChecksum, nuveiTimeStamp, type NuveiMethod } from './nuvei/nuvei-checksum.js';
-import { answerResponse, type NuveiAnswer } from './nuvei/nuvei-mapping.js';
+import { answerResponse, barePaymentOptionId, bareTransactionId, nuveiPaymentOptionId, type NuveiAnswer } from './nuvei/nuvei-mapping.js';
 
 export const NUVEI_TEST_BASE = 'https://ppp-test.nuvei.com/ppp/api/v1';
 export const NUVEI_LIVE_BASE = 'https://secure.safecharge.com/ppp/api/v1';
@@ -131,11 +131,14 @@ function holderName(card: Card): string {
   return [card.firstName, card.lastName].filter((part) => part !== null && part !== '').join(' ');
 }
 
-/** A stored card is Coffer's third-party token `<userTokenId>|<userPaymentOptionId>` (see store). */
+/**
+ * A stored card is Coffer's third-party token `<userTokenId>|P<userPaymentOptionId>` (see store);
+ * the `P` is stripped before sending, and a token without it (made before, or elsewhere) is taken as it is.
+ */
 function storedCard(request: GatewayRequest, token: string): { userTokenId: string; userPaymentOptionId: string } {
   const split = token.indexOf('|');
   const userTokenId = split > 0 ? token.slice(0, split) : specificText(request, 'user_token_id');
-  const userPaymentOptionId = split > 0 ? token.slice(split + 1) : token;
+  const userPaymentOptionId = barePaymentOptionId(split > 0 ? token.slice(split + 1) : token);
   if (userTokenId === undefined || userPaymentOptionId === '') throw new GatewayInputError('A Nuvei payment option needs its user: a token from store, or gateway_specific_fields[nuvei][user_token_id].', 'processing_error');
   return { userTokenId, userPaymentOptionId };
 }
@@ -210,7 +213,8 @@ async function payment(call: GatewayCall, kind: PaymentKind): Promise<GatewayRes
   if (kind !== 'store' || !response.success) return response;
   const upo = answer.paymentOption?.userPaymentOptionId;
   if (upo === undefined || upo === '') throw new GatewayFaultError('Nuvei returned an unexpected response.', 'paymentOption.userPaymentOptionId: Required');
-  return { ...response, thirdPartyToken: `${String(source.userTokenId)}|${upo}` };
+  // `P` glued to an all-digit userPaymentOptionId so a Luhn-valid one is not masked as a card (nuvei-mapping.ts).
+  return { ...response, thirdPartyToken: `${String(source.userTokenId)}|${nuveiPaymentOptionId(upo)}` };
 }
 
 /**
@@ -234,10 +238,11 @@ async function payout(call: GatewayCall): Promise<GatewayResponse> {
   return answerResponse(transactionAnswer(json), 'Transaction credited');
 }
 
+/** Nuvei's transactionId of the reference: Coffer's `N<digits>` without the `N`, or a bare id kept before the letter was glued on. */
 function referenceId(request: GatewayRequest): string {
   const reference = request.reference?.gatewayTransactionId;
   if (reference === null || reference === undefined || reference === '') throw new GatewayFaultError('No Nuvei transaction id to refer to.', 'reference without gateway_transaction_id');
-  return reference;
+  return bareTransactionId(reference);
 }
 
 /** /settleTransaction, /refundTransaction, /voidTransaction: by the related transaction's id, no session token. */

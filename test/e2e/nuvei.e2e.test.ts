@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { errorKeys, FORMATS, startGatewayE2e, transact, type GatewayE2e } from '../helpers/gateway-e2e.js';
 import { findCardData } from '../helpers/leak-scan.js';
 import { storeKinds } from '../helpers/postgres.js';
+import { containsCardLike } from '../../src/domain/scrubbing/card-like.js';
 import { FakeNuvei } from '../fakes/fake-nuvei.js';
 import { jsonOf, type FakeRequest } from '../fakes/fake-gateway-server.js';
 
@@ -29,6 +30,17 @@ describe.each(storeKinds)('Nuvei gateway end to end (%s)', (store) => {
     const sent = fake.server.requests.filter((request) => request.rawBody.includes(`"clientRequestId":"${token}"`));
     expect(sent).toHaveLength(1);
     return sent[0] as FakeRequest;
+  }
+
+  /**
+   * Nuvei's transactionId of a Coffer gateway_transaction_id: `N` glued to the 19 digits, which the
+   * fake makes Luhn-valid on purpose (docs/gateways/nuvei.md), so each id here would be masked bare.
+   */
+  function nuveiId(id: unknown): string {
+    expect(id).toMatch(/^N\d{19}$/);
+    const digits = (id as string).slice(1);
+    expect(containsCardLike(digits)).toBe(true);
+    return digits;
   }
 
   const purchase = (format: 'json' | 'xml', paymentMethod: string, extra: Record<string, unknown> = {}, on = gateway) =>
@@ -73,7 +85,7 @@ describe.each(storeKinds)('Nuvei gateway end to end (%s)', (store) => {
     const sent = jsonOf(sentWith(t.token));
     const expected = createHash('sha256').update(`${MERCHANT_ID}${SITE_ID}${t.token}10.00USD${String(sent.timeStamp)}${SECRET_KEY}`).digest('hex');
     expect(sent).toMatchObject({ transactionType: 'Sale', amount: '10.00', currency: 'USD', clientUniqueId: `order-${format}`, checksum: expected, deviceDetails: { ipAddress: '192.0.2.7' }, paymentOption: { card: { cardNumber: PAN } } });
-    expect(fake.transactions.get(t.gateway_transaction_id)).toMatchObject({ type: 'Sale', status: 'APPROVED', amount: 10 });
+    expect(fake.transactions.get(nuveiId(t.gateway_transaction_id))).toMatchObject({ type: 'Sale', status: 'APPROVED', amount: 10 });
   });
 
   it.each([
@@ -96,17 +108,17 @@ describe.each(storeKinds)('Nuvei gateway end to end (%s)', (store) => {
     const capture = await transact(e2e.live, 'xml', `transactions/${auth.t.token}/capture`, { amount: 2000 });
     expect(capture.status).toBe(200);
     expect(capture.t).toMatchObject({ state: 'succeeded', transaction_type: 'Capture', amount: 2000, response: { message: 'Transaction captured' } });
-    expect(jsonOf(sentWith(capture.t.token))).toMatchObject({ relatedTransactionId: auth.t.gateway_transaction_id, amount: '20.00', currency: 'USD' });
+    expect(jsonOf(sentWith(capture.t.token))).toMatchObject({ relatedTransactionId: nuveiId(auth.t.gateway_transaction_id), amount: '20.00', currency: 'USD' });
 
     const rest = await transact(e2e.live, 'json', `transactions/${auth.t.token}/capture`, { amount: 500 });
     expect(rest.status).toBe(200);
-    expect(fake.transactions.get(auth.t.gateway_transaction_id)).toMatchObject({ settled: 25 });
+    expect(fake.transactions.get(nuveiId(auth.t.gateway_transaction_id))).toMatchObject({ settled: 25 });
 
     const credit = await transact(e2e.live, 'json', `transactions/${capture.t.token}/credit`, { amount: 500 });
     expect(credit.status).toBe(200);
     expect(credit.t).toMatchObject({ state: 'succeeded', transaction_type: 'Credit', amount: 500, response: { message: 'Transaction refunded' } });
-    expect(jsonOf(sentWith(credit.t.token))).toMatchObject({ relatedTransactionId: capture.t.gateway_transaction_id, amount: '5.00' });
-    expect(fake.transactions.get(capture.t.gateway_transaction_id)).toMatchObject({ settled: 20, refunded: 5 });
+    expect(jsonOf(sentWith(credit.t.token))).toMatchObject({ relatedTransactionId: nuveiId(capture.t.gateway_transaction_id), amount: '5.00' });
+    expect(fake.transactions.get(nuveiId(capture.t.gateway_transaction_id))).toMatchObject({ settled: 20, refunded: 5 });
   });
 
   it('voids an authorization with its amount, and verifies a card with a zero-amount Auth', async () => {
@@ -114,8 +126,8 @@ describe.each(storeKinds)('Nuvei gateway end to end (%s)', (store) => {
     const voided = await transact(e2e.live, 'xml', `transactions/${auth.t.token}/void`, null);
     expect(voided.status).toBe(200);
     expect(voided.t).toMatchObject({ state: 'succeeded', transaction_type: 'Void', response: { message: 'Transaction voided' } });
-    expect(jsonOf(sentWith(voided.t.token))).toMatchObject({ relatedTransactionId: auth.t.gateway_transaction_id, amount: '7.00', currency: 'USD' });
-    expect(fake.transactions.get(auth.t.gateway_transaction_id)?.status).toBe('VOIDED');
+    expect(jsonOf(sentWith(voided.t.token))).toMatchObject({ relatedTransactionId: nuveiId(auth.t.gateway_transaction_id), amount: '7.00', currency: 'USD' });
+    expect(fake.transactions.get(nuveiId(auth.t.gateway_transaction_id))?.status).toBe('VOIDED');
 
     const verified = await transact(e2e.live, 'json', `gateways/${gateway}/verify`, { payment_method_token: card, currency_code: 'USD' });
     expect(verified.status).toBe(200);
@@ -129,19 +141,22 @@ describe.each(storeKinds)('Nuvei gateway end to end (%s)', (store) => {
     const sent = sentWith(credited.t.token);
     expect(sent.path).toBe('/ppp/api/v1/payout.do');
     expect(jsonOf(sent)).toMatchObject({ userTokenId: 'user-77', amount: '15.00', currency: 'EUR', cardData: { cardNumber: PAN } });
-    expect(fake.transactions.get(credited.t.gateway_transaction_id)).toMatchObject({ type: 'Credit', amount: 15, currency: 'EUR' });
+    expect(fake.transactions.get(nuveiId(credited.t.gateway_transaction_id))).toMatchObject({ type: 'Credit', amount: 15, currency: 'EUR' });
   });
 
   it('stores the card as a Nuvei payment option and purchases with it, sending no card number', async () => {
     const stored = await transact(e2e.live, 'json', `gateways/${gateway}/store`, { payment_method_token: card });
     expect(stored.status).toBe(200);
     const token = stored.t.third_party_token as string;
-    expect(token).toMatch(/^[A-Za-z0-9]+\|9\d{5}$/);
+    // The userPaymentOptionId is Luhn-valid (the fake's choice) and kept with a P glued on.
+    expect(token).toMatch(/^[A-Za-z0-9]+\|P9\d{12}$/);
+    const upo = token.split('|')[1]?.slice(1) as string;
+    expect(containsCardLike(upo)).toBe(true);
     expect(jsonOf(sentWith(stored.t.token))).toMatchObject({ savePM: 'true', authenticationOnlyType: 'ADDCARD', amount: '0.00' });
     const bought = await purchase('xml', stored.t.payment_method.token as string, { gateway_specific_fields: { nuvei: { country: 'GB' } } });
     expect(bought.status).toBe(200);
     const sent = sentWith(bought.t.token);
-    expect(jsonOf(sent)).toMatchObject({ userTokenId: token.split('|')[0], paymentOption: { userPaymentOptionId: token.split('|')[1] } });
+    expect(jsonOf(sent)).toMatchObject({ userTokenId: token.split('|')[0], paymentOption: { userPaymentOptionId: upo } });
     expect(sent.rawBody).not.toContain(PAN);
   });
 

@@ -9,7 +9,9 @@ import { FakeGatewayServer, jsonOf, type FakeAnswer, type FakeRequest } from './
  * here on its own), requires a session token it issued on /payment, refuses a repeated
  * clientRequestId, and keeps transactions in memory. Its own conventions (not Nuvei's): a card
  * holder named "Reject <code>" is declined with that issuerDeclineCode; stored payment options are
- * numbered from 900001.
+ * 13-digit numbers from 9000000000000. Every transactionId and userPaymentOptionId it hands out
+ * passes the Luhn check on purpose (about one real transactionId in ten does), so the e2e tests
+ * prove Coffer's ids and tokens survive its card-number scrubbing (docs/gateways/nuvei.md).
  */
 
 const FIELDS: Record<string, string[]> = {
@@ -42,7 +44,7 @@ export class FakeNuvei {
   private readonly sessions = new Set<string>();
   private readonly requestIds = new Set<string>();
   private nextId = 7110000000002000000n;
-  private nextUpo = 900001;
+  private nextUpo = 9000000000000n;
 
   private constructor(
     readonly server: FakeGatewayServer,
@@ -117,14 +119,18 @@ export class FakeNuvei {
     return { json: { sessionToken: token, internalRequestId: 1, status: 'SUCCESS', errCode: 0, reason: '', merchantId: body.merchantId, merchantSiteId: body.merchantSiteId, version: '1.0', clientRequestId: body.clientRequestId } };
   }
 
-  /**
-   * Nuvei's ids are 19 digits; one that passes Luhn reads as a card and Coffer masks it by design
-   * (src/gateways/response-scrubbing.ts), so the fake hands out only ids that do not.
-   */
+  /** The next 19-digit id that reads as a card (Luhn-valid): the case Coffer must not mask. */
   private id(): string {
     do this.nextId += 7n;
-    while (containsCardLike(String(this.nextId)));
+    while (!containsCardLike(String(this.nextId)));
     return String(this.nextId);
+  }
+
+  /** The next 13-digit userPaymentOptionId that reads as a card. */
+  private upo(): string {
+    do this.nextUpo += 1n;
+    while (!containsCardLike(String(this.nextUpo)));
+    return String(this.nextUpo);
   }
 
   private answer(body: Record<string, unknown>, transaction: FakeNuveiTransaction, extra: Record<string, unknown> = {}): FakeAnswer {
@@ -176,7 +182,7 @@ export class FakeNuvei {
     this.transactions.set(transaction.id, transaction);
     let upo = '';
     if (body.savePM === 'true' && typeof body.userTokenId === 'string' && stored === undefined) {
-      upo = String(this.nextUpo++);
+      upo = this.upo();
       this.paymentOptions.set(upo, { userTokenId: body.userTokenId, last4, holder });
     }
     return this.answer(body, transaction, { orderId: '471833818', paymentOption: { userPaymentOptionId: upo, card: cardAnswer }, externalSchemeTransactionId: `SCHEME${transaction.id.slice(-6)}` });

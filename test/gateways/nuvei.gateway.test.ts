@@ -6,6 +6,8 @@ import { GatewayHttpClient } from '../../src/gateways/kit/http-client.js';
 import { FakeGatewayServer, jsonOf, type FakeAnswer, type FakeRequest } from '../fakes/fake-gateway-server.js';
 import { gatewayRequest, testCard } from '../helpers/gateway-requests.js';
 import { findCardData } from '../helpers/leak-scan.js';
+import { scrubberFor, scrubResponse } from '../../src/gateways/response-scrubbing.js';
+import { containsCardLike } from '../../src/domain/scrubbing/card-like.js';
 
 /**
  * Canned-response tests of the Nuvei module (REST API 1.0). The answers follow the examples of
@@ -143,7 +145,7 @@ describe('Nuvei: checksummed payments', () => {
     expect(response).toMatchObject({
       success: true,
       message: 'Transaction approved',
-      gatewayTransactionId: '7110000000001990927',
+      gatewayTransactionId: 'N7110000000001990927',
       avsCode: 'Y',
       cvvCode: 'M',
       networkTransactionId: 'MCC0000001',
@@ -176,7 +178,7 @@ describe('Nuvei: checksummed payments', () => {
     const request = gatewayRequest('store', CREDENTIALS, { paymentMethod: card(), currencyCode: null });
     const { response, sent } = await run(request);
     expect(jsonOf(sent)).toMatchObject({ transactionType: 'Auth', amount: '0.00', savePM: 'true', authenticationOnlyType: 'ADDCARD', userTokenId: request.transactionToken });
-    expect(response).toMatchObject({ success: true, message: 'Card stored', thirdPartyToken: `${request.transactionToken}|2134567` });
+    expect(response).toMatchObject({ success: true, message: 'Card stored', thirdPartyToken: `${request.transactionToken}|P2134567` });
     next = { json: APPROVED };
     expect(await fault(gatewayRequest('store', CREDENTIALS, { paymentMethod: card(), gatewaySpecificFields: { user_token_id: 'user-1' } }))).toMatchObject({ name: 'GatewayFaultError', detail: expect.stringContaining('userPaymentOptionId') });
   });
@@ -207,7 +209,7 @@ describe('Nuvei: declines and errors', () => {
   ])('maps a DECLINED with issuerDeclineCode "%s" (%s) to %s', async (code, reason, standard) => {
     next = { json: { ...DECLINED, issuerDeclineCode: code, gwErrorReason: reason } };
     const { response } = await run(purchase());
-    expect(response).toMatchObject({ success: false, errorCode: standard, message: reason, gatewayTransactionId: DECLINED.transactionId });
+    expect(response).toMatchObject({ success: false, errorCode: standard, message: reason, gatewayTransactionId: `N${DECLINED.transactionId}` });
     expect(response.errorDetail).toContain('DECLINED');
   });
 
@@ -247,7 +249,7 @@ describe('Nuvei: capture, void, credit', () => {
     expect(sent.path).toBe(`${BASE}/settleTransaction.do`);
     const body = jsonOf(sent);
     expect(body).toEqual({ merchantId: MERCHANT_ID, merchantSiteId: SITE_ID, clientRequestId: request.transactionToken, clientUniqueId: request.transactionToken, amount: '50.00', currency: 'USD', relatedTransactionId: '7110000000001908486', timeStamp: expect.any(String), checksum: expectedChecksum(body, SETTLE_FIELDS) });
-    expect(response).toMatchObject({ success: true, message: 'Transaction captured', gatewayTransactionId: SETTLED.transactionId });
+    expect(response).toMatchObject({ success: true, message: 'Transaction captured', gatewayTransactionId: `N${SETTLED.transactionId}` });
   });
 
   it('refunds part at /refundTransaction.do (a comment joins the checksum); voids with the reference amount', async () => {
@@ -289,10 +291,33 @@ describe('Nuvei: capture, void, credit', () => {
       timeStamp: expect.any(String),
       checksum: expectedChecksum(body, PAYMENT_FIELDS),
     });
-    expect(response).toMatchObject({ success: true, message: 'Transaction credited', gatewayTransactionId: SETTLED.transactionId });
+    expect(response).toMatchObject({ success: true, message: 'Transaction credited', gatewayTransactionId: `N${SETTLED.transactionId}` });
     const stored = await run(gatewayRequest('general_credit', CREDENTIALS, { paymentMethod: { type: 'third_party_token', token: 'user-2|2134567' }, amount: 1500, currencyCode: 'EUR' }));
     expect(jsonOf(stored.sent)).toMatchObject({ userTokenId: 'user-2', userPaymentOption: { userPaymentOptionId: '2134567' } });
     expect(jsonOf(stored.sent)).not.toHaveProperty('cardData');
+  });
+
+  it('keeps a Luhn-valid transactionId and userPaymentOptionId with a letter glued on, unmasked by scrubbing, and sends them bare', async () => {
+    // 19 and 13 digits that pass Luhn: bare, Coffer's scrubbing would mask them as cards.
+    const luhnId = '7110000000001990902';
+    const luhnUpo = '9000000000001';
+    expect(containsCardLike(luhnId) && containsCardLike(luhnUpo)).toBe(true);
+    next = { json: { ...APPROVED, transactionType: 'Auth', transactionId: luhnId, paymentOption: { ...APPROVED.paymentOption, userPaymentOptionId: luhnUpo } } };
+    const request = gatewayRequest('store', CREDENTIALS, { paymentMethod: card(), gatewaySpecificFields: { user_token_id: 'user-1' } });
+    const stored = scrubResponse((await run(request)).response, scrubberFor(request));
+    expect(stored).toMatchObject({ success: true, gatewayTransactionId: `N${luhnId}`, thirdPartyToken: `user-1|P${luhnUpo}` });
+
+    next = { json: { ...SETTLED, transactionId: luhnId } };
+    const captured = await run(gatewayRequest('capture', CREDENTIALS, { amount: 5000, currencyCode: 'USD', reference: reference(`N${luhnId}`) }));
+    expect(jsonOf(captured.sent)).toMatchObject({ relatedTransactionId: luhnId });
+    const voided = await run(gatewayRequest('void', CREDENTIALS, { currencyCode: 'USD', reference: reference(`N${luhnId}`) }));
+    expect(jsonOf(voided.sent)).toMatchObject({ relatedTransactionId: luhnId });
+    const refunded = await run(gatewayRequest('credit', CREDENTIALS, { amount: 100, currencyCode: 'USD', reference: reference(`N${luhnId}`) }));
+    expect(jsonOf(refunded.sent)).toMatchObject({ relatedTransactionId: luhnId });
+
+    next = { json: APPROVED };
+    const bought = await run(purchase({ paymentMethod: { type: 'third_party_token', token: `user-1|P${luhnUpo}` } }));
+    expect(jsonOf(bought.sent)).toMatchObject({ userTokenId: 'user-1', paymentOption: { userPaymentOptionId: luhnUpo } });
   });
 
   it('a refused void (Invalid relatedTransactionId) is a processing_error', async () => {

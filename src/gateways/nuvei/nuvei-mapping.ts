@@ -81,6 +81,28 @@ export interface NuveiAnswer {
 
 const present = (value: string | undefined): string | undefined => (value === undefined || value === '' ? undefined : value);
 
+/**
+ * Nuvei's ids as Coffer keeps them: `N` glued to a `transactionId`, `P` to a `userPaymentOptionId`
+ * (only when it is all digits). Why: a 19-digit transactionId passes the Luhn check about one time
+ * in ten, and Coffer masks card-like numbers in everything a gateway answers (docs/security.md,
+ * src/gateways/response-scrubbing.ts), which would leave that transaction impossible to capture,
+ * refund or void; a digit run touching a letter is never taken for a card (the same choice as
+ * litle and orbital, docs/gateways/litle.md). See docs/gateways/nuvei.md.
+ */
+function glue(letter: string, id: string): string {
+  return /^\d+$/.test(id) ? `${letter}${id}` : id;
+}
+
+/** The id Nuvei gave, from Coffer's form; a bare id (kept before the letter was glued on) is accepted as it is. */
+function unglue(letter: string, id: string): string {
+  return new RegExp(`^${letter}(\\d+)$`).exec(id)?.[1] ?? id;
+}
+
+export const nuveiTransactionId = (transactionId: string): string => glue('N', transactionId);
+export const bareTransactionId = (id: string): string => unglue('N', id);
+export const nuveiPaymentOptionId = (userPaymentOptionId: string): string => glue('P', userPaymentOptionId);
+export const barePaymentOptionId = (id: string): string => unglue('P', id);
+
 function specific(answer: NuveiAnswer): Record<string, unknown> {
   return {
     nuvei: {
@@ -120,7 +142,7 @@ export function answerResponse(answer: NuveiAnswer, approvedMessage: string): Ga
   const card = answer.paymentOption?.card;
   const base: GatewayResponse = {
     ...blankResponse(approved, approved ? approvedMessage : failureMessage(answer)),
-    gatewayTransactionId: present(answer.transactionId) ?? null,
+    gatewayTransactionId: answer.transactionId === undefined || answer.transactionId === '' ? null : nuveiTransactionId(answer.transactionId),
     ...avsResult(present(card?.avsCode)),
     ...cvvResult(present(card?.cvv2Reply)),
     networkTransactionId: present(answer.externalSchemeTransactionId) ?? null,
