@@ -37,7 +37,7 @@ export function upstreamCommands(cli: Command, withCore: WithCore, json: () => i
   upstream
     .command('set')
     .description('name the upstream of an environment; the upstream access secret is read from standard input')
-    .requiredOption('--environment <key>')
+    .requiredOption('--environment <key>', 'the environment that will hold the cards')
     .requiredOption('--url <url>', 'the upstream base URL, e.g. https://core.spreedly.com')
     .requiredOption('--upstream-environment <key>', 'the environment key at the upstream')
     .requiredOption('--public-url <url>', 'where the upstream can reach this Coffer')
@@ -59,7 +59,8 @@ export function upstreamCommands(cli: Command, withCore: WithCore, json: () => i
     );
   upstream
     .command('show')
-    .requiredOption('--environment <key>')
+    .description("show an environment's upstream (never its secret) and the migration's progress and failures")
+    .requiredOption('--environment <key>', 'the environment whose upstream to show')
     .addOption(json())
     .action((opts: JsonFlag & { environment: string }) =>
       withCore(async (core) => {
@@ -69,7 +70,8 @@ export function upstreamCommands(cli: Command, withCore: WithCore, json: () => i
     );
   upstream
     .command('clear')
-    .requiredOption('--environment <key>')
+    .description('forget the upstream of an environment (cards already copied stay)')
+    .requiredOption('--environment <key>', 'the environment whose upstream to forget')
     .addOption(json())
     .action((opts: JsonFlag & { environment: string }) =>
       withCore(async (core) => {
@@ -80,7 +82,7 @@ export function upstreamCommands(cli: Command, withCore: WithCore, json: () => i
   upstream
     .command('backfill')
     .description('copy every retained payment method of the upstream (resumes where an interrupted walk stopped)')
-    .requiredOption('--environment <key>')
+    .requiredOption('--environment <key>', 'the environment whose upstream to walk')
     .option('--restart', 'walk from the beginning again (what is here already is not copied twice)', false)
     .addOption(json())
     .action((opts: JsonFlag & { environment: string; restart: boolean }) =>
