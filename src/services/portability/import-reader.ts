@@ -11,7 +11,7 @@ import { csvRowToLine, unknownColumns } from './csv-record.js';
 export type ImportFormat = 'jsonl' | 'csv';
 
 /** A row of the file: its parsed value, or why it could not be read (never its text). */
-export type FileRow = { row: number; value: unknown } | { row: number; malformed: true } | { row: number; invalidField: string };
+export type ImportLine = { row: number; value: unknown } | { row: number; malformed: true } | { row: number; invalidField: string };
 
 /** The file as a whole cannot be imported (nothing was): the message names the problem, never a value. */
 export class ImportFileError extends Error {
@@ -22,7 +22,7 @@ export class ImportFileError extends Error {
 }
 
 /** Lines of JSON; a blank line is skipped (still counted, so row N is line N). */
-async function* jsonLines(input: Readable): AsyncGenerator<FileRow> {
+async function* jsonLines(input: Readable): AsyncGenerator<ImportLine> {
   const lines = createInterface({ input, crlfDelay: Infinity });
   let row = 0;
   for await (const line of lines) {
@@ -40,7 +40,7 @@ async function* jsonLines(input: Readable): AsyncGenerator<FileRow> {
  * CSV records with a header row (not counted). A header naming a column the format does not have
  * refuses the file; a record that cannot be read (wrong number of cells) is a malformed row.
  */
-async function* csvRows(input: Readable): AsyncGenerator<FileRow> {
+async function* csvRows(input: Readable): AsyncGenerator<ImportLine> {
   const parser = parse({
     bom: true,
     info: true,
@@ -56,7 +56,7 @@ async function* csvRows(input: Readable): AsyncGenerator<FileRow> {
   // A refused record does not count in `info.records`: its row number is worked out from how many
   // good records came before it and how many were refused before it.
   const skippedAfter: number[] = [];
-  const pending: FileRow[] = [];
+  const pending: ImportLine[] = [];
   parser.on('skip', (error: { records?: number }) => {
     const before = error.records ?? 0;
     pending.push({ row: before + skippedAfter.length + 1, malformed: true });
@@ -67,7 +67,7 @@ async function* csvRows(input: Readable): AsyncGenerator<FileRow> {
   for await (const item of parser as AsyncIterable<{ record: Record<string, string>; info: { records: number } }>) {
     const good = item.info.records;
     const row = good + skippedAfter.filter((before) => before < good).length;
-    while (pending.length > 0 && (pending[0] as FileRow).row < row) yield pending.shift() as FileRow;
+    while (pending.length > 0 && (pending[0] as ImportLine).row < row) yield pending.shift() as ImportLine;
     const line = csvRowToLine(item.record);
     yield 'invalidJson' in line ? { row, invalidField: line.invalidJson as string } : { row, value: line };
   }
@@ -75,7 +75,7 @@ async function* csvRows(input: Readable): AsyncGenerator<FileRow> {
 }
 
 /** The rows of `input` in `format`. */
-export function readRows(input: Readable, format: ImportFormat): AsyncGenerator<FileRow> {
+export function readRows(input: Readable, format: ImportFormat): AsyncGenerator<ImportLine> {
   return format === 'csv' ? csvRows(input) : jsonLines(input);
 }
 

@@ -11,7 +11,7 @@ import type { AdoptedPaymentMethod, AdoptResult, PaymentMethodAdopter } from './
 import { checkEncrypted, decrypted, isOpenPgp, peek } from './import-decrypt.js';
 import type { ImportKeyService } from './import-keys.js';
 import { fitsTokenRules, importRecordOf, type ImportRecord, type Rejection } from './import-record.js';
-import { ImportFileError, readRows, sniffFormat, type FileRow, type ImportFormat } from './import-reader.js';
+import { ImportFileError, readRows, sniffFormat, type ImportLine, type ImportFormat } from './import-reader.js';
 
 /** The file, opened as many times as asked: an encrypted file is read twice (import-decrypt.ts). */
 export type ImportSource = () => Readable;
@@ -118,7 +118,7 @@ export class ImportService {
     return decrypted(again, await peek(again), keys);
   }
 
-  private async importRows(environment: Environment, job: PaymentMethodImport, rows: AsyncIterable<FileRow>, options: ImportOptions): Promise<void> {
+  private async importRows(environment: Environment, job: PaymentMethodImport, rows: AsyncIterable<ImportLine>, options: ImportOptions): Promise<void> {
     const batchSize = options.batchSize ?? DEFAULT_BATCH;
     let batch: Pending[] = [];
     const flush = async () => {
@@ -130,11 +130,11 @@ export class ImportService {
       await this.save(job);
       options.onProgress?.(job);
     };
-    for await (const fileRow of rows) {
-      job.report.rows = Math.max(job.report.rows, fileRow.row);
-      const pending = await this.pending(environment, fileRow);
+    for await (const line of rows) {
+      job.report.rows = Math.max(job.report.rows, line.row);
+      const pending = await this.pending(environment, line);
       if ('reason' in pending) {
-        reject(job.report, fileRow.row, pending);
+        reject(job.report, line.row, pending);
         continue;
       }
       batch.push(pending);
@@ -146,19 +146,19 @@ export class ImportService {
   }
 
   /** A file row → the method to adopt under its token, or why it is refused before adoption. */
-  private async pending(environment: Environment, fileRow: FileRow): Promise<Pending | Rejection> {
-    if ('malformed' in fileRow) return { reason: 'malformed' };
-    if ('invalidField' in fileRow) return { reason: 'invalid', field: fileRow.invalidField };
-    const record = importRecordOf(fileRow.value);
+  private async pending(environment: Environment, line: ImportLine): Promise<Pending | Rejection> {
+    if ('malformed' in line) return { reason: 'malformed' };
+    if ('invalidField' in line) return { reason: 'invalid', field: line.invalidField };
+    const record = importRecordOf(line.value);
     if ('reason' in record) return record;
     const number = record.method.card?.number;
     if (number !== undefined) {
       const digits = normalizePan(number);
       if (/^\d{12,19}$/.test(digits) && !luhnValid(digits)) return { reason: 'luhn', field: 'number' };
     }
-    if (record.fits) return { row: fileRow.row, method: { ...record.method, token: record.oldToken as string }, remap: null };
+    if (record.fits) return { row: line.row, method: { ...record.method, token: record.oldToken as string }, remap: null };
     const token = await this.mint(environment, record);
-    return { row: fileRow.row, method: { ...record.method, token }, remap: { row: fileRow.row, old_token: record.oldToken, new_token: token } };
+    return { row: line.row, method: { ...record.method, token }, remap: { row: line.row, old_token: record.oldToken, new_token: token } };
   }
 
   /**
