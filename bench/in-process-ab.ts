@@ -39,6 +39,16 @@ export interface AbLine {
   p90s: Record<string, number>;
   /** Current build's median over the compare build's (below 1: current is cheaper). */
   ratio: number;
+  /** Process CPU time (user + system) per request, median of rounds, µs: steadier than wall time on a loaded machine. */
+  cpuMedians: Record<string, number>;
+  /** The same ratio on CPU time. */
+  cpuRatio: number;
+}
+
+/** One round's cost per request: wall-clock and this process's CPU time, µs. */
+interface RoundCost {
+  wall: number;
+  cpu: number;
 }
 
 type Request = { method: string; url: string; headers: Record<string, string>; payload?: string };
@@ -87,14 +97,17 @@ const SCENARIOS: Record<string, (build: LoadedBuild, turn: number) => Request> =
   list_transactions_gzip: (build) => ({ method: 'GET', url: '/v1/transactions.json', headers: { authorization: build.auth, 'accept-encoding': 'gzip' } }),
 };
 
-async function round(build: LoadedBuild, scenario: string, requests: number): Promise<number> {
+async function round(build: LoadedBuild, scenario: string, requests: number): Promise<RoundCost> {
   const make = SCENARIOS[scenario] as (build: LoadedBuild, turn: number) => Request;
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   for (let turn = 0; turn < requests; turn += 1) {
     const reply = await build.app.inject(make(build, turn));
     if (reply.statusCode >= 300) throw new Error(`${build.label} ${scenario}: status ${reply.statusCode}`);
   }
-  return ((performance.now() - started) * 1000) / requests;
+  const wall = ((performance.now() - started) * 1000) / requests;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { wall, cpu: (cpu.user + cpu.system) / requests };
 }
 
 /** Alternating rounds of `requests` sequential requests per build and scenario; medians in µs. */
@@ -108,18 +121,26 @@ export async function compareInProcess(options: { compareDir: string; store: Sto
     const lines: AbLine[] = [];
     for (const scenario of Object.keys(SCENARIOS).filter((id) => options.only === undefined || options.only.includes(id))) {
       const samples: Record<string, number[]> = { current: [], compare: [] };
+      const cpuSamples: Record<string, number[]> = { current: [], compare: [] };
       for (let index = 0; index < options.rounds; index += 1) {
         // Who goes first alternates too: neither build always gets the warmer machine.
         const order = index % 2 === 0 ? builds : [...builds].reverse();
-        for (const build of order) (samples[build.label] as number[]).push(await round(build, scenario, options.requests));
+        for (const build of order) {
+          const cost = await round(build, scenario, options.requests);
+          (samples[build.label] as number[]).push(cost.wall);
+          (cpuSamples[build.label] as number[]).push(cost.cpu);
+        }
       }
       const median = (label: string) => Math.round(percentile(Float64Array.from(samples[label] as number[]).sort(), 50));
+      const cpuMedian = (label: string) => Math.round(percentile(Float64Array.from(cpuSamples[label] as number[]).sort(), 50));
       const p90 = (label: string) => Math.round(percentile(Float64Array.from(samples[label] as number[]).sort(), 90));
       lines.push({
         scenario,
         medians: { current: median('current'), compare: median('compare') },
         p90s: { current: p90('current'), compare: p90('compare') },
         ratio: Math.round((median('current') / median('compare')) * 1000) / 1000,
+        cpuMedians: { current: cpuMedian('current'), compare: cpuMedian('compare') },
+        cpuRatio: Math.round((cpuMedian('current') / cpuMedian('compare')) * 1000) / 1000,
       });
     }
     return lines;
@@ -131,7 +152,10 @@ export async function compareInProcess(options: { compareDir: string; store: Sto
 
 /** The A/B lines as a table. */
 export function formatAb(lines: AbLine[], store: StoreKind, rounds: number, requests: number): string {
-  const header = `In-process A/B on ${store}: ${rounds} alternating rounds of ${requests} sequential requests per build; µs per request (median of rounds, p90 of rounds)`;
-  const rows = lines.map((line) => `${line.scenario.padEnd(18)} current ${String(line.medians.current).padStart(6)} (p90 ${line.p90s.current})   compare ${String(line.medians.compare).padStart(6)} (p90 ${line.p90s.compare})   current/compare ${line.ratio.toFixed(3)}`);
+  const header = `In-process A/B on ${store}: ${rounds} alternating rounds of ${requests} sequential requests per build; µs per request (median of rounds, p90 of rounds); CPU = this process's user + system time per request`;
+  const rows = lines.map(
+    (line) =>
+      `${line.scenario.padEnd(22)} current ${String(line.medians.current).padStart(6)} (p90 ${line.p90s.current})   compare ${String(line.medians.compare).padStart(6)} (p90 ${line.p90s.compare})   current/compare ${line.ratio.toFixed(3)}   CPU ${line.cpuMedians.current} / ${line.cpuMedians.compare} = ${line.cpuRatio.toFixed(3)}`,
+  );
   return [header, ...rows].join('\n');
 }
