@@ -3,6 +3,8 @@ import pg from 'pg';
 /** PostgreSQL's SQLSTATEs this module acts on. */
 const INVALID_CATALOG_NAME = '3D000';
 const DUPLICATE_DATABASE = '42P04';
+/** What a CREATE DATABASE racing another one for the same name may get instead of 42P04. */
+const UNIQUE_VIOLATION = '23505';
 const INSUFFICIENT_PRIVILEGE = '42501';
 
 /** Databases a server always has, tried in turn to run CREATE DATABASE from (as `createdb` does). */
@@ -76,7 +78,8 @@ export async function ensurePostgresDatabase(url: string): Promise<boolean> {
       await admin.query(`CREATE DATABASE ${quoteIdentifier(name)}`);
       return true;
     } catch (error) {
-      if (sqlState(error) === DUPLICATE_DATABASE) return false;
+      // Another node created it meanwhile (seen as either code, depending on when the two met).
+      if (sqlState(error) === DUPLICATE_DATABASE || sqlState(error) === UNIQUE_VIOLATION) return false;
       if (sqlState(error) === INSUFFICIENT_PRIVILEGE) {
         throw new Error(`database "${name}" does not exist and this user may not create it; ${createDatabaseHint(url)}`);
       }

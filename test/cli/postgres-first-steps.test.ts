@@ -4,7 +4,7 @@ import pg from 'pg';
 import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { postgresUrl } from '../helpers/postgres.js';
-import { createDatabaseHint, databaseName } from '../../src/store/postgres-database.js';
+import { createDatabaseHint, databaseName, ensurePostgresDatabase } from '../../src/store/postgres-database.js';
 import { runCoffer, startServe, useCofferProcesses, type RunResult, type ServedCoffer } from '../helpers/spawn.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -180,6 +180,20 @@ if (server !== null) describe('PostgreSQL first steps', () => {
     expect(result.stdoutLines).toHaveLength(1);
     expect(Object.keys(JSON.parse(result.stdoutLines[0]!))).toContain('portal_password');
     expect(result.stderrLines).toEqual([`Created PostgreSQL database "${name}".`]);
+  });
+
+  it('nodes creating the same database at once: exactly one creates it, the others find it made', async () => {
+    const name = newDatabaseName();
+    const created = await Promise.all(Array.from({ length: 4 }, () => ensurePostgresDatabase(urlFor(name))));
+    expect(created.filter(Boolean)).toHaveLength(1);
+    expect(await databaseExists(name)).toBe(true);
+    expect(await ensurePostgresDatabase(urlFor(name))).toBe(false);
+  });
+
+  it('an unreachable server is reported as it is, and nothing is attempted', async () => {
+    const unreachable = new URL(urlFor(newDatabaseName()));
+    unreachable.port = '1';
+    await expect(ensurePostgresDatabase(unreachable.toString())).rejects.toThrow(/ECONNREFUSED/);
   });
 
   it('a user who may not create databases gets the command to run, and nothing is created', async () => {
