@@ -11,6 +11,8 @@ import { userCommands } from './cli/users.js';
 import { upstreamCommands } from './cli/upstream.js';
 import { importCommands } from './cli/imports.js';
 import { localMasterKeyFile } from './vault/master-key.js';
+import { createDatabaseIfMissing, initialise } from './cli/initialise.js';
+import { databaseName, isMissingDatabase } from './store/postgres-database.js';
 import type { AccessSecret } from './domain/access-secret.js';
 import type { Environment } from './domain/environment.js';
 import type { Organization } from './domain/organization.js';
@@ -108,9 +110,26 @@ function program(): Command {
     }
   });
 
-  cli.command('init').description('create organization default, environment sandbox and an admin secret on an empty database')
+  cli.command('init').description('create the database if there is none (SQLite file or PostgreSQL database), then organization default, environment sandbox, an admin secret and the portal owner')
     .addOption(json())
-    .action((opts: JsonFlag) => runCore(config(), async (core) => printResult(await core.tenancy.init(), opts.json === true)));
+    .action(async (opts: JsonFlag) => {
+      const loaded = config();
+      await createDatabaseIfMissing(loaded);
+      await runCore(loaded, async (core) => {
+        const created = await initialise(core);
+        printResult(
+          {
+            organization_token: created.organization_token,
+            environment_key: created.environment_key,
+            access_secret_key: created.access_secret_key,
+            access_secret: created.access_secret,
+            portal_email: created.owner?.user.email ?? null,
+            portal_password: created.owner?.password ?? null,
+          },
+          opts.json === true,
+        );
+      });
+    });
 
   const orgs = cli.command('organizations').description('manage organizations');
   orgs.command('create').description('create an organization').requiredOption('--name <name>', 'its name').addOption(json()).action((opts: JsonFlag & { name: string }) =>
@@ -198,6 +217,11 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     if (error instanceof NotEmptyError) fail(error.message);
     if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
+    if (isMissingDatabase(error)) {
+      const url = loadConfig().store;
+      const name = url.kind === 'postgres' ? databaseName(url.url) : '';
+      fail(`PostgreSQL database "${name}" (COFFER_DATABASE_URL) does not exist; \`coffer init\` (or \`coffer serve\`) creates it`);
+    }
     fail(error instanceof Error ? error.message : String(error));
   }
 }

@@ -2,7 +2,7 @@ import { AppError, MESSAGES, fieldError, type ErrorEntry } from '../domain/error
 import type { PaymentMethodCreateInput, PaymentMethodKind } from '../domain/payment-method.js';
 import { Secret } from '../domain/secret.js';
 import type { AdapterPaymentMethod } from '../gateways/kit/index.js';
-import { checkCardNumber, normalizePan } from '../vault/card-rules.js';
+import { normalizePan } from '../vault/card-rules.js';
 import type { Keyring } from '../vault/keyring.js';
 import { isTestBankAccount, isTestCard } from '../vault/test-cards.js';
 import { bankAccountDetails, cardDetails } from './payment-method-records.js';
@@ -39,9 +39,10 @@ export class PaymentMethodSealer {
 
   /**
    * In a test environment a real card (or bank account, or third-party vault) is refused with
-   * 402 before the other checks, as Spreedly does. A number that is not a card number at all
-   * (wrong check digit, wrong length) is not a "real card": it gets 422 errors.invalid on
-   * `number` like any invalid field, so a typo in a test number says what is wrong.
+   * 402 before the other checks, as Spreedly does. Any number of digits that is not a test card
+   * counts as real, whether or not it would pass the number checks (Spreedly answers 402 to the
+   * number `343`; docs/wire-compatibility.md): the environment is checked before the number.
+   * Text that is not digits at all is no card number, and gets 422 on `number`.
    */
   async prepare(
     environment: Environment,
@@ -55,7 +56,7 @@ export class PaymentMethodSealer {
       const card = input.card ?? {};
       const digits = card.number === undefined ? '' : normalizePan(card.number);
       const test = digits !== '' && isTestCard(digits);
-      if (digits !== '' && !test && !production && checkCardNumber(card.number as string).valid) throw notActivated();
+      if (/^\d+$/.test(digits) && !test && !production) throw notActivated();
       const errors = cardErrors({ ...card, number: digits === '' ? undefined : digits }, input, now);
       if (errors.length > 0) return { errors, sealed: null };
       const cvv = card.verification_value ?? null;

@@ -93,6 +93,12 @@ export class PaymentMethodService {
         now: at,
       });
       await recordTransaction(repos, record);
+      // Spreedly records a card retained at creation as added, then retained: its transactions list
+      // holds an AddPaymentMethod and a RetainPaymentMethod (docs/wire-compatibility.md). The answer
+      // stays the AddPaymentMethod transaction.
+      if (input.retained) {
+        await recordTransaction(repos, newTransaction({ environmentKey: environment.key, transactionType: 'RetainPaymentMethod', outcome: TransactionState.succeeded, paymentMethodToken: token, now: at }));
+      }
       return this.outcome(repos, environment, record.token, token);
     }, { environment, request });
   }

@@ -48,7 +48,9 @@ describe('coffer init', () => {
   it('prints the credentials once as one JSON line, then refuses a second init', async () => {
     const dir = dataDir();
     const first = okJson(await coffer(dir, ['init', '--json']));
-    expect(Object.keys(first).sort()).toEqual(['access_secret', 'access_secret_key', 'environment_key', 'organization_token']);
+    // The portal owner too, as serve makes it on an empty database (README, "The `coffer` CLI").
+    expect(Object.keys(first).sort()).toEqual(['access_secret', 'access_secret_key', 'environment_key', 'organization_token', 'portal_email', 'portal_password']);
+    expect(first.portal_email).toBe('owner@coffer.local');
     for (const value of Object.values(first)) {
       expect(typeof value).toBe('string');
       expect((value as string).length).toBeGreaterThan(0);

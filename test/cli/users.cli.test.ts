@@ -46,7 +46,8 @@ describe('coffer users', () => {
     expect(generated.password).toMatch(/^[A-Za-z0-9]{20}$/);
 
     const list = okJson(await runCoffer(['users', 'list', '--organization', org, '--json'], env));
-    expect(list.map((u: { email: string }) => u.email)).toEqual(['dev@example.com', 'ops@example.com']);
+    // init made the portal owner first, as serve does on an empty database.
+    expect(list.map((u: { email: string }) => u.email)).toEqual(['owner@coffer.local', 'dev@example.com', 'ops@example.com']);
     expect(JSON.stringify(list)).not.toContain('password');
 
     expect(okJson(await runCoffer(['users', 'disable', 'dev@example.com', '--json'], env))).toMatchObject([{ email: 'dev@example.com', organization_token: org, disabled: true }]);

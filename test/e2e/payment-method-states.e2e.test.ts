@@ -437,7 +437,8 @@ describe.each(storeKinds)('payment method storage states over HTTPS (%s)', (stor
         [{ key: 'errors.invalid', attribute: 'verification_value', message: 'Verification value is invalid' }],
       );
       expect((await show(created.token)).verification_value).toBe('');
-      expect((await transactionsOf(created.token)).map((t) => t.transaction_type)).toEqual(['AddPaymentMethod']);
+      // Retained at creation: its AddPaymentMethod and RetainPaymentMethod, and no RecacheSensitiveData.
+      expect((await transactionsOf(created.token)).map((t) => t.transaction_type)).toEqual(['AddPaymentMethod', 'RetainPaymentMethod']);
     });
 
     it('fails on a redacted card: 422 with a failed transaction, no <errors><error>', async () => {

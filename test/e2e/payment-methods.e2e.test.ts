@@ -474,6 +474,41 @@ describe.each(storeKinds)('payment methods over HTTPS (%s)', (store) => {
       expect(row.cache_expires_at).toBeNull();
     });
 
+    it('records a RetainPaymentMethod after the AddPaymentMethod of a card retained at creation (the gem expects five transactions)', async () => {
+      // spreedly-gem test/remote/remote_list_transactions_test.rb: a card made by create_card_on
+      // (retained: true), then a purchase, an authorization and its capture: five transactions,
+      // and the two after the purchase are the authorization and the capture.
+      const gateway = (await api.sendJson('POST', '/v1/gateways.json', { gateway: { gateway_type: 'test' } })).json().gateway.token as string;
+      const created = await api.sendXml('POST', '/v1/payment_methods.xml', toXml('payment_method', { credit_card: cardFields({ number: MASTER }), retained: 'true' }));
+      expect(created.status, created.text).toBe(201);
+      expect(created.text).toContain('<transaction_type>AddPaymentMethod</transaction_type>');
+      const card = /<payment_method>\s*<token>([A-Za-z0-9]+)<\/token>/.exec(created.text)![1]!;
+      const pay = (path: string, amount: number) => api.sendJson('POST', path, { transaction: { payment_method_token: card, amount, currency_code: 'USD' } });
+      const purchase = (await pay(`/v1/gateways/${gateway}/purchase.json`, 144)).json().transaction.token as string;
+      const authorization = (await pay(`/v1/gateways/${gateway}/authorize.json`, 444)).json().transaction.token as string;
+      const capture = await api.sendJson('POST', `/v1/transactions/${authorization}/capture.json`, { transaction: { amount: 22 } });
+      expect(capture.status, capture.text).toBe(200);
+      const all = (await api.get(`/v1/payment_methods/${card}/transactions.json`)).json().transactions as Array<Record<string, unknown>>;
+      expect(all.map((t) => t.transaction_type)).toEqual(['AddPaymentMethod', 'RetainPaymentMethod', 'Purchase', 'Authorization', 'Capture']);
+      expect(all[1]).toMatchObject({ succeeded: true, state: 'succeeded', message: 'Succeeded!' });
+      const after = (await api.get(`/v1/payment_methods/${card}/transactions.json?since_token=${purchase}`)).json().transactions as Array<Record<string, unknown>>;
+      expect(after.map((t) => [t.transaction_type, t.amount])).toEqual([['Authorization', 444], ['Capture', 22]]);
+      // The retain is a transaction of its own, found like any other.
+      const retain = await api.get(`/v1/transactions/${all[1]!.token as string}.json`);
+      expect(retain.json().transaction).toMatchObject({ transaction_type: 'RetainPaymentMethod', payment_method: { token: card, storage_state: 'retained' } });
+    });
+
+    it('records only the AddPaymentMethod of a cached card, and of a card whose retain was refused', async () => {
+      const cached = await createCard(api);
+      const list = async (token: string) => ((await api.get(`/v1/payment_methods/${token}/transactions.json`)).json().transactions as Array<{ transaction_type: string }>).map((t) => t.transaction_type);
+      expect(await list(cached.token as string)).toEqual(['AddPaymentMethod']);
+      // A retained card that fails validation writes nothing at all, neither transaction.
+      const before = await snapshot(api);
+      const refused = await postMethod(api, 'json', { credit_card: cardFields({ first_name: '' }), retained: true });
+      expect(refused.status, refused.text).toBe(422);
+      expect(await snapshot(api)).toEqual(before);
+    });
+
     it('gives the same card the same fingerprint in one environment and a different one elsewhere', async () => {
       const first = await createCard(api);
       const second = await createCard(api, { first_name: 'Someone', last_name: 'Else', verification_value: undefined });
@@ -814,17 +849,24 @@ describe.each(storeKinds)('payment methods over HTTPS (%s)', (store) => {
   });
 
   describe('real cards and test environments', () => {
-    it('402 errors.account_inactive for a real card in a test environment, before any other check, nothing written', async () => {
+    it('402 errors.account_inactive for any non-test number in a test environment, before the number and every other check, nothing written', async () => {
       const before = await snapshot(api);
       const expected = [{ key: 'errors.account_inactive', message: notActivated(server.init.environment_key) }];
       const invalidNumber = [{ key: 'errors.invalid', attribute: 'number', message: 'Number is invalid' }];
       for (const format of ['json', 'xml'] as const) {
-        // Not a card number at all (check digit, length): 422 on number, not a "real card" (so a typo says what is wrong).
-        expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: REAL_INVALID, verification_value: REAL_CVV }) }), format, 422, invalidNumber);
-        expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: REAL_CVV }) }), format, 422, invalidNumber);
+        // Spreedly checks the environment before the number: any digits that are not a test card
+        // are a real card, even when they fail the check digit or the length (the gem's remote
+        // test_payment_required sends the number 343 and expects PaymentRequiredError).
+        expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: REAL_CVV }) }), format, 402, expected);
+        expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: REAL_INVALID, verification_value: REAL_CVV }) }), format, 402, expected);
+        expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: LUHN_INVALID }) }), format, 402, expected);
+        expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: '4242 4242-4242 4242' }) }), format, 402, expected);
         expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: REAL_VALID }) }), format, 402, expected);
-        // Refused as real before the names are checked.
+        // Refused as real before the names and the expiry are checked.
         expectErrors(await postMethod(api, format, { credit_card: { number: REAL_VALID } }), format, 402, expected);
+        expectErrors(await postMethod(api, format, { credit_card: { number: '343', month: 13 } }), format, 402, expected);
+        // Text that is no number at all is not a card: 422 on number, as in production.
+        expectErrors(await postMethod(api, format, { credit_card: cardFields({ number: '4111abcd11111111' }) }), format, 422, invalidNumber);
       }
       expect(await snapshot(api)).toEqual(before);
     });

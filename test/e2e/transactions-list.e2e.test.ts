@@ -45,13 +45,16 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
     return server.client.withAuth({ user: environment.key, password: server.init.access_secret });
   }
 
-  /** A card and its AddPaymentMethod transaction. */
-  async function createCard(client: ApiClient, number: string): Promise<{ token: string; transaction: string }> {
+  /** A card retained at creation: its AddPaymentMethod and RetainPaymentMethod transactions (docs/wire-compatibility.md). */
+  async function createCard(client: ApiClient, number: string): Promise<{ token: string; transaction: string; retain: string }> {
     const transaction = await addPaymentMethod(client, {
       credit_card: { first_name: 'Joe', last_name: 'Jones', number, verification_value: CVV, month: 3, year: 2035 },
       retained: true,
     });
-    return { token: transaction.payment_method.token, transaction: transaction.token };
+    const own = await client.get(`/v1/payment_methods/${transaction.payment_method.token}/transactions.json`);
+    const [added, retained] = own.json().transactions as Array<{ token: string; transaction_type: string }>;
+    expect([added?.token, retained?.transaction_type]).toEqual([transaction.token, 'RetainPaymentMethod']);
+    return { token: transaction.payment_method.token, transaction: transaction.token, retain: retained!.token };
   }
 
   async function transact(client: ApiClient, gateway: string, operation: string, paymentMethod: string, amount: number, status = 200): Promise<string> {
@@ -69,9 +72,9 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
     let other: ApiClient;
     let gatewayOne: string;
     let gatewayTwo: string;
-    let card: { token: string; transaction: string };
-    let declining: { token: string; transaction: string };
-    /** In creation order: AddPaymentMethod ×2, Purchase, Purchase (declined), Authorization, Capture, Purchase (timeout). */
+    let card: { token: string; transaction: string; retain: string };
+    let declining: { token: string; transaction: string; retain: string };
+    /** In creation order: (AddPaymentMethod, RetainPaymentMethod) ×2, Purchase, Purchase (declined), Authorization, Capture, Purchase (timeout). */
     let tokens: string[];
     let foreignTransaction: string;
     let foreignGateway: string;
@@ -89,7 +92,7 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
       const capture = await api.request('POST', `/v1/transactions/${authorization}/capture.json`);
       expect(capture.status, capture.text).toBe(200);
       const timeout = await transact(api, gatewayTwo, 'purchase', card.token, 4080, 408);
-      tokens = [card.transaction, declining.transaction, purchase, declined, authorization, capture.json().transaction.token, timeout];
+      tokens = [card.transaction, card.retain, declining.transaction, declining.retain, purchase, declined, authorization, capture.json().transaction.token, timeout];
 
       foreignGateway = await createTestGateway(other);
       const foreignCard = await createCard(other, VISA);
@@ -111,7 +114,9 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
         expect(listed.map((t: any) => t.token)).toEqual(tokens);
         expect(listed.map((t: any) => [t.transaction_type, t.state])).toEqual([
           ['AddPaymentMethod', 'succeeded'],
+          ['RetainPaymentMethod', 'succeeded'],
           ['AddPaymentMethod', 'succeeded'],
+          ['RetainPaymentMethod', 'succeeded'],
           ['Purchase', 'succeeded'],
           ['Purchase', 'gateway_processing_failed'],
           ['Authorization', 'succeeded'],
@@ -119,10 +124,11 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
           ['Purchase', 'gateway_processing_result_unknown'],
         ]);
         expect(listed[0].payment_method.token).toBe(card.token);
-        expect(listed[2]).toMatchObject({ gateway_token: gatewayOne, amount: 100, currency_code: 'USD', succeeded: true });
-        expect(listed[2].response.message).toBe('Successful purchase');
-        expect(listed[5].reference_token).toBe(tokens[4]);
-        expect(listed[6].response.result_unknown).toBe(true);
+        expect(listed[1].payment_method.token).toBe(card.token);
+        expect(listed[4]).toMatchObject({ gateway_token: gatewayOne, amount: 100, currency_code: 'USD', succeeded: true });
+        expect(listed[4].response.message).toBe('Successful purchase');
+        expect(listed[7].reference_token).toBe(tokens[6]);
+        expect(listed[8].response.result_unknown).toBe(true);
         // As GET /v1/transactions/<t> shows each.
         for (const transaction of listed) {
           const shown = await api.get(`/v1/transactions/${transaction.token}.json`);
@@ -139,11 +145,11 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
         expect(childOrder(res.text, 'transactions')).toEqual(Array(tokens.length).fill('transaction'));
         const listed = asList(res.xml().transactions.transaction) as any[];
         expect(listed.map((t) => t.token)).toEqual(tokens);
-        expect(listed.map((t) => t.transaction_type)).toEqual(['AddPaymentMethod', 'AddPaymentMethod', 'Purchase', 'Purchase', 'Authorization', 'Capture', 'Purchase']);
-        expect(listed[3].message).toBe('Unable to process the purchase transaction.');
-        expect(listed[2].message).toEqual({ '#text': 'Succeeded!', '@_key': 'messages.transaction_succeeded' });
+        expect(listed.map((t) => t.transaction_type)).toEqual(['AddPaymentMethod', 'RetainPaymentMethod', 'AddPaymentMethod', 'RetainPaymentMethod', 'Purchase', 'Purchase', 'Authorization', 'Capture', 'Purchase']);
+        expect(listed[5].message).toBe('Unable to process the purchase transaction.');
+        expect(listed[4].message).toEqual({ '#text': 'Succeeded!', '@_key': 'messages.transaction_succeeded' });
         // Every gateway transaction carries what the gem's GatewayTransaction needs.
-        for (const transaction of listed.slice(2)) {
+        for (const transaction of listed.slice(4)) {
           expect(transaction).toHaveProperty('gateway_specific_fields');
           expect(transaction).toHaveProperty('gateway_specific_response_fields');
           expect(transaction).toHaveProperty('payment_method');
@@ -151,12 +157,12 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
       });
 
       it('filters by state', async () => {
-        expect(await list('?state=succeeded')).toEqual([tokens[0], tokens[1], tokens[2], tokens[4], tokens[5]]);
-        expect(await list('?state=gateway_processing_failed')).toEqual([tokens[3]]);
-        expect(await list('?state=gateway_processing_result_unknown')).toEqual([tokens[6]]);
+        expect(await list('?state=succeeded')).toEqual([tokens[0], tokens[1], tokens[2], tokens[3], tokens[4], tokens[6], tokens[7]]);
+        expect(await list('?state=gateway_processing_failed')).toEqual([tokens[5]]);
+        expect(await list('?state=gateway_processing_result_unknown')).toEqual([tokens[8]]);
         expect(await list('?state=failed')).toEqual([]);
         const xml = await api.get('/v1/transactions.xml?state=gateway_processing_failed');
-        expect(asList(xml.xml().transactions.transaction).map((t: any) => t.token)).toEqual([tokens[3]]);
+        expect(asList(xml.xml().transactions.transaction).map((t: any) => t.token)).toEqual([tokens[5]]);
       });
 
       it('refuses an unknown state with 422', async () => {
@@ -170,7 +176,7 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
         expect(await list(`?since_token=${tokens[2]}&count=3`)).toEqual(tokens.slice(3, 6));
         expect(await list('?order=desc')).toEqual([...tokens].reverse());
         expect(await list(`?order=desc&since_token=${tokens[3]}`)).toEqual([tokens[2], tokens[1], tokens[0]]);
-        expect(await list(`?since_token=${tokens[6]}`)).toEqual([]);
+        expect(await list(`?since_token=${tokens[8]}`)).toEqual([]);
         const xml = await api.get(`/v1/transactions.xml?since_token=${tokens[4]}&count=1`);
         expect(asList(xml.xml().transactions.transaction).map((t: any) => t.token)).toEqual([tokens[5]]);
       });
@@ -183,13 +189,13 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
 
     describe('GET /v1/transactions/<t>', () => {
       it('shows one transaction in JSON and XML', async () => {
-        const json = await api.get(`/v1/transactions/${tokens[3]}.json`);
+        const json = await api.get(`/v1/transactions/${tokens[5]}.json`);
         expect(json.status).toBe(200);
-        expect(json.json().transaction).toMatchObject({ token: tokens[3], state: 'gateway_processing_failed', transaction_type: 'Purchase', succeeded: false });
-        const xml = await api.get(`/v1/transactions/${tokens[3]}.xml`);
+        expect(json.json().transaction).toMatchObject({ token: tokens[5], state: 'gateway_processing_failed', transaction_type: 'Purchase', succeeded: false });
+        const xml = await api.get(`/v1/transactions/${tokens[5]}.xml`);
         expect(xml.status).toBe(200);
-        expect(xml.xml().transaction.token).toBe(tokens[3]);
-        expect(xml.text.indexOf(`<token>${tokens[3]}</token>`)).toBeLessThan(xml.text.indexOf('<payment_method>'));
+        expect(xml.xml().transaction.token).toBe(tokens[5]);
+        expect(xml.text.indexOf(`<token>${tokens[5]}</token>`)).toBeLessThan(xml.text.indexOf('<payment_method>'));
         const plain = await api.get(`/v1/transactions/${tokens[0]}`);
         expect(plain.status).toBe(200);
         expect(plain.json().transaction.transaction_type).toBe('AddPaymentMethod');
@@ -209,11 +215,11 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
         expectError(await api.get(`/v1/transactions/${foreignTransaction}.json`), 'json', 404, { key: 'errors.transaction_not_found', message });
         expectError(await api.get(`/v1/transactions/${foreignTransaction}.xml`), 'xml', 404, { key: 'errors.transaction_not_found', message });
         expect((await other.get(`/v1/transactions/${foreignTransaction}.json`)).status).toBe(200);
-        expect((await other.get(`/v1/transactions/${tokens[2]}.json`)).status).toBe(404);
+        expect((await other.get(`/v1/transactions/${tokens[4]}.json`)).status).toBe(404);
       });
 
       it('401 without valid credentials', async () => {
-        const res = await api.withAuth({ user: 'nobody', password: 'nothing' }).get(`/v1/transactions/${tokens[2]}.json`);
+        const res = await api.withAuth({ user: 'nobody', password: 'nothing' }).get(`/v1/transactions/${tokens[4]}.json`);
         expect(res.status).toBe(401);
         expect((await api.withAuth(null).get('/v1/transactions.json')).status).toBe(401);
       });
@@ -223,18 +229,18 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
       it("lists only that gateway's transactions (JSON and XML)", async () => {
         const one = await api.get(`/v1/gateways/${gatewayOne}/transactions.json`);
         expect(one.status, one.text).toBe(200);
-        expect(one.json().transactions.map((t: any) => t.token)).toEqual([tokens[2], tokens[3]]);
+        expect(one.json().transactions.map((t: any) => t.token)).toEqual([tokens[4], tokens[5]]);
         const two = await api.get(`/v1/gateways/${gatewayTwo}/transactions.xml`);
         expect(two.status).toBe(200);
         expect(childOrder(two.text, 'transactions')).toEqual(['transaction', 'transaction', 'transaction']);
-        expect(asList(two.xml().transactions.transaction).map((t: any) => t.token)).toEqual([tokens[4], tokens[5], tokens[6]]);
+        expect(asList(two.xml().transactions.transaction).map((t: any) => t.token)).toEqual([tokens[6], tokens[7], tokens[8]]);
       });
 
       it('filters and paginates', async () => {
         const get = async (query: string) => (await api.get(`/v1/gateways/${gatewayTwo}/transactions.json${query}`)).json().transactions.map((t: any) => t.token);
-        expect(await get('?state=succeeded')).toEqual([tokens[4], tokens[5]]);
-        expect(await get(`?since_token=${tokens[4]}`)).toEqual([tokens[5], tokens[6]]);
-        expect(await get('?order=desc&count=1')).toEqual([tokens[6]]);
+        expect(await get('?state=succeeded')).toEqual([tokens[6], tokens[7]]);
+        expect(await get(`?since_token=${tokens[6]}`)).toEqual([tokens[7], tokens[8]]);
+        expect(await get('?order=desc&count=1')).toEqual([tokens[8]]);
       });
 
       it("404 for an unknown gateway or another environment's", async () => {
@@ -249,41 +255,42 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
         const json = await api.get(`/v1/payment_methods/${card.token}/transactions.json`);
         expect(json.status, json.text).toBe(200);
         const listed = json.json().transactions.map((t: any) => t.token);
-        expect(listed).toEqual([tokens[0], tokens[2], tokens[4], tokens[5], tokens[6]]);
+        expect(listed).toEqual([tokens[0], tokens[1], tokens[4], tokens[6], tokens[7], tokens[8]]);
         const xml = await api.get(`/v1/payment_methods/${declining.token}/transactions.xml`);
         expect(asList(xml.xml().transactions.transaction).map((t: any) => [t.token, t.transaction_type])).toEqual([
-          [tokens[1], 'AddPaymentMethod'],
-          [tokens[3], 'Purchase'],
+          [tokens[2], 'AddPaymentMethod'],
+          [tokens[3], 'RetainPaymentMethod'],
+          [tokens[5], 'Purchase'],
         ]);
       });
 
       it('filters by state as GET /v1/transactions does, and refuses an unknown state with 422', async () => {
         const get = async (query: string) => (await api.get(`/v1/payment_methods/${card.token}/transactions.json${query}`)).json().transactions.map((t: any) => t.token);
-        expect(await get('?state=succeeded')).toEqual([tokens[0], tokens[2], tokens[4], tokens[5]]);
-        expect(await get('?state=gateway_processing_result_unknown')).toEqual([tokens[6]]);
-        expect(await get('?state=succeeded,gateway_processing_result_unknown&order=desc&count=2')).toEqual([tokens[6], tokens[5]]);
+        expect(await get('?state=succeeded')).toEqual([tokens[0], tokens[1], tokens[4], tokens[6], tokens[7]]);
+        expect(await get('?state=gateway_processing_result_unknown')).toEqual([tokens[8]]);
+        expect(await get('?state=succeeded,gateway_processing_result_unknown&order=desc&count=2')).toEqual([tokens[8], tokens[7]]);
         expect(await get('?state=gateway_processing_failed')).toEqual([]);
         const xml = await api.get(`/v1/payment_methods/${declining.token}/transactions.xml?state=gateway_processing_failed`);
-        expect(asList(xml.xml().transactions.transaction).map((t: any) => t.token)).toEqual([tokens[3]]);
+        expect(asList(xml.xml().transactions.transaction).map((t: any) => t.token)).toEqual([tokens[5]]);
         expectError(await api.get(`/v1/payment_methods/${card.token}/transactions.json?state=bogus`), 'json', 422, { key: 'errors.inclusion', attribute: 'state' });
       });
     });
 
     describe('GET /v1/transactions/<t>/transcript', () => {
       it('is plain text, with or without Accept: text/plain, and holds no card data', async () => {
-        const res = await api.get(`/v1/transactions/${tokens[2]}/transcript`);
+        const res = await api.get(`/v1/transactions/${tokens[4]}/transcript`);
         expect(res.status, res.text).toBe(200);
         expect(res.headers['content-type']).toMatch(/^text\/plain/);
         expect(res.text).toMatch(/purchase/i);
         for (const secret of [VISA, CVV, VISA.slice(6)]) expect(res.text).not.toContain(secret);
-        const accepted = await api.get(`/v1/transactions/${tokens[2]}/transcript`, { accept: 'text/plain' });
+        const accepted = await api.get(`/v1/transactions/${tokens[4]}/transcript`, { accept: 'text/plain' });
         expect(accepted.status).toBe(200);
         expect(accepted.headers['content-type']).toMatch(/^text\/plain/);
         expect(accepted.text).toBe(res.text);
         // The decline's exchange is recorded too; the timeout has a transcript (the test gateway
         // records nothing for a simulated timeout, so it may be empty).
-        expect((await api.get(`/v1/transactions/${tokens[3]}/transcript`)).text).toMatch(/Unable to process the purchase transaction/);
-        const timeout = await api.get(`/v1/transactions/${tokens[6]}/transcript`);
+        expect((await api.get(`/v1/transactions/${tokens[5]}/transcript`)).text).toMatch(/Unable to process the purchase transaction/);
+        const timeout = await api.get(`/v1/transactions/${tokens[8]}/transcript`);
         expect(timeout.status).toBe(200);
         expect(timeout.headers['content-type']).toMatch(/^text\/plain/);
         // A vault transaction has no exchange with a gateway.
@@ -309,8 +316,8 @@ describe.each(storeKinds)('transactions: lists, show, transcript over HTTPS (%s)
     const api = await environmentClient(`pages-${store}`);
     const gateway = await createTestGateway(api);
     const card = await createCard(api, VISA);
-    const created = [card.transaction];
-    for (let i = 0; i < 24; i += 1) created.push(await transact(api, gateway, 'purchase', card.token, 100 + i));
+    const created = [card.transaction, card.retain];
+    for (let i = 0; i < 23; i += 1) created.push(await transact(api, gateway, 'purchase', card.token, 100 + i));
     const first = (await api.get('/v1/transactions.json')).json().transactions.map((t: any) => t.token);
     expect(first).toEqual(created.slice(0, 20));
     const next = (await api.get(`/v1/transactions.json?since_token=${first[19]}`)).json().transactions.map((t: any) => t.token);
