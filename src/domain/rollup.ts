@@ -44,13 +44,15 @@ export interface PaymentCell {
   declineCode: string | null;
   /** `LATENCY_BUCKETS_MS` index of `gateway_latency_ms` (its length: above the last); null when none was measured. */
   latencyBucket: number | null;
-  /** For a later attempt of a retry chain: why the chain moved on to it (`details.failover.reason`). */
+  /** Why a retry chain moved on to this attempt (`details.failover.reason`); null for a chain's first call. */
   failoverReason: string | null;
-  /** True for a succeeded attempt that is not the first of its chain. */
+  /** True for a succeeded attempt a chain moved on to (after a decline, a fault, or gateways passed over). */
   rescued: boolean;
   /** The workflow decision taken for this payment (first attempts only), or null. */
   routedWorkflow: string | null;
   routedRule: string | null;
+  /** The gateway the decision chose first (`routed_by.gateway_token`): a gateway passed over still counts. */
+  routedGateway: string | null;
   count: number;
 }
 

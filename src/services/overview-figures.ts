@@ -59,7 +59,7 @@ export function paymentRollups(cells: readonly PaymentCell[]): FigureRollup[] {
     if (cell.declineCode !== null) tally.add(hour, 'decline', gateway, cell.declineCode, count);
     if (cell.latencyBucket !== null) tally.add(hour, 'latency', gateway, latencyLabel(cell.latencyBucket), count);
     if (cell.rescued) tally.add(hour, rescueKind(cell.failoverReason), gateway, '', count);
-    if (cell.routedWorkflow !== null) tally.add(hour, 'routed', gateway, routedLabel(cell.routedWorkflow, cell.routedRule), count);
+    if (cell.routedWorkflow !== null) tally.add(hour, 'routed', cell.routedGateway ?? gateway, routedLabel(cell.routedWorkflow, cell.routedRule), count);
   }
   return tally.all();
 }

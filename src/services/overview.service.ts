@@ -224,6 +224,7 @@ function ranked(rows: readonly FigureRollup[]): Array<[string, number]> {
   return [...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
 }
 
+/** Decisions per workflow rule, most first; ties by workflow, then rule (the default target last). */
 function routingOf(rows: readonly FigureRollup[]): RoutingFigure[] {
   const byRule = new Map<string, Map<string, number>>();
   for (const row of rows) {
@@ -238,5 +239,5 @@ function routingOf(rows: readonly FigureRollup[]): RoutingFigure[] {
       decisions: [...gateways.values()].reduce((total, n) => total + n, 0),
       gateways: [...gateways.entries()].map(([token, count]) => ({ token, count })).sort((a, b) => b.count - a.count || a.token.localeCompare(b.token)),
     }))
-    .sort((a, b) => b.decisions - a.decisions || a.workflowKey.localeCompare(b.workflowKey));
+    .sort((a, b) => b.decisions - a.decisions || a.workflowKey.localeCompare(b.workflowKey) || (a.rule ?? '\uffff').localeCompare(b.rule ?? '\uffff'));
 }

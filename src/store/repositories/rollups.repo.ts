@@ -78,11 +78,12 @@ export class RollupsRepo implements RollupsRepository {
     const unsuccessful = sql.join(FAILED_STATES.map((state) => sql.lit(state)));
     const declineCode = sql<string | null>`case when state in (${unsuccessful}) then coalesce(${jsonText(d, 'details', ['response', 'error_code'])}, message_key, 'unknown') else null end`;
     const latency = latencyBucket(d);
-    const failoverReason = sql<string | null>`case when first_attempt_token is not null and first_attempt_token <> token then ${jsonText(d, 'details', ['failover', 'reason'])} else null end`;
-    const rescued = sql<number>`case when succeeded = 1 and first_attempt_token is not null and first_attempt_token <> token then 1 else 0 end`;
+    const failoverReason = jsonText(d, 'details', ['failover', 'reason']);
+    const rescued = sql<number>`case when succeeded = 1 and ${failoverReason} is not null then 1 else 0 end`;
     const decision = sql<number>`routed_by is not null and (first_attempt_token is null or first_attempt_token = token)`;
     const routedWorkflow = sql<string | null>`case when ${decision} then ${jsonText(d, 'routed_by', ['workflow_key'])} else null end`;
     const routedRule = sql<string | null>`case when ${decision} then ${jsonText(d, 'routed_by', ['rule'])} else null end`;
+    const routedGateway = sql<string | null>`case when ${decision} then ${jsonText(d, 'routed_by', ['gateway_token'])} else null end`;
     let query = this.db
       .selectFrom('transactions')
       .select((eb) => [
@@ -95,6 +96,7 @@ export class RollupsRepo implements RollupsRepository {
         rescued.as('rescued'),
         routedWorkflow.as('routed_workflow'),
         routedRule.as('routed_rule'),
+        routedGateway.as('routed_gateway'),
         eb.fn.countAll<number>().as('n'),
       ])
       .where('environment_key', '=', environmentKey)
@@ -103,7 +105,7 @@ export class RollupsRepo implements RollupsRepository {
     const rows = await query
       .where('transaction_type', 'in', [...PAYMENT_TRANSACTION_TYPES])
       .where('gateway_token', 'is not', null)
-      .groupBy([sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`, sql`7`, sql`8`, sql`9`])
+      .groupBy([sql`1`, sql`2`, sql`3`, sql`4`, sql`5`, sql`6`, sql`7`, sql`8`, sql`9`, sql`10`])
       .execute();
     return rows.map((row) => ({
       gatewayToken: row.gateway_token as string,
@@ -115,6 +117,7 @@ export class RollupsRepo implements RollupsRepository {
       rescued: Number(row.rescued) === 1,
       routedWorkflow: row.routed_workflow,
       routedRule: row.routed_rule,
+      routedGateway: row.routed_gateway,
       count: Number(row.n),
     }));
   }
