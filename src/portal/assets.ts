@@ -79,6 +79,9 @@ svg.chart .bar.fail { fill:#cf222e; }
 svg.chart text { font-size:11px; fill:#57606a; }
 svg.chart .axis { stroke:#d0d7de; }
 .figures { display:grid; grid-template-columns:repeat(auto-fit,minmax(min(100%,40rem),1fr)); gap:1rem; }
+.figure-box { container-type:inline-size; }
+.figure-box > .figure-narrow { display:none; }
+@container (max-width: 38rem) { .figure-box > .figure-wide { display:none; } .figure-box > .figure-narrow { display:block; } }
 .figure-scroll { overflow-x:auto; max-width:100%; }
 .figure-scroll:focus-visible { outline:3px solid #1f6feb; outline-offset:2px; }
 svg.figure { display:block; max-width:none; }

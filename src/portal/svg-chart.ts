@@ -14,12 +14,24 @@ const MUTED = '#57606a';
 const GRID = '#d0d7de';
 export const COLOURS = { approved: '#0a5bd3', declined: '#cf222e', rate: '#116329', p50: '#0a5bd3', p95: '#9a6700', neutral: '#0a5bd3' } as const;
 
-/** The smallest "nice" number (1, 2, 2.5 or 5 × 10^k) at or above `value`. */
-export function niceCeiling(value: number): number {
+/** The smallest "nice" whole step (1, 2, 3 or 5 × 10^k) at or above `value`: axis ticks stay whole numbers. */
+export function niceStep(value: number): number {
   if (value <= 1) return 1;
   const power = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 2.5, 5, 10]) if (step * power >= value) return step * power;
+  for (const step of [1, 2, 3, 5, 10]) if (step * power >= value) return step * power;
   return 10 * power;
+}
+
+/** Wide for a screen with room (600 px), narrow for a phone (280 px); text is 13 px in both. */
+export type ChartSize = 'wide' | 'narrow';
+
+/**
+ * Both sizes of a chart; the stylesheet shows the one that fits its box (a container query on
+ * `.figure-box`), so text is never scaled below its size. The hidden one is `display:none`, which
+ * screen readers skip too.
+ */
+export function responsive(draw: (size: ChartSize) => SafeHtml): SafeHtml {
+  return html`<div class="figure-box"><div class="figure-wide">${draw('wide')}</div><div class="figure-narrow">${draw('narrow')}</div></div>`;
 }
 
 function fixed(n: number): string {
@@ -36,22 +48,25 @@ function frame(width: number, height: number, label: string, body: SafeHtml[]): 
 ${body}</svg></div>`;
 }
 
-function legend(x: number, y: number, items: ReadonlyArray<{ colour: string; label: string; line?: boolean }>): SafeHtml[] {
+/** Colour keys in a row, or one under the other (`stacked`, for a narrow chart). */
+function legend(x: number, y: number, items: ReadonlyArray<{ colour: string; label: string; line?: boolean }>, stacked = false): SafeHtml[] {
   let at = x;
+  let row = y;
   return items.map((item) => {
     const mark = item.line === true
-      ? html`<line x1="${fixed(at)}" y1="${fixed(y - 4)}" x2="${fixed(at + 14)}" y2="${fixed(y - 4)}" stroke="${item.colour}" stroke-width="3"></line>`
-      : html`<rect x="${fixed(at)}" y="${fixed(y - 11)}" width="12" height="12" fill="${item.colour}"></rect>`;
-    const out = html`${mark}${text(at + 18, y, item.label, { fill: INK })}`;
-    at += 30 + item.label.length * 7.2;
+      ? html`<line x1="${fixed(at)}" y1="${fixed(row - 4)}" x2="${fixed(at + 14)}" y2="${fixed(row - 4)}" stroke="${item.colour}" stroke-width="3"></line>`
+      : html`<rect x="${fixed(at)}" y="${fixed(row - 11)}" width="12" height="12" fill="${item.colour}"></rect>`;
+    const out = html`${mark}${text(at + 18, row, item.label, { fill: INK })}`;
+    if (stacked) row += 18;
+    else at += 30 + item.label.length * 7.2;
     return out;
   });
 }
 
 /** One bucket of the volume chart. */
 export interface VolumeBar {
-  /** Axis text under the bar, or null for none. */
-  tick: string | null;
+  /** Axis text under the bar. */
+  tick: string;
   /** The hover: the bucket's time span in words. */
   span: string;
   payments: number;
@@ -62,16 +77,18 @@ export interface VolumeBar {
  * Payments per time bucket as stacked bars (approved below, not approved above) on a count axis,
  * and the approval rate as a line on a 0–100 % axis on the right.
  */
-export function volumeChart(label: string, bars: readonly VolumeBar[], axisNote: string): SafeHtml {
-  const width = 600;
+export function volumeChart(label: string, bars: readonly VolumeBar[], axisNote: string, tickEvery: number, size: ChartSize): SafeHtml {
+  const narrow = size === 'narrow';
+  const width = narrow ? 280 : 600;
   const height = 260;
-  const left = 48;
-  const right = 52;
+  const left = narrow ? 36 : 48;
+  const right = narrow ? 42 : 52;
+  const every = narrow ? tickEvery * 2 : tickEvery;
   const top = 34;
   const bottom = 44;
   const plotW = width - left - right;
   const plotH = height - top - bottom;
-  const max = niceCeiling(Math.max(1, ...bars.map((b) => b.payments)));
+  const max = 4 * niceStep(Math.max(1, ...bars.map((b) => b.payments)) / 4);
   const slot = plotW / Math.max(1, bars.length);
   const barW = Math.max(3, slot * 0.7);
   const y = (count: number) => top + plotH - (count / max) * plotH;
@@ -80,7 +97,7 @@ export function volumeChart(label: string, bars: readonly VolumeBar[], axisNote:
     const at = top + plotH - share * plotH;
     const count = max * share;
     return html`<line x1="${left}" y1="${fixed(at)}" x2="${width - right}" y2="${fixed(at)}" stroke="${GRID}" stroke-width="1"></line>
-${text(left - 6, at + 4, Number.isInteger(count) ? String(count) : count.toFixed(1), { anchor: 'end' })}${text(width - right + 6, at + 4, `${Math.round(share * 100)}%`)}`;
+${text(left - 6, at + 4, String(count), { anchor: 'end' })}${text(width - right + 6, at + 4, `${Math.round(share * 100)}%`)}`;
   });
   const columns = bars.map((bar, i) => {
     const x = left + i * slot + (slot - barW) / 2;
@@ -90,7 +107,7 @@ ${text(left - 6, at + 4, Number.isInteger(count) ? String(count) : count.toFixed
 <rect x="${fixed(x)}" y="${fixed(top)}" width="${fixed(barW)}" height="${fixed(plotH)}" fill="transparent"></rect>
 <rect x="${fixed(x)}" y="${fixed(y(bar.approved))}" width="${fixed(barW)}" height="${fixed(plotH - (y(bar.approved) - top))}" fill="${COLOURS.approved}"></rect>
 <rect x="${fixed(x)}" y="${fixed(y(bar.payments))}" width="${fixed(barW)}" height="${fixed(y(bar.approved) - y(bar.payments))}" fill="${COLOURS.declined}"></rect>
-${bar.tick === null ? null : text(x + barW / 2, height - bottom + 18, bar.tick, { anchor: 'middle' })}</g>`;
+${i % every === 0 ? text(x + barW / 2, height - bottom + 18, bar.tick, { anchor: 'middle' }) : null}</g>`;
   });
   const points = bars.map((bar, i) => (bar.payments === 0 ? null : { x: left + i * slot + slot / 2, y: yRate(bar.approved / bar.payments), bar }));
   const line = points
@@ -101,17 +118,17 @@ ${bar.tick === null ? null : text(x + barW / 2, height - bottom + 18, bar.tick, 
     p === null ? null : html`<circle cx="${fixed(p.x)}" cy="${fixed(p.y)}" r="3.5" fill="${COLOURS.rate}"><title>${p.bar.span}: approval ${((p.bar.approved / p.bar.payments) * 100).toFixed(1)}%</title></circle>`,
   );
   return frame(width, height, label, [
-    ...legend(left, 16, [
+    ...legend(narrow ? 4 : left, 16, [
       { colour: COLOURS.approved, label: 'approved' },
       { colour: COLOURS.declined, label: 'not approved' },
-      { colour: COLOURS.rate, label: 'approval rate (right axis)', line: true },
+      { colour: COLOURS.rate, label: narrow ? 'rate %' : 'approval rate (right axis)', line: true },
     ]),
     ...grid,
     html`<line x1="${left}" y1="${fixed(top + plotH)}" x2="${width - right}" y2="${fixed(top + plotH)}" stroke="${MUTED}" stroke-width="1"></line>`,
     ...columns,
     line === '' ? html`` : html`<path d="${line}" fill="none" stroke="${COLOURS.rate}" stroke-width="2.5"></path>`,
     ...dots.filter((dot) => dot !== null),
-    text(left, height - 6, `payments per bar (left) · ${axisNote}`),
+    text(narrow ? 4 : left, height - 6, narrow ? axisNote : `payments per bar (left) · ${axisNote}`),
   ]);
 }
 
@@ -127,23 +144,25 @@ export interface BarRow {
  * Horizontal bars, one row per name (ranked by the caller), one bar per series, the value written
  * at each bar's end, on an axis in `unit`.
  */
-export function barRows(label: string, rows: readonly BarRow[], series: ReadonlyArray<{ name: string; colour: string }>, unit: string): SafeHtml {
-  const width = 600;
-  const nameW = 190;
-  const valueW = 90;
+export function barRows(label: string, rows: readonly BarRow[], series: ReadonlyArray<{ name: string; colour: string }>, unit: string, size: ChartSize): SafeHtml {
+  const narrow = size === 'narrow';
+  const width = narrow ? 280 : 600;
+  const nameW = narrow ? 104 : 190;
+  const valueW = narrow ? 72 : 90;
+  const nameChars = narrow ? 13 : 26;
   const barH = 16;
   const gap = 4;
   const rowH = series.length * (barH + gap) + 10;
-  const top = series.length > 1 ? 30 : 8;
+  const top = series.length > 1 ? (narrow ? 12 + 18 * series.length : 30) : 8;
   const axisH = 30;
   const height = top + rows.length * rowH + axisH;
   const plotW = width - nameW - valueW;
   const finite = rows.flatMap((row) => row.values.filter((v) => Number.isFinite(v)));
-  const max = niceCeiling(Math.max(1, ...finite));
-  const body: SafeHtml[] = series.length > 1 ? legend(nameW, 18, series.map((s) => ({ colour: s.colour, label: s.name }))) : [];
+  const max = 2 * niceStep(Math.max(1, ...finite) / 2);
+  const body: SafeHtml[] = series.length > 1 ? legend(narrow ? 4 : nameW, 18, series.map((s) => ({ colour: s.colour, label: s.name })), narrow) : [];
   rows.forEach((row, r) => {
     const y0 = top + r * rowH;
-    const name = row.name.length > 26 ? `${row.name.slice(0, 25)}…` : row.name;
+    const name = row.name.length > nameChars ? `${row.name.slice(0, nameChars - 1)}…` : row.name;
     body.push(html`<g><title>${row.name}: ${row.valueTexts.map((t, i) => `${series[i]?.name ?? ''} ${t}`.trim()).join(', ')}</title>
 ${text(nameW - 8, y0 + (series.length * (barH + gap)) / 2 + 4, name, { anchor: 'end', fill: INK })}
 ${row.values.map((value, i) => {
@@ -156,7 +175,7 @@ ${row.values.map((value, i) => {
   body.push(html`<line x1="${nameW}" y1="${fixed(axisY)}" x2="${nameW + plotW}" y2="${fixed(axisY)}" stroke="${MUTED}" stroke-width="1"></line>`);
   for (const share of [0, 0.5, 1]) {
     const value = max * share;
-    body.push(text(nameW + share * plotW, axisY + 16, `${Number.isInteger(value) ? value : value.toFixed(1)}`, { anchor: share === 0 ? 'start' : share === 1 ? 'end' : 'middle' }));
+    body.push(text(nameW + share * plotW, axisY + 16, String(value), { anchor: share === 0 ? 'start' : share === 1 ? 'end' : 'middle' }));
   }
   body.push(text(nameW + plotW, axisY + 28, unit, { anchor: 'end' }));
   return frame(width, height + 6, label, body);

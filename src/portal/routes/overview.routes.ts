@@ -7,7 +7,7 @@ import { html, type SafeHtml } from '../html.js';
 import { page, sendPage, when } from '../layout.js';
 import { formatAmount } from '../money-format.js';
 import { overviewJson } from '../overview-json.js';
-import { barRows, COLOURS, volumeChart, type VolumeBar } from '../svg-chart.js';
+import { barRows, COLOURS, responsive, volumeChart, type BarRow } from '../svg-chart.js';
 import { isOverviewRange, OVERVIEW_RANGES, type GatewayFigures, type OverviewFigures, type OverviewRange } from '../../services/overview.service.js';
 
 type EnvParams = { Params: { env: string } };
@@ -20,6 +20,11 @@ function rangeOf(query: Record<string, string>): OverviewRange {
   return range;
 }
 
+/** A horizontal bar chart in both sizes. */
+function rowsChart(label: string, rows: readonly BarRow[], series: ReadonlyArray<{ name: string; colour: string }>, unit: string): SafeHtml {
+  return responsive((size) => barRows(label, rows, series, unit, size));
+}
+
 function percent(rate: number | null): string {
   return rate === null ? '—' : `${(rate * 100).toFixed(1)}%`;
 }
@@ -30,18 +35,20 @@ function latencyText(value: number | null): string {
 }
 
 /** The bars of a gateway's volume chart: axis text and the hover of each bucket. */
-function barsOf(gateway: GatewayFigures, figures: OverviewFigures): VolumeBar[] {
-  return gateway.series.map((point, i) => {
+function barsOf(gateway: GatewayFigures, figures: OverviewFigures): Parameters<typeof volumeChart>[1] {
+  return gateway.series.map((point) => {
     const start = point.start;
     const end = new Date(Date.parse(start) + figures.bucketHours * HOUR).toISOString();
     const day = start.slice(5, 10);
-    const tick = figures.range === '24h' ? (i % 4 === 0 ? `${start.slice(11, 13)}:00` : null) : figures.range === '7d' ? (i % 4 === 0 ? day : null) : i % 5 === 0 ? day : null;
+    const tick = figures.range === '24h' ? `${start.slice(11, 13)}:00` : day;
     const span = figures.bucketHours === 24 ? `${start.slice(0, 10)} (UTC day)` : `${start.slice(0, 10)} ${start.slice(11, 16)}–${end.slice(11, 16)} UTC`;
     return { tick, span, payments: point.payments, approved: point.approved };
   });
 }
 
 const AXIS_NOTE: Record<OverviewRange, string> = { '24h': 'one bar per hour, UTC', '7d': 'one bar per 6 hours, UTC dates', '30d': 'one bar per day, UTC dates' };
+/** Axis text under every n-th bar of the wide chart (the narrow one writes half as many). */
+const TICK_EVERY: Record<OverviewRange, number> = { '24h': 4, '7d': 4, '30d': 5 };
 
 function rangeLinks(envKey: string, range: OverviewRange): SafeHtml {
   const links = (Object.keys(OVERVIEW_RANGES) as OverviewRange[]).map(
@@ -55,7 +62,7 @@ function gatewaySection(envKey: string, gateway: GatewayFigures, figures: Overvi
   return html`<section class="card" aria-labelledby="gw-${gateway.token}">
 <h3 id="gw-${gateway.token}"><a href="/portal/e/${envKey}/gateways/${gateway.token}">${gateway.name}</a> <span class="hint">${gateway.gatewayType}</span>${gateway.breakerOpenNow ? html` <span class="badge bad">breaker open</span>` : null}</h3>
 <p><strong>${gateway.payments}</strong> payments, <strong>${percent(gateway.approvalRate)}</strong> approved</p>
-${volumeChart(label, barsOf(gateway, figures), AXIS_NOTE[figures.range])}
+${responsive((size) => volumeChart(label, barsOf(gateway, figures), AXIS_NOTE[figures.range], TICK_EVERY[figures.range], size))}
 </section>`;
 }
 
@@ -68,26 +75,26 @@ function overviewBody(envKey: string, figures: OverviewFigures, failures: Awaite
   const latency =
     withCalls.length === 0
       ? html`<p>No gateway calls with a measured latency ${rangeWords}.</p>`
-      : barRows(
+      : rowsChart(
           `Gateway latency ${rangeWords}, p50 and p95 in milliseconds`,
           withCalls.map((g) => ({ name: g.name, values: [g.latencyP50Ms ?? 0, g.latencyP95Ms ?? 0], valueTexts: [latencyText(g.latencyP50Ms), latencyText(g.latencyP95Ms)] })),
           [{ name: 'p50', colour: COLOURS.p50 }, { name: 'p95', colour: COLOURS.p95 }],
-          'milliseconds (upper bound of the bucket)',
+          'ms (bucket upper bound)',
         );
   const declines = figures.declineReasons.slice(0, 12);
   const declineChart =
     declines.length === 0
       ? html`<p>No declined or failed payments ${rangeWords}.</p>`
-      : barRows(`Decline reasons ${rangeWords}, most first`, declines.map((d) => ({ name: d.code, values: [d.count], valueTexts: [String(d.count)] })), [{ name: 'payments', colour: COLOURS.declined }], 'payments');
+      : rowsChart(`Decline reasons ${rangeWords}, most first`, declines.map((d) => ({ name: d.code, values: [d.count], valueTexts: [String(d.count)] })), [{ name: 'payments', colour: COLOURS.declined }], 'payments');
   const breakers =
     totals.breakerOpenings === 0
       ? html`<p>No breaker opened ${rangeWords}.</p>`
-      : barRows(`Breaker openings per gateway ${rangeWords}`, figures.gateways.filter((g) => g.breakerOpenings > 0).map((g) => ({ name: g.name, values: [g.breakerOpenings], valueTexts: [String(g.breakerOpenings)] })), [{ name: 'openings', colour: COLOURS.declined }], 'openings');
+      : rowsChart(`Breaker openings per gateway ${rangeWords}`, figures.gateways.filter((g) => g.breakerOpenings > 0).map((g) => ({ name: g.name, values: [g.breakerOpenings], valueTexts: [String(g.breakerOpenings)] })), [{ name: 'openings', colour: COLOURS.declined }], 'openings');
   const rescued = figures.gateways.filter((g) => g.retryRescues + g.failoverRescues > 0);
   const rescues =
     rescued.length === 0
       ? html`<p>No payment was rescued by a retry or a failover ${rangeWords}.</p>`
-      : barRows(
+      : rowsChart(
           `Payments rescued by a retry or a failover ${rangeWords}, by the gateway that approved them`,
           rescued.map((g) => ({ name: g.name, values: [g.retryRescues, g.failoverRescues], valueTexts: [String(g.retryRescues), String(g.failoverRescues)] })),
           [{ name: 'after a decline (retry)', colour: COLOURS.approved }, { name: 'after a fault (failover)', colour: COLOURS.rate }],
@@ -96,10 +103,10 @@ function overviewBody(envKey: string, figures: OverviewFigures, failures: Awaite
   const routing =
     figures.routing.length === 0
       ? html`<p>No payment was routed by a workflow ${rangeWords}.</p>`
-      : html`${barRows(`Routing decisions per workflow rule ${rangeWords}`, figures.routing.map((r) => ({ name: `${r.workflowKey} · ${r.rule ?? 'default target'}`, values: [r.decisions], valueTexts: [String(r.decisions)] })), [{ name: 'decisions', colour: COLOURS.neutral }], 'decisions')}
-<table><caption class="visually-hidden">Routing decisions per workflow rule and gateway</caption>
+      : html`${rowsChart(`Routing decisions per workflow rule ${rangeWords}`, figures.routing.map((r) => ({ name: `${r.workflowKey} · ${r.rule ?? 'default target'}`, values: [r.decisions], valueTexts: [String(r.decisions)] })), [{ name: 'decisions', colour: COLOURS.neutral }], 'decisions')}
+<div class="figure-scroll" role="region" tabindex="0" aria-label="Routing decisions per workflow rule and gateway"><table><caption class="visually-hidden">Routing decisions per workflow rule and gateway</caption>
 <thead><tr><th scope="col">Workflow</th><th scope="col">Rule</th><th scope="col" class="num">Decisions</th><th scope="col">Gateways chosen</th></tr></thead>
-<tbody>${figures.routing.map((r) => html`<tr><td><a href="/portal/e/${envKey}/workflows/${r.workflowKey}"><code>${r.workflowKey}</code></a></td><td>${r.rule ?? 'default target'}</td><td class="num">${r.decisions}</td><td>${r.gateways.map((g, i) => html`${i === 0 ? '' : ', '}${names.get(g.token) ?? g.token}: ${g.count}`)}</td></tr>`)}</tbody></table>`;
+<tbody>${figures.routing.map((r) => html`<tr><td><a href="/portal/e/${envKey}/workflows/${r.workflowKey}"><code>${r.workflowKey}</code></a></td><td>${r.rule ?? 'default target'}</td><td class="num">${r.decisions}</td><td>${r.gateways.map((g, i) => html`${i === 0 ? '' : ', '}${names.get(g.token) ?? g.token}: ${g.count}`)}</td></tr>`)}</tbody></table></div>`;
   return html`${rangeLinks(envKey, figures.range)}
 <p class="hint">Payments are purchases and authorizations (captures, voids, credits and verifications are not counted again); each attempt on a gateway counts on that gateway. Figures from ${when(figures.from)} to ${when(figures.until)}; <a href="/portal/e/${envKey}/overview.json?range=${figures.range}">these figures as JSON</a>.</p>
 <dl class="facts">
@@ -123,7 +130,7 @@ ${rescues}
 <h2>Routing decisions per workflow rule</h2>
 ${routing}
 <h2>Last failures</h2>
-<table><caption class="visually-hidden">The last unsuccessful gateway transactions</caption>
+<div class="figure-scroll" role="region" tabindex="0" aria-label="The last unsuccessful gateway transactions"><table><caption class="visually-hidden">The last unsuccessful gateway transactions</caption>
 <thead><tr><th scope="col">When</th><th scope="col">Gateway</th><th scope="col">Type</th><th scope="col">State</th><th scope="col" class="num">Amount</th><th scope="col">Message</th><th scope="col">Token</th></tr></thead>
 <tbody>${
     failures.length === 0
@@ -132,7 +139,7 @@ ${routing}
           (t) => html`<tr><td>${when(t.createdAt)}</td><td>${t.gatewayToken === null ? '—' : (names.get(t.gatewayToken) ?? t.gatewayToken)}</td><td>${t.transactionType}</td><td><span class="badge bad">${t.state}</span></td><td class="num">${formatAmount(t.amount, t.currencyCode)}</td><td>${t.message ?? ''}</td>
 <td><a href="/portal/e/${envKey}/transactions/${t.token}"><code>${t.token}</code></a></td></tr>`,
         )
-  }</tbody></table>`;
+  }</tbody></table></div>`;
 }
 
 /**
