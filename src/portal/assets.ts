@@ -92,6 +92,9 @@ form.editor { max-width:52rem; }
 .choices label { font-weight:400; }
 fieldset.rule { border-color:#8c959f; }
 fieldset.rule > legend { font-weight:600; }
+dl.facts.decision { display:block; }
+dl.facts.decision dt { margin-top:.5rem; }
+dl.facts.decision dd { overflow-wrap:anywhere; }
 ul.checks { margin:0; padding-left:1rem; }
 ul.range-links { list-style:none; display:flex; flex-wrap:wrap; gap:.5rem 1.25rem; padding:0; margin:0 0 .75rem; }
 pre.transcript { background:#0d1117; color:#e6edf3; padding:1rem; border-radius:6px; overflow:auto; font-size:.8rem; white-space:pre-wrap; }

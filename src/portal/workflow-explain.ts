@@ -130,24 +130,24 @@ function gatewayName(token: string, gateways: readonly GatewayChoice[]): string 
 export function explanationSection(explanation: Explanation, workflow: Workflow, gateways: readonly GatewayChoice[]): SafeHtml {
   const { decision, facts } = explanation;
   const [first, ...backups] = decision.gatewayTokens;
-  const ruleWords = decision.ruleMatched === null ? 'no rule matched: the default target' : `rule ${String((decision.ruleIndex ?? 0) + 1)}, “${decision.ruleMatched}”`;
+  const ruleWords = decision.ruleMatched === null ? 'the default target (no rule matched)' : `rule ${String((decision.ruleIndex ?? 0) + 1)}, “${decision.ruleMatched}”`;
   return html`<section class="card" id="explain-result" aria-labelledby="explain-result-title">
 <h3 id="explain-result-title">Result: ${gatewayName(decision.gatewayToken, gateways)}</h3>
 <p role="status">Chosen by ${ruleWords}. ${decision.method === 'single' ? 'A single gateway: always this one.' : `A split (${decision.method}): this draw is one sample; the chances are below.`}</p>
-<dl class="facts">
+<dl class="facts decision">
 <dt>First attempt</dt><dd>${first === undefined ? '—' : gatewayName(first, gateways)}</dd>
 <dt>Then, under retry mode ${workflow.retryMode}</dt><dd>${backups.length === 0 ? 'no backup' : backups.map((token, i) => html`${i === 0 ? '' : ' → '}${gatewayName(token, gateways)}`)}</dd>
 <dt>Why</dt><dd>${decision.reason}</dd>
 <dt>What the rules saw</dt><dd>brand ${facts.cardBrand ?? '—'}, BIN ${facts.bin ?? '—'}, type ${facts.paymentMethodType ?? '—'}, amount ${facts.amount === null ? '—' : String(facts.amount)}, currency ${facts.currency ?? '—'}${Object.keys(facts.metadata).length === 0 ? '' : `, metadata ${Object.entries(facts.metadata).map(([k, v]) => `${k}=${v}`).join(', ')}`}</dd>
 </dl>
-${decision.shares.length === 0 ? null : html`<table><caption>Chances of the split</caption><thead><tr><th scope="col">Gateway</th><th scope="col" class="num">Weight</th><th scope="col" class="num">Chance</th></tr></thead>
-<tbody>${decision.shares.map((share) => html`<tr><td>${gatewayName(share.gateway_token, gateways)}</td><td class="num">${share.weight}</td><td class="num">${(share.probability * 100).toFixed(1)}%</td></tr>`)}</tbody></table>`}
-<table><caption>Rule by rule</caption><thead><tr><th scope="col">#</th><th scope="col">Rule</th><th scope="col">Condition</th><th scope="col">Outcome</th><th scope="col">Checks</th></tr></thead>
+${decision.shares.length === 0 ? null : html`<div class="figure-scroll" role="region" tabindex="0" aria-label="Chances of the split"><table><caption>Chances of the split</caption><thead><tr><th scope="col">Gateway</th><th scope="col" class="num">Weight</th><th scope="col" class="num">Chance</th></tr></thead>
+<tbody>${decision.shares.map((share) => html`<tr><td>${gatewayName(share.gateway_token, gateways)}</td><td class="num">${share.weight}</td><td class="num">${(share.probability * 100).toFixed(1)}%</td></tr>`)}</tbody></table></div>`}
+<div class="figure-scroll" role="region" tabindex="0" aria-label="Rule by rule"><table><caption>Rule by rule</caption><thead><tr><th scope="col">#</th><th scope="col">Rule</th><th scope="col">Condition</th><th scope="col">Outcome</th><th scope="col">Checks</th></tr></thead>
 <tbody>${decision.evaluations.length === 0 ? html`<tr><td colspan="5">The workflow has no rules.</td></tr>` : decision.evaluations.map((evaluation) => {
     const rule = workflow.rules[evaluation.index];
     return html`<tr><td>${evaluation.index + 1}</td><td>${evaluation.name}</td><td>${rule === undefined ? '' : conditionText(rule.condition)}</td>
 <td>${!evaluation.evaluated ? 'not looked at' : evaluation.matched ? html`<span class="badge ok">matched</span>` : html`<span class="badge">no match</span>`}</td>
 <td>${evaluation.checks.length === 0 ? (evaluation.evaluated ? 'no condition' : '') : html`<ul class="checks">${evaluation.checks.map((c) => html`<li>${c.passed ? '✓' : '✗'} ${c.criterion}: wanted ${c.expected}, got ${c.actual ?? 'nothing'}</li>`)}</ul>`}</td></tr>`;
-  })}</tbody></table>
+  })}</tbody></table></div>
 </section>`;
 }

@@ -206,11 +206,12 @@ describe.each(storeKinds)('portal workflows (%s)', (store) => {
     const pm = (await server.client.sendJson('POST', '/v1/payment_methods.json', { payment_method: { credit_card: { first_name: 'Ada', last_name: 'L', number: VISA, verification_value: '123', month: 3, year: 2032 } } })).json().transaction.payment_method.token as string;
     const byToken = await admin.post(`/portal/e/${env}/workflows/checkout/explain`, { sample_amount: '1000', sample_currency: 'USD', sample_token: pm });
     expect(byToken.status).toBe(200);
-    expect(byToken.text).toContain('Chosen by no rule matched: the default target');
+    expect(byToken.text).toContain('Chosen by the default target (no rule matched)');
     expect(byToken.text).toContain('brand visa, BIN 41111111');
     expect(byToken.text).not.toContain(VISA);
     // A card number typed in the sample is refused and never shown back, in any field.
-    for (const fields of [{ sample_bin: VISA }, { sample_token: VISA }, { sample_token: '4111-1111-1111-1111' }]) {
+    const typed: Array<Record<string, string>> = [{ sample_bin: VISA }, { sample_token: VISA }, { sample_token: '4111-1111-1111-1111' }];
+    for (const fields of typed) {
       const refused = await admin.post(`/portal/e/${env}/workflows/checkout/explain`, { sample_amount: '1000', sample_currency: 'USD', ...fields });
       expect(refused.status).toBe(422);
       expect(refused.text).toContain('Explain could not run:');

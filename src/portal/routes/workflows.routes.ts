@@ -34,10 +34,10 @@ function summaryOf(workflow: Workflow, gateways: readonly GatewayChoice[]): Safe
     return gateway === undefined ? token : gatewayLabel(gateway);
   };
   const target = (t: Workflow['defaultTarget']) => ('split' in t ? t.split.map((share) => `${name(share.gateway_token)} × ${share.weight}`).join(', ') : name(t.gateway_token));
-  return html`<table><caption>How ${workflow.name} routes</caption>
+  return html`<div class="figure-scroll" role="region" tabindex="0" aria-label="How ${workflow.name} routes"><table><caption>How ${workflow.name} routes</caption>
 <thead><tr><th scope="col">#</th><th scope="col">Rule</th><th scope="col">When</th><th scope="col">Goes to</th></tr></thead>
 <tbody>${workflow.rules.map((rule, i) => html`<tr><td>${i + 1}</td><td>${rule.name}</td><td>${conditionText(rule.condition)}</td><td>${target(rule.target)}</td></tr>`)}
-<tr><td></td><td>default target</td><td>no rule matched</td><td>${target(workflow.defaultTarget)}</td></tr></tbody></table>
+<tr><td></td><td>default target</td><td>no rule matched</td><td>${target(workflow.defaultTarget)}</td></tr></tbody></table></div>
 <p>Backups, in order: ${workflow.backupGatewayTokens.length === 0 ? 'none' : workflow.backupGatewayTokens.map(name).join(' → ')}; retry mode <strong>${workflow.retryMode}</strong>${workflow.successRateRouting ? '; success-rate routing within splits' : ''}${workflow.isDefault ? '; the environment’s default workflow' : ''}.</p>`;
 }
 
