@@ -99,7 +99,7 @@ export class OverviewService {
 
   constructor(
     store: StoreAccess<Uses>,
-    private readonly gateways: GatewayService,
+    private readonly gateways: Pick<GatewayService, 'list'>,
     private readonly clock: Clock,
   ) {
     this.repos = store.repos;
