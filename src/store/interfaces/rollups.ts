@@ -17,7 +17,7 @@ export interface RollupsRepository {
   prune(environmentKey: string, beforeHour: string): Promise<void>;
   /** Payment attempts created in [since, until) grouped as `PaymentCell`s (one range walk of `transactions_by_env_created_seq`). */
   paymentCells(environmentKey: string, since: string, until: string | null): Promise<PaymentCell[]>;
-  /** Gateway calls (every gateway transaction type) created in [since, until), by gateway, oldest first. */
+  /** Gateway calls (every gateway transaction type) created in [since, until), oldest first (by `created_at`, then position). */
   gatewayCalls(environmentKey: string, since: string, until: string | null): Promise<GatewayCall[]>;
   /** A gateway's last `count` calls created before `before`, newest first (the breaker's run leading into a range). */
   callsBefore(gatewayToken: string, before: string, count: number): Promise<GatewayCall[]>;

@@ -132,7 +132,8 @@ export class RollupsRepo implements RollupsRepository {
     const rows = await query
       .where('transaction_type', 'in', [...GATEWAY_TRANSACTION_TYPES])
       .where('gateway_token', 'is not', null)
-      .orderBy('gateway_token')
+      // The index's order (transactions_by_env_created_seq): no sort of the range.
+      .orderBy('created_at')
       .orderBy('seq')
       .execute();
     return rows.map(callOf);
