@@ -78,6 +78,25 @@ svg.chart .bar { fill:#0a5bd3; }
 svg.chart .bar.fail { fill:#cf222e; }
 svg.chart text { font-size:11px; fill:#57606a; }
 svg.chart .axis { stroke:#d0d7de; }
+.figures { display:grid; grid-template-columns:repeat(auto-fit,minmax(min(100%,40rem),1fr)); gap:1rem; }
+.figure-box { container-type:inline-size; }
+.figure-box > .figure-narrow { display:none; }
+@container (max-width: 38rem) { .figure-box > .figure-wide { display:none; } .figure-box > .figure-narrow { display:block; } }
+.figure-scroll { overflow-x:auto; max-width:100%; }
+.figure-scroll:focus-visible { outline:3px solid #1f6feb; outline-offset:2px; }
+svg.figure { display:block; max-width:none; }
+form.editor { max-width:52rem; }
+.pair { display:flex; flex-wrap:wrap; gap:.5rem 1rem; align-items:flex-end; }
+.pair > .field { flex:1 1 12rem; }
+.choices { display:flex; flex-wrap:wrap; gap:.25rem 1rem; }
+.choices label { font-weight:400; }
+fieldset.rule { border-color:#8c959f; }
+fieldset.rule > legend { font-weight:600; }
+dl.facts.decision { display:block; }
+dl.facts.decision dt { margin-top:.5rem; }
+dl.facts.decision dd { overflow-wrap:anywhere; }
+ul.checks { margin:0; padding-left:1rem; }
+ul.range-links { list-style:none; display:flex; flex-wrap:wrap; gap:.5rem 1.25rem; padding:0; margin:0 0 .75rem; }
 pre.transcript { background:#0d1117; color:#e6edf3; padding:1rem; border-radius:6px; overflow:auto; font-size:.8rem; white-space:pre-wrap; }
 dl.facts { display:grid; grid-template-columns:max-content 1fr; gap:.35rem 1rem; }
 dl.facts dt { font-weight:600; }

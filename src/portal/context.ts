@@ -18,6 +18,7 @@ import type { TenancyService } from '../services/tenancy.service.js';
 import type { OverviewService } from '../services/overview.service.js';
 import type { TransactionQueryService } from '../services/transactions/transaction-query.service.js';
 import type { WorkflowService } from '../services/routing/workflow.service.js';
+import type { RoutedTransactionService } from '../services/routing/routed-transactions.js';
 import type { Environment } from '../domain/environment.js';
 
 /** The services the portal calls; the same instances the API uses. */
@@ -38,6 +39,8 @@ export interface PortalDeps {
   overview: OverviewService;
   rateLimiting: RateLimiting;
   workflows: WorkflowService;
+  /** The workflows' explain dry run, run from the workflow editor (docs/routing.md). */
+  routedTransactions: Pick<RoutedTransactionService, 'explain' | 'explainFacts'>;
   /** Live migration (docs/portability.md, "Live migration"): the environment page shows its progress. */
   upstreams?: { settings: Pick<UpstreamSettingsService, 'status'> };
 }

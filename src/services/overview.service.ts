@@ -2,139 +2,242 @@ import type { Clock } from '../domain/clock.js';
 import { BREAKER_POLICY } from '../limits/circuit-breaker.js';
 import type { StoreAccess } from '../store/store-access.js';
 import type { Repositories } from '../store/repositories.js';
-import type { GatewayHourRollup, GatewayVolumeCell } from '../domain/rollup.js';
+import type { FigureRollup } from '../domain/rollup.js';
 import type { GatewayService } from './gateway.service.js';
 import type { Environment } from '../domain/environment.js';
-import { FAILED_STATES, FAULT_STATES, GATEWAY_TRANSACTION_TYPES, type Transaction } from '../domain/transaction.js';
+import { FAILED_STATES, GATEWAY_TRANSACTION_TYPES, type Transaction } from '../domain/transaction.js';
+import { breakerOpenings, leadInOf, parseRoutedLabel, paymentRollups, percentileOf, type BreakerLeadIn } from './overview-figures.js';
 
 /** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
 type Uses = 'rollups' | 'transactions';
 
 const TYPES = [...GATEWAY_TRANSACTION_TYPES];
 const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
+/** A little more than the longest range (30 UTC days up to the running one); rollups older than it are pruned. */
+const KEPT_HOURS = 31 * 24;
 
-/** One bar: a time bucket's succeeded and unsuccessful gateway transactions. */
-export interface Bucket {
-  label: string;
-  succeeded: number;
-  failed: number;
+/** The ranges the overview shows, each in buckets of whole UTC hours aligned to UTC midnight. */
+export const OVERVIEW_RANGES = {
+  '24h': { label: 'Last 24 hours', buckets: 24, bucketHours: 1 },
+  '7d': { label: 'Last 7 days', buckets: 28, bucketHours: 6 },
+  '30d': { label: 'Last 30 days', buckets: 30, bucketHours: 24 },
+} as const;
+export type OverviewRange = keyof typeof OVERVIEW_RANGES;
+
+export function isOverviewRange(value: unknown): value is OverviewRange {
+  return typeof value === 'string' && Object.hasOwn(OVERVIEW_RANGES, value);
 }
 
-export interface GatewayOverview {
+/** One time bucket of a gateway's payments. */
+export interface VolumePoint {
+  /** The bucket's first hour, ISO text. */
+  start: string;
+  payments: number;
+  approved: number;
+}
+
+export interface GatewayFigures {
   token: string;
+  gatewayType: string;
+  /** The name the merchant gave it (`description`), else its type's name. */
   name: string;
-  description: string | null;
-  hours: Bucket[];
-  days: Bucket[];
-  /** True when its last calls were faults and the breaker's open window has not passed. */
-  breakerOpen: boolean;
+  payments: number;
+  approved: number;
+  /** approved / payments, 0..1; null without payments. */
+  approvalRate: number | null;
+  series: VolumePoint[];
+  /** Upper bounds of the latency buckets holding p50 and p95 (ms); null without samples; Infinity above the last bucket. */
+  latencyP50Ms: number | null;
+  latencyP95Ms: number | null;
+  latencySamples: number;
+  breakerOpenings: number;
+  /** True when its last calls were five faults and the newest is within the open window. */
+  breakerOpenNow: boolean;
+  retryRescues: number;
+  failoverRescues: number;
+}
+
+export interface RoutingFigure {
+  workflowKey: string;
+  /** The rule's name; null for the workflow's default target. */
+  rule: string | null;
+  decisions: number;
+  /** Decisions by the gateway chosen first, most first. */
+  gateways: Array<{ token: string; count: number }>;
+}
+
+export interface OverviewFigures {
+  range: OverviewRange;
+  /** First hour of the range and the moment the figures were read (ISO text). */
+  from: string;
+  until: string;
+  bucketHours: number;
+  gateways: GatewayFigures[];
+  totals: { payments: number; approved: number; approvalRate: number | null; retryRescues: number; failoverRescues: number; breakerOpenings: number };
+  /** Unsuccessful payments by normalised error code, most first. */
+  declineReasons: Array<{ code: string; count: number }>;
+  routing: RoutingFigure[];
 }
 
 export interface Overview {
-  gateways: GatewayOverview[];
+  figures: OverviewFigures;
+  /** The last unsuccessful gateway transactions within the range, newest first. */
   failures: Transaction[];
-  computedAt: string;
 }
 
 /**
- * The overview of an environment: volume and outcomes per gateway over 24 hours (hourly) and 30
- * days (daily), the last failures, and the breakers that are open. Ended hours are read from
- * `transaction_rollups` (a transaction settling after its hour was rolled up is not recounted:
- * the charts are for trends, the transactions page is exact). Breaker state is read from
- * the transactions every node writes (the last five calls were faults, the newest within the
- * open window), so it is the same whichever node renders the page.
+ * The overview of an environment (docs/portal.md, "Overview"): per gateway, payments and approval
+ * rate over time, latency p50/p95, breaker openings, rescues; decline reasons; routing decisions
+ * by workflow rule; for 24 hours, 7 or 30 days. Ended hours are counted once into
+ * `overview_rollups` (by whichever node renders the overview first, never on a payment's path);
+ * the running hour is read from the transactions on each load. A transaction settling after its
+ * hour was rolled up is not recounted: the charts are for trends, the transactions page is exact.
+ * Redacted gateways are left out.
  */
 export class OverviewService {
   private readonly repos: Pick<Repositories, Uses>;
 
   constructor(
     store: StoreAccess<Uses>,
-    private readonly gateways: GatewayService,
+    private readonly gateways: Pick<GatewayService, 'list'>,
     private readonly clock: Clock,
   ) {
     this.repos = store.repos;
   }
 
-  async of(environment: Environment): Promise<Overview> {
+  async of(environment: Environment, range: OverviewRange = '24h'): Promise<Overview> {
     const now = this.clock.now().getTime();
+    const { buckets, bucketHours } = OVERVIEW_RANGES[range];
     const currentHour = Math.floor(now / HOUR) * HOUR;
-    const hourStart = currentHour - 23 * HOUR;
-    const dayStart = Math.floor(now / DAY) * DAY - 29 * DAY;
-    const hourly = await this.hourlyCounts(environment.key, dayStart, currentHour);
-    const gateways = await this.gateways.list(environment, { sinceToken: null, order: 'asc', count: 100 });
-    const failures = (await this.repos.transactions.newestInStates(environment.key, FAILED_STATES, TYPES, 10))
-      .filter((transaction) => transaction.createdAt >= new Date(dayStart).toISOString())
-      .slice(0, 10);
-    const result: GatewayOverview[] = [];
+    const bucketMs = bucketHours * HOUR;
+    const rangeStart = Math.floor(now / bucketMs) * bucketMs - (buckets - 1) * bucketMs;
+    const rows = await this.hourlyFigures(environment.key, currentHour);
+    const fromHour = new Date(rangeStart).toISOString().slice(0, 13);
+    const inRange = rows.filter((row) => row.hour >= fromHour);
+    const gateways = (await this.gateways.list(environment, { sinceToken: null, order: 'asc', count: 100 })).filter((gateway) => gateway.state !== 'redacted');
+    const shown = new Set(gateways.map((gateway) => gateway.token));
+    const mine = inRange.filter((row) => shown.has(row.gatewayToken));
+    const perGateway: GatewayFigures[] = [];
     for (const gateway of gateways) {
-      const last = await this.repos.transactions.lastOutcomes(gateway.token, TYPES, BREAKER_POLICY.failureThreshold);
-      const breakerOpen =
-        last.length === BREAKER_POLICY.failureThreshold &&
-        last.every((t) => FAULT_STATES.includes(t.state)) &&
-        now - Date.parse(last[0]?.updatedAt ?? '') < BREAKER_POLICY.openMs;
-      const mine = hourly.filter((row) => row.gatewayToken === gateway.token);
-      result.push({
+      const own = mine.filter((row) => row.gatewayToken === gateway.token);
+      perGateway.push({
         token: gateway.token,
-        name: gateway.definition.name,
-        description: gateway.description,
-        hours: buckets(mine, 24, (i) => new Date(hourStart + i * HOUR).toISOString().slice(0, 13), 13),
-        days: buckets(mine, 30, (i) => new Date(dayStart + i * DAY).toISOString().slice(0, 10), 10),
-        breakerOpen,
+        gatewayType: gateway.gatewayType,
+        name: gateway.description ?? gateway.definition.name,
+        ...volumeOf(own),
+        series: seriesOf(own, rangeStart, buckets, bucketMs),
+        ...latencyOf(own),
+        breakerOpenings: sum(own, 'breaker_opening'),
+        breakerOpenNow: await this.breakerOpenNow(gateway.token, now),
+        retryRescues: sum(own, 'retry_rescue'),
+        failoverRescues: sum(own, 'failover_rescue'),
       });
     }
-    return { gateways: result, failures, computedAt: new Date(now).toISOString() };
+    const rangeStartIso = new Date(rangeStart).toISOString();
+    const failures = (await this.repos.transactions.newestInStates(environment.key, FAILED_STATES, TYPES, 10))
+      .filter((transaction) => transaction.createdAt >= rangeStartIso && (transaction.gatewayToken === null || shown.has(transaction.gatewayToken)))
+      .slice(0, 10);
+    const figures: OverviewFigures = {
+      range,
+      from: rangeStartIso,
+      until: new Date(now).toISOString(),
+      bucketHours,
+      gateways: perGateway,
+      totals: {
+        ...volumeOf(mine),
+        retryRescues: sum(mine, 'retry_rescue'),
+        failoverRescues: sum(mine, 'failover_rescue'),
+        breakerOpenings: sum(mine, 'breaker_opening'),
+      },
+      declineReasons: ranked(mine.filter((row) => row.figure === 'decline')).map(([code, count]) => ({ code, count })),
+      routing: routingOf(mine),
+    };
+    return { figures, failures };
+  }
+
+  /** The breaker's rule (API.md §8) over the calls every node wrote: the last five were faults, the newest within the open window. */
+  private async breakerOpenNow(gatewayToken: string, now: number): Promise<boolean> {
+    const last = await this.repos.rollups.callsBefore(gatewayToken, new Date(now + 1).toISOString(), BREAKER_POLICY.failureThreshold);
+    return last.length === BREAKER_POLICY.failureThreshold && last.every((call) => call.fault === true) && now - Date.parse(last[0]?.createdAt ?? '') < BREAKER_POLICY.openMs;
   }
 
   /**
-   * Hourly counts from `since` to now: ended hours from the rollups (computing and storing those
+   * The hourly figures of the kept range: ended hours from the rollups (counting and storing those
    * not rolled up yet, once, for every node), the running hour from the transactions.
    */
-  private async hourlyCounts(environmentKey: string, since: number, currentHour: number): Promise<GatewayHourRollup[]> {
-    const sinceIso = new Date(since).toISOString();
+  private async hourlyFigures(environmentKey: string, currentHour: number): Promise<FigureRollup[]> {
+    const since = new Date(currentHour - (KEPT_HOURS - 1) * HOUR).toISOString();
     const currentIso = new Date(currentHour).toISOString();
     const mark = await this.repos.rollups.completeUntil(environmentKey);
-    const from = mark === null || mark < sinceIso ? sinceIso : mark;
+    const from = mark === null || mark < since ? since : mark;
     if (from < currentIso) {
-      const fresh = await this.repos.transactions.volume(environmentKey, from, currentIso, 13, TYPES);
-      await this.repos.rollups.store(environmentKey, toRollups(fresh), currentIso);
-      await this.repos.rollups.prune(environmentKey, sinceIso.slice(0, 13));
+      await this.repos.rollups.store(environmentKey, await this.countBetween(environmentKey, from, currentIso), currentIso);
+      await this.repos.rollups.prune(environmentKey, since.slice(0, 13));
     }
-    const [ended, running] = await Promise.all([
-      this.repos.rollups.list(environmentKey, sinceIso.slice(0, 13)),
-      this.repos.transactions.volume(environmentKey, currentIso, null, 13, TYPES),
-    ]);
-    return [...ended, ...toRollups(running)];
+    const [ended, running] = await Promise.all([this.repos.rollups.list(environmentKey, since.slice(0, 13)), this.countBetween(environmentKey, currentIso, null)]);
+    return [...ended, ...running];
+  }
+
+  /** Counts every figure of the transactions created in [from, until). */
+  private async countBetween(environmentKey: string, from: string, until: string | null): Promise<FigureRollup[]> {
+    const [cells, calls] = await Promise.all([this.repos.rollups.paymentCells(environmentKey, from, until), this.repos.rollups.gatewayCalls(environmentKey, from, until)]);
+    const leadIns = new Map<string, BreakerLeadIn>();
+    for (const token of new Set(calls.filter((call) => call.fault === true).map((call) => call.gatewayToken))) {
+      leadIns.set(token, leadInOf(await this.repos.rollups.callsBefore(token, from, 2 * BREAKER_POLICY.failureThreshold)));
+    }
+    return [...paymentRollups(cells), ...breakerOpenings(calls, leadIns)];
   }
 }
 
-/** Volume rows (one per outcome) as rollups (both outcomes in one row). */
-function toRollups(rows: GatewayVolumeCell[]): GatewayHourRollup[] {
-  const byKey = new Map<string, GatewayHourRollup>();
-  for (const row of rows) {
-    const key = `${row.gatewayToken} ${row.bucket}`;
-    const rollup = byKey.get(key) ?? { gatewayToken: row.gatewayToken, hour: row.bucket, succeeded: 0, failed: 0 };
-    if (row.succeeded) rollup.succeeded += row.count;
-    else rollup.failed += row.count;
-    byKey.set(key, rollup);
-  }
-  return [...byKey.values()];
+function sum(rows: readonly FigureRollup[], figure: FigureRollup['figure']): number {
+  return rows.reduce((total, row) => (row.figure === figure ? total + row.count : total), 0);
 }
 
-/** `n` buckets keyed by `keyOf`, summing the rollups whose hour starts with the key. */
-function buckets(rows: GatewayHourRollup[], n: number, keyOf: (i: number) => string, keyChars: 10 | 13): Bucket[] {
-  const byKey = new Map<string, Bucket>();
-  const out: Bucket[] = [];
-  for (let i = 0; i < n; i += 1) {
-    const bucket = { label: keyOf(i), succeeded: 0, failed: 0 };
-    byKey.set(bucket.label, bucket);
-    out.push(bucket);
-  }
+function volumeOf(rows: readonly FigureRollup[]): { payments: number; approved: number; approvalRate: number | null } {
+  const payments = sum(rows, 'payments');
+  const approved = sum(rows, 'approved');
+  return { payments, approved, approvalRate: payments === 0 ? null : approved / payments };
+}
+
+function seriesOf(rows: readonly FigureRollup[], start: number, buckets: number, bucketMs: number): VolumePoint[] {
+  const points = Array.from({ length: buckets }, (_, i) => ({ start: new Date(start + i * bucketMs).toISOString(), payments: 0, approved: 0 }));
   for (const row of rows) {
-    const bucket = byKey.get(row.hour.slice(0, keyChars));
-    if (bucket === undefined) continue;
-    bucket.succeeded += row.succeeded;
-    bucket.failed += row.failed;
+    if (row.figure !== 'payments' && row.figure !== 'approved') continue;
+    const point = points[Math.floor((Date.parse(`${row.hour}:00:00.000Z`) - start) / bucketMs)];
+    if (point === undefined) continue;
+    if (row.figure === 'payments') point.payments += row.count;
+    else point.approved += row.count;
   }
-  return out;
+  return points;
+}
+
+function latencyOf(rows: readonly FigureRollup[]): { latencyP50Ms: number | null; latencyP95Ms: number | null; latencySamples: number } {
+  const histogram = new Map<string, number>();
+  for (const row of rows) if (row.figure === 'latency') histogram.set(row.label, (histogram.get(row.label) ?? 0) + row.count);
+  return { latencyP50Ms: percentileOf(histogram, 0.5), latencyP95Ms: percentileOf(histogram, 0.95), latencySamples: sum(rows, 'latency') };
+}
+
+/** Sums by label, most first (ties by label). */
+function ranked(rows: readonly FigureRollup[]): Array<[string, number]> {
+  const totals = new Map<string, number>();
+  for (const row of rows) totals.set(row.label, (totals.get(row.label) ?? 0) + row.count);
+  return [...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+}
+
+/** Decisions per workflow rule, most first; ties by workflow, then rule (the default target last). */
+function routingOf(rows: readonly FigureRollup[]): RoutingFigure[] {
+  const byRule = new Map<string, Map<string, number>>();
+  for (const row of rows) {
+    if (row.figure !== 'routed') continue;
+    const gateways = byRule.get(row.label) ?? new Map<string, number>();
+    gateways.set(row.gatewayToken, (gateways.get(row.gatewayToken) ?? 0) + row.count);
+    byRule.set(row.label, gateways);
+  }
+  return [...byRule.entries()]
+    .map(([label, gateways]) => ({
+      ...parseRoutedLabel(label),
+      decisions: [...gateways.values()].reduce((total, n) => total + n, 0),
+      gateways: [...gateways.entries()].map(([token, count]) => ({ token, count })).sort((a, b) => b.count - a.count || a.token.localeCompare(b.token)),
+    }))
+    .sort((a, b) => b.decisions - a.decisions || a.workflowKey.localeCompare(b.workflowKey) || (a.rule ?? '\uffff').localeCompare(b.rule ?? '\uffff'));
 }

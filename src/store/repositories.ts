@@ -133,7 +133,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect, scope: Work
     portalInvitations: new PortalInvitationsRepo(db),
     portalSessions: new PortalSessionsRepo(db),
     auditEvents: new AuditEventsRepo(db),
-    rollups: new RollupsRepo(db),
+    rollups: new RollupsRepo(db, dialect),
     events: new EventsRepo(db),
     callbacks: new CallbacksRepo(db, dialect),
     workflows: new WorkflowsRepo(db),

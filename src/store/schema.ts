@@ -277,8 +277,8 @@ export interface Database {
   used_nonces: UsedNoncesTable;
   portal_sessions: PortalSessionsTable;
   audit_events: AuditEventsTable;
-  transaction_rollups: TransactionRollupsTable;
-  transaction_rollup_marks: TransactionRollupMarksTable;
+  overview_rollups: OverviewRollupsTable;
+  overview_rollup_marks: OverviewRollupMarksTable;
   events: EventsTable;
   callback_deliveries: CallbackDeliveriesTable;
   callback_attempts: CallbackAttemptsTable;
@@ -399,17 +399,19 @@ export interface AuditEventsTable {
   created_at: string;
 }
 
-/** Hourly counts of gateway transactions per gateway (migration 009); `hour` is `YYYY-MM-DDTHH`. */
-export interface TransactionRollupsTable {
+/** The overview's hourly counts (migration 025, src/domain/rollup.ts); `hour` is `YYYY-MM-DDTHH`. */
+export interface OverviewRollupsTable {
   environment_key: string;
-  gateway_token: string;
   hour: string;
-  succeeded: number;
-  failed: number;
+  figure: string;
+  gateway_token: string;
+  /** A decline code, a latency bucket, `<workflow key>\n<rule>`; '' for figures without one. */
+  label: string;
+  count: number;
 }
 
-/** How far the rollups of an environment are complete (an hour boundary, ISO text). */
-export interface TransactionRollupMarksTable {
+/** How far the overview's rollups of an environment are complete (an hour boundary, ISO text). */
+export interface OverviewRollupMarksTable {
   environment_key: string;
   complete_until: string;
 }

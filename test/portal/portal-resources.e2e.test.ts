@@ -139,14 +139,24 @@ describe.each(storeKinds)('portal gateways, transactions, payment methods, overv
     expect((await server.client.get(`/v1/payment_methods/${pm}.json`)).json().payment_method.storage_state).toBe('redacted');
   });
 
-  it('overview: volume and success per gateway over 24 hours and 30 days, failures, open breakers', async () => {
+  it('overview: payments and approval per gateway over 24 hours and 30 days, failures, open breakers (page and JSON)', async () => {
+    const figures = async (range: string) => {
+      const res = await owner.get(`/portal/e/${env}/overview.json?range=${range}`);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toContain('application/json');
+      return res.json().overview;
+    };
     const res = await owner.get(`/portal/e/${env}/overview`);
     expect(res.status).toBe(200);
-    expect(res.text).toContain('Last 24 hours: <strong>1</strong> payments, <strong>100.0%</strong> succeeded');
-    expect(res.text).toContain('Last 30 days: <strong>4</strong> payments, <strong>100.0%</strong> succeeded');
-    expect((res.text.match(/<svg class="chart"/g) ?? []).length).toBeGreaterThanOrEqual(2);
-    expect(res.text).toContain('No failures in the last 30 days.');
+    expect((res.text.match(/<svg class="figure"/g) ?? []).length).toBeGreaterThanOrEqual(1);
+    expect(res.text).toContain('No failures last 24 hours.');
     expect(res.text).toContain('None: every gateway is taking requests.');
+    expect((await figures('24h')).totals).toMatchObject({ payments: 1, approved: 1, approval_rate: 1 });
+    const month = await figures('30d');
+    expect(month.totals).toMatchObject({ payments: 4, approved: 4 });
+    // The redacted gateway is left out; the one shown goes by the name the merchant gave it.
+    expect(month.gateways.map((g: { token: string; name: string }) => [g.token, g.name])).toEqual([[gateway, 'renamed']]);
+    expect((await owner.get(`/portal/e/${env}/overview?range=1y`)).status).toBe(422);
 
     // Five gateway errors in a row (the test gateway's amount 5070) open the breaker.
     const failed: string[] = [];
@@ -156,9 +166,12 @@ describe.each(storeKinds)('portal gateways, transactions, payment methods, overv
     }
     const after = await owner.get(`/portal/e/${env}/overview`);
     for (const token of failed) expect(after.text).toContain(token);
-    expect(after.text).toContain('Last 24 hours: <strong>6</strong> payments, <strong>16.7%</strong> succeeded');
     expect(after.text).toContain('breaker open');
     expect(after.text).not.toContain('None: every gateway is taking requests.');
+    const day = await figures('24h');
+    expect(day.totals).toMatchObject({ payments: 6, approved: 1, breaker_openings: 1 });
+    expect(day.gateways[0]).toMatchObject({ breaker_open_now: true, breaker_openings: 1 });
+    expect(day.decline_reasons).toEqual([{ code: 'processing_error', count: 5 }]);
     clock.advance(61_000);
     expect((await owner.get(`/portal/e/${env}/overview`)).text).toContain('None: every gateway is taking requests.');
 
@@ -166,12 +179,14 @@ describe.each(storeKinds)('portal gateways, transactions, payment methods, overv
     clock.advance(3_600_000);
     await purchase(3000, 'order-next-hour');
     await signInAll();
-    const later = await owner.get(`/portal/e/${env}/overview`);
-    expect(later.text).toContain('Last 24 hours: <strong>7</strong> payments, <strong>28.6%</strong> succeeded');
-    expect(later.text).toContain('Last 30 days: <strong>10</strong> payments, <strong>50.0%</strong> succeeded');
-    const marks = await server.core.store.db.selectFrom('transaction_rollup_marks').selectAll().execute();
+    expect((await figures('24h')).totals).toMatchObject({ payments: 7, approved: 2, breaker_openings: 1 });
+    expect((await figures('30d')).totals).toMatchObject({ payments: 10, approved: 5 });
+    const marks = await server.core.store.db.selectFrom('overview_rollup_marks').selectAll().execute();
     expect(marks).toHaveLength(1);
     expect(Date.parse(marks[0]?.complete_until as string) % 3_600_000).toBe(0);
+    expect((await owner.get(`/portal/e/${env}/overview.xml`)).status).toBe(404);
+    // The client takes its form token from the last page: leave it on one for the next test.
+    expect((await owner.get(`/portal/e/${env}/overview?range=30d`)).text).toContain('aria-current="true"><strong>Last 30 days</strong>');
   });
 
   it('team: an admin invites a developer (who chooses their password), but cannot invite or change owners', async () => {

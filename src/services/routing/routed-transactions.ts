@@ -76,6 +76,15 @@ export class RoutedTransactionService {
     return { workflow, facts, decision: this.decide(workflow, facts) };
   }
 
+  /**
+   * The same dry run on facts given directly (the portal's sample transaction: a brand, a BIN of at
+   * most eight digits, a type, metadata, amount and currency; no card number ever).
+   */
+  async explainFacts(environment: Environment, workflowKey: string, facts: TransactionFacts): Promise<Explanation> {
+    const workflow = await this.workflows.show(environment, workflowKey);
+    return { workflow, facts, decision: this.decide(workflow, facts) };
+  }
+
   async run(environment: Environment, operation: ChainOperation, workflowKey: string | undefined, input: TransactionInput): Promise<RoutedResult> {
     const workflow = await this.workflowFor(environment, workflowKey);
     const facts = await factsOf(this.store.repos.paymentMethods, environment, input);

@@ -1,4 +1,3 @@
-import type { GatewayVolumeCell } from '../../domain/rollup.js';
 import type { NewTransaction, RoutedBy, Transaction, TransactionPatch, TransactionSearch, TransactionState } from '../../domain/transaction.js';
 import type { PageRequest } from '../repositories/page.js';
 
@@ -11,21 +10,11 @@ export interface TransactionsRepository {
   /** The attempts of the retry chains that began with `firstTokens`, each chain oldest first. */
   attemptsOf(environmentKey: string, firstTokens: readonly string[]): Promise<Transaction[]>;
   /**
-   * Counts of gateway transactions since `since`, by gateway, time bucket (the first
-   * `bucketChars` characters of `created_at`: 13 for hours, 10 for days) and outcome.
-   */
-  volume(environmentKey: string, since: string, until: string | null, bucketChars: 10 | 13, types: readonly string[]): Promise<GatewayVolumeCell[]>;
-  /**
    * The newest gateway transactions in `states`, at most `count` of each, newest first. Each state
    * walks `transactions_by_env_state` newest first (no time bound, which would steer the planner
    * onto the time index and a sort of a month); the walks are merged here, newest first.
    */
   newestInStates(environmentKey: string, states: readonly TransactionState[], types: readonly string[], count: number): Promise<Transaction[]>;
-  /** A gateway's newest gateway transactions (states and times), newest first. */
-  lastOutcomes(gatewayToken: string, types: readonly string[], count: number): Promise<Array<{
-    state: TransactionState;
-    updatedAt: string;
-  }>>;
   /**
    * The portal's search, newest first, `count` rows older than `beforePosition`. Token and order id
    * use their indexes; a date range walks `transactions_by_env_created_seq` newest first; the

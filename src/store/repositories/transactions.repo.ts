@@ -1,5 +1,4 @@
 import type { TransactionsRepository } from '../interfaces/transactions.js';
-import type { GatewayVolumeCell } from '../../domain/rollup.js';
 import { sql, type Insertable, type Kysely, type Updateable, type UpdateResult } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
 import { applyPage, readInGroups, readPage, type PageRequest } from './page.js';
@@ -112,26 +111,6 @@ export class TransactionsRepo implements TransactionsRepository {
   }
 
   /**
-   * Counts of gateway transactions since `since`, by gateway, time bucket (the first
-   * `bucketChars` characters of `created_at`: 13 for hours, 10 for days) and outcome.
-   */
-  async volume(environmentKey: string, since: string, until: string | null, bucketChars: 10 | 13, types: readonly string[]): Promise<GatewayVolumeCell[]> {
-    const bucket = sql<string>`substr(created_at, 1, ${sql.lit(bucketChars)})`;
-    let query = this.db
-      .selectFrom('transactions')
-      .select((eb) => ['gateway_token', bucket.as('bucket'), 'succeeded', eb.fn.countAll<number>().as('n')])
-      .where('environment_key', '=', environmentKey)
-      .where('created_at', '>=', since);
-    if (until !== null) query = query.where('created_at', '<', until);
-    const rows = await query
-      .where('transaction_type', 'in', [...types])
-      .where('gateway_token', 'is not', null)
-      .groupBy(['gateway_token', bucket, 'succeeded'])
-      .execute();
-    return rows.map((row) => ({ gatewayToken: row.gateway_token as string, bucket: row.bucket, succeeded: row.succeeded === 1, count: Number(row.n) }));
-  }
-
-  /**
    * The newest gateway transactions in `states`, at most `count` of each, newest first. Each state
    * walks `transactions_by_env_state` newest first (no time bound, which would steer the planner
    * onto the time index and a sort of a month); the walks are merged here, newest first.
@@ -154,19 +133,6 @@ export class TransactionsRepo implements TransactionsRepository {
       .flat()
       .sort((a, b) => b.seq - a.seq)
       .map((row) => transactionOf(row));
-  }
-
-  /** A gateway's newest gateway transactions (states and times), newest first. */
-  async lastOutcomes(gatewayToken: string, types: readonly string[], count: number): Promise<Array<{ state: TransactionState; updatedAt: string }>> {
-    const rows = await this.db
-      .selectFrom('transactions')
-      .select(['state', 'updated_at'])
-      .where('gateway_token', '=', gatewayToken)
-      .where('transaction_type', 'in', [...types])
-      .orderBy('seq', 'desc')
-      .limit(count)
-      .execute();
-    return rows.map((row) => ({ state: row.state as TransactionState, updatedAt: row.updated_at }));
   }
 
   /**
