@@ -89,7 +89,7 @@ details.confirm summary { cursor:pointer; display:inline-block; padding:.45rem .
 details.confirm[open] { padding:.5rem; border:1px solid var(--danger); border-radius:6px; }
 details.confirm form { margin:.5rem 0 0; }
 .visually-hidden { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
-.table-scroll { overflow-x:auto; max-width:100%; }
+.table-scroll { overflow-x:auto; max-width:100%; position:relative; }
 .table-scroll:focus-visible { outline:3px solid #1f6feb; outline-offset:2px; }
 .table-scroll table { margin-top:0; }
 form.search-grid { display:grid; grid-template-columns:repeat(auto-fill,minmax(11rem,1fr)); gap:.75rem 1rem; align-items:end; margin:.5rem 0 .25rem; }
@@ -106,10 +106,12 @@ form.search-grid .search-actions { display:flex; gap:.5rem; align-items:center; 
   nav.side ul { display:grid; grid-template-columns:repeat(auto-fill,minmax(10rem,1fr)); gap:.1rem .5rem; }
   .js nav.side:not(.open) { display:none; }
   main { padding:1rem .9rem 2rem; }
+  p code, li code, dd code { overflow-wrap:anywhere; }
   dl.facts { grid-template-columns:1fr; gap:.1rem; }
   dl.facts dd { margin-bottom:.5rem; overflow-wrap:anywhere; }
   input[type=text], input[type=email], input[type=password], input[type=search], input[type=date], input[type=number], select, textarea { min-width:0; max-width:100%; }
   form.stack { max-width:100%; }
+  form.search-grid { grid-template-columns:repeat(auto-fill,minmax(9rem,1fr)); gap:.6rem .75rem; }
 }
 `;
 
