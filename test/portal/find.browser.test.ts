@@ -29,7 +29,7 @@ describe('finding a card and a payment in Chromium', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await screenshotAccessible(page, `find-${name}-390`);
     // Nothing is cut off: the page itself never scrolls sideways (wide tables scroll in their own box).
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), name).toBeLessThanOrEqual(390);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(390);
     await page.setViewportSize({ width: 1280, height: 800 });
   }
 
@@ -162,22 +162,22 @@ describe('finding a card and a payment in Chromium', () => {
     await page.screenshot({ path: '.tmp/screenshots/find-11-phone-menu-closed-390.png', fullPage: false });
     // Keyboard only: the skip link first, then the Menu button.
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    expect(await page.evaluate<string | null | undefined>('document.activeElement?.textContent')).toBe('Skip to content');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Menu');
+    expect(await page.evaluate<string | null | undefined>('document.activeElement?.textContent')).toBe('Menu');
     await page.keyboard.press('Enter');
     await expect.poll(() => nav.isVisible()).toBe(true);
     expect(await menu.getAttribute('aria-expanded')).toBe('true');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Overview');
+    expect(await page.evaluate<string | null | undefined>('document.activeElement?.textContent')).toBe('Overview');
     await screenshotAccessible(page, 'find-12-phone-menu-open-390');
     await page.keyboard.press('Escape');
     await expect.poll(() => nav.isVisible()).toBe(false);
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Menu');
+    expect(await page.evaluate<string | null | undefined>('document.activeElement?.textContent')).toBe('Menu');
     // The menu leads somewhere: open it and go to Payment methods.
     await menu.click();
     await page.getByRole('link', { name: 'Payment methods', exact: true }).click();
     await expect.poll(() => page.url()).toContain('/payment-methods');
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await screenshotAccessible(page, 'find-13-phone-payment-methods-390');
     // At 1280 px the sidebar is always there and the button is not.
     await page.setViewportSize({ width: 1280, height: 800 });

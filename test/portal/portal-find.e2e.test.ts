@@ -97,6 +97,12 @@ describe.each(storeKinds)('find a card, find a payment (%s)', (store) => {
       expect(res.status, query).toBe(422);
       expect(res.text, query).toContain(words);
     }
+    await owner.get(`/portal/e/${env}/payment-methods`);
+    const notToken = await owner.post(`/portal/e/${env}/payment-methods/lookup`, { token: 'not a token!' });
+    expect(notToken.status).toBe(422);
+    expect(notToken.text).toContain('That is not a payment method token');
+    expect((await owner.get(`/portal/e/${env}/payment-methods/unknownToken123`)).status).toBe(404);
+    expect((await owner.get(`/portal/e/${env}/transactions/export?amount_from=lots`)).status).toBe(422);
   });
 
   it('refuses a full card number in every search box, unseen: not echoed, not redirected, not logged', async () => {
