@@ -105,7 +105,8 @@ form.search-grid .search-actions { display:flex; gap:.5rem; align-items:center; 
   nav.side { width:auto; border-right:0; border-bottom:1px solid var(--line); padding:.5rem; }
   nav.side ul { display:grid; grid-template-columns:repeat(auto-fill,minmax(10rem,1fr)); gap:.1rem .5rem; }
   .js nav.side:not(.open) { display:none; }
-  main { padding:1rem .9rem 2rem; }
+  /* Lists wrap their tables in .table-scroll; anything else too wide scrolls inside main, never the page. */
+  main { padding:1rem .9rem 2rem; overflow-x:auto; }
   p code, li code, dd code { overflow-wrap:anywhere; }
   dl.facts { grid-template-columns:1fr; gap:.1rem; }
   dl.facts dd { margin-bottom:.5rem; overflow-wrap:anywhere; }

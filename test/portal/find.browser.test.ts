@@ -65,10 +65,13 @@ describe('finding a card and a payment in Chromium', () => {
     await page.goto(`${base}/`);
     await look('00-home');
     await page.getByRole('link', { name: 'Merchant portal' }).click();
+    await expect.poll(() => page.url()).toContain('/portal/sign-in');
+    await look('00b-sign-in');
     await page.getByLabel('Email').fill('agent@example.com');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.url()).toContain('/overview');
+    await look('00c-overview');
     // The favicon is linked on every page and served.
     const icon = await page.locator('link[rel="icon"]').getAttribute('href');
     expect((await page.request.get(`${base}${icon as string}`)).status()).toBe(200);
