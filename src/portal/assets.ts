@@ -95,6 +95,9 @@ details.confirm form { margin:.5rem 0 0; }
 form.search-grid { display:grid; grid-template-columns:repeat(auto-fill,minmax(11rem,1fr)); gap:.75rem 1rem; align-items:end; margin:.5rem 0 .25rem; }
 form.search-grid input, form.search-grid select { min-width:0; width:100%; }
 form.search-grid .search-actions { display:flex; gap:.5rem; align-items:center; }
+form.search-grid details.more-filters { grid-column:1 / -1; }
+form.search-grid details.more-filters summary { cursor:pointer; color:var(--accent); font-size:.92rem; padding:.2rem 0; }
+form.search-grid .more-grid { display:grid; grid-template-columns:repeat(auto-fill,minmax(11rem,1fr)); gap:.75rem 1rem; align-items:end; margin-top:.5rem; }
 .menu-toggle { display:none; }
 @media (max-width: 50rem) {
   header.top { padding:.5rem .75rem; gap:.5rem; }
@@ -112,7 +115,7 @@ form.search-grid .search-actions { display:flex; gap:.5rem; align-items:center; 
   dl.facts dd { margin-bottom:.5rem; overflow-wrap:anywhere; }
   input[type=text], input[type=email], input[type=password], input[type=search], input[type=date], input[type=number], select, textarea { min-width:0; max-width:100%; }
   form.stack { max-width:100%; }
-  form.search-grid { grid-template-columns:repeat(auto-fill,minmax(9rem,1fr)); gap:.6rem .75rem; }
+  form.search-grid, form.search-grid .more-grid { grid-template-columns:repeat(auto-fill,minmax(9rem,1fr)); gap:.6rem .75rem; }
 }
 `;
 

@@ -116,6 +116,8 @@ describe('finding a card and a payment in Chromium', () => {
     await page.getByRole('link', { name: 'Transactions', exact: true }).click();
     await page.getByLabel('Card last four').fill('1111');
     await page.getByLabel('Gateway').selectOption({ label: 'Stripe EU (Spreedly Test)' });
+    // Type, amounts, currency, dates and token wait behind "More filters".
+    await page.locator('summary', { hasText: 'More filters' }).click();
     await page.getByLabel('Type').selectOption('Purchase');
     await page.getByRole('button', { name: 'Search' }).click();
     const rows = page.locator('table tbody tr');

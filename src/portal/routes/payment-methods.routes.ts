@@ -20,6 +20,8 @@ type PmParams = { Params: { env: string; token: string } };
 
 const PAGE_SIZE = 50;
 const CARD_TRANSACTIONS = 20;
+/** The boxes behind "More filters" (open when one of them is filled). */
+const MORE_FILTERS: readonly CardSearchField[] = ['state', 'from', 'to', 'metadata_key', 'metadata_value', 'fingerprint'];
 
 /** Never the value typed: it may be a card number (docs/security.md: errors never echo what was submitted). */
 const NOT_A_TOKEN = 'That is not a payment method token: a token has only letters and digits, and is never a card number.';
@@ -52,6 +54,7 @@ function searchForm(request: FastifyRequest, env: Environment, values: Partial<R
   ${box('first_six', '6 digits', html` inputmode="numeric"`)}
   ${box('name', 'As it starts: first name, or first and last')}
   ${box('email', 'The whole address', html` inputmode="email"`)}
+  <details class="more-filters"${MORE_FILTERS.some((field) => values[field] !== undefined && values[field] !== '') ? html` open` : ''}><summary>More filters: state, dates, metadata, fingerprint</summary><div class="more-grid">
   <div class="field"><label for="pm-state">State</label><select id="pm-state" name="state"><option value="">Any state</option>${STORAGE_STATES.map(
     (state) => html`<option value="${state}"${values.state === state ? html` selected` : ''}>${state}</option>`,
   )}</select></div>
@@ -59,6 +62,7 @@ function searchForm(request: FastifyRequest, env: Environment, values: Partial<R
   ${box('metadata_key', 'With its value')}
   ${box('metadata_value', 'Compared as text')}
   ${box('fingerprint', 'Every card of one number')}
+  </div></details>
   <div class="search-actions"><button class="primary" type="submit">Search</button> <a class="button" href="/portal/e/${env.key}/payment-methods">Clear</a></div>
 </form>
 <p class="hint">Never type a full card number: it is refused, and not kept. Coffer never shows a full card number or a CVV, here or anywhere.</p>`;

@@ -27,6 +27,9 @@ const EXPORT_BATCH = 500;
 /** Windows an export of an unindexed search reads at most (each TRANSACTION_SEARCH_WINDOW rows). */
 const EXPORT_WINDOWS = 20;
 
+/** The boxes behind "More filters" (open when one of them is filled). */
+const MORE_FILTERS: readonly TransactionSearchField[] = ['type', 'amount_from', 'amount_to', 'currency', 'from', 'to', 'token'];
+
 const CSV_HEADER = ['created_at', 'transaction_type', 'state', 'amount', 'amount_minor_units', 'currency', 'gateway', 'gateway_token', 'card_brand', 'card_last_four', 'customer_email', 'order_id', 'token', 'message'];
 
 /** The environment's gateways by token, with any a page names that the first 100 do not hold. */
@@ -53,9 +56,11 @@ function searchForm(request: FastifyRequest, env: Environment, values: GivenTran
   ${box('order_id')}${box('last_four', 'text', html` inputmode="numeric" aria-describedby="tx-last-four-hint"`)}
   ${select('gateway', 'Any gateway', gateways.map((g) => [g.token, gatewayText(g)]))}
   ${select('state', 'Any state', TRANSACTION_STATES.map((s) => [s, s]))}
+  <details class="more-filters"${MORE_FILTERS.some((field) => values[field] !== undefined && values[field] !== '') ? html` open` : ''}><summary>More filters: type, amount, currency, dates, token</summary><div class="more-grid">
   ${select('type', 'Any type', TRANSACTION_TYPES.map((t) => [t, t]))}
   ${box('amount_from', 'text', html` inputmode="decimal"`)}${box('amount_to', 'text', html` inputmode="decimal"`)}${box('currency', 'text', html` maxlength="3" size="4"`)}
   ${box('from', 'date')}${box('to', 'date')}${box('token')}
+  </div></details>
   <div class="search-actions"><button class="primary" type="submit">Search</button> <a class="button" href="/portal/e/${env.key}/transactions">Clear</a></div>
 </form>
 <p class="hint" id="tx-last-four-hint">Card last four: the 4 last digits only; a full card number is refused and not kept. Amounts in the currency's units (10.00); dates are UTC days, both included.</p>`;
