@@ -9,12 +9,14 @@ import { createLogger } from '../src/logger.js';
 import { seedStore } from './seeder.js';
 
 /**
- * Portal page load times on a large store: seeds N transactions (default 1,000,000, spread over
- * 30 days, through the scale bench's bulk path) into one environment of a fresh SQLite store (or
- * PostgreSQL with COFFER_DATABASE_URL), starts Coffer in this process, signs in, and times each
- * page's full response (server time + transfer on loopback) over 20 sequential loads.
+ * Portal page load times on a large store: seeds N payment methods and N transactions (default
+ * 1,000,000 each, spread over 30 days, through the scale bench's bulk path, with distinct card
+ * numbers, names and emails) into one environment of a fresh SQLite store (or PostgreSQL with
+ * COFFER_DATABASE_URL), starts Coffer in this process, signs in, and times each page and search
+ * (docs/portal.md, "Find a card", "Find a payment") by its full response (server time + transfer
+ * on loopback) over 20 sequential loads; p50, p95 and max.
  *
- *   npm run bench:portal                  # 1,000,000 transactions
+ *   npm run bench:portal                  # 1,000,000 payment methods and transactions
  *   PORTAL_BENCH_ROWS=100000 npm run bench:portal
  */
 const ROWS = Number(process.env.PORTAL_BENCH_ROWS ?? 1_000_000);
@@ -49,11 +51,12 @@ async function main(): Promise<void> {
     masterKey: Buffer.from(env.COFFER_MASTER_KEY, 'base64'),
     environmentKey: init.environment_key,
     gatewayToken: gateway.token,
-    paymentMethods: Math.min(ROWS, 10_000),
+    paymentMethods: ROWS,
     transactions: ROWS,
+    variedCards: true,
     onProgress: (line) => process.stderr.write(`\r${line}          `),
   });
-  process.stderr.write(`\nseeded ${ROWS.toLocaleString('en-US')} transactions in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  process.stderr.write(`\nseeded ${ROWS.toLocaleString('en-US')} payment methods and transactions in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
 
   core = await buildCore(config);
   const tls = await resolveTls(config);
@@ -75,6 +78,11 @@ async function main(): Promise<void> {
     const cookie = (signIn.headers['set-cookie'] as string[]).find((c) => c.startsWith('coffer_session='))?.split(';')[0] as string;
     const e = init.environment_key;
     const deep = seeded.transactionsAtDepth.find((d) => d.fraction === 0.5)?.token as string;
+    // A card half-way down the store, as a support agent would look it up.
+    const card = await core.paymentMethods.show(environment, seeded.samplePaymentMethods[50] as string);
+    if (card.paymentMethodType !== 'credit_card') throw new Error('the sample is not a card');
+    const { last_four_digits: lastFour, first_six_digits: firstSix, first_name: first, last_name: last } = card.details;
+    const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
     const pages: Array<[string, string]> = [
       ['overview (24 h + 30 d aggregates)', `/portal/e/${e}/overview`],
       ['transactions, first page', `/portal/e/${e}/transactions`],
@@ -83,6 +91,20 @@ async function main(): Promise<void> {
       ['transactions, by token', `/portal/e/${e}/transactions?token=${deep}`],
       ['transactions, one day 15 days ago', `/portal/e/${e}/transactions?from=${day(15)}&to=${day(15)}`],
       ['transaction detail', `/portal/e/${e}/transactions/${deep}`],
+      ['transactions, by card last four', `/portal/e/${e}/transactions?${q({ last_four: lastFour ?? '' })}`],
+      ['transactions, by amount range (window)', `/portal/e/${e}/transactions?${q({ amount_from: '1.50', amount_to: '2.00', currency: 'USD' })}`],
+      ['transactions, by gateway and state', `/portal/e/${e}/transactions?${q({ gateway: gateway.token, state: 'succeeded' })}`],
+      ['payment methods, newest', `/portal/e/${e}/payment-methods`],
+      ['card search, last four', `/portal/e/${e}/payment-methods?${q({ last_four: lastFour ?? '' })}`],
+      ['card search, first six', `/portal/e/${e}/payment-methods?${q({ first_six: firstSix ?? '' })}`],
+      ['card search, email', `/portal/e/${e}/payment-methods?${q({ email: card.email ?? '' })}`],
+      ['card search, name prefix', `/portal/e/${e}/payment-methods?${q({ name: `${first ?? ''} ${(last ?? '').slice(0, 5)}` })}`],
+      ['card search, fingerprint', `/portal/e/${e}/payment-methods?${q({ fingerprint: card.fingerprint ?? '' })}`],
+      ['card search, state retained', `/portal/e/${e}/payment-methods?${q({ state: 'retained' })}`],
+      ['card search, one day created', `/portal/e/${e}/payment-methods?${q({ from: day(15), to: day(15) })}`],
+      ['card search, last four + email', `/portal/e/${e}/payment-methods?${q({ last_four: lastFour ?? '', email: card.email ?? '' })}`],
+      ['card search, metadata (window)', `/portal/e/${e}/payment-methods?${q({ metadata_key: 'customer', metadata_value: 'c-0' })}`],
+      ['card page (with its transactions)', `/portal/e/${e}/payment-methods/${card.token}`],
       ['gateways', `/portal/e/${e}/gateways`],
       ['access secrets', `/portal/e/${e}/secrets`],
       ['environments', '/portal/environments'],
@@ -102,7 +124,7 @@ async function main(): Promise<void> {
       times.sort((a, b) => a - b);
       lines.push(`| ${name} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 95).toFixed(1)} | ${(times.at(-1) as number).toFixed(1)} |`);
     }
-    process.stdout.write(`${config.store.kind}, ${ROWS.toLocaleString('en-US')} transactions, ${LOADS} sequential loads per page\n${lines.join('\n')}\n`);
+    process.stdout.write(`${config.store.kind}, ${ROWS.toLocaleString('en-US')} payment methods and ${ROWS.toLocaleString('en-US')} transactions, ${LOADS} sequential loads per page\n${lines.join('\n')}\n`);
   } finally {
     await agent.close();
     await app.close();

@@ -30,6 +30,13 @@ export interface SeedOptions {
   gatewayToken: string;
   paymentMethods: number;
   transactions: number;
+  /**
+   * Distinct card numbers (Luhn-valid Visa numbers drawn from the index) instead of the few test
+   * cards, so last fours, first sixes and fingerprints spread as a real vault's do (the portal
+   * bench's searches). Such numbers are not test cards: they are sealed as a production
+   * environment's would be, though the rows stay in the given environment.
+   */
+  variedCards?: boolean;
   /** Rows per INSERT statement. */
   batchRows?: number;
   /** INSERT statements per database transaction. */
@@ -81,10 +88,22 @@ export function bulkTokens(count: number, length = 29): string[] {
 
 const SUCCEEDING_CARDS = TEST_CARDS.filter((card) => card.outcome === 'succeed').map((card) => card.number);
 
-function cardInput(index: number): PaymentMethodCreateInput {
+/** A Luhn-valid 16-digit Visa number for `index`: its 14 middle digits spread the index (× an odd multiplier not divisible by 5, mod 10^14: distinct for every index). */
+export function variedCardNumber(index: number): string {
+  const body = `4${String((BigInt(index) * 98_765_432_109_871n + 1_000_003n) % 100_000_000_000_000n).padStart(14, '0')}`;
+  let sum = 0;
+  for (let position = 0; position < body.length; position += 1) {
+    let digit = Number(body[body.length - 1 - position]);
+    if (position % 2 === 0) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
+    sum += digit;
+  }
+  return `${body}${(10 - (sum % 10)) % 10}`;
+}
+
+function cardInput(index: number, varied: boolean): PaymentMethodCreateInput {
   return {
     type: 'credit_card',
-    card: { first_name: `First${index % 997}`, last_name: `Last${index % 991}`, number: SUCCEEDING_CARDS[index % SUCCEEDING_CARDS.length], month: 1 + (index % 12), year: 2030 + (index % 8) },
+    card: { first_name: `First${index % 997}`, last_name: `Last${index % 991}`, number: varied ? variedCardNumber(index) : SUCCEEDING_CARDS[index % SUCCEEDING_CARDS.length], month: 1 + (index % 12), year: 2030 + (index % 8) },
     email: `customer${index % 100_000}@example.com`,
     retained: true,
     singleUse: false,
@@ -142,6 +161,7 @@ export async function seedStore(options: SeedOptions): Promise<SeedResult> {
     const environment = await repositories(store.db, store.dialect).environments.find(options.environmentKey);
     if (environment === undefined) throw new Error(`no environment ${options.environmentKey}`);
     const methodTokens = bulkTokens(options.paymentMethods);
+    const sealingEnvironment = options.variedCards === true ? { ...environment, production: true } : environment;
     const now = Date.now();
     // Spread over the last 30 days, oldest first, as a real history would be.
     const timeOf = (index: number, total: number) => new Date(now - 30 * 86_400_000 + Math.floor((index / total) * 30 * 86_400_000)).toISOString();
@@ -157,7 +177,7 @@ export async function seedStore(options: SeedOptions): Promise<SeedResult> {
         for (let index = first; index < first + count; index += 1) {
           const token = methodTokens[index] as string;
           const at = timeOf(index, options.paymentMethods);
-          const prepared = await sealer.prepare(environment, token, cardInput(index), new Date(at));
+          const prepared = await sealer.prepare(sealingEnvironment, token, cardInput(index, options.variedCards === true), new Date(at));
           if (prepared.sealed === null) throw new Error(`seed card ${index} did not validate: ${prepared.errors.map((error) => error.key).join(', ')}`);
           const sealed: SealedFields = prepared.sealed;
           rows.push({

@@ -41,6 +41,7 @@ import { PortalUserService } from './services/portal-users.service.js';
 import { PortalSessionService } from './services/portal-sessions.service.js';
 import { PortalSecretBox } from './vault/portal-secret-box.js';
 import { registerPortal } from './portal/portal.plugin.js';
+import { registerHome } from './portal/home.js';
 import { migrateStore, openStore, type StoreHandle } from './store/database.js';
 import { WorkflowService } from './services/routing/workflow.service.js';
 import { RoutedTransactionService } from './services/routing/routed-transactions.js';
@@ -261,6 +262,7 @@ export function buildApp(core: Core, logger: Logger, tls: { key: string; cert: s
   const metricsEndpoint = core.metrics === null || core.config.metrics.token === null ? null : { metrics: core.metrics, token: core.config.metrics.token };
   const app = buildHttpApp({ ...core, logger, metricsEndpoint }, tls);
   if (core.config.portal) registerPortal(app, { ...core, logger });
+  registerHome(app, { portal: core.config.portal });
   return app;
 }
 

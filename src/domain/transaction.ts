@@ -195,7 +195,25 @@ export interface TransactionSearch {
   /** ISO bounds on `createdAt`: from inclusive, to exclusive. */
   from?: string;
   to?: string;
+  /** Bounds on `amount` (minor units), both inclusive. */
+  amountFrom?: number;
+  amountTo?: number;
+  currency?: string;
+  /** Transactions of these payment methods only (a card's last four, resolved to its methods). */
+  paymentMethodTokens?: string[];
   /** The `position` of the last transaction of the page before (newest first). */
   beforePosition?: number;
   count: number;
 }
+
+/**
+ * A page of the portal's search. Type, amount and currency have no index of their own: searched
+ * by those alone, the newest TRANSACTION_SEARCH_WINDOW transactions are read at a time, and
+ * `scannedTo` says where the next window starts when the page is not full.
+ */
+export interface TransactionSearchPage {
+  transactions: Transaction[];
+  scannedTo: number | null;
+}
+
+export const TRANSACTION_SEARCH_WINDOW = 10_000;

@@ -108,6 +108,34 @@ details.confirm summary { cursor:pointer; display:inline-block; padding:.45rem .
 details.confirm[open] { padding:.5rem; border:1px solid var(--danger); border-radius:6px; }
 details.confirm form { margin:.5rem 0 0; }
 .visually-hidden { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
+.table-scroll { overflow-x:auto; max-width:100%; position:relative; }
+.table-scroll:focus-visible { outline:3px solid #1f6feb; outline-offset:2px; }
+.table-scroll table { margin-top:0; }
+form.search-grid { display:grid; grid-template-columns:repeat(auto-fill,minmax(11rem,1fr)); gap:.75rem 1rem; align-items:end; margin:.5rem 0 .25rem; }
+form.search-grid input, form.search-grid select { min-width:0; width:100%; }
+form.search-grid .search-actions { display:flex; gap:.5rem; align-items:center; }
+form.search-grid details.more-filters { grid-column:1 / -1; }
+form.search-grid details.more-filters summary { cursor:pointer; color:var(--accent); font-size:.92rem; padding:.2rem 0; }
+form.search-grid .more-grid { display:grid; grid-template-columns:repeat(auto-fill,minmax(11rem,1fr)); gap:.75rem 1rem; align-items:end; margin-top:.5rem; }
+.menu-toggle { display:none; }
+@media (max-width: 50rem) {
+  header.top { padding:.5rem .75rem; gap:.5rem; }
+  header.top .who { margin-left:0; flex-basis:100%; order:10; }
+  header.top select { max-width:11rem; }
+  .js .menu-toggle { display:inline-block; }
+  .layout { display:block; min-height:0; }
+  nav.side { width:auto; border-right:0; border-bottom:1px solid var(--line); padding:.5rem; }
+  nav.side ul { display:grid; grid-template-columns:repeat(auto-fill,minmax(10rem,1fr)); gap:.1rem .5rem; }
+  .js nav.side:not(.open) { display:none; }
+  /* Lists wrap their tables in .table-scroll; anything else too wide scrolls inside main, never the page. */
+  main { padding:1rem .9rem 2rem; overflow-x:auto; }
+  p code, li code, dd code { overflow-wrap:anywhere; }
+  dl.facts { grid-template-columns:1fr; gap:.1rem; }
+  dl.facts dd { margin-bottom:.5rem; overflow-wrap:anywhere; }
+  input[type=text], input[type=email], input[type=password], input[type=search], input[type=date], input[type=number], select, textarea { min-width:0; max-width:100%; }
+  form.stack { max-width:100%; }
+  form.search-grid, form.search-grid .more-grid { grid-template-columns:repeat(auto-fill,minmax(9rem,1fr)); gap:.6rem .75rem; }
+}
 `;
 
 export const PORTAL_JS = `
@@ -124,15 +152,34 @@ document.querySelectorAll('button[data-copy]').forEach(function (button) {
     else { document.execCommand('copy'); done(); }
   });
 });
+// The navigation's Menu button on narrow screens (CSS shows it only there, and only with this script).
+document.documentElement.classList.add('js');
+var menuButton = document.querySelector('button.menu-toggle');
+var menuNav = document.getElementById('portal-nav');
+if (menuButton && menuNav) {
+  var setMenu = function (open) { menuNav.classList.toggle('open', open); menuButton.setAttribute('aria-expanded', open ? 'true' : 'false'); };
+  menuButton.addEventListener('click', function () {
+    var open = menuButton.getAttribute('aria-expanded') !== 'true';
+    setMenu(open);
+    if (open) { var first = menuNav.querySelector('a'); if (first) first.focus(); }
+  });
+  document.addEventListener('keydown', function (event) {
+    if (event.key === 'Escape' && menuButton.getAttribute('aria-expanded') === 'true') { setMenu(false); menuButton.focus(); }
+  });
+}
 // Auto-submit selects that switch the environment.
 document.querySelectorAll('select[data-autosubmit]').forEach(function (select) {
   select.addEventListener('change', function () { select.form.submit(); });
 });
 `;
 
+/** The favicon: a vault door in the portal's accent colour (SVG, no external file). */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="2" y="2" width="28" height="28" rx="6" fill="#0a5bd3"/><circle cx="16" cy="16" r="8" fill="none" stroke="#fff" stroke-width="3"/><path d="M16 8v16M8 16h16" stroke="#fff" stroke-width="2"/><circle cx="16" cy="16" r="2.5" fill="#fff"/></svg>`;
+
 /** Content hashes in the asset URLs: cached for a year, replaced on upgrade. */
 export const CSS_PATH = `/portal/assets/portal-${digest(PORTAL_CSS)}.css`;
 export const JS_PATH = `/portal/assets/portal-${digest(PORTAL_JS)}.js`;
+export const FAVICON_PATH = `/portal/assets/favicon-${digest(FAVICON_SVG)}.svg`;
 
 function digest(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 12);

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { portalRoleAllows, type PortalPermission, type PortalRole } from '../domain/portal-roles.js';
 import type { PortalMemberOrganization } from '../domain/portal-people.js';
-import { CSS_PATH, JS_PATH } from './assets.js';
+import { CSS_PATH, FAVICON_PATH, JS_PATH } from './assets.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 import type { Environment } from '../domain/environment.js';
 
@@ -47,6 +47,7 @@ function document(title: string, body: SafeHtml): SafeHtml {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Coffer</title>
+<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">
 <link rel="stylesheet" href="${CSS_PATH}">
 <script src="${JS_PATH}" defer></script>
 </head>
@@ -61,7 +62,11 @@ function noticeOf(frame: PageFrame): SafeHtml | null {
   return html`<div class="notice ${frame.notice.kind}" role="${frame.notice.kind === 'error' ? 'alert' : 'status'}">${frame.notice.text}</div>`;
 }
 
-/** A signed-in page: header with the environment switcher, side navigation, content. */
+/**
+ * A signed-in page: header with the environment switcher, side navigation, content. Below 50rem
+ * the navigation folds behind the header's Menu button (the portal script opens it; without the
+ * script it stays open above the content), so a 390 px phone reads the page at full width.
+ */
 export function page(request: FastifyRequest, frame: PageFrame, content: HtmlValue): SafeHtml {
   const session = request.portalSession;
   const role: PortalRole = session?.user.role ?? 'viewer';
@@ -81,6 +86,7 @@ export function page(request: FastifyRequest, frame: PageFrame, content: HtmlVal
       : null;
   const body = html`<a class="skip" href="#main">Skip to content</a>
 <header class="top">
+  <button class="menu-toggle" type="button" aria-controls="portal-nav" aria-expanded="false">Menu</button>
   <a class="brand" href="/portal/">Coffer</a>
   ${organizationSwitcher(request, frame)}
   ${switcher}
@@ -88,7 +94,7 @@ export function page(request: FastifyRequest, frame: PageFrame, content: HtmlVal
   <form method="post" action="/portal/sign-out">${csrfField(request)}<button type="submit">Sign out</button></form>
 </header>
 <div class="layout">
-  <nav class="side" aria-label="Portal">
+  <nav class="side" id="portal-nav" aria-label="Portal">
     <ul>${items}</ul>
   </nav>
   <main id="main">

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError } from '../domain/errors.js';
 import { portalRoleAllows } from '../domain/portal-roles.js';
 import { csrfMatches } from '../services/portal-sessions.service.js';
-import { CSS_PATH, JS_PATH, PORTAL_CSS, PORTAL_JS } from './assets.js';
+import { CSS_PATH, FAVICON_PATH, FAVICON_SVG, JS_PATH, PORTAL_CSS, PORTAL_JS } from './assets.js';
 import type { PortalDeps } from './context.js';
 import { cookieOf, SESSION_COOKIE } from './cookies.js';
 import { html } from './html.js';
@@ -78,6 +78,10 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): void {
       );
       portal.get(JS_PATH.replace('/portal', ''), { config: { portal: 'public' } }, async (_request, reply) =>
         reply.header('Cache-Control', 'public, max-age=31536000, immutable').type('text/javascript; charset=utf-8').send(PORTAL_JS),
+      );
+
+      portal.get(FAVICON_PATH.replace('/portal', ''), { config: { portal: 'public' } }, async (_request, reply) =>
+        reply.header('Cache-Control', 'public, max-age=31536000, immutable').type('image/svg+xml').send(FAVICON_SVG),
       );
 
       signInRoutes(portal, deps);

@@ -16,6 +16,7 @@ import { PaymentMethodSealer, type SealedFields } from './payment-method-sealer.
 import { newTransaction, recordTransaction } from './transaction-records.js';
 import type { Environment } from '../domain/environment.js';
 import type { PaymentMethod } from '../domain/payment-method.js';
+import type { PaymentMethodSearch, PaymentMethodSearchPage } from '../domain/payment-method-search.js';
 import { isTransactionState, TransactionState, type Transaction } from '../domain/transaction.js';
 
 /** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
@@ -117,6 +118,17 @@ export class PaymentMethodService {
     await this.settleEndedWindows(environment);
     const methods = await this.repos.paymentMethods.list(environment.key, filter, page);
     return Promise.all(methods.map((method) => this.settle(method)));
+  }
+
+  /**
+   * The portal's card search (docs/portal.md, "Find a card"): masks, names, the email and the
+   * fingerprint only, nothing opened. Each method found is settled first (an ended caching window
+   * reads `redacted`, as the API would show it); the state filter itself runs on the stored state.
+   */
+  async search(environment: Environment, search: PaymentMethodSearch): Promise<PaymentMethodSearchPage> {
+    const page = await this.repos.paymentMethods.search(environment.key, search);
+    const hits = await Promise.all(page.hits.map(async (hit) => ({ position: hit.position, paymentMethod: await this.settle(hit.paymentMethod) })));
+    return { hits, scannedTo: page.scannedTo };
   }
 
   /**

@@ -101,7 +101,7 @@ describe.each(storeKinds)('the portal of a deactivated organization (%s)', (stor
 
   it('still lets people read, sign in and out, look after their own account, and revoke an access secret', async () => {
     const allowed = postRoutes.filter(stillAllowed).map((route) => route.url).sort();
-    expect(allowed).toEqual(['/portal/account/password', '/portal/account/totp/confirm', '/portal/account/totp/disable', '/portal/account/totp/start', '/portal/e/:env/payment-methods/lookup', '/portal/e/:env/secrets/:key/revoke', '/portal/e/:env/workflows/:key/explain', '/portal/invitations/:secret', '/portal/organizations/switch', '/portal/sign-in', '/portal/sign-in/code', '/portal/sign-out']);
+    expect(allowed).toEqual(['/portal/account/password', '/portal/account/totp/confirm', '/portal/account/totp/disable', '/portal/account/totp/start', '/portal/e/:env/payment-methods/lookup', '/portal/e/:env/payment-methods/search', '/portal/e/:env/secrets/:key/revoke', '/portal/e/:env/transactions/search', '/portal/e/:env/workflows/:key/explain', '/portal/invitations/:secret', '/portal/organizations/switch', '/portal/sign-in', '/portal/sign-in/code', '/portal/sign-out']);
     const developer = new PortalClient(server.client);
     expect((await developer.signIn('dev@example.com', PASSWORD)).status).toBe(303);
     expect((await developer.get(`/portal/e/${env}/gateways/${param.gateways}`)).status).toBe(200);

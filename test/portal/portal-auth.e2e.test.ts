@@ -184,6 +184,11 @@ describe('COFFER_PORTAL=off', () => {
       expect(res.status).toBe(401);
       expect(res.headers['content-type']).toMatch(/xml/);
       expect(res.text).toContain('errors.access_denied');
+      // `/` still says what this server is, and that the portal is off (no link to it, no portal assets).
+      const home = await server.client.request('GET', '/', { auth: null });
+      expect(home.status).toBe(200);
+      expect(home.text).toContain('The merchant portal is turned off on this server');
+      expect(home.text).not.toContain('href="/portal/');
     } finally {
       await server.close();
     }

@@ -143,7 +143,7 @@ describe('the merchant portal in Chromium', () => {
     await page.getByLabel('Gateway type').selectOption('test');
     await page.getByRole('button', { name: 'Choose' }).click();
     await look('12-gateway-new');
-    await page.getByLabel('Description', { exact: true }).fill('primary test');
+    await page.getByLabel('Display name').fill('primary test');
     await page.getByRole('button', { name: /Create .* gateway/ }).click();
     await expect.poll(() => page.url()).toMatch(/\/gateways\/[A-Za-z0-9]+\?done=created/);
     await look('13-gateway');
@@ -173,7 +173,8 @@ describe('the merchant portal in Chromium', () => {
     await page.getByRole('link', { name: 'Payment methods', exact: true }).click();
     await page.getByLabel('Payment method token').fill(pm);
     await page.getByRole('button', { name: 'Look up' }).click();
-    await expect.poll(() => page.getByText('XXXX-XXXX-XXXX-1111').count()).toBe(1);
+    // Twice: the card at a glance, and the API's view under "All fields".
+    await expect.poll(() => page.getByText('XXXX-XXXX-XXXX-1111').count()).toBe(2);
     expect(await page.content()).not.toContain(VISA);
     await look('16-payment-method');
   });

@@ -40,13 +40,13 @@ describe.each(storeKinds)('transactions search by date range (%s)', (kind) => {
   it('lists a day newest first by created_at, then pages after a seq cursor without losing or repeating a row', async () => {
     const transactions = repositories(store.db, store.dialect).transactions;
     const day = { from: '2026-03-10T00:00:00.000Z', to: '2026-03-11T00:00:00.000Z' };
-    const all = await transactions.search('env', { ...day, count: 10 });
+    const all = (await transactions.search('env', { ...day, count: 10 })).transactions;
     expect(all.map((t) => t.token)).toEqual(['t-late', 't-mid-2', 't-mid', 't-early']);
-    const first = await transactions.search('env', { ...day, count: 2 });
+    const first = (await transactions.search('env', { ...day, count: 2 })).transactions;
     expect(first.map((t) => t.token)).toEqual(['t-late', 't-mid-2']);
-    const second = await transactions.search('env', { ...day, count: 2, beforePosition: seqs.get('t-mid-2') as number });
+    const second = (await transactions.search('env', { ...day, count: 2, beforePosition: seqs.get('t-mid-2') as number })).transactions;
     expect(second.map((t) => t.token)).toEqual(['t-mid', 't-early']);
-    const fromOnly = await transactions.search('env', { from: '2026-03-10T12:00:00.000Z', count: 10 });
+    const fromOnly = (await transactions.search('env', { from: '2026-03-10T12:00:00.000Z', count: 10 })).transactions;
     expect(fromOnly.map((t) => t.token)).toEqual(['t-other-day', 't-late', 't-mid-2', 't-mid']);
   });
 

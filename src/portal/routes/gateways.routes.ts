@@ -8,6 +8,7 @@ import { doneNotice, frameFor } from '../frame.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, page, sendPage, when } from '../layout.js';
 import { wireSections } from '../wire-facts.js';
+import { gatewayLabel } from '../gateway-label.js';
 
 type EnvParams = { Params: { env: string } };
 type GatewayParams = { Params: { env: string; token: string } };
@@ -57,19 +58,21 @@ ${
     ? null
     : html`<form class="stack" method="post" action="/portal/e/${env.key}/gateways">
   ${csrfField(request)}<input type="hidden" name="gateway_type" value="${chosen.gatewayType}">
-  <div class="field"><label for="gateway-description">Description</label><input id="gateway-description" name="description" type="text" maxlength="255"></div>
+  <div class="field"><label for="gateway-description">Display name <span class="hint">(the API's <code>description</code>: how this gateway is told apart everywhere)</span></label><input id="gateway-description" name="description" type="text" maxlength="255" placeholder="e.g. Stripe EU, Adyen backup"></div>
   ${credentialInputs(chosen, false)}
   <div class="field"><label><input name="sandbox" type="checkbox"> Sandbox (the gateway's test endpoint)</label></div>
   <button class="primary" type="submit">Create ${chosen.name} gateway</button>
 </form>`
 }`;
-    const body = html`<table><caption class="visually-hidden">Gateways of ${env.name}</caption>
-<thead><tr><th scope="col">Token</th><th scope="col">Type</th><th scope="col">Description</th><th scope="col">State</th><th scope="col">Created</th></tr></thead>
+    const body = html`<div class="table-scroll" role="region" aria-label="Gateways of ${env.name}" tabindex="0"><table><caption class="visually-hidden">Gateways of ${env.name}</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">State</th><th scope="col">Token</th><th scope="col">Created</th></tr></thead>
 <tbody>${
       gateways.length === 0
         ? html`<tr><td colspan="5">No gateways yet.</td></tr>`
-        : gateways.map((g) => html`<tr><td><a href="/portal/e/${env.key}/gateways/${g.token}"><code>${g.token}</code></a></td><td>${g.definition.name}</td><td>${g.description ?? ''}</td><td>${g.state}</td><td>${when(g.createdAt)}</td></tr>`)
-    }</tbody></table>${create}`;
+        : gateways.map(
+            (g) => html`<tr><td><a href="/portal/e/${env.key}/gateways/${g.token}">${g.description ?? html`<span class="hint">(no display name)</span>`}</a></td><td>${g.definition.name} <span class="hint">${g.gatewayType}</span></td><td><span class="badge${g.state === 'redacted' ? ' bad' : ''}">${g.state}</span></td><td><code>${g.token}</code></td><td class="nowrap">${when(g.createdAt)}</td></tr>`,
+          )
+    }</tbody></table></div>${create}`;
     return sendPage(reply, page(request, frame, body));
   });
 
@@ -83,13 +86,14 @@ ${
   portal.get<GatewayParams>('/e/:env/gateways/:token', async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
     const record = await deps.gateways.show(env, request.params.token);
-    const frame = await frameFor(deps, request, { title: `Gateway ${record.definition.name}`, current: 'gateways', environment: env, notice: doneNotice(request) });
+    const title = record.description !== null && record.description.trim() !== '' ? `${record.description.trim()} (${record.definition.name})` : `Gateway ${record.definition.name}`;
+    const frame = await frameFor(deps, request, { title, current: 'gateways', environment: env, notice: doneNotice(request) });
     const live = record.state !== 'redacted';
     const manage = can(request, 'manage_gateways') && live
       ? html`<h2>Update</h2>
 <form class="stack" method="post" action="/portal/e/${env.key}/gateways/${record.token}">
   ${csrfField(request)}
-  <div class="field"><label for="gateway-description">Description</label><input id="gateway-description" name="description" type="text" maxlength="255" value="${record.description ?? ''}"></div>
+  <div class="field"><label for="gateway-description">Display name <span class="hint">(<code>description</code>)</span></label><input id="gateway-description" name="description" type="text" maxlength="255" value="${record.description ?? ''}"></div>
   ${credentialInputs(record.definition, true)}
   <div class="field"><label><input name="sandbox" type="checkbox"${record.sandbox ? html` checked` : ''}> Sandbox</label></div>
   <button class="primary" type="submit">Save</button>
@@ -100,7 +104,8 @@ ${
 <p>Its credentials are destroyed and it can no longer be used. This cannot be undone.</p>
 <button class="danger" type="submit">Redact gateway</button></form></details>`
       : null;
-    const body = html`<p><a href="/portal/e/${env.key}/transactions?gateway=${record.token}">Transactions through this gateway</a></p>
+    const body = html`<dl class="facts summary"><dt>Name</dt><dd>${gatewayLabel(record)}</dd><dt>Type</dt><dd>${record.definition.name} <code>${record.gatewayType}</code></dd><dt>State</dt><dd><span class="badge${live ? '' : ' bad'}">${record.state}</span></dd><dt>Token</dt><dd><code>${record.token}</code></dd></dl>
+<p><a href="/portal/e/${env.key}/transactions?gateway=${record.token}">Transactions through this gateway</a></p>
 ${wireSections(gatewayView(record))}${manage}`;
     return sendPage(reply, page(request, frame, body));
   });

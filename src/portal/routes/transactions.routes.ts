@@ -1,100 +1,172 @@
-import type { FastifyInstance } from 'fastify';
-import { AppError, fieldError } from '../../domain/errors.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../domain/errors.js';
+import type { Environment } from '../../domain/environment.js';
 import { transactionView } from '../../http/views/transaction.view.js';
-import { isTransactionState, TRANSACTION_STATES, TRANSACTION_TYPES, TransactionState, type TransactionSearch } from '../../domain/transaction.js';
-import { environmentOf, queryOf, type PortalDeps } from '../context.js';
+import { TRANSACTION_STATES, TRANSACTION_TYPES, type Transaction } from '../../domain/transaction.js';
+import type { GatewayRecord } from '../../services/gateway.service.js';
+import { cardSummary } from '../card-summary.js';
+import { environmentOf, formOf, queryOf, redirectTo, type PortalDeps } from '../context.js';
+import { csvLine } from '../csv.js';
 import { frameFor } from '../frame.js';
-import { html } from '../html.js';
-import { page, sendPage, when } from '../layout.js';
+import { gatewayLabel, gatewayText } from '../gateway-label.js';
+import { holdsFullNumber, isWholeNumber } from '../full-number-guard.js';
+import { html, type SafeHtml } from '../html.js';
+import { csrfField, page, sendPage, type PageFrame } from '../layout.js';
 import { formatAmount } from '../money-format.js';
+import { gatewaysByToken, transactionLine, transactionTable, type TransactionContext } from '../transaction-table.js';
+import { TRANSACTION_SEARCH_FIELDS, transactionQueryString, transactionSearchOf, type GivenTransactionSearch, type TransactionSearchField } from '../transaction-search-form.js';
 import { wireSections } from '../wire-facts.js';
 
 type EnvParams = { Params: { env: string } };
 type TxParams = { Params: { env: string; token: string } };
 
 const PAGE_SIZE = 50;
-const STATES: readonly TransactionState[] = TRANSACTION_STATES;
-const TYPES: readonly string[] = TRANSACTION_TYPES;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
+/** Rows an export holds at most (newest first), read this many a statement. */
+export const EXPORT_LIMIT = 10_000;
+const EXPORT_BATCH = 500;
+/** Windows an export of an unindexed search reads at most (each TRANSACTION_SEARCH_WINDOW rows). */
+const EXPORT_WINDOWS = 20;
 
-/** The search form's values as a repository filter; a malformed value is a 422 naming it. */
-function searchOf(query: Record<string, string>): TransactionSearch {
-  const filter: TransactionSearch = { count: PAGE_SIZE };
-  const given = (name: string) => (query[name] ?? '').trim() || undefined;
-  const token = given('token');
-  if (token !== undefined) {
-    if (!TOKEN.test(token)) throw new AppError(fieldError.invalid('token'));
-    filter.token = token;
+/** The boxes behind "More filters" (open when one of them is filled). */
+const MORE_FILTERS: readonly TransactionSearchField[] = ['type', 'amount_from', 'amount_to', 'currency', 'from', 'to', 'token'];
+
+const CSV_HEADER = ['created_at', 'transaction_type', 'state', 'amount', 'amount_minor_units', 'currency', 'gateway', 'gateway_token', 'card_brand', 'card_last_four', 'customer_email', 'order_id', 'token', 'message'];
+
+/** The environment's gateways by token, with any a page names that the first 100 do not hold. */
+async function gatewaysFor(deps: PortalDeps, env: Environment, rows: readonly Transaction[]): Promise<Map<string, GatewayRecord>> {
+  const listed = gatewaysByToken(await deps.gateways.list(env, { sinceToken: null, order: 'desc', count: 100 }));
+  const missing = [...new Set(rows.map((t) => t.gatewayToken).filter((token): token is string => token !== null && !listed.has(token)))];
+  for (const token of missing) {
+    const found = await deps.gateways.show(env, token).catch(() => undefined);
+    if (found !== undefined) listed.set(token, found);
   }
-  const orderId = given('order_id');
-  if (orderId !== undefined) filter.orderId = orderId.slice(0, 255);
-  const gateway = given('gateway');
-  if (gateway !== undefined) filter.gatewayToken = gateway;
-  const state = given('state');
-  if (state !== undefined) {
-    if (!isTransactionState(state)) throw new AppError(fieldError.inclusion('state'));
-    filter.state = state;
-  }
-  const type = given('type');
-  if (type !== undefined) {
-    if (!TYPES.includes(type)) throw new AppError(fieldError.inclusion('type'));
-    filter.type = type;
-  }
-  for (const [name, key] of [['from', 'from'], ['to', 'to']] as const) {
-    const value = given(name);
-    if (value === undefined) continue;
-    if (!DATE.test(value) || Number.isNaN(Date.parse(value))) throw new AppError(fieldError.invalid(name));
-    filter[key] = key === 'from' ? `${value}T00:00:00.000Z` : new Date(Date.parse(`${value}T00:00:00.000Z`) + 86_400_000).toISOString();
-  }
-  const before = given('before');
-  if (before !== undefined) {
-    if (!/^\d{1,15}$/.test(before)) throw new AppError(fieldError.invalid('before'));
-    filter.beforePosition = Number(before);
-  }
-  return filter;
+  return listed;
 }
 
-/** Transactions: search and filter, keyset paging (newest first), detail with the scrubbed transcript. */
+/** The search form, its boxes filled with `values` (already checked: nothing refused is put back). */
+function searchForm(request: FastifyRequest, env: Environment, values: GivenTransactionSearch, gateways: readonly GatewayRecord[]): SafeHtml {
+  const select = (name: TransactionSearchField, any: string, options: Array<[string, string]>) =>
+    html`<div class="field"><label for="tx-${name}">${TRANSACTION_SEARCH_FIELDS[name]}</label><select id="tx-${name}" name="${name}"><option value="">${any}</option>${options.map(
+      ([value, text]) => html`<option value="${value}"${values[name] === value ? html` selected` : ''}>${text}</option>`,
+    )}</select></div>`;
+  const box = (name: TransactionSearchField, type = 'text', extra: SafeHtml | null = null) =>
+    html`<div class="field"><label for="tx-${name}">${TRANSACTION_SEARCH_FIELDS[name]}</label><input id="tx-${name}" name="${name}" type="${type}" value="${values[name] ?? ''}" autocomplete="off"${extra}></div>`;
+  return html`<form class="search-grid" method="post" action="/portal/e/${env.key}/transactions/search" role="search" aria-label="Find a payment">
+  ${csrfField(request)}
+  ${box('order_id')}${box('last_four', 'text', html` inputmode="numeric" aria-describedby="tx-last-four-hint"`)}
+  ${select('gateway', 'Any gateway', gateways.map((g) => [g.token, gatewayText(g)]))}
+  ${select('state', 'Any state', TRANSACTION_STATES.map((s) => [s, s]))}
+  <details class="more-filters"${MORE_FILTERS.some((field) => values[field] !== undefined && values[field] !== '') ? html` open` : ''}><summary>More filters: type, amount, currency, dates, token</summary><div class="more-grid">
+  ${select('type', 'Any type', TRANSACTION_TYPES.map((t) => [t, t]))}
+  ${box('amount_from', 'text', html` inputmode="decimal"`)}${box('amount_to', 'text', html` inputmode="decimal"`)}${box('currency', 'text', html` maxlength="3" size="4"`)}
+  ${box('from', 'date')}${box('to', 'date')}${box('token')}
+  </div></details>
+  <div class="search-actions"><button class="primary" type="submit">Search</button> <a class="button" href="/portal/e/${env.key}/transactions">Clear</a></div>
+</form>
+<p class="hint" id="tx-last-four-hint">Card last four: the 4 last digits only; a full card number is refused and not kept. Amounts in the currency's units (10.00); dates are UTC days, both included.</p>`;
+}
+
+/**
+ * Transactions (docs/portal.md, "Find a payment"): a list with gateway, card, customer and order,
+ * filters, keyset paging (newest first), an export of the filtered list to CSV, and a detail page
+ * with the scrubbed transcript.
+ */
 export function transactionRoutes(portal: FastifyInstance, deps: PortalDeps): void {
-  portal.get<EnvParams>('/e/:env/transactions', async (request, reply) => {
-    const env = await environmentOf(deps, request, request.params.env);
-    const query = queryOf(request);
-    const filter = searchOf(query);
-    const [found, gateways, frame] = await Promise.all([
-      deps.transactionQuery.search(env, filter),
-      deps.gateways.list(env, { sinceToken: null, order: 'desc', count: 100 }),
+  async function listPage(request: FastifyRequest, reply: FastifyReply, env: Environment, values: Record<string, string>): Promise<FastifyReply> {
+    let parsed;
+    try {
+      parsed = transactionSearchOf(values, PAGE_SIZE);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      const refusedNumber = Object.values(values).some((value) => typeof value === 'string' && (isWholeNumber(value) || holdsFullNumber(value)));
+      const kept: GivenTransactionSearch = refusedNumber ? {} : (Object.fromEntries(Object.keys(TRANSACTION_SEARCH_FIELDS).map((f) => [f, values[f] ?? ''])) as GivenTransactionSearch);
+      const notice: PageFrame['notice'] = { kind: 'error', text: error.entries.map((e) => e.message).join(' ') };
+      const [gateways, frame] = await Promise.all([
+        deps.gateways.list(env, { sinceToken: null, order: 'desc', count: 100 }),
+        frameFor(deps, request, { title: 'Transactions', current: 'transactions', environment: env, notice }),
+      ]);
+      return sendPage(reply, page(request, frame, searchForm(request, env, kept, gateways)), error.status);
+    }
+    const { filter, given, lastFour } = parsed;
+    const [found, frame] = await Promise.all([
+      deps.transactionQuery.search(env, filter, lastFour === undefined ? {} : { lastFour }),
       frameFor(deps, request, { title: 'Transactions', current: 'transactions', environment: env }),
     ]);
-    const rows = found.transactions;
-    const select = (name: string, label: string, values: Array<[string, string]>, any: string) =>
-      html`<div class="field"><label for="tx-${name}">${label}</label><select id="tx-${name}" name="${name}"><option value="">${any}</option>${values.map(
-        ([value, text]) => html`<option value="${value}"${query[name] === value ? html` selected` : ''}>${text}</option>`,
-      )}</select></div>`;
-    const text = (name: string, label: string, type = 'text') =>
-      html`<div class="field"><label for="tx-${name}">${label}</label><input id="tx-${name}" name="${name}" type="${type}" value="${query[name] ?? ''}"></div>`;
-    const last = rows.at(-1);
-    const older = new URLSearchParams({ ...query, before: String(last?.position ?? '') }).toString();
-    const body = html`<form class="inline" method="get" action="/portal/e/${env.key}/transactions" role="search">
-  ${text('token', 'Token')}${text('order_id', 'Order id')}
-  ${select('state', 'State', STATES.map((s) => [s, s]), 'Any state')}
-  ${select('type', 'Type', TYPES.map((t) => [t, t]), 'Any type')}
-  ${select('gateway', 'Gateway', gateways.map((g) => [g.token, `${g.definition.name} ${g.description ?? g.token.slice(0, 8)}`]), 'Any gateway')}
-  ${text('from', 'From', 'date')}${text('to', 'To (inclusive)', 'date')}
-  <button type="submit">Search</button>
-</form>
-<table><caption class="visually-hidden">Transactions, newest first</caption>
-<thead><tr><th scope="col">Created</th><th scope="col">Type</th><th scope="col">State</th><th scope="col" class="num">Amount</th><th scope="col">Order id</th><th scope="col">Token</th></tr></thead>
-<tbody>${
-      rows.length === 0
-        ? html`<tr><td colspan="6">No transactions match.</td></tr>`
-        : rows.map(
-            (t) => html`<tr><td>${when(t.createdAt)}</td><td>${t.transactionType}</td><td><span class="badge ${t.succeeded ? 'ok' : t.state === TransactionState.succeeded ? '' : 'bad'}">${t.state}</span></td>
-<td class="num">${formatAmount(t.amount, t.currencyCode)}</td><td>${t.orderId ?? ''}</td><td><a href="/portal/e/${env.key}/transactions/${t.token}"><code>${t.token}</code></a></td></tr>`,
-          )
-    }</tbody></table>
-${rows.length === PAGE_SIZE ? html`<nav class="pager" aria-label="Pages"><a href="/portal/e/${env.key}/transactions?${older}">Older transactions</a></nav>` : null}`;
+    const gateways = await gatewaysFor(deps, env, found.transactions);
+    const context: TransactionContext = { gateways, paymentMethods: found.paymentMethods };
+    const last = found.transactions.at(-1);
+    const base = `/portal/e/${env.key}/transactions`;
+    let pager: SafeHtml | null = null;
+    if (found.transactions.length === PAGE_SIZE && last !== undefined) {
+      pager = html`<nav class="pager" aria-label="Pages"><a href="${base}?${transactionQueryString(given, { before: String(last.position) })}">Older transactions</a></nav>`;
+    } else if (found.scannedTo !== null) {
+      pager = html`<div class="notice warn" role="status">Type, amount and currency have no index: this search read the newest transactions${filter.beforePosition === undefined ? '' : ' below the last page'} and found ${found.transactions.length}.
+<a href="${base}?${transactionQueryString(given, { before: String(found.scannedTo) })}">Search older transactions</a>, or add a gateway, state, date range, card or order id to narrow it.</div>`;
+    }
+    const capped = found.lastFourCapped ? html`<div class="notice warn" role="status">More than 1,000 cards end in these four digits: the transactions of the newest 1,000 are searched. Add a date range or a gateway to narrow it.</div>` : null;
+    const exportQuery = transactionQueryString(given, { before: '' });
+    const body = html`${searchForm(request, env, given, [...gateways.values()])}
+${capped}
+<p class="row-actions"><a class="button" href="${base}/export${exportQuery === '' ? '' : `?${exportQuery}`}" download>Export to CSV</a><span class="hint">The filtered list, newest first, up to ${EXPORT_LIMIT.toLocaleString('en-US')} rows; cards as brand and last four only.</span></p>
+${transactionTable(env.key, found.transactions, context, 'Transactions, newest first')}
+${pager}`;
     return sendPage(reply, page(request, frame, body));
+  }
+
+  portal.get<EnvParams>('/e/:env/transactions', async (request, reply) => {
+    const env = await environmentOf(deps, request, request.params.env);
+    return listPage(request, reply, env, queryOf(request));
+  });
+
+  // Posted, so what is typed never lands in a URL before it is checked (a card number pasted in a
+  // box); a search that passes is redirected to its page. It only reads: allowed while inactive.
+  portal.post<EnvParams>('/e/:env/transactions/search', { config: { portal: 'read', whileInactive: 'allowed' } }, async (request, reply) => {
+    const env = await environmentOf(deps, request, request.params.env);
+    const form = formOf(request);
+    const values: Record<string, string> = {};
+    for (const field of Object.keys(TRANSACTION_SEARCH_FIELDS)) if (field !== 'before' && typeof form[field] === 'string') values[field] = form[field] as string;
+    try {
+      const { given } = transactionSearchOf(values, PAGE_SIZE);
+      const query = transactionQueryString(given);
+      return redirectTo(reply, `/portal/e/${env.key}/transactions${query === '' ? '' : `?${query}`}`);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return listPage(request, reply, env, values);
+    }
+  });
+
+  // The filtered list as CSV: brand and last four of a card, nothing more of it; every cell quoted and
+  // formula-safe (csv.ts). Read in batches; a search by type, amount or currency alone reads at most
+  // EXPORT_WINDOWS windows.
+  portal.get<EnvParams>('/e/:env/transactions/export', async (request, reply) => {
+    const env = await environmentOf(deps, request, request.params.env);
+    const values = queryOf(request);
+    delete values.before;
+    const { filter, lastFour } = transactionSearchOf(values, EXPORT_BATCH);
+    const lines: string[] = [csvLine(CSV_HEADER)];
+    let rows = 0;
+    let windows = 0;
+    let before: number | undefined;
+    for (;;) {
+      const found = await deps.transactionQuery.search(env, { ...filter, ...(before === undefined ? {} : { beforePosition: before }) }, lastFour === undefined ? {} : { lastFour });
+      const gateways = await gatewaysFor(deps, env, found.transactions);
+      for (const t of found.transactions.slice(0, EXPORT_LIMIT - rows)) {
+        const method = t.paymentMethodToken === null ? undefined : found.paymentMethods.get(t.paymentMethodToken);
+        const card = method === undefined ? undefined : cardSummary(method);
+        const line = transactionLine(t, { gateways, paymentMethods: found.paymentMethods });
+        lines.push(csvLine([t.createdAt, t.transactionType, t.state, formatAmount(t.amount, t.currencyCode), t.amount, t.currencyCode, line.gateway, t.gatewayToken, card?.brand, card?.lastFour, line.email, t.orderId, t.token, t.message]));
+        rows += 1;
+      }
+      if (found.scannedTo !== null) windows += 1;
+      const next = found.transactions.length === EXPORT_BATCH ? found.transactions.at(-1)?.position : (found.scannedTo ?? undefined);
+      if (rows >= EXPORT_LIMIT || next === undefined || windows >= EXPORT_WINDOWS) break;
+      before = next;
+    }
+    const day = new Date().toISOString().slice(0, 10);
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('Content-Disposition', `attachment; filename="transactions-${env.key}-${day}.csv"`)
+      .send(lines.join(''));
   });
 
   portal.get<TxParams>('/e/:env/transactions/:token', async (request, reply) => {
@@ -103,12 +175,19 @@ ${rows.length === PAGE_SIZE ? html`<nav class="pager" aria-label="Pages"><a href
     const row = found.transactions[0];
     if (row === undefined) throw new AppError({ key: 'errors.transaction_not_found', message: 'Unable to find the transaction.' });
     const view = transactionView(row, (token) => (token === null ? null : (found.paymentMethods.get(token) ?? null)));
-    const frame = await frameFor(deps, request, { title: `${row.transactionType} ${row.state}`, current: 'transactions', environment: env });
+    const [gateways, frame] = await Promise.all([
+      gatewaysFor(deps, env, [row]),
+      frameFor(deps, request, { title: `${row.transactionType} ${row.state}`, current: 'transactions', environment: env }),
+    ]);
+    const gateway = row.gatewayToken === null ? undefined : gateways.get(row.gatewayToken);
+    const line = transactionLine(row, { gateways, paymentMethods: found.paymentMethods });
     const summary = html`<dl class="facts summary">
   <dt>Amount</dt><dd>${formatAmount(row.amount, row.currencyCode)}</dd>
   <dt>State</dt><dd><span class="badge ${row.succeeded ? 'ok' : 'bad'}">${row.state}</span> ${row.message ?? ''}</dd>
-  ${row.gatewayToken === null ? null : html`<dt>Gateway</dt><dd><a href="/portal/e/${env.key}/gateways/${row.gatewayToken}"><code>${row.gatewayToken}</code></a></dd>`}
-  ${row.paymentMethodToken === null ? null : html`<dt>Payment method</dt><dd><a href="/portal/e/${env.key}/payment-methods/${row.paymentMethodToken}"><code>${row.paymentMethodToken}</code></a></dd>`}
+  ${row.gatewayToken === null ? null : html`<dt>Gateway</dt><dd><a href="/portal/e/${env.key}/gateways/${row.gatewayToken}">${gateway === undefined ? html`<code>${row.gatewayToken}</code>` : gatewayLabel(gateway)}</a></dd>`}
+  ${row.paymentMethodToken === null ? null : html`<dt>Payment method</dt><dd><a href="/portal/e/${env.key}/payment-methods/${row.paymentMethodToken}">${line.card === '' ? html`<code>${row.paymentMethodToken}</code>` : line.card}</a></dd>`}
+  ${line.email === '' ? null : html`<dt>Customer email</dt><dd>${line.email}</dd>`}
+  ${line.orderId === '' ? null : html`<dt>Order id</dt><dd>${line.orderId}</dd>`}
 </dl>`;
     const body = html`${summary}
 <h2>Details</h2>

@@ -23,6 +23,15 @@ export interface TransactionPage {
   chains?: Map<string, Transaction[]>;
 }
 
+/** How many of the newest methods of one last four a transaction search covers. */
+export const LAST_FOUR_METHODS = 1000;
+
+/** A page of the portal's search: a window's end (`scannedTo`), and whether a last four matched more methods than searched. */
+export interface TransactionSearchResult extends TransactionPage {
+  scannedTo: number | null;
+  lastFourCapped: boolean;
+}
+
 /**
  * Reading transactions: lists, one, its transcript. A gateway call abandoned mid-way (the process
  * died between its two commits) is settled as `gateway_processing_result_unknown` when it is read
@@ -59,11 +68,22 @@ export class TransactionQueryService {
     return found === undefined ? undefined : { seq: found.position };
   }
 
-  /** The portal's search (newest first, keyset paging); see TransactionsRepo.search. */
-  async search(environment: Environment, filter: TransactionSearch): Promise<TransactionPage> {
-    const found = await this.repos.transactions.search(environment.key, filter);
-    const transactions = await Promise.all(found.map((row) => this.settleIfAbandoned(row)));
-    return { transactions, paymentMethods: await this.paymentMethodsOf(environment, transactions) };
+  /**
+   * The portal's search (newest first, keyset paging); see TransactionsRepo.search. A card's last
+   * four is resolved to its payment methods first (their index, nothing opened): the newest
+   * LAST_FOUR_METHODS of them (`lastFourCapped` when there are more).
+   */
+  async search(environment: Environment, filter: TransactionSearch, card: { lastFour?: string } = {}): Promise<TransactionSearchResult> {
+    let lastFourCapped = false;
+    let narrowed = filter;
+    if (card.lastFour !== undefined) {
+      const methods = await this.repos.paymentMethods.search(environment.key, { lastFour: card.lastFour, count: LAST_FOUR_METHODS + 1 });
+      lastFourCapped = methods.hits.length > LAST_FOUR_METHODS;
+      narrowed = { ...filter, paymentMethodTokens: methods.hits.slice(0, LAST_FOUR_METHODS).map((hit) => hit.paymentMethod.token) };
+    }
+    const found = await this.repos.transactions.search(environment.key, narrowed);
+    const transactions = await Promise.all(found.transactions.map((row) => this.settleIfAbandoned(row)));
+    return { transactions, paymentMethods: await this.paymentMethodsOf(environment, transactions), scannedTo: found.scannedTo, lastFourCapped };
   }
 
   async show(environment: Environment, token: string): Promise<TransactionPage> {

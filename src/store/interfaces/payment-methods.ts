@@ -1,4 +1,5 @@
 import type { NewPaymentMethod, PaymentMethod, PaymentMethodPatch, StorageState } from '../../domain/payment-method.js';
+import type { PaymentMethodSearch, PaymentMethodSearchPage } from '../../domain/payment-method-search.js';
 import type { PageRequest } from '../repositories/page.js';
 import type { PaymentMethodFilter } from '../repositories/payment-methods.repo.js';
 
@@ -23,6 +24,13 @@ export interface PaymentMethodsRepository {
    */
   holdersOf(tokens: string[]): Promise<PaymentMethod[]>;
   list(environmentKey: string, filter: PaymentMethodFilter, page: PageRequest): Promise<PaymentMethod[]>;
+  /**
+   * The portal's card search (migration 024): one key walks its index (fingerprint, last four,
+   * first six, email newest first; a name prefix alphabetically; a creation range newest by
+   * creation), the others are checked on the rows reached; nothing sealed is read. Metadata alone
+   * reads a window of the newest methods at a time (`scannedTo`).
+   */
+  search(environmentKey: string, search: PaymentMethodSearch): Promise<PaymentMethodSearchPage>;
   /** Updates only when the method is still in one of `fromStates`; false when it was not. Records nothing. */
   updateIfState(environmentKey: string, token: string, fromStates: readonly StorageState[], patch: PaymentMethodPatch): Promise<boolean>;
   /**

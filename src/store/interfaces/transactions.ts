@@ -1,4 +1,4 @@
-import type { NewTransaction, RoutedBy, Transaction, TransactionPatch, TransactionSearch, TransactionState } from '../../domain/transaction.js';
+import type { NewTransaction, RoutedBy, Transaction, TransactionPatch, TransactionSearch, TransactionSearchPage, TransactionState } from '../../domain/transaction.js';
 import type { PageRequest } from '../repositories/page.js';
 
 /** Single-query primitives over `transactions`; every read is scoped to one environment. Events are the services' (docs/events.md). */
@@ -16,11 +16,12 @@ export interface TransactionsRepository {
    */
   newestInStates(environmentKey: string, states: readonly TransactionState[], types: readonly string[], count: number): Promise<Transaction[]>;
   /**
-   * The portal's search, newest first, `count` rows older than `beforePosition`. Token and order id
-   * use their indexes; a date range walks `transactions_by_env_created_seq` newest first; the
-   * other filters narrow the walk down `transactions_by_env`.
+   * The portal's search, newest first, `count` rows older than `beforePosition`. Token, order id,
+   * payment methods, gateway and state use their indexes; a date range walks
+   * `transactions_by_env_created_seq` newest first; type, amount and currency alone read a window
+   * of the newest rows at a time (`scannedTo`).
    */
-  search(environmentKey: string, filter: TransactionSearch): Promise<Transaction[]>;
+  search(environmentKey: string, filter: TransactionSearch): Promise<TransactionSearchPage>;
   find(environmentKey: string, token: string): Promise<Transaction | undefined>;
   listForPaymentMethod(environmentKey: string, paymentMethodToken: string, page: PageRequest, states?: TransactionState[]): Promise<Transaction[]>;
   /** Every transaction that refers to `referenceToken` (captures, voids, credits). */

@@ -6,6 +6,8 @@ import { applyPage, readInGroups, readPage, type PageRequest } from './page.js';
 import { SEALED_COLUMNS, type SealedColumn } from './sealed-blobs.repo.js';
 import { columnsOf, Precompiled, recordOf, recordShape } from './precompiled.js';
 import { newPaymentMethodRow, paymentMethodOf, paymentMethodRowPatch, type PaymentMethodRow, type PaymentMethodRowPatch } from '../mappers/payment-method.js';
+import { PaymentMethodSearchQuery } from './payment-method-search.js';
+import type { PaymentMethodSearch, PaymentMethodSearchPage } from '../../domain/payment-method-search.js';
 import type { NewPaymentMethod, PaymentMethod, PaymentMethodPatch, StorageState } from '../../domain/payment-method.js';
 
 /** What a list may filter on besides its page. */
@@ -117,6 +119,11 @@ export class PaymentMethodsRepo implements PaymentMethodsRepository {
     }
     // Rows hold free-form data up to the input caps: read a part of the page at a time (page.ts).
     return (await readPage(page, (part) => applyPage(query, 'seq', part).execute())).map(paymentMethodOf);
+  }
+
+  /** The portal's card search (payment-method-search.ts). */
+  search(environmentKey: string, search: PaymentMethodSearch): Promise<PaymentMethodSearchPage> {
+    return new PaymentMethodSearchQuery(this.db, this.dialect).run(environmentKey, search);
   }
 
   /** Updates only when the method is still in one of `fromStates`; false when it was not. Records nothing. */

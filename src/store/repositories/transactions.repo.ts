@@ -1,10 +1,10 @@
 import type { TransactionsRepository } from '../interfaces/transactions.js';
-import { sql, type Insertable, type Kysely, type Updateable, type UpdateResult } from 'kysely';
+import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable, type UpdateResult } from 'kysely';
 import type { Database, TransactionsTable } from '../schema.js';
 import { applyPage, readInGroups, readPage, type PageRequest } from './page.js';
 import { columnsOf, Precompiled, recordOf, recordShape } from './precompiled.js';
 import { newTransactionRow, patchedTransaction, transactionOf, transactionPatchRow, type TransactionRow } from '../mappers/transaction.js';
-import { TransactionState, type NewTransaction, type RoutedBy, type Transaction, type TransactionPatch, type TransactionSearch } from '../../domain/transaction.js';
+import { TransactionState, type NewTransaction, type RoutedBy, type Transaction, type TransactionPatch, type TransactionSearch, TRANSACTION_SEARCH_WINDOW, type TransactionSearchPage } from '../../domain/transaction.js';
 
 export type { TransactionRow } from '../mappers/transaction.js';
 
@@ -136,21 +136,30 @@ export class TransactionsRepo implements TransactionsRepository {
   }
 
   /**
-   * The portal's search, newest first, `count` rows older than `beforePosition`. Token and order id
-   * use their indexes; a date range walks `transactions_by_env_created_seq` newest first; the
-   * other filters narrow the walk down `transactions_by_env`.
+   * The portal's search, newest first, `count` rows older than `beforePosition`. Token, order id,
+   * payment methods (`transactions_by_payment_method`), gateway and state use their indexes; a
+   * date range walks `transactions_by_env_created_seq` newest first; type, amount and currency are
+   * checked on the rows reached. Searched by those alone, a window of the newest
+   * TRANSACTION_SEARCH_WINDOW rows is read at a time (`scannedTo`).
    */
-  async search(environmentKey: string, filter: TransactionSearch): Promise<Transaction[]> {
-    return (await this.searchRows(environmentKey, filter)).map((row) => transactionOf(row));
+  async search(environmentKey: string, filter: TransactionSearch): Promise<TransactionSearchPage> {
+    const indexed =
+      filter.token !== undefined || filter.orderId !== undefined || filter.paymentMethodTokens !== undefined || filter.gatewayToken !== undefined ||
+      filter.state !== undefined || filter.from !== undefined || filter.to !== undefined;
+    const unindexed = filter.type !== undefined || filter.amountFrom !== undefined || filter.amountTo !== undefined || filter.currency !== undefined;
+    if (!indexed && unindexed) return this.searchWindow(environmentKey, filter);
+    return { transactions: (await this.searchRows(environmentKey, filter)).map((row) => transactionOf(row)), scannedTo: null };
   }
 
   private async searchRows(environmentKey: string, filter: TransactionSearch): Promise<TransactionRow[]> {
-    let query = this.db.selectFrom('transactions').selectAll().where('environment_key', '=', environmentKey);
-    if (filter.token !== undefined) query = query.where('token', '=', filter.token);
-    if (filter.orderId !== undefined) query = query.where('order_id', '=', filter.orderId);
-    if (filter.gatewayToken !== undefined) query = query.where('gateway_token', '=', filter.gatewayToken);
-    if (filter.state !== undefined) query = query.where('state', '=', filter.state);
-    if (filter.type !== undefined) query = query.where('transaction_type', '=', filter.type);
+    const tokens = filter.paymentMethodTokens;
+    if (tokens !== undefined && tokens.length === 0) return [];
+    // With payment methods, the environment is checked on the rows transactions_by_payment_method
+    // finds: written as an expression, so SQLite's planner (no statistics) does not walk the
+    // environment's whole index newest first instead, looking for them.
+    const environment = tokens === undefined ? sql<string>`environment_key` : sql<string>`(environment_key || '')`;
+    let query = this.narrowed(this.db.selectFrom('transactions').selectAll().where(environment, '=', environmentKey), filter);
+    if (tokens !== undefined) query = query.where('payment_method_token', 'in', tokens);
     if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);
     if (filter.to !== undefined) query = query.where('created_at', '<', filter.to);
     if (filter.from === undefined && filter.to === undefined) {
@@ -170,6 +179,34 @@ export class TransactionsRepo implements TransactionsRepository {
       query = cursor === undefined ? query.where('seq', '<', filter.beforePosition) : query.where(sql<boolean>`(created_at, seq) < (${cursor.created_at}, ${filter.beforePosition})`);
     }
     return query.orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(filter.count).execute();
+  }
+
+  /** The equality and amount filters, on whatever the query reads. */
+  private narrowed<Q extends SelectQueryBuilder<Database, 'transactions', TransactionRow>>(query: Q, filter: TransactionSearch): Q {
+    let q = query;
+    if (filter.token !== undefined) q = q.where('token', '=', filter.token) as Q;
+    if (filter.orderId !== undefined) q = q.where('order_id', '=', filter.orderId) as Q;
+    if (filter.gatewayToken !== undefined) q = q.where('gateway_token', '=', filter.gatewayToken) as Q;
+    if (filter.state !== undefined) q = q.where('state', '=', filter.state) as Q;
+    if (filter.type !== undefined) q = q.where('transaction_type', '=', filter.type) as Q;
+    if (filter.amountFrom !== undefined) q = q.where('amount', '>=', filter.amountFrom) as Q;
+    if (filter.amountTo !== undefined) q = q.where('amount', '<=', filter.amountTo) as Q;
+    if (filter.currency !== undefined) q = q.where('currency_code', '=', filter.currency) as Q;
+    return q;
+  }
+
+  /** Type, amount or currency alone: the newest window below the cursor, walked down `transactions_by_env`. */
+  private async searchWindow(environmentKey: string, filter: TransactionSearch): Promise<TransactionSearchPage> {
+    let window = this.db.selectFrom('transactions').selectAll().where('environment_key', '=', environmentKey);
+    if (filter.beforePosition !== undefined) window = window.where('seq', '<', filter.beforePosition);
+    const windowed = window.orderBy('seq', 'desc').limit(TRANSACTION_SEARCH_WINDOW).as('transactions');
+    const rows = await this.narrowed(this.db.selectFrom(windowed).selectAll(), filter).orderBy('seq', 'desc').limit(filter.count).execute();
+    const transactions = rows.map((row) => transactionOf(row as TransactionRow));
+    if (transactions.length === filter.count) return { transactions, scannedTo: null };
+    let edge = this.db.selectFrom('transactions').select('seq').where('environment_key', '=', environmentKey);
+    if (filter.beforePosition !== undefined) edge = edge.where('seq', '<', filter.beforePosition);
+    const last = await edge.orderBy('seq', 'desc').limit(1).offset(TRANSACTION_SEARCH_WINDOW - 1).executeTakeFirst();
+    return { transactions, scannedTo: last === undefined ? null : Number(last.seq) };
   }
 
   async find(environmentKey: string, token: string): Promise<Transaction | undefined> {
