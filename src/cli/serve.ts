@@ -5,6 +5,8 @@ import { NotEmptyError, type InitResult } from '../services/tenancy.service.js';
 import type { Core } from '../app.js';
 import type { CreatedUser } from '../services/portal-users.service.js';
 import { warnWidePermissions } from './file-permissions.js';
+import { buildUnsealServer } from '../http/unseal-server.js';
+import { Pkcs11MasterKey } from '../vault/master-key-providers/pkcs11.js';
 
 /** The portal owner created on a fresh installation. */
 export const INITIAL_OWNER_EMAIL = 'owner@coffer.local';
@@ -35,7 +37,13 @@ export async function serve(config: Config): Promise<void> {
       'generated a local master key; production must supply its own COFFER_MASTER_KEY (base64, 32 bytes)',
     );
   }
-  const init = await initIfEmpty(core);
+  const seal = core.custody.seal;
+  if (core.custody.provider instanceof Pkcs11MasterKey && !core.custody.provider.reachable()) {
+    // The node serves anyway: every request that needs a key answers 503 until the HSM is back.
+    logger.error({ provider: 'pkcs11' }, 'master key unavailable at start: the API answers 503 until the HSM can be reached (see docs/key-custody.md)');
+  }
+  // A sealed node cannot make keys: `coffer init --key-shares` initialises a shares database.
+  const init = seal !== null ? null : await initIfEmpty(core);
   if (init !== null) {
     // Printed to the terminal once, never logged: this is the only time the secret is shown.
     process.stderr.write(
@@ -69,6 +77,13 @@ export async function serve(config: Config): Promise<void> {
   core.callbacks.start(config.callbackPollMs, (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'callback delivery round failed'));
   const address = await app.listen({ host: config.host, port: config.port });
   const metricsListener = await startMetricsListener(core, logger);
+  const unsealListener = seal === null ? null : buildUnsealServer(seal, logger);
+  if (unsealListener !== null && seal !== null) {
+    const unsealUrl = await unsealListener.listen({ host: config.unseal.host, port: config.unseal.port });
+    const status = seal.status();
+    if (!status.initialised) logger.error({ unsealUrl }, 'no master key was split into shares for this database: run coffer init --key-shares N --threshold M');
+    else logger.warn({ unsealUrl, threshold: status.threshold, shares: status.shares }, 'vault sealed: the API answers 503 until custodians submit their shares with coffer unseal');
+  }
   if (metricsListener !== null) logger.info({ url: `${metricsListener.url}/metrics` }, 'metrics listening');
   const url = tls.material === null ? address : address.replace(/^http:/, 'https:');
   logger.info({ url, store: config.store.kind }, 'listening');
@@ -83,6 +98,7 @@ export async function serve(config: Config): Promise<void> {
     void app
       .close()
       .then(() => metricsListener?.close())
+      .then(() => unsealListener?.close())
       .then(() => core.close())
       .then(() => process.exit(0), () => process.exit(1));
   };
