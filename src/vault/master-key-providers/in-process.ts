@@ -25,12 +25,12 @@ export class InProcessMasterKey implements MasterKeyProvider {
     this.id = masterKeyId(this.key);
   }
 
-  wrap(key: Buffer, associatedData: string): Promise<string> {
-    return Promise.resolve(seal(this.key, this.id, key, associatedData));
+  async wrap(key: Buffer, associatedData: string): Promise<string> {
+    return seal(this.key, this.id, key, associatedData);
   }
 
-  unwrap(wrapped: string, associatedData: string): Promise<Buffer> {
-    return Promise.resolve(open(this.key, wrapped, associatedData));
+  async unwrap(wrapped: string, associatedData: string): Promise<Buffer> {
+    return open(this.key, wrapped, associatedData);
   }
 
   close(): Promise<void> {

@@ -94,20 +94,19 @@ export class Pkcs11MasterKey implements MasterKeyProvider {
     this.now = options.now ?? Date.now;
   }
 
-  wrap(key: Buffer, associatedData: string): Promise<string> {
+  async wrap(key: Buffer, associatedData: string): Promise<string> {
     const nonce = randomBytes(BLOB_NONCE_BYTES);
     const sealed = this.run((c) => {
       c.lib.C_EncryptInit(c.session, this.gcm(nonce, blobAad(this.id, associatedData)), c.key);
       return c.lib.C_Encrypt(c.session, key, Buffer.alloc(key.length + TAG_BITS / 8));
     });
-    return Promise.resolve(formatBlob(this.id, nonce, sealed));
+    return formatBlob(this.id, nonce, sealed);
   }
 
-  unwrap(wrapped: string, associatedData: string): Promise<Buffer> {
+  async unwrap(wrapped: string, associatedData: string): Promise<Buffer> {
     const parts = blobParts(wrapped, associatedData);
-    if (parts.keyId !== this.id) return Promise.reject(new CipherError('wrapped by another master key'));
-    return Promise.resolve(
-      this.run((c) => {
+    if (parts.keyId !== this.id) throw new CipherError('wrapped by another master key');
+    return this.run((c) => {
         c.lib.C_DecryptInit(c.session, this.gcm(parts.nonce, parts.aad), c.key);
         try {
           return Buffer.from(c.lib.C_Decrypt(c.session, parts.sealed, Buffer.alloc(parts.sealed.length)));
@@ -116,8 +115,7 @@ export class Pkcs11MasterKey implements MasterKeyProvider {
           if (AUTHENTICATION_FAILURES.has(returnCode(error))) throw new CipherError('wrapped key failed authentication in the HSM');
           throw error;
         }
-      }),
-    );
+      });
   }
 
   /** Whether the key can be reached now (for /readyz and the compliance evidence); never throws. */

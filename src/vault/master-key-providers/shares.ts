@@ -94,8 +94,12 @@ export class SharesMasterKey implements MasterKeyProvider {
       throw new Error('key shares: the threshold must be at least 2 and at most the number of shares (at most 255)');
     }
     const key = randomBytes(32);
+    // The library takes plain Uint8Arrays (not Buffers): a copy, zeroed below with the rest.
+    const secret = new Uint8Array(key);
     try {
-      const parts = (await split(key, shares, threshold)).map((part) => Buffer.from(part));
+      const raw = await split(secret, shares, threshold);
+      const parts = raw.map((part) => Buffer.from(part));
+      for (const part of raw) part.fill(0);
       const provider = new InProcessMasterKey('shares', key);
       const check: MasterKeyCheck = {
         masterKeyId: provider.id,
@@ -114,6 +118,7 @@ export class SharesMasterKey implements MasterKeyProvider {
       return printed;
     } finally {
       key.fill(0);
+      secret.fill(0);
     }
   }
 
@@ -164,8 +169,12 @@ export class SharesMasterKey implements MasterKeyProvider {
   }
 
   private async combineSubmitted(check: MasterKeyCheck): Promise<void> {
-    const combined = Buffer.from(await combine(this.submitted));
+    const copies = this.submitted.map((share) => new Uint8Array(share));
     this.dropSubmitted();
+    const rebuilt = await combine(copies);
+    for (const copy of copies) copy.fill(0);
+    const combined = Buffer.from(rebuilt);
+    rebuilt.fill(0);
     try {
       const expected = Buffer.from(check.checkValue, 'hex');
       if (combined.length !== 32 || !timingSafeEqual(Buffer.from(checkValueOf(combined), 'hex'), expected)) {
