@@ -5,6 +5,7 @@ import type { SealStatus, SharesMasterKey } from '../vault/master-key-providers/
 import { UnsealError } from '../vault/master-key-providers/shares.js';
 import { clientErrorHandler } from './client-errors.js';
 import { errorHandler } from './errors.js';
+import { rememberFormat } from './format/negotiation.js';
 
 /** A share is 66 hex characters: a body needs no more than this. */
 const UNSEAL_BODY_LIMIT = 1024;
@@ -24,6 +25,8 @@ export function buildUnsealServer(seal: SharesMasterKey, logger: Logger): Fastif
   const handleError = errorHandler(logger);
   const app = Fastify({ logger: false, bodyLimit: UNSEAL_BODY_LIMIT, clientErrorHandler, frameworkErrors: (error, request, reply) => void handleError(error, request, reply) });
   app.setErrorHandler(handleError);
+  // This listener speaks JSON only, its errors included.
+  app.addHook('onRequest', async (request) => rememberFormat(request.raw, 'json'));
   app.setNotFoundHandler(() => {
     throw new AppError({ key: 'errors.route_not_found', message: 'The requested resource does not exist.' });
   });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../helpers/client.js';
 import { addPaymentMethod, createTestGateway } from '../helpers/fixtures.js';
-import { initNode, startCustodyNode, type CustodyNode } from '../helpers/custody-node.js';
+import { initNode, startCustodyNode } from '../helpers/custody-node.js';
 import { SOFTHSM_MODULE, startSoftHsm, type SoftHsm } from '../helpers/softhsm.js';
 import { tempDir } from '../helpers/temp.js';
 import { Pkcs11MasterKey } from '../../src/vault/master-key-providers/pkcs11.js';
