@@ -10,7 +10,7 @@ import { UnsealError } from '../vault/master-key-providers/shares.js';
 export async function unsealFromStdin(seal: SharesMasterKey, what: string): Promise<void> {
   const interactive = process.stdin.isTTY === true;
   const status = seal.status();
-  process.stderr.write(`coffer: ${what} needs the master key: enter ${status.threshold} key shares, one per line\n`);
+  process.stderr.write(`Key shares: ${what} needs the master key; enter ${status.threshold} key shares, one per line\n`);
   const lines = readline.createInterface({ input: process.stdin, terminal: false });
   try {
     for await (const line of lines) {
@@ -18,7 +18,7 @@ export async function unsealFromStdin(seal: SharesMasterKey, what: string): Prom
       try {
         const now = await seal.submit(line);
         if (!now.sealed) return;
-        if (interactive) process.stderr.write(`coffer: share accepted (${now.submitted} of ${now.threshold})\n`);
+        if (interactive) process.stderr.write(`Key shares: share accepted (${now.submitted} of ${now.threshold})\n`);
       } catch (error) {
         if (error instanceof UnsealError) throw new Error(`share refused: ${error.message}`);
         throw error;
