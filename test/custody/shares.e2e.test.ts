@@ -120,6 +120,53 @@ describe.each(storeKinds)('shares master key provider (%s)', (kind) => {
 
 });
 
+describe('the unseal listener', () => {
+  let installation: SplitInstallation;
+
+  beforeAll(async () => {
+    installation = await splitInstallation('sqlite');
+  });
+  afterAll(() => installation.cleanup());
+
+  it('refuses a body without a share and malformed JSON, forgets submitted shares on DELETE, 404s elsewhere, answers JSON', async () => {
+    const node = await startCustodyNode(installation.env);
+    try {
+      const post = async (body: string) => {
+        const res = await request(node.unsealUrl!, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        return { status: res.statusCode, type: res.headers['content-type'], body: (await res.body.json()) as any };
+      };
+      const blank = await post('{}');
+      expect(blank).toMatchObject({ status: 422, body: { errors: [{ key: 'errors.blank', attribute: 'share' }] } });
+      expect(blank.type).toMatch(/application\/json/);
+      expect((await post('{"share":')).status).toBe(422);
+      expect((await post(JSON.stringify({ share: installation.shares[1] }))).body).toMatchObject({ sealed: true, submitted: 1 });
+      const reset = await request(node.unsealUrl!, { method: 'DELETE' });
+      expect(await reset.body.json()).toMatchObject({ sealed: true, submitted: 0 });
+      // After the reset one more share is not enough.
+      expect((await post(JSON.stringify({ share: installation.shares[2] }))).body).toMatchObject({ sealed: true, submitted: 1 });
+      const elsewhere = await request(node.unsealUrl!.replace('/unseal', '/v1/gateways.json'));
+      expect(elsewhere.statusCode).toBe(404);
+      await elsewhere.body.dump();
+    } finally {
+      await node.close();
+    }
+  });
+
+  it('a database with no split key: the node says so and refuses shares', async () => {
+    const data = tempDir();
+    const node = await startCustodyNode({ COFFER_DATA_DIR: data.dir, COFFER_MASTER_KEY_PROVIDER: 'shares' });
+    try {
+      expect((await request(node.unsealUrl!).then((res) => res.body.json())) as any).toMatchObject({ sealed: true, initialised: false });
+      const res = await request(node.unsealUrl!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ share: installation.shares[0] }) });
+      expect(res.statusCode).toBe(422);
+      expect(JSON.stringify(await res.body.json())).toContain('coffer init --key-shares');
+    } finally {
+      await node.close();
+      data.cleanup();
+    }
+  });
+});
+
 describe('shares master key provider: two nodes on one PostgreSQL database', () => {
   let installation: SplitInstallation;
 
