@@ -123,20 +123,20 @@ export interface KeyCustody {
   seal: SharesMasterKey | null;
   /** True while a shares node waits for its custodians: the API answers 503 errors.vault_sealed. */
   sealed(): boolean;
-  /** What /readyz says of the master key. */
-  readiness(): KeyReadiness;
+  /** What /readyz says of the master key; null for a key held in this process (file, env), which is always there. */
+  readiness(): KeyReadiness | null;
   /** Opens another provider (the target of `coffer master-key rotate --to`) from this node's configuration. */
   open(kind: MasterKeyProviderKind): Promise<OpenedProvider>;
 }
 
-/** Sealed (shares), unreachable (pkcs11) or ok. */
-function keyReadiness(provider: MasterKeyProvider, seal: SharesMasterKey | null): KeyReadiness {
+/** Sealed (shares), unreachable (pkcs11) or ok; null for file and env. */
+function keyReadiness(provider: MasterKeyProvider, seal: SharesMasterKey | null): KeyReadiness | null {
   if (seal !== null) {
     const status = seal.status();
     return status.sealed ? { ready: false, masterKey: 'sealed', unseal: { submitted: status.submitted, threshold: status.threshold } } : { ready: true, masterKey: 'ok' };
   }
   if (provider instanceof Pkcs11MasterKey) return provider.reachable() ? { ready: true, masterKey: 'ok' } : { ready: false, masterKey: 'unreachable' };
-  return { ready: true, masterKey: 'ok' };
+  return null;
 }
 
 /**

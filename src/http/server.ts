@@ -86,7 +86,7 @@ export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transacti
   /** Live migration (docs/portability.md, "Live migration"); without it, no upstream routes and no pull-through. */
   upstreams?: UpstreamCore;
   /** The master key's state (docs/key-custody.md): a sealed node answers 503 errors.vault_sealed to all but health. */
-  custody?: { sealed(): boolean; readiness(): KeyReadiness };
+  custody?: { sealed(): boolean; readiness(): KeyReadiness | null };
 }
 
 /** What a sealed node still serves. */

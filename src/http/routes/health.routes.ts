@@ -18,7 +18,7 @@ export interface KeyReadiness {
   unseal?: { submitted: number; threshold: number };
 }
 
-export function healthRoutes(app: FastifyInstance, store: StoreHandle, sharedState: SharedStateStatus | null = null, keyReadiness: (() => KeyReadiness) | null = null): void {
+export function healthRoutes(app: FastifyInstance, store: StoreHandle, sharedState: SharedStateStatus | null = null, keyReadiness: (() => KeyReadiness | null) | null = null): void {
   app.get('/healthz', { config: { access: 'none' } }, async (_request, reply) => reply.send({ status: 'ok' }));
   app.get('/readyz', { config: { access: 'none' } }, async (_request, reply) => {
     const reachable = await storeIsReachable(store);
