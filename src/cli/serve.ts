@@ -65,16 +65,21 @@ export async function serve(config: Config): Promise<void> {
   // After everything this start creates: what is still wider was made before, or by someone else.
   warnWidePermissions(logger, config);
   const app = buildApp(core, logger, tls.material);
-  // Caching windows end on time even when nobody reads the card (the read path also enforces them).
-  core.sweeper.start(
-    config.sweepIntervalMs,
-    (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'cache sweep failed'),
-    (result) => {
-      if (result.redacted > 0 || result.cvvsDropped > 0 || result.idempotencyKeysExpired > 0 || result.exportsInterrupted > 0 || result.abandonedCallsSettled > 0 || result.reconciled > 0) logger.info(result, 'cache sweep');
-    },
-  );
-  // Queued callbacks go out from every node; each attempt is claimed by one (docs/events.md, "Delivery").
-  core.callbacks.start(config.callbackPollMs, (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'callback delivery round failed'));
+  // Background work needs keys: on a sealed node it starts once custodians unsealed it.
+  const startBackground = () => {
+    // Caching windows end on time even when nobody reads the card (the read path also enforces them).
+    core.sweeper.start(
+      config.sweepIntervalMs,
+      (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'cache sweep failed'),
+      (result) => {
+        if (result.redacted > 0 || result.cvvsDropped > 0 || result.idempotencyKeysExpired > 0 || result.exportsInterrupted > 0 || result.abandonedCallsSettled > 0 || result.reconciled > 0) logger.info(result, 'cache sweep');
+      },
+    );
+    // Queued callbacks go out from every node; each attempt is claimed by one (docs/events.md, "Delivery").
+    core.callbacks.start(config.callbackPollMs, (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'callback delivery round failed'));
+  };
+  if (seal === null) startBackground();
+  else seal.whenUnsealed(startBackground);
   const address = await app.listen({ host: config.host, port: config.port });
   const metricsListener = await startMetricsListener(core, logger);
   const unsealListener = seal === null ? null : buildUnsealServer(seal, logger);

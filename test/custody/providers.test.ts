@@ -74,6 +74,18 @@ describe('shares provider', () => {
     expect(await node.unwrap(wrapped, 'wrapped-key:x')).toEqual(Buffer.alloc(32, 9));
   });
 
+  it('tells waiting work once unsealed (serve starts its sweeper and callbacks then), and at once when already', async () => {
+    const { node, printed } = await split(3, 2);
+    const calls: string[] = [];
+    node.whenUnsealed(() => calls.push('waiting'));
+    await node.submit(printed[0]!);
+    expect(calls).toEqual([]);
+    await node.submit(printed[2]!);
+    expect(calls).toEqual(['waiting']);
+    node.whenUnsealed(() => calls.push('late'));
+    expect(calls).toEqual(['waiting', 'late']);
+  });
+
   it('zeroes the submitted shares once combined', async () => {
     const { node, printed } = await split(3, 2);
     await node.submit(printed[0]!);

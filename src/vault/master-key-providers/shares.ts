@@ -53,6 +53,7 @@ export class SharesMasterKey implements MasterKeyProvider {
   private check: MasterKeyCheck | undefined;
   private key: InProcessMasterKey | null = null;
   private submitted: Buffer[] = [];
+  private readonly unsealedListeners: Array<() => void> = [];
 
   private constructor(
     private readonly checks: MasterKeyChecksRepository,
@@ -72,6 +73,12 @@ export class SharesMasterKey implements MasterKeyProvider {
 
   sealed(): boolean {
     return this.key === null;
+  }
+
+  /** Calls `listener` once the node is unsealed (at once when it is already). */
+  whenUnsealed(listener: () => void): void {
+    if (this.key !== null) listener();
+    else this.unsealedListeners.push(listener);
   }
 
   status(): SealStatus {
@@ -113,6 +120,7 @@ export class SharesMasterKey implements MasterKeyProvider {
       await this.checks.insert(check);
       this.check = check;
       this.key = provider;
+      for (const listener of this.unsealedListeners.splice(0)) listener();
       const printed = parts.map((part) => part.toString('hex'));
       for (const part of parts) part.fill(0);
       return printed;
@@ -181,6 +189,7 @@ export class SharesMasterKey implements MasterKeyProvider {
         throw new UnsealError('check_failed', 'the shares do not rebuild the master key (key-check value differs); submit them again');
       }
       this.key = new InProcessMasterKey('shares', combined);
+      for (const listener of this.unsealedListeners.splice(0)) listener();
     } finally {
       combined.fill(0);
     }
