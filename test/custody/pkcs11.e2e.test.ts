@@ -125,6 +125,38 @@ describe('pkcs11 master key provider, end to end on SoftHSM2 (SQLite)', () => {
     }
   });
 
+  it('losing the HSM while serving: keys already unwrapped keep serving, a new key answers 503 and nothing is half-written', async () => {
+    const pinFile = hsm.pinFile(PIN);
+    const node = await startCustodyNode({ ...env, COFFER_PKCS11_PIN_FILE: pinFile });
+    try {
+      const client = node.client(credentials);
+      expect((await purchase(client, gateway, card)).status).toBe(200);
+      const created = await client.sendJson('POST', '/v1/environments.json', { environment: { name: 'after-the-hsm' } });
+      expect(created.status, created.text).toBe(201);
+      const fresh = created.json().environment.key as string;
+      // The token goes away under the node: its session is closed and logging in again fails.
+      fs.writeFileSync(pinFile, '000000\n');
+      const held = (node.core.custody.provider as unknown as { connection: { lib: { C_CloseSession(s: Buffer): void }; session: Buffer } }).connection;
+      held.lib.C_CloseSession(held.session);
+      // Cards of the first environment: their keys are in memory, no HSM call.
+      expect((await purchase(client, gateway, card)).status).toBe(200);
+      // The new environment's first card needs a new data key, wrapped by the HSM: 503, no row of any kind.
+      const db = node.core.store.db;
+      const before = (await db.selectFrom('payment_methods').select('token').execute()).length;
+      const keysBefore = (await db.selectFrom('wrapped_keys').select('id').execute()).length;
+      const tokenized = await client
+        .withAuth({ user: fresh, password: credentials.access_secret })
+        .sendJson('POST', '/v1/payment_methods.json', { payment_method: { credit_card: { first_name: 'A', last_name: 'B', number: VISA, month: 3, year: 2035 } } });
+      expect(tokenized.status, tokenized.text).toBe(503);
+      expect(tokenized.json().errors[0].key).toBe('errors.service_unavailable');
+      expect((await db.selectFrom('payment_methods').select('token').execute()).length).toBe(before);
+      expect((await db.selectFrom('wrapped_keys').select('id').execute()).length).toBe(keysBefore);
+      expect(node.logs.some((line) => line.includes('master key unavailable') && line.includes('CKR_'))).toBe(true);
+    } finally {
+      await node.close();
+    }
+  });
+
   it('a wrong PIN: 503 errors.service_unavailable, a clear log line without the PIN, /readyz unavailable, nothing written', async () => {
     const node = await startCustodyNode({ ...env, COFFER_PKCS11_PIN_FILE: hsm.pinFile('000000') });
     try {
