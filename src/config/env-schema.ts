@@ -175,6 +175,7 @@ function toConfig(vars: Variables, ctx: z.RefinementCtx): Config {
   const previousProvider = vars.COFFER_MASTER_KEY_PREVIOUS_PROVIDER ?? null;
   if (previousProvider === 'env' && masterKey === null) return invalid(ctx, 'is env but COFFER_MASTER_KEY is not set', 'COFFER_MASTER_KEY_PREVIOUS_PROVIDER');
   const pkcs11 = pkcs11Of(vars, ctx);
+  if (vars.COFFER_UNSEAL_PORT !== 0 && vars.COFFER_UNSEAL_PORT === vars.COFFER_PORT) return invalid(ctx, 'must differ from COFFER_PORT', 'COFFER_UNSEAL_PORT');
   if (previousProvider === 'pkcs11' && pkcs11 === null) return invalid(ctx, 'is pkcs11: set COFFER_PKCS11_PIN_FILE (or COFFER_PKCS11_PIN) as well', 'COFFER_MASTER_KEY_PREVIOUS_PROVIDER');
   return {
     dataDir: vars.COFFER_DATA_DIR,

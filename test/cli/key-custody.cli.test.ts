@@ -98,6 +98,23 @@ describe('shares: coffer init --key-shares, a sealed serve, coffer unseal', () =
   });
 });
 
+describe('coffer master-key rotate --to shares', () => {
+  it('splits a new key, prints its shares once, moves every key onto it; the installation then needs M shares', async () => {
+    const dir = dataDir();
+    okJson(await runCoffer(['init', '--json'], { COFFER_DATA_DIR: dir }));
+    expect(failedWithOneLine(await runCoffer(['master-key', 'rotate', '--to', 'shares'], { COFFER_DATA_DIR: dir }))).toMatch(/needs --key-shares N --threshold M/);
+    expect(failedWithOneLine(await runCoffer(['master-key', 'rotate', '--to', 'vault'], { COFFER_DATA_DIR: dir }))).toMatch(/--to must be one of/);
+    const moved = await runCoffer(['master-key', 'rotate', '--to', 'shares', '--key-shares', '3', '--threshold', '2', '--json'], { COFFER_DATA_DIR: dir });
+    expect(okJson(moved)).toMatchObject({ to: 'shares', remaining: 0 });
+    const shares = [...moved.stderr.matchAll(/^ {2}share \d+ {2}([0-9a-f]{66})$/gm)].map((match) => match[1]!);
+    expect(shares).toHaveLength(3);
+    const env = { COFFER_DATA_DIR: dir, COFFER_MASTER_KEY_PROVIDER: 'shares' };
+    expect(okJson(await runCoffer(['access-secrets', 'list', '--json'], env, 30_000, `${shares[0]}\n${shares[2]}\n`))).toHaveLength(1);
+    // The file key no longer opens anything.
+    expect(failedWithOneLine(await runCoffer(['access-secrets', 'list'], { COFFER_DATA_DIR: dir }))).toMatch(/does not match the master key/);
+  });
+});
+
 describe('pkcs11: coffer master-key create-hsm-key, init and rotate', () => {
   let hsm: SoftHsm;
   beforeAll(() => {

@@ -45,6 +45,7 @@ describe('master key provider configuration', () => {
     expect(refusal({ COFFER_MASTER_KEY_PROVIDER: 'shares', COFFER_MASTER_KEY_PREVIOUS_PROVIDER: 'env' })).toMatch(/^COFFER_MASTER_KEY_PREVIOUS_PROVIDER: is env but COFFER_MASTER_KEY is not set$/);
     expect(refusal({ COFFER_MASTER_KEY_PROVIDER: 'file', COFFER_MASTER_KEY_PREVIOUS_PROVIDER: 'pkcs11' })).toMatch(/^COFFER_MASTER_KEY_PREVIOUS_PROVIDER: is pkcs11/);
     expect(refusal({ COFFER_UNSEAL_PORT: '70000' })).toMatch(/^COFFER_UNSEAL_PORT: /);
+    expect(refusal({ COFFER_UNSEAL_PORT: '9000', COFFER_PORT: '9000' })).toBe('COFFER_UNSEAL_PORT: must differ from COFFER_PORT');
     for (const env of [{ COFFER_PKCS11_PIN: '98765', COFFER_PKCS11_PIN_FILE: '/pin' }]) expect(refusal(env)).not.toContain('98765');
   });
 });
