@@ -1,11 +1,12 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { pkcs11BenchEnv } from '../../bench/hsm-provider.js';
 import { initStore, runCofferCommand } from '../../bench/coffer-process.js';
 import { ensureBuilt } from '../helpers/spawn.js';
 import { tempDir } from '../helpers/temp.js';
+import { describeWithSoftHsm } from '../helpers/softhsm.js';
 
 /** The bench's pkcs11 mode (COFFER_BENCH_MASTER_KEY_PROVIDER=pkcs11): a token of its own, the key made in it, a Coffer initialised on it. */
-describe('bench with the master key in SoftHSM2', () => {
+describeWithSoftHsm('bench with the master key in SoftHSM2', () => {
   const temp = tempDir('coffer-bench-hsm-');
   afterAll(() => temp.cleanup());
 

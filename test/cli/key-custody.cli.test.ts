@@ -4,7 +4,7 @@ import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCoffer, startServe, useCofferProcesses, type RunResult } from '../helpers/spawn.js';
-import { SOFTHSM_MODULE, startSoftHsm, type SoftHsm } from '../helpers/softhsm.js';
+import { SOFTHSM_MODULE, startSoftHsm, type SoftHsm, describeWithSoftHsm } from '../helpers/softhsm.js';
 import { tempDir } from '../helpers/temp.js';
 
 /** The key custody commands as an operator runs them (docs/key-custody.md): init --key-shares, unseal, master-key. */
@@ -115,7 +115,7 @@ describe('coffer master-key rotate --to shares', () => {
   });
 });
 
-describe('pkcs11: coffer master-key create-hsm-key, init and rotate', () => {
+describeWithSoftHsm('pkcs11: coffer master-key create-hsm-key, init and rotate', () => {
   let hsm: SoftHsm;
   beforeAll(() => {
     hsm = startSoftHsm([{ label: 'coffer-cli', pin: '5555' }]);

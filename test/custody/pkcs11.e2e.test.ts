@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ApiClient } from '../helpers/client.js';
 import { addPaymentMethod, createTestGateway } from '../helpers/fixtures.js';
 import { initNode, startCustodyNode } from '../helpers/custody-node.js';
-import { SOFTHSM_MODULE, startSoftHsm, type SoftHsm } from '../helpers/softhsm.js';
+import { SOFTHSM_MODULE, startSoftHsm, type SoftHsm, describeWithSoftHsm } from '../helpers/softhsm.js';
 import { tempDir } from '../helpers/temp.js';
 import { Pkcs11MasterKey } from '../../src/vault/master-key-providers/pkcs11.js';
 import type { InitResult } from '../../src/services/tenancy.service.js';
@@ -30,7 +30,7 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-describe('pkcs11 master key provider, end to end on SoftHSM2 (SQLite)', () => {
+describeWithSoftHsm('pkcs11 master key provider, end to end on SoftHSM2 (SQLite)', () => {
   let hsm: SoftHsm;
   let data: { dir: string; cleanup: () => void };
   let env: Record<string, string>;

@@ -7,7 +7,7 @@ import { Pkcs11MasterKey } from '../../src/vault/master-key-providers/pkcs11.js'
 import { pkcs11MasterKeyId, type Pkcs11Settings } from '../../src/vault/master-key-providers/pkcs11-settings.js';
 import { MasterKeyUnavailableError, VaultSealedError } from '../../src/vault/master-key-providers/provider.js';
 import { SharesMasterKey, UnsealError } from '../../src/vault/master-key-providers/shares.js';
-import { SOFTHSM_MODULE, startSoftHsm, type SoftHsm } from '../helpers/softhsm.js';
+import { SOFTHSM_MODULE, startSoftHsm, type SoftHsm, describeWithSoftHsm } from '../helpers/softhsm.js';
 
 /** Master key providers one by one (docs/key-custody.md): each wraps and unwraps, and each refusal is its own error. */
 
@@ -141,7 +141,7 @@ describe('shares provider', () => {
   });
 });
 
-describe('pkcs11 provider (SoftHSM2)', () => {
+describeWithSoftHsm('pkcs11 provider (SoftHSM2)', () => {
   let hsm: SoftHsm;
   let settings: Pkcs11Settings;
   const PIN = '4321';

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ApiClient } from '../helpers/client.js';
 import { addPaymentMethod, createTestGateway } from '../helpers/fixtures.js';
 import { startCustodyNode, type CustodyNode } from '../helpers/custody-node.js';
-import { SOFTHSM_MODULE, startSoftHsm, type SoftHsm } from '../helpers/softhsm.js';
+import { SOFTHSM_MODULE, startSoftHsm, type SoftHsm, describeWithSoftHsm } from '../helpers/softhsm.js';
 import { tempDir } from '../helpers/temp.js';
 import { Pkcs11MasterKey } from '../../src/vault/master-key-providers/pkcs11.js';
 import type { MasterKeyProvider } from '../../src/vault/master-key-providers/provider.js';
@@ -37,7 +37,7 @@ function failingAfter(target: MasterKeyProvider, wraps: number): MasterKeyProvid
   };
 }
 
-describe('moving the master key between providers (file ⇄ pkcs11, SQLite)', () => {
+describeWithSoftHsm('moving the master key between providers (file ⇄ pkcs11, SQLite)', () => {
   let hsm: SoftHsm;
   let data: { dir: string; cleanup: () => void };
   let fileEnv: Record<string, string>;

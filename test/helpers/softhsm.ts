@@ -1,15 +1,28 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { describe } from 'vitest';
 import { tempDir } from './temp.js';
 
 /**
  * SoftHSM2 for tests (docs/key-custody.md): a token directory and configuration of the suite's
  * own, named by SOFTHSM2_CONF in this process (the library reads it once, at its first use, so
- * every token of a suite is made before any provider opens a session). Missing softhsm2 is a
- * failure, never a skip: `.ci/run` installs it.
+ * every token of a suite is made before any provider opens a session). Like the other local
+ * servers (README, "Development"): suites that need SoftHSM2 are not defined on a machine without
+ * it, and in CI (CI=true, where `.ci/run` installs it) its absence fails the run.
  */
 export const SOFTHSM_MODULE = process.env.COFFER_TEST_PKCS11_MODULE ?? '/usr/lib/softhsm/libsofthsm2.so';
+
+const installed = fs.existsSync(SOFTHSM_MODULE);
+
+if (!installed && process.env.CI === 'true') {
+  throw new Error(`CI must have SoftHSM2 (${SOFTHSM_MODULE}) so the pkcs11 suites run (see .ci/run)`);
+}
+
+/** `describe`, defined only when SoftHSM2 is installed (see the module comment). */
+export function describeWithSoftHsm(name: string, body: () => void): void {
+  if (installed) describe(name, body);
+}
 
 export interface SoftHsm {
   /** The SOFTHSM2_CONF file (pass it to child processes). */
