@@ -39,10 +39,8 @@ async function targetOf(core: Core, config: Config, kind: string, counts: { shar
   // The configured provider: finishing a move (keys still wrapped by COFFER_MASTER_KEY_PREVIOUS_PROVIDER).
   if (kind === config.masterKeyProvider) return core.custody.provider;
   const target = (await core.custody.open(kind)).provider;
-  if (target instanceof Pkcs11MasterKey && !target.reachable()) {
-    // Opening again gives the reason (never the PIN).
-    await target.wrap(Buffer.alloc(32), 'reachability').catch((error: Error) => fail(`the HSM cannot be reached: ${error.message}`));
-  }
+  const unreachable = target instanceof Pkcs11MasterKey ? target.unavailableReason() : null;
+  if (unreachable !== null) fail(`the HSM cannot be reached: ${unreachable}`);
   if (target instanceof SharesMasterKey) {
     const status = target.status();
     // An interrupted move resumes on the split key it started (its shares were handed out).

@@ -38,9 +38,10 @@ export async function serve(config: Config): Promise<void> {
     );
   }
   const seal = core.custody.seal;
-  if (core.custody.provider instanceof Pkcs11MasterKey && !core.custody.provider.reachable()) {
+  const unreachable = core.custody.provider instanceof Pkcs11MasterKey ? core.custody.provider.unavailableReason() : null;
+  if (unreachable !== null) {
     // The node serves anyway: every request that needs a key answers 503 until the HSM is back.
-    logger.error({ provider: 'pkcs11' }, 'master key unavailable at start: the API answers 503 until the HSM can be reached (see docs/key-custody.md)');
+    logger.error({ provider: 'pkcs11', reason: unreachable }, 'master key unavailable at start: the API answers 503 until the HSM can be reached (see docs/key-custody.md)');
   }
   // A sealed node cannot make keys: `coffer init --key-shares` initialises a shares database.
   const init = seal !== null ? null : await initIfEmpty(core);

@@ -141,6 +141,8 @@ describeWithSoftHsm('pkcs11: coffer master-key create-hsm-key, init and rotate',
 
     expect(okJson(await runCoffer(['master-key', 'rotate', '--to', 'file', '--json'], env))).toMatchObject({ to: 'file', remaining: 0 });
     expect(fs.existsSync(path.join(dir, 'master.key'))).toBe(true);
+    const unreachable = await runCoffer(['master-key', 'rotate', '--to', 'pkcs11'], { COFFER_DATA_DIR: dir, ...hsmEnv, COFFER_PKCS11_PIN_FILE: hsm.pinFile('0001') });
+    expect(failedWithOneLine(unreachable)).toMatch(/the HSM cannot be reached: CKR_PIN_INCORRECT/);
     const back = okJson(await runCoffer(['master-key', 'rotate', '--to', 'pkcs11', '--json'], { COFFER_DATA_DIR: dir, ...hsmEnv }));
     expect(back).toMatchObject({ to: 'pkcs11', master_key_id: created.master_key_id, remaining: 0 });
     expect(okJson(await runCoffer(['organizations', 'list', '--json'], env))).toHaveLength(1);

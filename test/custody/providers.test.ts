@@ -217,6 +217,7 @@ describeWithSoftHsm('pkcs11 provider (SoftHSM2)', () => {
     // The second call fails from memory: no second login attempt against the token.
     expect(await wrong.wrap(Buffer.alloc(32), 'wrapped-key:a').catch((caught: unknown) => caught)).toBe(error);
     expect(wrong.reachable()).toBe(false);
+    expect(wrong.unavailableReason()).toMatch(/CKR_PIN_INCORRECT/);
   });
 
   it('a missing token, a missing key, an unreadable PIN file and a missing module are each MasterKeyUnavailableError', async () => {

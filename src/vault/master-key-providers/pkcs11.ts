@@ -120,11 +120,16 @@ export class Pkcs11MasterKey implements MasterKeyProvider {
 
   /** Whether the key can be reached now (for /readyz and the compliance evidence); never throws. */
   reachable(): boolean {
+    return this.unavailableReason() === null;
+  }
+
+  /** Why the key cannot be reached now (a PKCS#11 return code, never the PIN), or null when it can. */
+  unavailableReason(): string | null {
     try {
       this.connect();
-      return true;
-    } catch {
-      return false;
+      return null;
+    } catch (error) {
+      return error instanceof MasterKeyUnavailableError ? error.reason : returnCode(error);
     }
   }
 
