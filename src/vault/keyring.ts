@@ -59,11 +59,6 @@ export class Keyring {
     this.providers = [this.primary, ...(settings.previousMasterKeys ?? []).map((previous) => new InProcessMasterKey('env', previous)), ...(settings.previousProviders ?? [])];
   }
 
-  /** The provider new keys are wrapped with. */
-  get provider(): MasterKeyProvider {
-    return this.primary;
-  }
-
   /** Fails fast when the database holds keys wrapped by a master key this process does not have. */
   async verifyMasterKey(): Promise<void> {
     if (await this.keys.anyWrappedByOther(this.providers.map((provider) => provider.id))) throw new MasterKeyMismatchError();
