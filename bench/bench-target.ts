@@ -5,6 +5,7 @@ import path from 'node:path';
 import { prepareTenant, type BenchTenant } from './bench-tenant.js';
 import { cofferBin, createProductionEnvironment, initStore, newMasterKey, startCoffer, type InitCredentials, type RunningCoffer } from './coffer-process.js';
 import { createScratchDatabase, type ScratchDatabase } from './postgres-database.js';
+import { pkcs11BenchEnv, type BenchMasterKeyProvider } from './hsm-provider.js';
 import type { BuildLabel, StoreKind } from './summary.js';
 
 /** One Coffer under test: its process, its store, the fixtures its scenarios use. */
@@ -38,6 +39,8 @@ export interface TargetOptions {
   sizes?: { cards: number; purchases: number };
   /** More COFFER_* settings (e.g. a short gateway timeout for a drill). */
   env?: Record<string, string>;
+  /** Where the master key lives: COFFER_MASTER_KEY (default) or a SoftHSM2 token made for the run. */
+  masterKeyProvider?: BenchMasterKeyProvider;
 }
 
 /**
@@ -59,7 +62,7 @@ export async function startTarget(options: TargetOptions): Promise<BenchTarget> 
       database = await createScratchDatabase(options.postgresUrl);
     }
     const metricsToken = randomBytes(24).toString('base64url');
-    const env: Record<string, string> = {
+    const settings: Record<string, string> = {
       COFFER_DATA_DIR: dataDir,
       // The bench reads commit latency and batch size from the server's own metrics.
       COFFER_METRICS_TOKEN: metricsToken,
@@ -70,6 +73,8 @@ export async function startTarget(options: TargetOptions): Promise<BenchTarget> 
       ...options.env,
     };
     const bin = options.bin ?? cofferBin;
+    // The HSM's token directory sits in the data directory's parent tree, removed with it.
+    const env = options.masterKeyProvider === 'pkcs11' ? await pkcs11BenchEnv(path.join(dataDir, 'softhsm'), settings, bin) : settings;
     const init = await initStore(env, bin);
     const live = options.fakeGatewayUrl === null ? null : await createProductionEnvironment(env, init.organization_token, bin);
     fs.mkdirSync(options.logDir, { recursive: true });

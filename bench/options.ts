@@ -1,4 +1,5 @@
 import { SCENARIO_TITLES, type ScenarioId } from './scenarios.js';
+import type { BenchMasterKeyProvider } from './hsm-provider.js';
 
 /** How `npm run bench` runs, from its flags and environment. */
 export interface BenchOptions {
@@ -19,6 +20,8 @@ export interface BenchOptions {
   inProcess: boolean;
   /** Run only these scenarios (all when undefined). */
   only: ScenarioId[] | undefined;
+  /** Where Coffer's master key lives (COFFER_BENCH_MASTER_KEY_PROVIDER: env, the default, or pkcs11 on SoftHSM2). */
+  masterKeyProvider: BenchMasterKeyProvider;
 }
 
 export class OptionsError extends Error {}
@@ -30,7 +33,8 @@ export const USAGE = `usage: npm run bench -- [--quick] [--json] [--only id,id] 
   --compare DIR    also measure the Coffer checkout in DIR (built), run for run, as "compare"
   --profile        CPU-profile Coffer under the JSON purchase load; print the costliest functions
   --in-process     with --compare: both builds in one process, alternating rounds, cost per request
-  COFFER_BENCH_DATABASE_URL=postgres://…   also run every scenario on PostgreSQL (scratch database)`;
+  COFFER_BENCH_DATABASE_URL=postgres://…   also run every scenario on PostgreSQL (scratch database)
+  COFFER_BENCH_MASTER_KEY_PROVIDER=pkcs11  the master key in a SoftHSM2 token made for the run (default env)`;
 
 function positive(flag: string, raw: string | undefined): number {
   const value = Number(raw);
@@ -77,6 +81,8 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
   const postgresUrl = env.COFFER_BENCH_DATABASE_URL?.trim() ? (env.COFFER_BENCH_DATABASE_URL.trim() as string) : null;
   if (postgresUrl !== null && !/^postgres(ql)?:\/\//.test(postgresUrl)) throw new OptionsError('COFFER_BENCH_DATABASE_URL must be a postgres:// URL');
   if (inProcess && compareDir === null) throw new OptionsError('--in-process needs --compare DIR');
+  const provider = env.COFFER_BENCH_MASTER_KEY_PROVIDER?.trim() || 'env';
+  if (provider !== 'env' && provider !== 'pkcs11') throw new OptionsError('COFFER_BENCH_MASTER_KEY_PROVIDER must be env or pkcs11');
   return {
     quick,
     json,
@@ -88,5 +94,6 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
     profile,
     inProcess,
     only,
+    masterKeyProvider: provider,
   };
 }

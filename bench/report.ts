@@ -21,7 +21,7 @@ export function formatReport(report: BenchReport): string {
   const s = report.settings;
   const lines = [
     `Coffer bench (${s.mode}): ${s.connections} connections, ${s.duration_seconds} s per run, stores: ${s.stores.join(', ')}`,
-    `Rate limits lifted for the run: COFFER_RATE_LIMITS='${s.rate_limits}'. TLS ${s.tls} (as behind a terminating proxy), logs at ${s.log_level}.`,
+    `Rate limits lifted for the run: COFFER_RATE_LIMITS='${s.rate_limits}'. TLS ${s.tls} (as behind a terminating proxy), logs at ${s.log_level}. Master key: ${s.master_key_provider ?? 'env'}.`,
     `Machine: ${report.machine.cpus} CPUs, node ${report.machine.node}, load average ${report.machine.load_average_before.join(' ')} before, ${report.machine.load_average_after.join(' ')} after.`,
     `Disk: fdatasync after a 12 KiB append in ${report.machine.fdatasync.directory}: p50 ${number(report.machine.fdatasync.p50_ms, 3)} ms, p99 ${number(report.machine.fdatasync.p99_ms, 3)} ms (the floor under every durable commit).`,
     '',

@@ -65,7 +65,15 @@ async function benchStore(
     for (const build of buildsOf(options)) {
       progress(`starting ${build.label} Coffer on ${store}`);
       targets.push(
-        await startTarget({ store, build: build.label, postgresUrl: options.postgresUrl, fakeGatewayUrl: context.fake.url, logDir: context.logDir, ...(build.bin === undefined ? {} : { bin: build.bin }) }),
+        await startTarget({
+          store,
+          build: build.label,
+          postgresUrl: options.postgresUrl,
+          fakeGatewayUrl: context.fake.url,
+          logDir: context.logDir,
+          masterKeyProvider: options.masterKeyProvider,
+          ...(build.bin === undefined ? {} : { bin: build.bin }),
+        }),
       );
     }
     const results: ScenarioFigures[] = [];
@@ -141,6 +149,7 @@ async function main(): Promise<void> {
         tls: 'off',
         log_level: 'info',
         stores,
+        master_key_provider: options.masterKeyProvider,
       },
       machine: {
         node: process.version,

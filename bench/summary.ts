@@ -62,6 +62,8 @@ export interface BenchReport {
     tls: 'off';
     log_level: string;
     stores: StoreKind[];
+    /** Where Coffer's master key lived (docs/key-custody.md): env, or pkcs11 on SoftHSM2. */
+    master_key_provider?: 'env' | 'pkcs11';
   };
   /** `fdatasync`: the disk's own durable-write latency, probed before the runs (disk-probe.ts). */
   machine: { node: string; cpus: number; load_average_before: number[]; load_average_after: number[]; fdatasync: DiskProbe };

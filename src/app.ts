@@ -50,7 +50,12 @@ import { cryptoRandomInt, type RandomInt } from './services/routing/split-draw.j
 import { WrappedKeysRepo } from './store/repositories/wrapped-keys.repo.js';
 import { Keyring } from './vault/keyring.js';
 import { DefinitionCache } from './cache/definition-cache.js';
-import { resolveMasterKey } from './vault/master-key.js';
+import { openMasterKeyProvider, type OpenedProvider } from './vault/master-key-providers/factory.js';
+import type { MasterKeyProvider, MasterKeyProviderKind } from './vault/master-key-providers/provider.js';
+import { SharesMasterKey } from './vault/master-key-providers/shares.js';
+import { Pkcs11MasterKey } from './vault/master-key-providers/pkcs11.js';
+import type { KeyReadiness } from './http/routes/health.routes.js';
+import { MasterKeyChecksRepo } from './store/repositories/master-key-checks.repo.js';
 import { PaymentMethodAdopter } from './services/portability/adopt-payment-method.js';
 import { ImportKeyService } from './services/portability/import-keys.js';
 import { ImportService } from './services/portability/import.service.js';
@@ -105,7 +110,34 @@ export interface Core extends ReceiversCore, CallbacksCore {
   imports: ImportService;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
+  /** Where the master key lives (docs/key-custody.md): the provider new keys are wrapped with, and its seal when it is `shares`. */
+  custody: KeyCustody;
   close(): Promise<void>;
+}
+
+/** The node's master key provider(s) and, for `shares`, the seal custodians open. */
+export interface KeyCustody {
+  provider: MasterKeyProvider;
+  /** COFFER_MASTER_KEY_PREVIOUS_PROVIDER's provider (unwrapping only), or null. */
+  previous: MasterKeyProvider | null;
+  /** The shares provider (it starts sealed), or null with any other provider. */
+  seal: SharesMasterKey | null;
+  /** True while a shares node waits for its custodians: the API answers 503 errors.vault_sealed. */
+  sealed(): boolean;
+  /** What /readyz says of the master key; null for a key held in this process (file, env), which is always there. */
+  readiness(): KeyReadiness | null;
+  /** Opens another provider (the target of `coffer master-key rotate --to`) from this node's configuration. */
+  open(kind: MasterKeyProviderKind): Promise<OpenedProvider>;
+}
+
+/** Sealed (shares), unreachable (pkcs11) or ok; null for file and env. */
+function keyReadiness(provider: MasterKeyProvider, seal: SharesMasterKey | null): KeyReadiness | null {
+  if (seal !== null) {
+    const status = seal.status();
+    return status.sealed ? { ready: false, masterKey: 'sealed', unseal: { submitted: status.submitted, threshold: status.threshold } } : { ready: true, masterKey: 'ok' };
+  }
+  if (provider instanceof Pkcs11MasterKey) return provider.reachable() ? { ready: true, masterKey: 'ok' } : { ready: false, masterKey: 'unreachable' };
+  return null;
 }
 
 /**
@@ -113,14 +145,31 @@ export interface Core extends ReceiversCore, CallbacksCore {
  * workflows (docs/routing.md); tests that count draws pass a seeded one.
  */
 export async function buildCore(config: Config, clock: Clock = systemClock, randomInt: RandomInt = cryptoRandomInt): Promise<Core> {
-  const master = resolveMasterKey(config.masterKey, config.dataDir);
   const store = openStore(config.store);
+  const opened: MasterKeyProvider[] = [];
   try {
     await migrateStore(store);
     // The one store access every service receives, each narrowed to the repositories it declares.
     const access = storeAccess(store);
-    const keyring = new Keyring(new WrappedKeysRepo(store.db), master.key, { previousMasterKeys: config.previousMasterKeys, now: () => clock.now() });
+    const sources = { dataDir: config.dataDir, masterKey: config.masterKey, pkcs11: config.pkcs11, checks: new MasterKeyChecksRepo(store.db), now: () => clock.now() };
+    const master = await openMasterKeyProvider(config.masterKeyProvider, sources);
+    opened.push(master.provider);
+    const previous = config.previousMasterKeyProvider === null ? null : (await openMasterKeyProvider(config.previousMasterKeyProvider, sources)).provider;
+    if (previous !== null) opened.push(previous);
+    const keyring = new Keyring(new WrappedKeysRepo(store.db), master.provider, {
+      previousMasterKeys: config.previousMasterKeys,
+      previousProviders: previous === null ? [] : [previous],
+      now: () => clock.now(),
+    });
     await keyring.verifyMasterKey();
+    const seal = master.provider instanceof SharesMasterKey ? master.provider : null;
+    const custody: KeyCustody = { provider: master.provider, previous, seal, sealed: () => seal?.sealed() ?? false, readiness: () => keyReadiness(master.provider, seal),
+      open: async (kind) => {
+        const other = await openMasterKeyProvider(kind, sources);
+        opened.push(other.provider);
+        return other;
+      },
+    };
     const idempotency = new IdempotencyService(access, clock, (environmentKey, key) => keyring.hashIdempotencyKey(environmentKey, key));
     // Definitions every request reads, kept in this node's memory while the store's generation stands.
     const cache = new DefinitionCache(store);
@@ -201,7 +250,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       events,
       reconciler,
       ...callbacks,
-      generatedMasterKeyFile: master.created ? master.localFile : null,
+      generatedMasterKeyFile: master.generatedFile,
+      custody,
       close: async () => {
         await sweeper.stop();
         await upstreams.close();
@@ -210,10 +260,12 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
         await http.close();
         shared?.redis.disconnect();
         metrics?.close();
+        for (const provider of opened) await provider.close();
         await store.close();
       },
     };
   } catch (error) {
+    for (const provider of opened) await provider.close();
     await store.close();
     throw error;
   }

@@ -13,6 +13,9 @@ import { importCommands } from './cli/imports.js';
 import { localMasterKeyFile } from './vault/master-key.js';
 import { createDatabaseIfMissing, initialise } from './cli/initialise.js';
 import { databaseName, isMissingDatabase } from './store/postgres-database.js';
+import { masterKeyCommands, printShares, shareCounts } from './cli/master-key.js';
+import { unsealCommand } from './cli/unseal.js';
+import { unsealFromStdin } from './cli/share-input.js';
 import type { AccessSecret } from './domain/access-secret.js';
 import type { Environment } from './domain/environment.js';
 import type { Organization } from './domain/organization.js';
@@ -39,7 +42,7 @@ function requireExisting(loaded: Config, needs: { masterKey: boolean }): void {
   if (loaded.store.kind === 'sqlite' && !fs.existsSync(loaded.store.path)) {
     fail(`no database at ${path.resolve(loaded.store.path)} (data directory ${path.resolve(loaded.dataDir)}); ${hint}`);
   }
-  if (needs.masterKey && loaded.masterKey === null && !fs.existsSync(localMasterKeyFile(loaded.dataDir))) {
+  if (needs.masterKey && loaded.masterKeyProvider === 'file' && !fs.existsSync(localMasterKeyFile(loaded.dataDir))) {
     fail(`no master key: COFFER_MASTER_KEY is not set and ${path.resolve(localMasterKeyFile(loaded.dataDir))} does not exist; ${hint}`);
   }
 }
@@ -51,13 +54,22 @@ async function withCore(work: (core: Core) => Promise<void>): Promise<void> {
   await runCore(loaded, work);
 }
 
-/** Opens the core (creating the database and local key when there are none), runs `work`, closes it. */
-async function runCore(loaded: Config, work: (core: Core) => Promise<void>): Promise<void> {
+/**
+ * Opens the core (creating the database and local key when there are none), runs `work`, closes it.
+ * On a `shares` installation the command unseals its own core from shares on standard input first,
+ * unless `sealed` says it works sealed (`init --key-shares` makes the key).
+ */
+async function runCore(loaded: Config, work: (core: Core) => Promise<void>, sealed: 'unseal' | 'stay-sealed' = 'unseal'): Promise<void> {
   const core = await buildCore(loaded);
   if (core.generatedMasterKeyFile !== null) {
     process.stderr.write(`coffer: warning: generated a local master key at ${core.generatedMasterKeyFile}; production must set COFFER_MASTER_KEY\n`);
   }
   try {
+    const seal = core.custody.seal;
+    if (seal !== null && seal.sealed() && sealed === 'unseal') {
+      if (!seal.status().initialised) fail('no master key was split into shares for this database; run coffer init --key-shares N --threshold M');
+      await unsealFromStdin(seal, 'this command');
+    }
     await work(core);
   } finally {
     await core.close();
@@ -111,12 +123,15 @@ function program(): Command {
   });
 
   cli.command('init').description('create the database if there is none (SQLite file or PostgreSQL database), then organization default, environment sandbox, an admin secret and the portal owner')
+    .option('--key-shares <n>', 'with COFFER_MASTER_KEY_PROVIDER=shares: split a new master key into this many custodian shares (printed once)')
+    .option('--threshold <m>', 'with --key-shares: how many shares unseal a node')
     .addOption(json())
-    .action(async (opts: JsonFlag) => {
+    .action(async (opts: JsonFlag & { keyShares?: string; threshold?: string }) => {
+      const counts = shareCounts(opts);
       const loaded = config();
+      if (counts !== null && loaded.masterKeyProvider !== 'shares') fail('--key-shares needs COFFER_MASTER_KEY_PROVIDER=shares (the nodes then start sealed)');
       await createDatabaseIfMissing(loaded);
-      await runCore(loaded, async (core) => {
-        const created = await initialise(core);
+      const printCreated = (created: Awaited<ReturnType<typeof initialise>>) =>
         printResult(
           {
             organization_token: created.organization_token,
@@ -128,7 +143,18 @@ function program(): Command {
           },
           opts.json === true,
         );
-      });
+      if (counts === null) return runCore(loaded, async (core) => printCreated(await initialise(core)));
+      return runCore(
+        loaded,
+        async (core) => {
+          const seal = core.custody.seal;
+          if (seal === null || seal.status().initialised) fail('this database has a split master key already (coffer master-key rotate --to moves to another)');
+          if (!(await core.tenancy.isEmpty())) fail('the database is not empty');
+          printShares(await seal.initialise(counts.shares, counts.threshold), counts.threshold);
+          printCreated(await initialise(core));
+        },
+        'stay-sealed',
+      );
     });
 
   const orgs = cli.command('organizations').description('manage organizations');
@@ -178,6 +204,8 @@ function program(): Command {
       if (!(await core.tenancy.revokeAccessSecret(key))) fail(`no live access secret ${key}`);
       printResult({ access_secret_key: key, revoked: true }, opts.json === true);
     }));
+  masterKeyCommands(cli, withCore, config, json);
+  unsealCommand(cli, config, json);
   userCommands(cli, withCore);
   upstreamCommands(cli, withCore, json);
   importCommands(cli, withCore);

@@ -5,6 +5,8 @@ import { createLogger, logDestination } from '../logger.js';
 import { warnWidePermissions } from './file-permissions.js';
 import { createDatabaseIfMissing, initialiseIfEmpty } from './initialise.js';
 import { credentialsBlock, startBanner, type FirstCredentials } from './start-banner.js';
+import { buildUnsealServer } from '../http/unseal-server.js';
+import { Pkcs11MasterKey } from '../vault/master-key-providers/pkcs11.js';
 
 /**
  * `coffer serve`: migrate, initialise an empty database, make or load TLS material, listen, then
@@ -15,7 +17,8 @@ export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel, logDestination());
   await createDatabaseIfMissing(config);
   const core = await buildCore(config);
-  const init = await initialiseIfEmpty(core);
+  // A sealed node cannot make keys: `coffer init --key-shares` initialises a shares database.
+  const init = core.custody.seal !== null ? null : await initialiseIfEmpty(core);
   try {
     await listen(config, logger, core, init);
   } catch (error) {
@@ -29,18 +32,26 @@ export async function serve(config: Config): Promise<void> {
 async function listen(config: Config, logger: Logger, core: Core, init: FirstCredentials | null): Promise<void> {
   const tls = await resolveTls(config);
   const app = buildApp(core, logger, tls.material);
-  // Caching windows end on time even when nobody reads the card (the read path also enforces them).
-  core.sweeper.start(
-    config.sweepIntervalMs,
-    (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'cache sweep failed'),
-    (result) => {
-      if (result.redacted > 0 || result.cvvsDropped > 0 || result.idempotencyKeysExpired > 0 || result.exportsInterrupted > 0 || result.abandonedCallsSettled > 0 || result.reconciled > 0) logger.info(result, 'cache sweep');
-    },
-  );
-  // Queued callbacks go out from every node; each attempt is claimed by one (docs/events.md, "Delivery").
-  core.callbacks.start(config.callbackPollMs, (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'callback delivery round failed'));
+  const seal = core.custody.seal;
+  // Background work needs keys: on a sealed node it starts once custodians unsealed it.
+  const startBackground = () => {
+    // Caching windows end on time even when nobody reads the card (the read path also enforces them).
+    core.sweeper.start(
+      config.sweepIntervalMs,
+      (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'cache sweep failed'),
+      (result) => {
+        if (result.redacted > 0 || result.cvvsDropped > 0 || result.idempotencyKeysExpired > 0 || result.exportsInterrupted > 0 || result.abandonedCallsSettled > 0 || result.reconciled > 0) logger.info(result, 'cache sweep');
+      },
+    );
+    // Queued callbacks go out from every node; each attempt is claimed by one (docs/events.md, "Delivery").
+    core.callbacks.start(config.callbackPollMs, (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'callback delivery round failed'));
+  };
+  if (seal === null) startBackground();
+  else seal.whenUnsealed(startBackground);
   const address = await app.listen({ host: config.host, port: config.port });
   const metricsListener = await startMetricsListener(core, logger);
+  const unsealListener = seal === null ? null : buildUnsealServer(seal, logger);
+  const unsealUrl = unsealListener === null ? null : await unsealListener.listen({ host: config.unseal.host, port: config.unseal.port });
   const url = tls.material === null ? address : address.replace(/^http:/, 'https:');
 
   let closing = false;
@@ -51,6 +62,7 @@ async function listen(config: Config, logger: Logger, core: Core, init: FirstCre
     void app
       .close()
       .then(() => metricsListener?.close())
+      .then(() => unsealListener?.close())
       .then(() => core.close())
       .then(() => process.exit(0), () => process.exit(1));
   };
@@ -65,6 +77,16 @@ async function listen(config: Config, logger: Logger, core: Core, init: FirstCre
   // The log lines of the start, after the banner.
   if (core.generatedMasterKeyFile !== null) {
     logger.warn({ file: core.generatedMasterKeyFile }, 'generated a local master key; production must supply its own COFFER_MASTER_KEY (base64, 32 bytes)');
+  }
+  const unreachable = core.custody.provider instanceof Pkcs11MasterKey ? core.custody.provider.unavailableReason() : null;
+  if (unreachable !== null) {
+    // The node serves anyway: every request that needs a key answers 503 until the HSM is back.
+    logger.error({ provider: 'pkcs11', reason: unreachable }, 'master key unavailable at start: the API answers 503 until the HSM can be reached (see docs/key-custody.md)');
+  }
+  if (seal !== null) {
+    const status = seal.status();
+    if (!status.initialised) logger.error({ unsealUrl }, 'no master key was split into shares for this database: run coffer init --key-shares N --threshold M');
+    else logger.warn({ unsealUrl, threshold: status.threshold, shares: status.shares }, 'vault sealed: the API answers 503 until custodians submit their shares with coffer unseal');
   }
   // After everything this start creates: what is still wider was made before, or by someone else.
   warnWidePermissions(logger, config);

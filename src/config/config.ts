@@ -1,5 +1,7 @@
 import type { RateLimitRules } from '../limits/rate-limit-policy.js';
 import { configSchema } from './env-schema.js';
+import type { MasterKeyProviderKind } from '../vault/master-key-providers/provider.js';
+import type { Pkcs11Settings } from '../vault/master-key-providers/pkcs11-settings.js';
 
 /** Where the relational store lives. */
 export type StoreConfig =
@@ -25,6 +27,14 @@ export interface Config {
   masterKey: Buffer | null;
   /** Older master keys, for unwrapping only while a master-key rotation runs. */
   previousMasterKeys: Buffer[];
+  /** Where the master key lives (COFFER_MASTER_KEY_PROVIDER; docs/key-custody.md). */
+  masterKeyProvider: MasterKeyProviderKind;
+  /** A provider accepted for unwrapping only while a move between providers runs (COFFER_MASTER_KEY_PREVIOUS_PROVIDER), or null. */
+  previousMasterKeyProvider: MasterKeyProviderKind | null;
+  /** The HSM (COFFER_PKCS11_*), or null when no PIN is configured. */
+  pkcs11: Pkcs11Settings | null;
+  /** The admin-only listener a sealed node takes key shares on (COFFER_UNSEAL_HOST, COFFER_UNSEAL_PORT). */
+  unseal: { host: string; port: number };
   /** Seconds a cached payment method (and a supplied CVV) is kept before it is redacted (dropped). */
   cacheTtlSeconds: number;
   /** How often `serve` sweeps ended caching windows, in ms (COFFER_SWEEP_INTERVAL; default 15 s). */

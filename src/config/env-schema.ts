@@ -3,6 +3,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { RATE_LIMIT_DEFAULTS } from '../limits/rate-limit-policy.js';
 import type { Config, LogLevel, MetricsConfig, StoreConfig, TlsConfig } from './config.js';
+import { MASTER_KEY_PROVIDERS, type MasterKeyProviderKind } from '../vault/master-key-providers/provider.js';
+import { DEFAULT_PKCS11_KEY_LABEL, DEFAULT_PKCS11_MODULE, type Pkcs11Settings } from '../vault/master-key-providers/pkcs11-settings.js';
 import { rateLimitOverrides } from './rate-limit-overrides.js';
 import {
   HOST_NAME,
@@ -75,6 +77,17 @@ const variables = z.object({
   COFFER_TLS_CERT: variable(text.optional()),
   COFFER_TLS_KEY: variable(text.optional()),
   COFFER_MASTER_KEY_PREVIOUS: variable(keys.optional()),
+  COFFER_MASTER_KEY_PROVIDER: variable(oneOf(MASTER_KEY_PROVIDERS, `must be one of ${MASTER_KEY_PROVIDERS.join(', ')}`).optional()),
+  COFFER_MASTER_KEY_PREVIOUS_PROVIDER: variable(oneOf(MASTER_KEY_PROVIDERS, `must be one of ${MASTER_KEY_PROVIDERS.join(', ')}`).optional()),
+  COFFER_PKCS11_MODULE: variable(absolutePath.default(DEFAULT_PKCS11_MODULE)),
+  COFFER_PKCS11_TOKEN_LABEL: variable(text.refine((label) => label.length <= 32, 'must be at most 32 characters (a PKCS#11 token label)').optional()),
+  COFFER_PKCS11_SLOT: variable(text.refine((slot) => /^\d{1,20}$/.test(slot), 'must be a slot id (decimal digits)').transform((slot) => BigInt(slot)).optional()),
+  // Read as given: a PIN may have spaces at its ends only by mistake, but the value is never echoed.
+  COFFER_PKCS11_PIN: variable(text.optional()),
+  COFFER_PKCS11_PIN_FILE: variable(absolutePath.optional()),
+  COFFER_PKCS11_KEY_LABEL: variable(text.default(DEFAULT_PKCS11_KEY_LABEL)),
+  COFFER_UNSEAL_HOST: variable(text.refine((host) => net.isIP(host) !== 0 || HOST_NAME.test(host), 'must be an IP address or a host name').default('127.0.0.1')),
+  COFFER_UNSEAL_PORT: variable(port.default(8444)),
   COFFER_CACHE_TTL: variable(duration(['s', 'm', 'h'], 1000, 7 * 24 * 3_600_000, 'must be a duration such as 600, 600s, 10m or 1h (at most 7 days)').default(600_000)),
   COFFER_SWEEP_INTERVAL: variable(duration(['ms', 's', 'm'], 100, 3_600_000, 'must be a duration such as 15, 15s, 500ms or 1m (100 ms to 1 hour)').default(15_000)),
   COFFER_REDIS_URL: variable(text.refine((url) => /^rediss?:\/\//i.test(url), 'must start with redis:// or rediss://').optional()),
@@ -124,6 +137,32 @@ function metricsOf(vars: Variables, ctx: z.RefinementCtx): MetricsConfig {
   return { port, host: vars.COFFER_METRICS_HOST, token: vars.COFFER_METRICS_TOKEN ?? null };
 }
 
+/** The master key provider: COFFER_MASTER_KEY_PROVIDER, else `env` when COFFER_MASTER_KEY is set, else `file`. */
+function providerOf(vars: Variables, ctx: z.RefinementCtx): MasterKeyProviderKind {
+  const provider = vars.COFFER_MASTER_KEY_PROVIDER ?? (vars.COFFER_MASTER_KEY === undefined ? 'file' : 'env');
+  if (provider === 'env' && vars.COFFER_MASTER_KEY === undefined) return invalid(ctx, 'is env but COFFER_MASTER_KEY is not set', 'COFFER_MASTER_KEY_PROVIDER');
+  if (provider === 'pkcs11' && vars.COFFER_PKCS11_PIN === undefined && vars.COFFER_PKCS11_PIN_FILE === undefined) {
+    return invalid(ctx, 'is pkcs11: set COFFER_PKCS11_PIN_FILE (or COFFER_PKCS11_PIN) as well', 'COFFER_MASTER_KEY_PROVIDER');
+  }
+  const previous = vars.COFFER_MASTER_KEY_PREVIOUS_PROVIDER;
+  if (previous !== undefined && previous === provider) return invalid(ctx, 'must differ from COFFER_MASTER_KEY_PROVIDER', 'COFFER_MASTER_KEY_PREVIOUS_PROVIDER');
+  return provider;
+}
+
+/** The HSM settings, when a PIN is configured (any provider may move to pkcs11). */
+function pkcs11Of(vars: Variables, ctx: z.RefinementCtx): Pkcs11Settings | null {
+  const { COFFER_PKCS11_TOKEN_LABEL: label, COFFER_PKCS11_SLOT: slot, COFFER_PKCS11_PIN: pin, COFFER_PKCS11_PIN_FILE: pinFile } = vars;
+  if (label !== undefined && slot !== undefined) return invalid(ctx, 'set COFFER_PKCS11_TOKEN_LABEL or COFFER_PKCS11_SLOT, not both', 'COFFER_PKCS11_SLOT');
+  if (pin !== undefined && pinFile !== undefined) return invalid(ctx, 'set COFFER_PKCS11_PIN or COFFER_PKCS11_PIN_FILE, not both', 'COFFER_PKCS11_PIN');
+  if (pin === undefined && pinFile === undefined) return null;
+  return {
+    modulePath: vars.COFFER_PKCS11_MODULE,
+    token: slot === undefined ? { label: label ?? 'coffer' } : { slot },
+    pin: pinFile === undefined ? { value: pin as string } : { file: pinFile },
+    keyLabel: vars.COFFER_PKCS11_KEY_LABEL,
+  };
+}
+
 /** The typed configuration from the variables, with the checks that involve two of them. */
 function toConfig(vars: Variables, ctx: z.RefinementCtx): Config {
   const tls = tlsOf(vars, ctx);
@@ -132,6 +171,12 @@ function toConfig(vars: Variables, ctx: z.RefinementCtx): Config {
     return invalid(ctx, 'needs COFFER_MASTER_KEY (the new key) as well', 'COFFER_MASTER_KEY_PREVIOUS');
   }
   const metrics = metricsOf(vars, ctx);
+  const masterKeyProvider = providerOf(vars, ctx);
+  const previousProvider = vars.COFFER_MASTER_KEY_PREVIOUS_PROVIDER ?? null;
+  if (previousProvider === 'env' && masterKey === null) return invalid(ctx, 'is env but COFFER_MASTER_KEY is not set', 'COFFER_MASTER_KEY_PREVIOUS_PROVIDER');
+  const pkcs11 = pkcs11Of(vars, ctx);
+  if (vars.COFFER_UNSEAL_PORT !== 0 && vars.COFFER_UNSEAL_PORT === vars.COFFER_PORT) return invalid(ctx, 'must differ from COFFER_PORT', 'COFFER_UNSEAL_PORT');
+  if (previousProvider === 'pkcs11' && pkcs11 === null) return invalid(ctx, 'is pkcs11: set COFFER_PKCS11_PIN_FILE (or COFFER_PKCS11_PIN) as well', 'COFFER_MASTER_KEY_PREVIOUS_PROVIDER');
   return {
     dataDir: vars.COFFER_DATA_DIR,
     store: vars.COFFER_DATABASE_URL ?? { kind: 'sqlite', path: path.join(vars.COFFER_DATA_DIR, 'coffer.sqlite') },
@@ -140,6 +185,10 @@ function toConfig(vars: Variables, ctx: z.RefinementCtx): Config {
     tls,
     masterKey,
     previousMasterKeys: vars.COFFER_MASTER_KEY_PREVIOUS ?? [],
+    masterKeyProvider,
+    previousMasterKeyProvider: previousProvider,
+    pkcs11,
+    unseal: { host: vars.COFFER_UNSEAL_HOST, port: vars.COFFER_UNSEAL_PORT },
     cacheTtlSeconds: vars.COFFER_CACHE_TTL / 1000,
     sweepIntervalMs: vars.COFFER_SWEEP_INTERVAL,
     redisUrl: vars.COFFER_REDIS_URL ?? null,

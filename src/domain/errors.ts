@@ -61,6 +61,8 @@ export const ERROR_STATUS = {
   'errors.service_unavailable': 503,
   'errors.circuit_breaker_open': 503,
   'errors.gateway_busy': 503,
+  // A `shares` node before its custodians unsealed it (docs/key-custody.md).
+  'errors.vault_sealed': 503,
   // Live migration (docs/portability.md, "Live migration").
   'errors.upstream_not_found': 404,
   'errors.upstream_unavailable': 502,

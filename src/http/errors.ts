@@ -6,6 +6,27 @@ import { errorFormatOf } from './format/negotiation.js';
 import { renderErrors } from './reply.js';
 import { bodyLimitOfRequest, payloadTooLarge } from './body-limits.js';
 import { ClientAbortedError } from './client-abort.js';
+import { MasterKeyUnavailableError, VaultSealedError } from '../vault/master-key-providers/provider.js';
+
+/** Seconds a client should wait when the master key cannot be reached or the vault is sealed. */
+const KEY_RETRY_AFTER_SECONDS = 5;
+
+/** The master key is out of reach (HSM session lost, PIN refused): 503, and one line naming why (never the PIN). */
+function masterKeyUnavailable(logger: Logger, request: FastifyRequest, error: MasterKeyUnavailableError): AppError {
+  logger.error({ reqId: request.id, provider: error.provider, reason: error.reason }, 'master key unavailable');
+  return new AppError(
+    { key: 'errors.service_unavailable', message: 'The service is temporarily unavailable (its master key cannot be reached). Try again shortly.' },
+    { 'Retry-After': String(KEY_RETRY_AFTER_SECONDS) },
+  );
+}
+
+/** The answer of a sealed node to everything but health (docs/key-custody.md). */
+export function vaultSealed(): AppError {
+  return new AppError(
+    { key: 'errors.vault_sealed', message: 'The vault is sealed: its key custodians have not yet unsealed this node. Try again later.' },
+    { 'Retry-After': String(KEY_RETRY_AFTER_SECONDS) },
+  );
+}
 
 function fromFramework(error: FastifyError, request: FastifyRequest): AppError | null {
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return payloadTooLarge(bodyLimitOfRequest(request));
@@ -43,7 +64,20 @@ function toAppError(logger: Logger, error: FastifyError | AppError | Error, requ
   // Before the store test: Node reports an aborted request as ECONNRESET, one of its codes.
   if (error instanceof ClientAbortedError) return clientAborted(logger, request);
   if (isStoreUnavailable(error)) return storeUnavailable(logger, request, error);
+  const keyUnavailable = causeOf(error, MasterKeyUnavailableError);
+  if (keyUnavailable !== null) return masterKeyUnavailable(logger, request, keyUnavailable);
+  if (causeOf(error, VaultSealedError) !== null) return vaultSealed();
   return fromFramework(error as FastifyError, request);
+}
+
+/** `error` or one of its causes, when it is a `type`. */
+function causeOf<T extends Error>(error: unknown, type: new (...args: never[]) => T): T | null {
+  let current = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
+    if (current instanceof type) return current;
+    current = current.cause;
+  }
+  return null;
 }
 
 /** The 404 of a path no route serves (and of a method a path does not take). */

@@ -30,7 +30,7 @@ import { BodyBytesInFlight, registerBodyIntake } from './body-intake.js';
 import { applyBodyLimit, MAX_BODY_LIMIT } from './body-limits.js';
 import { SERVER_TIMEOUTS } from './server-timeouts.js';
 import { clientErrorHandler } from './client-errors.js';
-import { errorHandler, routeNotFound } from './errors.js';
+import { errorHandler, routeNotFound, vaultSealed } from './errors.js';
 import fastifyCompress from '@fastify/compress';
 import { COMPRESSION_OPTIONS } from './compression.js';
 import { acceptAllows, formatOf, rememberFormat, splitFormat } from './format/negotiation.js';
@@ -38,7 +38,7 @@ import { environmentRoutes } from './routes/environments.routes.js';
 import { gatewayRoutes } from './routes/gateways.routes.js';
 import { receiverRoutes, type ReceiverRouteServices } from './routes/receivers.routes.js';
 import { certificateRoutes } from './routes/certificates.routes.js';
-import { healthRoutes } from './routes/health.routes.js';
+import { healthRoutes, type KeyReadiness } from './routes/health.routes.js';
 import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 import { paymentMethodImportRoutes, type ImportRouteDeps } from './routes/payment-method-imports.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
@@ -85,7 +85,12 @@ export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transacti
   metricsEndpoint?: MetricsEndpoint | null;
   /** Live migration (docs/portability.md, "Live migration"); without it, no upstream routes and no pull-through. */
   upstreams?: UpstreamCore;
+  /** The master key's state (docs/key-custody.md): a sealed node answers 503 errors.vault_sealed to all but health. */
+  custody?: { sealed(): boolean; readiness(): KeyReadiness | null };
 }
+
+/** What a sealed node still serves. */
+const SERVED_WHILE_SEALED: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** A run of digits as long as a card number: never echoed or logged, whatever it is. */
@@ -159,6 +164,13 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   // Events recorded while serving a request carry its X-Request-Id (docs/events.md). The callback form
   // makes the rest of the request's life run inside the context.
   app.addHook('onRequest', (_request, _reply, done) => trackRequestCommits(done));
+  const custody = deps.custody;
+  if (custody !== undefined) {
+    // First of the checks: a sealed node answers nothing but health, whoever asks (docs/key-custody.md).
+    app.addHook('onRequest', async (request) => {
+      if (custody.sealed() && !SERVED_WHILE_SEALED.has(request.routeOptions.url ?? '')) throw vaultSealed();
+    });
+  }
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     // Only over TLS: behind a TLS-terminating proxy (COFFER_TLS=off) the proxy sets it.
@@ -232,7 +244,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   void app.register(async (routes) => {
     // Each API route's body limit, from one table (body-limits.ts).
     routes.addHook('onRoute', applyBodyLimit);
-    healthRoutes(routes, deps.store, deps.sharedState);
+    healthRoutes(routes, deps.store, deps.sharedState, custody === undefined ? null : () => custody.readiness());
     metricsRoutes(routes, deps.metricsEndpoint ?? null);
     gatewayRoutes(routes, deps.gateways);
     certificateRoutes(routes, deps.certificates);

@@ -2,6 +2,7 @@ import type { StoreAccess } from '../store/store-access.js';
 import type { Repositories } from '../store/repositories.js';
 import { SEALED_FIELDS, type SealedField, type SealedRecordKind } from '../domain/sealed-fields.js';
 import type { Keyring } from '../vault/keyring.js';
+import type { MasterKeyProvider } from '../vault/master-key-providers/provider.js';
 import { credentialsAad } from './gateway.service.js';
 import { receiverAad } from './receiver.service.js';
 import { certificatePrivateKeyAad } from './certificate.service.js';
@@ -34,6 +35,17 @@ export class KeyRotationService {
   /** Re-wraps every wrapped key under the primary master key; returns how many moved. */
   rotateMaster(): Promise<number> {
     return this.keyring.rewrapWithPrimary();
+  }
+
+  /**
+   * Moves every wrapped key onto `target` (`coffer master-key rotate --to`, docs/key-custody.md):
+   * data keys are re-wrapped, no card is re-encrypted. Online and resumable (see
+   * `Keyring.rewrapTo`); `remaining` counts keys still on another master key afterwards (made
+   * meanwhile by nodes on the old provider: run it again once they moved).
+   */
+  async moveMasterKey(target: MasterKeyProvider): Promise<{ rewrapped: number; remaining: number }> {
+    const rewrapped = await this.keyring.rewrapTo(target);
+    return { rewrapped, remaining: await this.keyring.countNotWrappedBy(target) };
   }
 
   /** Makes a new data key current for the environment and re-encrypts its blobs onto it. */

@@ -20,6 +20,7 @@ import { portalMemberships } from './migrations/017-portal-memberships.js';
 import { callbackFairness } from './migrations/018-callback-fairness.js';
 import { portabilityImport } from './migrations/019-portability-import.js';
 import { upstreams } from './migrations/020-upstreams.js';
+import { masterKeyChecks } from './migrations/021-master-key-checks.js';
 import { portalSearch } from './migrations/024-portal-search.js';
 import { overviewFigures } from './migrations/025-overview-figures.js';
 import { openSqliteStore } from './sqlite-store.js';
@@ -73,6 +74,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '018-callback-fairness': callbackFairness,
     '019-portability-import': portabilityImport,
     '020-upstreams': upstreams,
+    '021-master-key-checks': masterKeyChecks,
     '024-portal-search': portalSearch(dialect),
     '025-overview-figures': overviewFigures,
   };

@@ -265,6 +265,7 @@ export interface Database {
   environments: EnvironmentsTable;
   access_secrets: AccessSecretsTable;
   wrapped_keys: WrappedKeysTable;
+  master_key_checks: MasterKeyChecksTable;
   gateways: GatewaysTable;
   transactions: TransactionsTable;
   payment_methods: PaymentMethodsTable;
@@ -518,6 +519,20 @@ export interface EnvironmentUpstreamsTable {
   backfill_throttled_until: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** Migration 021: a master key split into custodian shares (docs/key-custody.md). */
+export interface MasterKeyChecksTable {
+  master_key_id: string;
+  /** shares. */
+  provider: string;
+  /** Hex HMAC-SHA-256 under the master key of a fixed label. */
+  check_value: string;
+  /** JSON array of the SHA-256 (hex) of each share. */
+  share_digests: string;
+  threshold: number;
+  shares: number;
+  created_at: string;
 }
 
 /** Migration 020: a token that could not be pulled from the upstream, and why. */

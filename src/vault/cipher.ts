@@ -27,6 +27,37 @@ function aad(keyId: string, associatedData: string): Buffer {
   return Buffer.from(`${VERSION}.${keyId}|${associatedData}`, 'utf8');
 }
 
+/** A blob's parts, for a cipher that runs elsewhere (an HSM) but keeps this format and associated data. */
+export interface BlobParts {
+  keyId: string;
+  nonce: Buffer;
+  /** Ciphertext followed by the 16-byte tag. */
+  sealed: Buffer;
+  /** The associated data the blob was (or is to be) sealed with. */
+  aad: Buffer;
+}
+
+export const BLOB_NONCE_BYTES = NONCE_BYTES;
+
+/** The associated data `seal` would authenticate for this key id and place. */
+export function blobAad(keyId: string, associatedData: string): Buffer {
+  return aad(keyId, associatedData);
+}
+
+/** A blob from a nonce and ciphertext‖tag made elsewhere under the same format. */
+export function formatBlob(keyId: string, nonce: Buffer, sealed: Buffer): string {
+  if (keyId === '' || keyId.includes('.')) throw new CipherError('key id must be non-empty and contain no dot');
+  return `${VERSION}.${keyId}.${Buffer.concat([nonce, sealed]).toString('base64')}`;
+}
+
+/** The parts of a blob, to open it elsewhere. */
+export function blobParts(blob: string, associatedData: string): BlobParts {
+  const keyId = blobKeyId(blob);
+  const raw = Buffer.from(blob.split('.')[2] as string, 'base64');
+  if (raw.length < NONCE_BYTES + TAG_BYTES) throw new CipherError('cipher blob too short');
+  return { keyId, nonce: raw.subarray(0, NONCE_BYTES), sealed: raw.subarray(NONCE_BYTES), aad: aad(keyId, associatedData) };
+}
+
 function checkKey(key: Buffer): void {
   if (key.length !== KEY_BYTES) throw new CipherError('cipher key must be 32 bytes');
 }

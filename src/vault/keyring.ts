@@ -1,6 +1,10 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WrappedKey, WrappedKeyPurpose, WrappedKeyStore } from '../store/repositories/wrapped-keys.repo.js';
 import { blobKeyId, open, seal } from './cipher.js';
+import { InProcessMasterKey, masterKeyId } from './master-key-providers/in-process.js';
+import type { MasterKeyProvider } from './master-key-providers/provider.js';
+
+export { masterKeyId };
 
 const KEY_BYTES = 32;
 const SECRET_HASH_KEY_ID = 'secret-hash-1';
@@ -9,14 +13,9 @@ const HEX_SHA256 = /^[0-9a-f]{64}$/i;
 /** Spreedly's fingerprints are 36 hex characters (144 bits of the HMAC). */
 const FINGERPRINT_HEX_CHARS = 36;
 
-/** A short public identifier of a master key: lets start-up detect a wrong COFFER_MASTER_KEY. */
-export function masterKeyId(masterKey: Buffer): string {
-  return createHash('sha256').update('coffer master key id\0').update(masterKey).digest('hex').slice(0, 16);
-}
-
 export class MasterKeyMismatchError extends Error {
   constructor() {
-    super('COFFER_MASTER_KEY does not match the master key this database was sealed with');
+    super('the master key (COFFER_MASTER_KEY_PROVIDER, COFFER_MASTER_KEY) does not match the master key this database was sealed with');
     this.name = 'MasterKeyMismatchError';
   }
 }
@@ -24,6 +23,8 @@ export class MasterKeyMismatchError extends Error {
 export interface KeyringOptions {
   /** Older master keys, accepted for unwrapping only (during a master-key rotation). */
   previousMasterKeys?: Buffer[];
+  /** Other master key providers accepted for unwrapping only (during a move between providers). */
+  previousProviders?: MasterKeyProvider[];
   /** How long the id of an environment's current data key is trusted before it is re-read. */
   currentKeyTtlMs?: number;
   now?: () => Date;
@@ -39,28 +40,28 @@ export interface KeyringOptions {
  */
 export class Keyring {
   private readonly unwrapped = new Map<string, Buffer>();
-  private readonly masters = new Map<string, Buffer>();
-  private readonly primaryId: string;
+  /** The primary provider first, then those accepted for unwrapping only (matched by id at each use: a shares key learns its id when initialised). */
+  private readonly providers: MasterKeyProvider[];
+  private readonly primary: MasterKeyProvider;
   private readonly current = new Map<string, { id: string; readAt: number }>();
   private readonly ttlMs: number;
   private readonly now: () => Date;
 
   constructor(
     private readonly keys: WrappedKeyStore,
-    private readonly masterKey: Buffer,
+    masterKey: Buffer | MasterKeyProvider,
     options: KeyringOptions | (() => Date) = {},
   ) {
     const settings = typeof options === 'function' ? { now: options } : options;
     this.now = settings.now ?? (() => new Date());
     this.ttlMs = settings.currentKeyTtlMs ?? 30_000;
-    this.primaryId = masterKeyId(masterKey);
-    this.masters.set(this.primaryId, masterKey);
-    for (const previous of settings.previousMasterKeys ?? []) this.masters.set(masterKeyId(previous), previous);
+    this.primary = Buffer.isBuffer(masterKey) ? new InProcessMasterKey('env', masterKey) : masterKey;
+    this.providers = [this.primary, ...(settings.previousMasterKeys ?? []).map((previous) => new InProcessMasterKey('env', previous)), ...(settings.previousProviders ?? [])];
   }
 
   /** Fails fast when the database holds keys wrapped by a master key this process does not have. */
   async verifyMasterKey(): Promise<void> {
-    if (await this.keys.anyWrappedByOther([...this.masters.keys()])) throw new MasterKeyMismatchError();
+    if (await this.keys.anyWrappedByOther(this.providers.map((provider) => provider.id))) throw new MasterKeyMismatchError();
   }
 
   /** Keyed hash of an access secret (hex). Fast (HMAC), so it can run on every request. */
@@ -138,21 +139,46 @@ export class Keyring {
    * and the old one moved to `COFFER_MASTER_KEY_PREVIOUS`). Row by row, each update conditional
    * on the wrapping it read, so it is safe while servers run and when run twice.
    */
-  async rewrapWithPrimary(): Promise<number> {
-    const stale = await this.keys.notWrappedBy(this.primaryId);
+  rewrapWithPrimary(): Promise<number> {
+    return this.rewrapTo(this.primary);
+  }
+
+  /**
+   * Re-wraps every key not wrapped by `target` (another provider: `coffer master-key rotate --to`),
+   * unwrapping each with the provider that wrapped it. Only wrapped keys move: no card is
+   * re-encrypted. Each update is conditional on the wrapping it read, so this runs beside serving
+   * nodes and an interrupted run resumes where it stopped. Returns how many moved.
+   */
+  async rewrapTo(target: MasterKeyProvider): Promise<number> {
+    const stale = await this.keys.notWrappedBy(target.id);
     let rewrapped = 0;
     for (const wrappedKey of stale) {
-      const key = this.unwrap(wrappedKey);
-      const to = { wrapped: seal(this.masterKey, this.primaryId, key, wrapAad(wrappedKey.id)), masterKeyId: this.primaryId };
-      if (await this.keys.rewrap(wrappedKey.id, wrappedKey.masterKeyId, to)) rewrapped += 1;
+      const key = await this.unwrap(wrappedKey);
+      try {
+        const to = { wrapped: await target.wrap(key, wrapAad(wrappedKey.id)), masterKeyId: target.id };
+        if (await this.keys.rewrap(wrappedKey.id, wrappedKey.masterKeyId, to)) rewrapped += 1;
+      } finally {
+        // Not cached by this path: a cached key stays in `unwrapped`, this copy is dropped.
+        if (this.unwrapped.get(wrappedKey.id) !== key) key.fill(0);
+      }
     }
     return rewrapped;
   }
 
-  private unwrap(wrappedKey: WrappedKey): Buffer {
-    const master = this.masters.get(wrappedKey.masterKeyId);
-    if (master === undefined) throw new MasterKeyMismatchError();
-    return open(master, wrappedKey.wrapped, wrapAad(wrappedKey.id));
+  /** How many keys `provider` wrapped (more than none: a move onto it was started). */
+  countWrappedBy(provider: MasterKeyProvider): Promise<number> {
+    return this.keys.countWrappedBy(provider.id);
+  }
+
+  /** How many keys `target` did not wrap. */
+  async countNotWrappedBy(target: MasterKeyProvider): Promise<number> {
+    return (await this.keys.notWrappedBy(target.id)).length;
+  }
+
+  private unwrap(wrappedKey: WrappedKey): Promise<Buffer> {
+    const master = this.providers.find((provider) => provider.id === wrappedKey.masterKeyId);
+    if (master === undefined) return Promise.reject(new MasterKeyMismatchError());
+    return master.unwrap(wrappedKey.wrapped, wrapAad(wrappedKey.id));
   }
 
   private async getOrCreate(id: string, purpose: WrappedKeyPurpose, environmentKey: string | null): Promise<Buffer> {
@@ -162,18 +188,20 @@ export class Keyring {
     if (wrappedKey === undefined) {
       // Several nodes may race here: the insert is a no-op for all but the first, and
       // everyone then reads the winner's key.
-      await this.keys.insertIfAbsent({
-        id,
-        purpose,
-        environmentKey,
-        wrapped: seal(this.masterKey, this.primaryId, randomBytes(KEY_BYTES), wrapAad(id)),
-        masterKeyId: this.primaryId,
-        createdAt: this.now().toISOString(),
-      });
+      const fresh = randomBytes(KEY_BYTES);
+      const wrapped = await this.primary.wrap(fresh, wrapAad(id));
+      fresh.fill(0);
+      await this.keys.insertIfAbsent({ id, purpose, environmentKey, wrapped, masterKeyId: this.primary.id, createdAt: this.now().toISOString() });
       wrappedKey = await this.keys.find(id);
       if (wrappedKey === undefined) throw new Error(`wrapped key ${id} is missing right after its insert`);
     }
-    const key = this.unwrap(wrappedKey);
+    const key = await this.unwrap(wrappedKey);
+    // Two requests may have unwrapped it at once: keep the first, so every caller holds the same buffer.
+    const raced = this.unwrapped.get(id);
+    if (raced !== undefined) {
+      key.fill(0);
+      return raced;
+    }
     this.unwrapped.set(id, key);
     return key;
   }

@@ -17,6 +17,12 @@ describe('bench options', () => {
     expect(() => parseBenchOptions([], { COFFER_BENCH_DATABASE_URL: 'mysql://x' })).toThrow(new OptionsError('COFFER_BENCH_DATABASE_URL must be a postgres:// URL'));
   });
 
+  it('runs with the master key in env by default, in SoftHSM2 with COFFER_BENCH_MASTER_KEY_PROVIDER=pkcs11, and refuses others', () => {
+    expect(parseBenchOptions([], {}).masterKeyProvider).toBe('env');
+    expect(parseBenchOptions(['--quick'], { COFFER_BENCH_MASTER_KEY_PROVIDER: 'pkcs11' }).masterKeyProvider).toBe('pkcs11');
+    expect(() => parseBenchOptions([], { COFFER_BENCH_MASTER_KEY_PROVIDER: 'shares' })).toThrow(new OptionsError('COFFER_BENCH_MASTER_KEY_PROVIDER must be env or pkcs11'));
+  });
+
   it('narrows the scenarios with --only and refuses unknown ones', () => {
     expect(parseBenchOptions(['--only', 'purchase_json,list_transactions'], {}).only).toEqual(['purchase_json', 'list_transactions']);
     expect(() => parseBenchOptions(['--only', 'purchase'], {})).toThrow(OptionsError);

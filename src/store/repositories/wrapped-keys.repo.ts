@@ -27,6 +27,8 @@ export interface WrappedKeyStore {
   anyWrappedByOther(masterKeyIds: string[]): Promise<boolean>;
   /** Every key not wrapped by `masterKeyId`. */
   notWrappedBy(masterKeyId: string): Promise<WrappedKey[]>;
+  /** How many keys `masterKeyId` wrapped. */
+  countWrappedBy(masterKeyId: string): Promise<number>;
   /** Re-wraps a key if it is still wrapped by `fromMasterKeyId` (the wrapping read); false otherwise. */
   rewrap(id: string, fromMasterKeyId: string, to: { wrapped: string; masterKeyId: string }): Promise<boolean>;
 }
@@ -72,6 +74,11 @@ export class WrappedKeysRepo implements WrappedKeyStore {
   async notWrappedBy(masterKeyId: string): Promise<WrappedKey[]> {
     const rows = await this.db.selectFrom('wrapped_keys').selectAll().where('master_key_id', '!=', masterKeyId).execute();
     return rows.map(wrappedKeyOf);
+  }
+
+  async countWrappedBy(masterKeyId: string): Promise<number> {
+    const row = await this.db.selectFrom('wrapped_keys').select((eb) => eb.fn.countAll<number>().as('count')).where('master_key_id', '=', masterKeyId).executeTakeFirstOrThrow();
+    return Number(row.count);
   }
 
   async rewrap(id: string, fromMasterKeyId: string, to: { wrapped: string; masterKeyId: string }): Promise<boolean> {
