@@ -96,7 +96,8 @@ const secretOut = (secret: AccessSecret) => ({
 
 const ALL = { sinceToken: null, order: 'asc' as const, count: 1_000_000 };
 
-function program(): Command {
+/** Every command, option and help text of `coffer` (bin/coffer runs `main`; tests walk the help). */
+export function program(): Command {
   const cli = new Command('coffer')
     .description('Coffer: self-hosted payment vault and gateway orchestration')
     .version(packageVersion(), '-V, --version', 'print the version')
@@ -254,4 +255,3 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-await main(process.argv);

@@ -81,7 +81,7 @@ function printReport(job: PaymentMethodImport, json: boolean): void {
  */
 export function importCommands(cli: Command, withCore: WithCore): void {
   cli.command('import-key').description("print an environment's OpenPGP import key (armored): encrypt import files to it")
-    .requiredOption('--environment <key>')
+    .requiredOption('--environment <key>', 'the environment (its key)')
     .addOption(new Option('--json', 'print machine-readable JSON'))
     .action((opts: { environment: string; json?: boolean }) =>
       withCore(async (core) => {
@@ -92,7 +92,7 @@ export function importCommands(cli: Command, withCore: WithCore): void {
       }));
 
   cli.command('import <file>').description('import payment methods from a JSON Lines or CSV file (optionally OpenPGP-encrypted); safe to run again')
-    .requiredOption('--environment <key>')
+    .requiredOption('--environment <key>', 'the environment (its key)')
     .option('--format <format>', 'jsonl or csv (found from the file otherwise)')
     .option('--allow-expired', 'import expired cards too', false)
     .option('--signed-by <file>', "require the file to be signed by this sender's armored public key")

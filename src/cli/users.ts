@@ -56,7 +56,7 @@ export function userCommands(cli: Command, withCore: WithCore): void {
   const users = cli.command('users').description('manage merchant portal users and their organizations');
 
   users.command('create').description('add a member to an organization (a new person gets a password; an existing one keeps theirs)')
-    .requiredOption('--organization <token>').requiredOption('--email <email>')
+    .requiredOption('--organization <token>', 'the organization the person joins').requiredOption('--email <email>', 'their sign-in email')
     .requiredOption('--role <role>', PORTAL_ROLES.join(', ')).option('--password-stdin', 'read the new person\'s password from standard input', false).addOption(json())
     .action(async (opts: JsonFlag & { organization: string; email: string; role: string; passwordStdin: boolean }) => {
       if (!isPortalRole(opts.role)) fail(`--role must be one of ${PORTAL_ROLES.join(', ')} (got ${opts.role})`);
@@ -69,7 +69,7 @@ export function userCommands(cli: Command, withCore: WithCore): void {
       });
     });
 
-  users.command('list').description('members, one line per person and organization').option('--organization <token>').addOption(json()).action((opts: JsonFlag & OrganizationFlag) =>
+  users.command('list').description('members, one line per person and organization').option('--organization <token>', "only this organization's members").addOption(json()).action((opts: JsonFlag & OrganizationFlag) =>
     withCore(async (core) => {
       const organizations = opts.organization === undefined ? (await core.tenancy.listOrganizations()).map((o) => o.token) : [(await core.tenancy.requireOrganization(opts.organization)).token];
       const members = (await Promise.all(organizations.map((token) => core.portalUsers.list(token)))).flat();
@@ -77,7 +77,7 @@ export function userCommands(cli: Command, withCore: WithCore): void {
     }));
 
   for (const [verb, disabled] of [['disable', true], ['enable', false]] as const) {
-    users.command(`${verb} <email>`).description(`${verb} the person's membership of --organization, or every membership`).option('--organization <token>').addOption(json())
+    users.command(`${verb} <email>`).description(`${verb} the person's membership of --organization, or every membership`).option('--organization <token>', 'only this membership').addOption(json())
       .action((email: string, opts: JsonFlag & OrganizationFlag) =>
         withCore(async (core) => {
           const person = await core.portalUsers.requireByEmail(email);
@@ -91,7 +91,7 @@ export function userCommands(cli: Command, withCore: WithCore): void {
         }));
   }
 
-  users.command('remove <email>').description('remove the person from one organization (their other memberships stay)').requiredOption('--organization <token>').addOption(json())
+  users.command('remove <email>').description('remove the person from one organization (their other memberships stay)').requiredOption('--organization <token>', 'the organization to leave').addOption(json())
     .action((email: string, opts: JsonFlag & { organization: string }) =>
       withCore(async (core) => {
         const person = await core.portalUsers.requireByEmail(email);
