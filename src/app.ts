@@ -36,6 +36,10 @@ import { DEFAULT_RECONCILE, Reconciler } from './services/transactions/reconcile
 import { buildCallbacks, type CallbacksCore } from './callbacks-wiring.js';
 import { BrowserTokenizationService } from './card-capture/browser-tokenization.service.js';
 import { AuditService } from './services/audit.service.js';
+import { AuditChainService } from './services/audit-chain/audit-chain.service.js';
+import { AuditChainer } from './services/audit-chain/audit-chainer.js';
+import { CardAccessService } from './services/card-access.service.js';
+import { AuditSigner } from './vault/audit-signing-key.js';
 import { OverviewService } from './services/overview.service.js';
 import { PortalUserService } from './services/portal-users.service.js';
 import { PortalSessionService } from './services/portal-sessions.service.js';
@@ -81,6 +85,11 @@ export interface Core extends ReceiversCore, CallbacksCore {
   portalUsers: PortalUserService;
   portalSessions: PortalSessionService;
   audit: AuditService;
+  /** The hash chain over audit events and card access records, and its upkeep (docs/audit.md). */
+  auditChain: AuditChainService;
+  auditChainer: AuditChainer;
+  /** Each payment method's access log (docs/audit.md). */
+  cardAccess: CardAccessService;
   overview: OverviewService;
   /** API.md §7 rate limits (in Redis with COFFER_REDIS_URL, else in this process). */
   rateLimiting: RateLimiting;
@@ -157,6 +166,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     const upstreams = buildUpstreams({ access, keyring, clock, egress: receiving.egress, adopter, timeoutMs: config.receiverTimeoutMs });
     const importKeys = new ImportKeyService(access, keyring, clock);
     const imports = new ImportService(access, adopter, importKeys, keyring, clock);
+    const auditChain = new AuditChainService(access, new AuditSigner(keyring), clock, { batchSize: 500, retentionMonths: config.audit.retentionMonths });
+    const auditChainer = new AuditChainer(auditChain, clock, { chainIntervalMs: config.audit.chainIntervalMs, checkpointIntervalMs: config.audit.checkpointIntervalMs, pruneIntervalMs: 24 * 3_600_000 });
     const sweeper = new CacheSweeper(access, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
@@ -185,6 +196,9 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       portalUsers: new PortalUserService(access, new PortalSecretBox(keyring), clock),
       portalSessions: new PortalSessionService(access, clock),
       audit: new AuditService(access, clock),
+      auditChain,
+      auditChainer,
+      cardAccess: new CardAccessService(access),
       overview: new OverviewService(access, gateways, clock),
       rateLimiting: {
         limiter,
@@ -203,6 +217,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       generatedMasterKeyFile: master.created ? master.localFile : null,
       close: async () => {
         await sweeper.stop();
+        await auditChainer.stop();
         await upstreams.close();
         await callbacks.callbacks.stop();
         await receiving.exports.drain();
