@@ -63,3 +63,16 @@ export function auditCommands(cli: Command, withCore: WithCore, json: () => impo
       printResult({ pruned, anchor_position: anchor?.position ?? null, retention_months: core.auditChain.policy.retentionMonths }, opts.json === true);
     }));
 }
+
+/** `coffer compliance report` (docs/compliance.md): the evidence as one JSON document. */
+export function complianceCommands(cli: Command, withCore: WithCore): void {
+  const compliance = cli.command('compliance').description('PCI DSS evidence (docs/compliance.md)');
+  compliance.command('report').description('print what is configured and what was checked, requirement by requirement, as JSON (exit 3 when one is not met)')
+    .action(() => withCore(async (core) => {
+      // Members past their inactivity are disabled first: the report shows the state that holds.
+      await core.peoplePolicy.disableInactive();
+      const report = await core.compliance.report();
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      if (report.requirements.some((requirement) => requirement.status === 'not_met')) process.exitCode = 3;
+    }));
+}

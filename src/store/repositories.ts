@@ -17,6 +17,7 @@ import type { AuditEventsRepository } from './interfaces/audit-events.js';
 import type { CardAccessRepository } from './interfaces/card-access.js';
 import type { AuditChainRepository } from './interfaces/audit-chain.js';
 import type { PeoplePolicyRepository } from './interfaces/people-policy.js';
+import type { ComplianceFactsRepository } from './interfaces/compliance-facts.js';
 import type { RollupsRepository } from './interfaces/rollups.js';
 import type { EventsRepository } from './interfaces/events.js';
 import type { CallbacksRepository } from './interfaces/callbacks.js';
@@ -44,6 +45,7 @@ import { AuditEventsRepo } from './repositories/audit-events.repo.js';
 import { CardAccessRepo } from './repositories/card-access.repo.js';
 import { AuditChainRepo } from './repositories/audit-chain.repo.js';
 import { PeoplePolicyRepo } from './repositories/people-policy.repo.js';
+import { ComplianceFactsRepo } from './repositories/compliance-facts.repo.js';
 import { RollupsRepo } from './repositories/rollups.repo.js';
 import { EventsRepo } from './repositories/events.repo.js';
 import { CallbacksRepo } from './repositories/callbacks.repo.js';
@@ -91,6 +93,7 @@ export interface Repositories {
   cardAccess: CardAccessRepository;
   auditChain: AuditChainRepository;
   peoplePolicy: PeoplePolicyRepository;
+  complianceFacts: ComplianceFactsRepository;
   rollups: RollupsRepository;
   events: EventsRepository;
   callbacks: CallbacksRepository;
@@ -146,6 +149,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect, scope: Work
     cardAccess: new CardAccessRepo(db),
     auditChain: new AuditChainRepo(db, dialect),
     peoplePolicy: new PeoplePolicyRepo(db),
+    complianceFacts: new ComplianceFactsRepo(db),
     rollups: new RollupsRepo(db),
     events: new EventsRepo(db),
     callbacks: new CallbacksRepo(db, dialect),

@@ -4,6 +4,7 @@ import { containsCardLike } from '../../domain/scrubbing/card-like.js';
 import { paymentMethodView } from '../../http/views/payment-method.view.js';
 import { audit, can, environmentOf, formOf, redirectTo, type PortalDeps } from '../context.js';
 import { doneNotice, frameFor } from '../frame.js';
+import { accessLogSection } from '../access-log.js';
 import { html } from '../html.js';
 import { csrfField, page, sendPage } from '../layout.js';
 import { wireSections } from '../wire-facts.js';
@@ -57,7 +58,8 @@ ${row.storageState === 'cached' ? html`<form method="post" action="/portal/e/${e
 <details class="confirm"><summary>Redact</summary><form method="post" action="/portal/e/${env.key}/payment-methods/${row.token}/redact">${csrfField(request)}
 <p>The card number, CVV and fingerprint are destroyed for good.</p><button class="danger" type="submit">Redact payment method</button></form></details></div>`
         : null;
-    return sendPage(reply, page(request, frame, html`${wireSections(paymentMethodView(row))}${actions}`));
+    const accessLog = can(request, 'view_audit') ? accessLogSection(env.key, await deps.cardAccess.accessLog(env.key, row.token, { count: 50 })) : null;
+    return sendPage(reply, page(request, frame, html`${wireSections(paymentMethodView(row))}${accessLog}${actions}`));
   });
 
   portal.post<PmParams>('/e/:env/payment-methods/:token/retain', { config: { portal: 'manage_payment_methods' } }, async (request, reply) => {

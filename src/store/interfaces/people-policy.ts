@@ -8,9 +8,9 @@ export interface PeoplePolicyRepository {
   touchMember(membershipToken: string, at: string): Promise<void>;
   /**
    * Enabled memberships whose last sign-in (or creation, when they never signed in) is before
-   * `cutoff`: token, organization, email.
+   * `cutoff`: membership, person, organization, email.
    */
-  inactiveMembers(cutoff: string): Promise<Array<{ token: string; organizationToken: string; email: string; lastActiveAt: string | null }>>;
+  inactiveMembers(cutoff: string): Promise<Array<{ token: string; personToken: string; organizationToken: string; email: string; lastActiveAt: string | null }>>;
   /** Disables the membership if it is still enabled; false when something else came first. */
   disableIfEnabled(membershipToken: string, at: string): Promise<boolean>;
 }

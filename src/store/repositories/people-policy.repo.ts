@@ -28,16 +28,16 @@ export class PeoplePolicyRepo implements PeoplePolicyRepository {
     await this.db.updateTable('portal_memberships').set({ last_active_at: at }).where('token', '=', membershipToken).execute();
   }
 
-  async inactiveMembers(cutoff: string): Promise<Array<{ token: string; organizationToken: string; email: string; lastActiveAt: string | null }>> {
+  async inactiveMembers(cutoff: string): Promise<Array<{ token: string; personToken: string; organizationToken: string; email: string; lastActiveAt: string | null }>> {
     const rows = await this.db
       .selectFrom('portal_memberships as m')
       .innerJoin('portal_people as p', 'p.token', 'm.person_token')
-      .select(['m.token', 'm.organization_token', 'p.email', 'm.last_active_at'])
+      .select(['m.token', 'm.person_token', 'm.organization_token', 'p.email', 'm.last_active_at'])
       .where('m.disabled_at', 'is', null)
       .where((eb) => eb.or([eb('m.last_active_at', '<', cutoff), eb.and([eb('m.last_active_at', 'is', null), eb('m.created_at', '<', cutoff)])]))
       .orderBy('m.seq')
       .execute();
-    return rows.map((row) => ({ token: row.token, organizationToken: row.organization_token, email: row.email, lastActiveAt: row.last_active_at }));
+    return rows.map((row) => ({ token: row.token, personToken: row.person_token, organizationToken: row.organization_token, email: row.email, lastActiveAt: row.last_active_at }));
   }
 
   async disableIfEnabled(membershipToken: string, at: string): Promise<boolean> {
