@@ -16,6 +16,8 @@ export function requireTwoStepWhereSet(deps: Pick<PortalDeps, 'peoplePolicy'>) {
     const session = request.portalSession;
     const needs = request.routeOptions.config.portal;
     if (session === null || session.row.stage !== 'active' || session.user.totpEnabled || (needs !== undefined && ALLOWED.has(needs))) return undefined;
+    // The account page itself (its GET declares no permission of its own): where the member sets it up.
+    if ((request.routeOptions.url ?? '').startsWith('/portal/account')) return undefined;
     if (!(await deps.peoplePolicy.twoStep(session.user.organizationToken)).required) return undefined;
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       throw new AppError({ key: 'errors.forbidden', message: 'Your organization requires two-step verification: set it up on your account page first.' });
