@@ -16,7 +16,7 @@ export function complianceRoutes(portal: FastifyInstance, deps: PortalDeps): voi
 <table><caption class="visually-hidden">Requirements</caption>
 <thead><tr><th scope="col">Requirement</th><th scope="col">What</th><th scope="col">Status</th><th scope="col">Evidence</th></tr></thead>
 <tbody>${report.requirements.map(
-      (finding) => html`<tr><td class="nowrap">${finding.requirement}</td><td>${finding.title}</td><td>${finding.status === 'met' ? html`<span class="badge ok">met</span>` : html`<span class="badge bad">not met</span>`}</td><td>${finding.evidence}</td></tr>`,
+      (finding) => html`<tr><td class="nowrap">${finding.requirement}</td><td>${finding.title}</td><td class="nowrap">${finding.status === 'met' ? html`<span class="badge ok">met</span>` : html`<span class="badge bad">not met</span>`}</td><td>${finding.evidence}</td></tr>`,
     )}</tbody></table>
 <h2>Keys</h2>
 <dl><dt>Master key provider</dt><dd><code>${keys.provider}</code></dd>
