@@ -175,6 +175,17 @@ describe.each(storeKinds)('audit chain on %s', (kind) => {
     expect((await chain.verify()).problem).toMatchObject({ kind: 'checkpoint_invalid', position: 6 });
   });
 
+  it('verifies quickly from the latest checkpoint (the portal page), fully by default', async () => {
+    await chain.checkpoint();
+    await recordSix();
+    await store.db.updateTable('audit_events').set({ action: 'edited' }).where('chain_position', '=', 1).execute();
+    // Entry 1 is before the checkpoint: the quick walk starts after it and checks the six since.
+    expect(await chain.verify({ sinceLatestCheckpoint: true })).toMatchObject({ ok: true, anchorPosition: 6, entriesChecked: 6, verifiedThrough: 12 });
+    expect((await chain.verify()).problem).toMatchObject({ kind: 'altered', position: 1 });
+    await store.db.updateTable('card_access_records').set({ actor: 'edited' }).where('chain_position', '=', 8).execute();
+    expect((await chain.verify({ sinceLatestCheckpoint: true })).problem).toMatchObject({ kind: 'altered', position: 8 });
+  });
+
   it('refuses a signing key that does not open under the master key', async () => {
     await chain.checkpoint();
     expect((await chainWith(randomBytes(32)).verify()).problem).toMatchObject({ kind: 'signing_key_invalid' });

@@ -3,7 +3,7 @@ import type { ChainCheckpoint, ChainLink } from '../../domain/audit-chain.js';
 import type { StoreAccess } from '../../store/store-access.js';
 import type { AuditSigner } from '../../vault/audit-signing-key.js';
 import { chainHash, checkpointMessage } from './chain-hash.js';
-import { verifyChain, type ChainVerification } from './chain-verifier.js';
+import { verifyChain, type ChainVerification, type VerifyOptions } from './chain-verifier.js';
 
 /** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
 type Uses = 'auditChain';
@@ -81,10 +81,10 @@ export class AuditChainService {
     return this.sign(head.position, head.hash, false);
   }
 
-  /** Links what is pending, then walks the whole chain (docs/audit.md, "Verify"). */
-  async verify(): Promise<ChainVerification> {
+  /** Links what is pending, then walks the chain: all of it, or since the latest checkpoint (docs/audit.md, "Verify"). */
+  async verify(options: VerifyOptions = {}): Promise<ChainVerification> {
     await this.chainPending();
-    return verifyChain(this.store.repos.auditChain, this.signer);
+    return verifyChain(this.store.repos.auditChain, this.signer, options);
   }
 
   /** Every linked entry after `afterPosition`, in chain order, as JSON-ready objects; read page by page. */

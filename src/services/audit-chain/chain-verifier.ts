@@ -33,6 +33,14 @@ export interface ChainVerification {
 
 const PAGE = 1000;
 
+export interface VerifyOptions {
+  /**
+   * Start at the latest signed checkpoint rather than the latest anchor: a quick check of what was
+   * recorded since (the portal's compliance page). `coffer audit verify` walks everything.
+   */
+  sinceLatestCheckpoint?: boolean;
+}
+
 type Reader = Pick<AuditChainRepository, 'head' | 'chainedAfter' | 'findByHash' | 'checkpoints' | 'signingKeys'>;
 
 /**
@@ -42,7 +50,7 @@ type Reader = Pick<AuditChainRepository, 'head' | 'chainedAfter' | 'findByHash' 
  * checkpoint must hold (a valid signature by a key whose sealed private half opens under this
  * master key, and the hash of the entry at its position).
  */
-export async function verifyChain(repo: Reader, signer: Pick<AuditSigner, 'matches'>): Promise<ChainVerification> {
+export async function verifyChain(repo: Reader, signer: Pick<AuditSigner, 'matches'>, options: VerifyOptions = {}): Promise<ChainVerification> {
   const head = await repo.head();
   const checkpoints = await repo.checkpoints();
   const keys = new Map((await repo.signingKeys()).map((key) => [key.id, key]));
@@ -68,7 +76,8 @@ export async function verifyChain(repo: Reader, signer: Pick<AuditSigner, 'match
       return fail({ kind: 'checkpoint_invalid', position: checkpoint.position, entry: null, message: `the checkpoint at position ${checkpoint.position} is not validly signed` });
     }
   }
-  const anchor = checkpoints.filter((checkpoint) => checkpoint.anchor).at(-1);
+  // From the latest signed checkpoint (its signature checked above) when asked: what came before it was verified when it was signed.
+  const anchor = options.sinceLatestCheckpoint === true ? checkpoints.at(-1) : checkpoints.filter((checkpoint) => checkpoint.anchor).at(-1);
   const byPosition = new Map<number, ChainCheckpoint>(checkpoints.map((checkpoint) => [checkpoint.position, checkpoint]));
   let expected = (anchor?.position ?? 0) + 1;
   let previous = anchor?.hash ?? GENESIS_HASH;

@@ -89,7 +89,9 @@ export class ComplianceService {
   /** The whole installation (the CLI), or one organization's part of it (the portal: no paths, no other organizations). */
   async report(organizationToken: string | null = null): Promise<ComplianceReport> {
     const facts = this.store.repos.complianceFacts;
-    const [keys, members, organizations, verification] = await Promise.all([facts.dataKeys(), facts.members(), facts.organizations(), this.chain.verify()]);
+    // The portal's page checks what came since the latest signed checkpoint (a page load must not walk
+    // a year of entries); the operator's report walks the whole chain.
+    const [keys, members, organizations, verification] = await Promise.all([facts.dataKeys(), facts.members(), facts.organizations(), this.chain.verify({ sinceLatestCheckpoint: organizationToken !== null })]);
     const byEnvironment = new Map<string | null, { id: string; createdAt: string; versions: number }>();
     for (const key of keys) {
       const seen = byEnvironment.get(key.environmentKey);

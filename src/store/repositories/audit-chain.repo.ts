@@ -3,6 +3,7 @@ import type { Database } from '../schema.js';
 import type { Dialect } from '../dialect.js';
 import type { AuditChainRepository } from '../interfaces/audit-chain.js';
 import { auditEventEntry, cardAccessEntry } from '../mappers/chain-entry.js';
+import { deferrable } from '../deferrable-query.js';
 import type { AuditSigningKey, ChainCheckpoint, ChainEntry, ChainHead, ChainLink } from '../../domain/audit-chain.js';
 
 const TABLE = { audit_event: 'audit_events', card_access: 'card_access_records' } as const;
@@ -49,13 +50,14 @@ export class AuditChainRepo implements AuditChainRepository {
   }
 
   async link(links: readonly ChainLink[]): Promise<void> {
+    // Nothing reads their results: deferrable, on PostgreSQL they go out back to back in the transaction.
     for (const link of links) {
-      await this.db
+      const update = this.db
         .updateTable(TABLE[link.kind])
         .set({ chain_position: link.position, chain_prev_hash: link.prevHash, chain_hash: link.hash })
         .where('seq', '=', link.seq)
-        .where('chain_position', 'is', null)
-        .execute();
+        .where('chain_position', 'is', null);
+      await this.db.executeQuery(deferrable(update.compile()));
     }
   }
 
