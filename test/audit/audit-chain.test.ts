@@ -9,6 +9,7 @@ import { Keyring } from '../../src/vault/keyring.js';
 import { AuditSigner } from '../../src/vault/audit-signing-key.js';
 import { AuditChainService } from '../../src/services/audit-chain/audit-chain.service.js';
 import { chainHash } from '../../src/services/audit-chain/chain-hash.js';
+import { AuditChainer } from '../../src/services/audit-chain/audit-chainer.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { scratchStore } from '../helpers/scratch-store.js';
 import { storeKinds } from '../helpers/postgres.js';
@@ -184,6 +185,28 @@ describe.each(storeKinds)('audit chain on %s', (kind) => {
     expect((await chain.verify()).problem).toMatchObject({ kind: 'altered', position: 1 });
     await store.db.updateTable('card_access_records').set({ actor: 'edited' }).where('chain_position', '=', 8).execute();
     expect((await chain.verify({ sinceLatestCheckpoint: true })).problem).toMatchObject({ kind: 'altered', position: 8 });
+  });
+
+  it('runs its upkeep in rounds: links every round, signs and prunes when their time comes', async () => {
+    const chainer = new AuditChainer(chain, clock, { chainIntervalMs: 1000, checkpointIntervalMs: 15 * 60_000, pruneIntervalMs: 24 * 3_600_000 });
+    // The first round prunes (nothing is old enough) and links; no checkpoint before its interval.
+    expect(await chainer.round()).toEqual({ linked: 6, checkpoint: null, pruned: 0 });
+    await recordSix();
+    clock.advance(15 * 60_000);
+    expect(await chainer.round()).toEqual({ linked: 6, checkpoint: 12, pruned: 0 });
+    clock.advance(400 * 24 * 3_600_000);
+    expect(await chainer.round()).toEqual({ linked: 0, checkpoint: null, pruned: 12 });
+    expect(await chain.verify()).toMatchObject({ ok: true, anchorPosition: 12, entriesChecked: 0 });
+    // Started, it runs on its own; stopped, it waits for the round under way.
+    let rounds = 0;
+    chainer.start((error) => {
+      throw error;
+    }, () => void (rounds += 1));
+    await recordSix();
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await chainer.stop();
+    expect(rounds).toBeGreaterThan(0);
+    expect((await chain.verify()).verifiedThrough).toBe(18);
   });
 
   it('refuses a signing key that does not open under the master key', async () => {
