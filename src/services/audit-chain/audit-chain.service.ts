@@ -112,8 +112,10 @@ export class AuditChainService {
     cutoff.setUTCMonth(cutoff.getUTCMonth() - this.policy.retentionMonths);
     await this.chainPending();
     const through = await this.store.repos.auditChain.lastPositionBefore(cutoff.toISOString());
-    const verification = await verifyChain(this.store.repos.auditChain, this.signer);
-    if (through <= verification.anchorPosition) return { pruned: 0, anchor: null };
+    const anchored = (await this.store.repos.auditChain.checkpoints()).filter((checkpoint) => checkpoint.anchor).at(-1)?.position ?? 0;
+    if (through <= anchored) return { pruned: 0, anchor: null };
+    // Only what is about to go is walked: it must verify, up to the last entry pruned.
+    const verification = await verifyChain(this.store.repos.auditChain, this.signer, { throughPosition: through });
     if (!verification.ok) throw new ChainBrokenError(verification);
     const [last] = await this.store.repos.auditChain.chainedAfter(through - 1, 1);
     if (last === undefined || last.position !== through || last.hash === null) throw new Error(`audit chain entry ${through} is missing`);

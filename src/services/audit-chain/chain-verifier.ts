@@ -39,6 +39,8 @@ export interface VerifyOptions {
    * recorded since (the portal's compliance page). `coffer audit verify` walks everything.
    */
   sinceLatestCheckpoint?: boolean;
+  /** Stop after this position (what retention is about to prune): the entries after it are not walked. */
+  throughPosition?: number;
 }
 
 type Reader = Pick<AuditChainRepository, 'head' | 'chainedAfter' | 'findByHash' | 'checkpoints' | 'signingKeys'>;
@@ -90,6 +92,7 @@ export async function verifyChain(repo: Reader, signer: Pick<AuditSigner, 'match
     for (const entry of page) {
       const position = entry.position as number;
       if (position > head.position) break walk;
+      if (options.throughPosition !== undefined && position > options.throughPosition) return result;
       if (position !== expected) return fail(missing(expected, position));
       const own = { kind: entry.kind, seq: entry.seq };
       if (entry.prevHash === null || entry.hash === null || chainHash(entry.prevHash, entry) !== entry.hash) {
