@@ -36,9 +36,17 @@ import { DEFAULT_RECONCILE, Reconciler } from './services/transactions/reconcile
 import { buildCallbacks, type CallbacksCore } from './callbacks-wiring.js';
 import { BrowserTokenizationService } from './card-capture/browser-tokenization.service.js';
 import { AuditService } from './services/audit.service.js';
+import { AuditChainService } from './services/audit-chain/audit-chain.service.js';
+import { AuditChainer } from './services/audit-chain/audit-chainer.js';
+import { CardAccessService } from './services/card-access.service.js';
+import { AuditSigner } from './vault/audit-signing-key.js';
+import { PeoplePolicyService } from './services/people-policy.service.js';
+import { ComplianceService } from './services/compliance/compliance.service.js';
+import { privatePaths, widePermissions } from './cli/file-permissions.js';
+import { TLS12_CIPHERS, TLS13_CIPHERS } from './http/tls/tls-options.js';
 import { OverviewService } from './services/overview.service.js';
 import { PortalUserService } from './services/portal-users.service.js';
-import { PortalSessionService } from './services/portal-sessions.service.js';
+import { DEFAULT_SESSION_POLICY, PortalSessionService } from './services/portal-sessions.service.js';
 import { PortalSecretBox } from './vault/portal-secret-box.js';
 import { registerPortal } from './portal/portal.plugin.js';
 import { registerHome } from './portal/home.js';
@@ -87,6 +95,15 @@ export interface Core extends ReceiversCore, CallbacksCore {
   portalUsers: PortalUserService;
   portalSessions: PortalSessionService;
   audit: AuditService;
+  /** The hash chain over audit events and card access records, and its upkeep (docs/audit.md). */
+  auditChain: AuditChainService;
+  auditChainer: AuditChainer;
+  /** Each payment method's access log (docs/audit.md). */
+  cardAccess: CardAccessService;
+  /** The organization's two-step requirement and inactive members (docs/compliance.md, "People"). */
+  peoplePolicy: PeoplePolicyService;
+  /** `coffer compliance report` and the portal's compliance page (docs/compliance.md). */
+  compliance: ComplianceService;
   overview: OverviewService;
   /** API.md §7 rate limits (in Redis with COFFER_REDIS_URL, else in this process). */
   rateLimiting: RateLimiting;
@@ -207,6 +224,10 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     const upstreams = buildUpstreams({ access, keyring, clock, egress: receiving.egress, adopter, timeoutMs: config.receiverTimeoutMs });
     const importKeys = new ImportKeyService(access, keyring, clock);
     const imports = new ImportService(access, adopter, importKeys, keyring, clock);
+    const auditChain = new AuditChainService(access, new AuditSigner(keyring), clock, { batchSize: 500, retentionMonths: config.audit.retentionMonths });
+    const auditChainer = new AuditChainer(auditChain, clock, { chainIntervalMs: config.audit.chainIntervalMs, checkpointIntervalMs: config.audit.checkpointIntervalMs, pruneIntervalMs: 24 * 3_600_000 });
+    const peoplePolicy = new PeoplePolicyService(access, clock, config.people);
+    const compliance = new ComplianceService(access, auditChain, peoplePolicy, complianceSettings(config), clock);
     const sweeper = new CacheSweeper(access, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
@@ -232,9 +253,14 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       browserTokenization: new BrowserTokenizationService(access, paymentMethods, certificates, clock, cache),
       auth: new AuthService(access, keyring, clock, cache),
       definitionCache: cache,
-      portalUsers: new PortalUserService(access, new PortalSecretBox(keyring), clock),
-      portalSessions: new PortalSessionService(access, clock),
+      portalUsers: new PortalUserService(access, new PortalSecretBox(keyring), clock, config.people),
+      portalSessions: new PortalSessionService(access, clock, { idleMs: config.people.idleTimeoutMs, absoluteMs: DEFAULT_SESSION_POLICY.absoluteMs }),
       audit: new AuditService(access, clock),
+      auditChain,
+      auditChainer,
+      cardAccess: new CardAccessService(access),
+      peoplePolicy,
+      compliance,
       overview: new OverviewService(access, gateways, clock),
       rateLimiting: {
         limiter,
@@ -254,6 +280,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       custody,
       close: async () => {
         await sweeper.stop();
+        await auditChainer.stop();
         await upstreams.close();
         await callbacks.callbacks.stop();
         await receiving.exports.drain();
@@ -269,6 +296,21 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     await store.close();
     throw error;
   }
+}
+
+/** What the compliance report is told of this configuration (docs/compliance.md). */
+function complianceSettings(config: Config) {
+  // The key provider as configured; a configuration without a provider setting has file or env.
+  const provider = (config as Config & { masterKeyProvider?: string }).masterKeyProvider ?? (config.masterKey === null ? 'file' : 'env');
+  return {
+    keyProvider: provider,
+    people: config.people,
+    auditRetentionMonths: config.audit.retentionMonths,
+    checkpointIntervalMs: config.audit.checkpointIntervalMs,
+    tls: { mode: config.tls.mode, protocols: config.tls.mode === 'off' ? [] : ['TLSv1.2', 'TLSv1.3'], cipherSuites: config.tls.mode === 'off' ? [] : [...TLS13_CIPHERS, ...TLS12_CIPHERS] },
+    dataDirectory: config.dataDir,
+    widePermissions: () => widePermissions(privatePaths(config)),
+  };
 }
 
 /**

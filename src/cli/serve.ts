@@ -43,6 +43,8 @@ async function listen(config: Config, logger: Logger, core: Core, init: FirstCre
         if (result.redacted > 0 || result.cvvsDropped > 0 || result.idempotencyKeysExpired > 0 || result.exportsInterrupted > 0 || result.abandonedCallsSettled > 0 || result.reconciled > 0) logger.info(result, 'cache sweep');
       },
     );
+    // The audit chain links what was recorded, signs its head and prunes past the retention (docs/audit.md).
+    core.auditChainer.start((error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'audit chain round failed'));
     // Queued callbacks go out from every node; each attempt is claimed by one (docs/events.md, "Delivery").
     core.callbacks.start(config.callbackPollMs, (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'callback delivery round failed'));
   };

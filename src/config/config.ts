@@ -66,6 +66,34 @@ export interface Config {
   reconcileNotFoundAfterSeconds: number;
   /** The Prometheus endpoint (docs/metrics.md): off unless COFFER_METRICS_PORT or COFFER_METRICS_TOKEN is set. */
   metrics: MetricsConfig;
+  /** The audit chain's upkeep and retention (docs/audit.md; COFFER_AUDIT_*). */
+  audit: AuditConfig;
+  /** The portal's PCI 8 people policies (docs/compliance.md, "People"; COFFER_PORTAL_*). */
+  people: PeopleConfig;
+}
+
+/** The audit chain (docs/audit.md). */
+export interface AuditConfig {
+  /** Months entries are kept (COFFER_AUDIT_RETENTION_MONTHS; default 12, at least 12: PCI DSS 10.5.1). */
+  retentionMonths: number;
+  /** How often pending entries are linked, in ms (COFFER_AUDIT_CHAIN_INTERVAL; default 1 s). */
+  chainIntervalMs: number;
+  /** How often the head is signed, in ms (COFFER_AUDIT_CHECKPOINT_INTERVAL; default 15 min). */
+  checkpointIntervalMs: number;
+}
+
+/** The portal's people policies, each within what PCI DSS v4.0.1 requirement 8 allows. */
+export interface PeopleConfig {
+  /** COFFER_PORTAL_PASSWORD_MIN_LENGTH: 12 to 128, default 12 (8.3.6). */
+  passwordMinLength: number;
+  /** COFFER_PORTAL_LOCKOUT_FAILURES: 1 to 10, default 10 (8.3.4). */
+  lockoutFailures: number;
+  /** COFFER_PORTAL_LOCKOUT_DURATION: 30 min to 24 h, default 30 min (8.3.4). */
+  lockoutMs: number;
+  /** COFFER_PORTAL_IDLE_TIMEOUT: 1 to 15 min, default 15 min (8.2.8). */
+  idleTimeoutMs: number;
+  /** COFFER_PORTAL_INACTIVE_DAYS: members not signed in for this long are disabled; 1 to 90, default 90 (8.2.6). */
+  inactiveDays: number;
 }
 
 /** Where GET /metrics is served, and what guards it (docs/metrics.md). */

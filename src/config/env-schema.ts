@@ -113,6 +113,14 @@ const variables = z.object({
   COFFER_RECONCILE_NOT_FOUND_AFTER: variable(integer(1, 86_400).default(600)),
   COFFER_METRICS_PORT: variable(port.optional()),
   COFFER_METRICS_HOST: variable(text.refine((host) => net.isIP(host) !== 0 || HOST_NAME.test(host), 'must be an IP address or a host name').default('127.0.0.1')),
+  COFFER_AUDIT_RETENTION_MONTHS: variable(integer(12, 1200).default(12)),
+  COFFER_AUDIT_CHAIN_INTERVAL: variable(duration(['ms', 's', 'm'], 100, 3_600_000, 'must be a duration such as 1s, 500ms or 1m (100 ms to 1 hour)').default(1_000)),
+  COFFER_AUDIT_CHECKPOINT_INTERVAL: variable(duration(['s', 'm', 'h'], 1000, 24 * 3_600_000, 'must be a duration such as 15m or 1h (1 s to 24 hours)').default(15 * 60_000)),
+  COFFER_PORTAL_PASSWORD_MIN_LENGTH: variable(integer(12, 128).default(12)),
+  COFFER_PORTAL_LOCKOUT_FAILURES: variable(integer(1, 10).default(10)),
+  COFFER_PORTAL_LOCKOUT_DURATION: variable(duration(['s', 'm', 'h'], 30 * 60_000, 24 * 3_600_000, 'must be a duration from 30m to 24h').default(30 * 60_000)),
+  COFFER_PORTAL_IDLE_TIMEOUT: variable(duration(['s', 'm'], 60_000, 15 * 60_000, 'must be a duration from 1m to 15m').default(15 * 60_000)),
+  COFFER_PORTAL_INACTIVE_DAYS: variable(integer(1, 90).default(90)),
   COFFER_METRICS_TOKEN: variable(text.refine((token) => METRICS_TOKEN.test(token), 'must be 32 to 256 printable characters without spaces; try: openssl rand -hex 32').optional()),
 });
 
@@ -211,6 +219,18 @@ function toConfig(vars: Variables, ctx: z.RefinementCtx): Config {
     reconcileWindowMinutes: vars.COFFER_RECONCILE_WINDOW_MINUTES,
     reconcileNotFoundAfterSeconds: vars.COFFER_RECONCILE_NOT_FOUND_AFTER,
     metrics,
+    audit: {
+      retentionMonths: vars.COFFER_AUDIT_RETENTION_MONTHS,
+      chainIntervalMs: vars.COFFER_AUDIT_CHAIN_INTERVAL,
+      checkpointIntervalMs: vars.COFFER_AUDIT_CHECKPOINT_INTERVAL,
+    },
+    people: {
+      passwordMinLength: vars.COFFER_PORTAL_PASSWORD_MIN_LENGTH,
+      lockoutFailures: vars.COFFER_PORTAL_LOCKOUT_FAILURES,
+      lockoutMs: vars.COFFER_PORTAL_LOCKOUT_DURATION,
+      idleTimeoutMs: vars.COFFER_PORTAL_IDLE_TIMEOUT,
+      inactiveDays: vars.COFFER_PORTAL_INACTIVE_DAYS,
+    },
   };
 }
 

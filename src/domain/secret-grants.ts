@@ -65,6 +65,13 @@ export const API_ABILITIES: readonly ApiAbility[] = [
     routes: [/^(POST|PUT|DELETE) \/v1\/workflows(\/:key)?$/],
   },
   {
+    does: "read who opened the payment methods' card data (the access log)",
+    roles: ['admin'],
+    organizationWideOnly: false,
+    needs: both('view_audit'),
+    routes: [/^GET \/v1\/payment_methods\/:token\/access_log$/],
+  },
+  {
     does: 'read the records of the environment',
     roles: ROLES,
     organizationWideOnly: false,

@@ -23,6 +23,8 @@ import type { SharedStateStatus } from '../limits/shared-state-status.js';
 import type { TenancyService } from '../services/tenancy.service.js';
 import type { AuditService } from '../services/audit.service.js';
 import { auditRoutes } from './routes/audit.routes.js';
+import { cardAccessRoutes } from './routes/card-access.routes.js';
+import type { CardAccessService } from '../services/card-access.service.js';
 import type { StoreHandle } from '../store/database.js';
 import { authenticateHook } from './auth.js';
 import { registerBodyDecoder } from './body.js';
@@ -63,6 +65,7 @@ export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transacti
   auth: AuthService;
   tenancy: TenancyService;
   audit: AuditService;
+  cardAccess: CardAccessService;
   gateways: GatewayService;
   certificates: CertificateService;
   paymentMethods: PaymentMethodService;
@@ -256,6 +259,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
       upstreamRoutes(routes, { tenancy: deps.tenancy, upstreamSettings: upstreams.settings, upstreamIntake: upstreams.intake, backfill: upstreams.backfill, audit: deps.audit });
     }
     auditRoutes(routes, deps.audit);
+    cardAccessRoutes(routes, deps.cardAccess);
     paymentMethodImportRoutes(routes, deps);
     paymentMethodRoutes(routes, deps.paymentMethods, deps.transactionQuery, transparentRedirect(deps.browserTokenization, handleError));
     cardCaptureRoutes(routes, deps.browserTokenization);

@@ -1,4 +1,7 @@
 import type { UpstreamSettingsService } from '../services/upstream/upstream-settings.service.js';
+import type { PeoplePolicyService } from '../services/people-policy.service.js';
+import type { CardAccessService } from '../services/card-access.service.js';
+import type { ComplianceService } from '../services/compliance/compliance.service.js';
 import type { ImportService } from '../services/portability/import.service.js';
 import type { ImportKeyService } from '../services/portability/import-keys.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -36,6 +39,12 @@ export interface PortalDeps {
   portalUsers: PortalUserService;
   portalSessions: PortalSessionService;
   audit: AuditService;
+  /** The organization's two-step requirement and inactive members (docs/compliance.md, "People"). */
+  peoplePolicy: PeoplePolicyService;
+  /** Each payment method's access log (docs/audit.md). */
+  cardAccess: CardAccessService;
+  /** The evidence page (docs/compliance.md). */
+  compliance: ComplianceService;
   overview: OverviewService;
   rateLimiting: RateLimiting;
   workflows: WorkflowService;

@@ -41,6 +41,8 @@ const DONE: Record<string, string> = {
   disabled: 'The user was disabled and signed out.',
   enabled: 'The user was enabled.',
   role: 'The role was changed.',
+  two_step_required: 'Your organization requires two-step verification of every member: set it up below to continue.',
+  two_step_policy: 'The two-step verification requirement was saved.',
 };
 
 export function doneNotice(request: FastifyRequest): PageFrame['notice'] {

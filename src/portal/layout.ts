@@ -37,6 +37,7 @@ const NAV: NavEntry[] = [
   { id: 'environments', label: 'Environments', path: () => '/portal/environments', needs: 'read', scoped: false },
   { id: 'team', label: 'Team', path: () => '/portal/team', needs: 'read', scoped: false },
   { id: 'audit', label: 'Audit log', path: () => '/portal/audit', needs: 'view_audit', scoped: false },
+  { id: 'compliance', label: 'Compliance', path: () => '/portal/compliance', needs: 'view_audit', scoped: false },
   { id: 'account', label: 'Your account', path: () => '/portal/account', needs: 'read', scoped: false },
 ];
 

@@ -6,6 +6,8 @@ import { CSS_PATH, FAVICON_PATH, FAVICON_SVG, JS_PATH, PORTAL_CSS, PORTAL_JS } f
 import type { PortalDeps } from './context.js';
 import { cookieOf, SESSION_COOKIE } from './cookies.js';
 import { html } from './html.js';
+import { complianceRoutes } from './routes/compliance.routes.js';
+import { requireTwoStepWhereSet } from './two-step-required.js';
 import { refuseChangesOfInactiveOrganization } from './inactive-organization.js';
 import { barePage, page, sendPage } from './layout.js';
 import { accountRoutes } from './routes/account.routes.js';
@@ -72,6 +74,7 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): void {
       });
       portal.addHook('preHandler', async (request, reply) => guard(request, reply));
       portal.addHook('preHandler', refuseChangesOfInactiveOrganization(deps));
+      portal.addHook('preHandler', requireTwoStepWhereSet(deps));
 
       portal.get(CSS_PATH.replace('/portal', ''), { config: { portal: 'public' } }, async (_request, reply) =>
         reply.header('Cache-Control', 'public, max-age=31536000, immutable').type('text/css; charset=utf-8').send(PORTAL_CSS),
@@ -89,6 +92,7 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): void {
       environmentRoutes(portal, deps);
       secretRoutes(portal, deps);
       auditRoutes(portal, deps);
+      complianceRoutes(portal, deps);
       overviewRoutes(portal, deps);
       teamRoutes(portal, deps);
       receiverRoutes(portal, deps);

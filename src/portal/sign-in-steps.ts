@@ -63,7 +63,12 @@ export async function requireSignInAttempt(deps: PortalDeps, request: FastifyReq
  * Shown with every refused attempt, whatever the reason (unknown email, wrong password, locked):
  * the same words in every case, so they tell nobody whether an account exists or is locked.
  */
-export const LOCKOUT_HINT = html`<p class="hint">After ${LOCKOUT.failures} failed attempts an account is locked for ${LOCKOUT.durationMs / 60_000} minutes; an owner or admin of your organization can unlock it sooner.</p>`;
+export const LOCKOUT_HINT = lockoutHint(LOCKOUT);
+
+/** The hint for the lockout as configured (COFFER_PORTAL_LOCKOUT_*). */
+export function lockoutHint(policy: { failures: number; durationMs: number }) {
+  return html`<p class="hint">After ${policy.failures} failed attempts an account is locked for ${Math.round(policy.durationMs / 60_000)} minutes; an owner or admin of your organization can unlock it sooner.</p>`;
+}
 
 /** A fresh double-submit token for a form without a session to hold one (sign-in, invitation). */
 export function issueSignInToken(reply: FastifyReply): string {
@@ -86,6 +91,7 @@ export function homeFor(members: readonly PortalMember[]): string {
 
 /** Records a sign-in into the member's organization (only that one: the others learn nothing). */
 export async function auditSignIn(deps: PortalDeps, request: FastifyRequest, member: PortalMember): Promise<void> {
+  await deps.peoplePolicy.signedIn(member.token);
   await deps.audit.record({ type: 'user', id: member.email, address: request.ip ?? null }, { organizationToken: member.organizationToken, action: 'user.sign_in', objectType: 'user', objectId: member.token });
 }
 

@@ -40,10 +40,10 @@ export function normalizeEmail(email: string): string {
   return trimmed;
 }
 
-/** Refuses a new password that is too short or too long. */
-export function checkNewPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) {
-    throw new AppError({ key: 'errors.invalid', attribute: 'password', message: `Password is too short (minimum is ${MIN_PASSWORD_LENGTH} characters)` });
+/** Refuses a new password that is too short (`minLength`, COFFER_PORTAL_PASSWORD_MIN_LENGTH) or too long. */
+export function checkNewPassword(password: string, minLength: number = MIN_PASSWORD_LENGTH): void {
+  if (password.length < minLength) {
+    throw new AppError({ key: 'errors.invalid', attribute: 'password', message: `Password is too short (minimum is ${minLength} characters)` });
   }
   if (password.length > MAX_PASSWORD_LENGTH) throw new AppError(fieldError.tooLong('password', MAX_PASSWORD_LENGTH));
 }

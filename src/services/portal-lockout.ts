@@ -2,13 +2,14 @@ import type { Clock } from '../domain/clock.js';
 import type { Repositories } from '../store/repositories.js';
 import type { AuditService } from './audit.service.js';
 import type { PortalPerson } from '../domain/portal-people.js';
+import { DEFAULT_PEOPLE_POLICY } from '../domain/people-policy.js';
 
 /**
  * PCI DSS 8.3.4: a person is locked out after at most 10 failed attempts (wrong password or
  * wrong code), for at least 30 minutes. docs/portal.md "Lockout" explains the trade-off against
  * lockout as a denial of service (the per-address budget before it, unlock by people and the CLI).
  */
-export const LOCKOUT = { failures: 10, durationMs: 30 * 60_000 } as const;
+export const LOCKOUT = { failures: DEFAULT_PEOPLE_POLICY.lockoutFailures, durationMs: DEFAULT_PEOPLE_POLICY.lockoutMs } as const;
 
 /** Counts failures per person in the store (every node sees the same count) and locks. */
 export class PortalLockout {
@@ -16,6 +17,8 @@ export class PortalLockout {
     private readonly repos: Pick<Repositories, 'portalMemberships' | 'portalPeople'>,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    /** COFFER_PORTAL_LOCKOUT_FAILURES and COFFER_PORTAL_LOCKOUT_DURATION (at most 10, at least 30 minutes). */
+    readonly policy: { failures: number; durationMs: number } = LOCKOUT,
   ) {}
 
   /** True while the lock of a person (or of a member's person) lasts. */
@@ -29,13 +32,13 @@ export class PortalLockout {
    */
   async fail(person: PortalPerson, address: string | null): Promise<void> {
     const failures = await this.repos.portalPeople.addFailure(person.token);
-    if (failures < LOCKOUT.failures) return;
-    const until = new Date(this.clock.now().getTime() + LOCKOUT.durationMs).toISOString();
-    if (!(await this.repos.portalPeople.lockAt(person.token, LOCKOUT.failures, until))) return;
+    if (failures < this.policy.failures) return;
+    const until = new Date(this.clock.now().getTime() + this.policy.durationMs).toISOString();
+    if (!(await this.repos.portalPeople.lockAt(person.token, this.policy.failures, until))) return;
     for (const member of await this.repos.portalMemberships.listByPerson(person.token)) {
       await this.audit.record(
         { type: 'user', id: person.email, address },
-        { organizationToken: member.organizationToken, action: 'user.lock', objectType: 'user', objectId: member.token, details: { email: person.email, failures: LOCKOUT.failures, until } },
+        { organizationToken: member.organizationToken, action: 'user.lock', objectType: 'user', objectId: member.token, details: { email: person.email, failures: this.policy.failures, until } },
       );
     }
   }

@@ -15,7 +15,8 @@ export interface SessionPolicy {
   absoluteMs: number;
 }
 
-export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000 };
+/** Idle: 15 minutes (PCI DSS 8.2.8; COFFER_PORTAL_IDLE_TIMEOUT), absolute: 12 hours. */
+export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 15 * 60_000, absoluteMs: 12 * 3_600_000 };
 
 /** `lastSeenAt` is written at most this often: not one write per page view. */
 const TOUCH_EVERY_MS = 60_000;

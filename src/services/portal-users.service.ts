@@ -11,9 +11,10 @@ import { invitationGone, PortalInvitations } from './portal-invitations.js';
 import { PortalLockout } from './portal-lockout.js';
 import { PortalTotp } from './portal-totp.js';
 import type { PortalMember, PortalMemberOrganization, PortalPerson } from '../domain/portal-people.js';
+import { DEFAULT_PEOPLE_POLICY, type PeoplePolicy } from '../domain/people-policy.js';
 
 /** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
-type Uses = 'auditEvents' | 'organizations' | 'portalInvitations' | 'portalMemberships' | 'portalPeople' | 'portalSessions';
+type Uses = 'auditEvents' | 'organizations' | 'peoplePolicy' | 'portalInvitations' | 'portalMemberships' | 'portalPeople' | 'portalSessions';
 
 export { generatePassword, MIN_PASSWORD_LENGTH } from './portal-credentials.js';
 
@@ -48,10 +49,12 @@ export class PortalUserService {
     private readonly store: StoreAccess<Uses>,
     box: PortalSecretBox,
     private readonly clock: Clock,
+    /** The PCI 8 policies as configured (COFFER_PORTAL_*). */
+    readonly policy: PeoplePolicy = DEFAULT_PEOPLE_POLICY,
   ) {
     this.repos = store.repos;
     this.totp = new PortalTotp(this.repos, box, clock);
-    this.lockout = new PortalLockout(this.repos, new AuditService(store, clock), clock);
+    this.lockout = new PortalLockout(this.repos, new AuditService(store, clock), clock, { failures: policy.lockoutFailures, durationMs: policy.lockoutMs });
     this.invitations = new PortalInvitations(this.repos, clock);
   }
 
@@ -69,7 +72,7 @@ export class PortalUserService {
     if (existing !== undefined && input.password !== null) {
       throw new AppError({ key: 'errors.invalid', attribute: 'password', message: 'Email already has a portal account: its password stays its own (leave the password out)' });
     }
-    if (password !== null) checkNewPassword(password);
+    if (password !== null) checkNewPassword(password, this.policy.passwordMinLength);
     const organization = await this.repos.organizations.find(organizationToken);
     if (organization === undefined) throw new AppError({ key: 'errors.invalid', attribute: 'organization', message: 'Organization is invalid' });
     const passwordHash = password === null ? null : await hashPassword(password);
@@ -171,7 +174,7 @@ export class PortalUserService {
       if (existing.totpEnabled && !(await this.checkCode(existing, answer.code, address))) return null;
       await this.lockout.succeed(existing);
     } else {
-      checkNewPassword(answer.password);
+      checkNewPassword(answer.password, this.policy.passwordMinLength);
       if (answer.password !== answer.passwordAgain) throw new AppError({ key: 'errors.invalid', attribute: 'password_again', message: 'The two passwords differ' });
       passwordHash = await hashPassword(answer.password);
     }
@@ -188,7 +191,7 @@ export class PortalUserService {
   /** Sets a new password (given, or generated and returned once) and ends the person's sessions. */
   async resetPassword(personToken: string, password: string | null): Promise<string | null> {
     const next = password ?? generatePassword();
-    checkNewPassword(next);
+    checkNewPassword(next, this.policy.passwordMinLength);
     const passwordHash = await hashPassword(next);
     await this.store.unitOfWork(async (repos) => {
       if (!(await repos.portalPeople.update(personToken, { passwordHash, updatedAt: this.now() }))) throw userNotFound();
@@ -220,6 +223,8 @@ export class PortalUserService {
       if (disabled && member.role === 'owner' && member.disabledAt === null) await refuseLastOwner(repos, member);
       await repos.portalMemberships.update(token, { disabledAt: disabled ? this.now() : null, updatedAt: this.now() });
       if (disabled) await repos.portalSessions.deleteForMember(member.personToken, member.organizationToken);
+      // Enabled again: inactivity counts from now, or the next sweep would disable it at once.
+      else await repos.peoplePolicy.touchMember(token, this.now());
     });
   }
 

@@ -21,6 +21,7 @@ import { callbackFairness } from './migrations/018-callback-fairness.js';
 import { portabilityImport } from './migrations/019-portability-import.js';
 import { upstreams } from './migrations/020-upstreams.js';
 import { masterKeyChecks } from './migrations/021-master-key-checks.js';
+import { auditChain } from './migrations/022-audit-chain.js';
 import { portalSearch } from './migrations/024-portal-search.js';
 import { overviewFigures } from './migrations/025-overview-figures.js';
 import { openSqliteStore } from './sqlite-store.js';
@@ -75,6 +76,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '019-portability-import': portabilityImport,
     '020-upstreams': upstreams,
     '021-master-key-checks': masterKeyChecks,
+    '022-audit-chain': auditChain(dialect),
     '024-portal-search': portalSearch(dialect),
     '025-overview-figures': overviewFigures,
   };

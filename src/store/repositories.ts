@@ -14,6 +14,10 @@ import type { PortalPeopleRepository, PortalMembershipsRepository } from './inte
 import type { PortalInvitationsRepository } from './interfaces/portal-invitations.js';
 import type { PortalSessionsRepository } from './interfaces/portal-sessions.js';
 import type { AuditEventsRepository } from './interfaces/audit-events.js';
+import type { CardAccessRepository } from './interfaces/card-access.js';
+import type { AuditChainRepository } from './interfaces/audit-chain.js';
+import type { PeoplePolicyRepository } from './interfaces/people-policy.js';
+import type { ComplianceFactsRepository } from './interfaces/compliance-facts.js';
 import type { RollupsRepository } from './interfaces/rollups.js';
 import type { EventsRepository } from './interfaces/events.js';
 import type { CallbacksRepository } from './interfaces/callbacks.js';
@@ -38,6 +42,10 @@ import { PortalMembershipsRepo, PortalPeopleRepo } from './repositories/portal-u
 import { PortalInvitationsRepo } from './repositories/portal-invitations.repo.js';
 import { PortalSessionsRepo } from './repositories/portal-sessions.repo.js';
 import { AuditEventsRepo } from './repositories/audit-events.repo.js';
+import { CardAccessRepo } from './repositories/card-access.repo.js';
+import { AuditChainRepo } from './repositories/audit-chain.repo.js';
+import { PeoplePolicyRepo } from './repositories/people-policy.repo.js';
+import { ComplianceFactsRepo } from './repositories/compliance-facts.repo.js';
 import { RollupsRepo } from './repositories/rollups.repo.js';
 import { EventsRepo } from './repositories/events.repo.js';
 import { CallbacksRepo } from './repositories/callbacks.repo.js';
@@ -81,6 +89,11 @@ export interface Repositories {
   portalInvitations: PortalInvitationsRepository;
   portalSessions: PortalSessionsRepository;
   auditEvents: AuditEventsRepository;
+  /** Who opened which payment method's sensitive values (docs/audit.md). */
+  cardAccess: CardAccessRepository;
+  auditChain: AuditChainRepository;
+  peoplePolicy: PeoplePolicyRepository;
+  complianceFacts: ComplianceFactsRepository;
   rollups: RollupsRepository;
   events: EventsRepository;
   callbacks: CallbacksRepository;
@@ -133,6 +146,10 @@ export function repositories(db: Kysely<Database>, dialect: Dialect, scope: Work
     portalInvitations: new PortalInvitationsRepo(db),
     portalSessions: new PortalSessionsRepo(db),
     auditEvents: new AuditEventsRepo(db),
+    cardAccess: new CardAccessRepo(db),
+    auditChain: new AuditChainRepo(db, dialect),
+    peoplePolicy: new PeoplePolicyRepo(db),
+    complianceFacts: new ComplianceFactsRepo(db),
     rollups: new RollupsRepo(db, dialect),
     events: new EventsRepo(db),
     callbacks: new CallbacksRepo(db, dialect),

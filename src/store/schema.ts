@@ -15,6 +15,8 @@ export interface OrganizationsTable {
   active: number;
   created_at: string;
   updated_at: string;
+  /** Migration 022: 1 or 0 as the organization set it; null: required when it has a production environment. */
+  require_two_step: number | null;
 }
 
 export interface EnvironmentsTable {
@@ -291,6 +293,57 @@ export interface Database {
   upstream_intake_grants: UpstreamIntakeGrantsTable;
   payment_method_imports: PaymentMethodImportsTable;
   import_keys: ImportKeysTable;
+  card_access_records: CardAccessRecordsTable;
+  audit_chain_head: AuditChainHeadTable;
+  audit_checkpoints: AuditCheckpointsTable;
+  audit_signing_keys: AuditSigningKeysTable;
+}
+
+/** The chain columns of an audited row (migration 022, docs/audit.md): null until the chainer links it. */
+export interface ChainColumns {
+  chain_position: number | null;
+  chain_prev_hash: string | null;
+  chain_hash: string | null;
+}
+
+/** Migration 022: one opening of a payment method's sensitive values. */
+export interface CardAccessRecordsTable extends ChainColumns {
+  seq: Generated<number>;
+  environment_key: string;
+  payment_method_token: string;
+  operation: string;
+  object_type: string;
+  object_id: string | null;
+  actor_type: string;
+  actor: string;
+  request_id: string | null;
+  created_at: string;
+}
+
+/** Migration 022: the single row every chain append updates. */
+export interface AuditChainHeadTable {
+  id: number;
+  position: number;
+  hash: string;
+  updated_at: string;
+}
+
+/** Migration 022: a signed head of the chain; `anchor` 1 where retention restarted it. */
+export interface AuditCheckpointsTable {
+  position: number;
+  hash: string;
+  signed_at: string;
+  key_id: string;
+  signature: string;
+  anchor: number;
+}
+
+/** Migration 022: an Ed25519 key pair signing checkpoints, its private key sealed under the master key. */
+export interface AuditSigningKeysTable {
+  id: string;
+  public_key: string;
+  sealed_private_key: string;
+  created_at: string;
 }
 
 /** Migration 015 (docs/caching.md): one row, bumped by trigger on every write to a cached table. */
@@ -337,6 +390,8 @@ export interface PortalMembershipsTable {
   disabled_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Migration 022: the member's last sign-in into this organization (null: none since). */
+  last_active_at: string | null;
 }
 
 /**
@@ -398,6 +453,10 @@ export interface AuditEventsTable {
   /** JSON object of non-secret facts (a new name, a role). */
   details: string | null;
   created_at: string;
+  /** Migration 022 (docs/audit.md). */
+  chain_position: number | null;
+  chain_prev_hash: string | null;
+  chain_hash: string | null;
 }
 
 /** The overview's hourly counts (migration 025, src/domain/rollup.ts); `hour` is `YYYY-MM-DDTHH`. */

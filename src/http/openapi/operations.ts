@@ -11,6 +11,7 @@ import { UPSTREAM_OPERATIONS } from './upstream-operations.js';
 import {
   accessSecretSchema,
   auditEventSchema,
+  cardAccessSchema,
   callbackSubscriptionSchema,
   deliveryLogSchema,
   eventSchema,
@@ -193,6 +194,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/v1/payment_methods/:token/events', summary: "One payment method's events", tag: 'Events', access: 'read', list: true, query: { event_type: 'Only events of this type (e.g. TransactionSucceeded)' }, success: { status: 200, description: 'A page of the payment method’s events', body: { root: 'payment_method_events', item: 'event', schema: eventSchema } }, errors: [404, 422] },
   { method: 'post', path: '/v1/environments/:key/regenerate_signing_secret', summary: 'Make a new callback signing secret (shown once)', tag: 'Administration', access: 'admin', success: { status: 200, description: 'The environment, with `signing_secret` (only in this answer)', body: environment() }, errors: [404, 409] },
   { method: 'put', path: '/v1/environments/:key/callback', summary: "Set the environment's callback subscription", tag: 'Administration', access: 'admin', request: { root: 'callback', schema: callbackSubscriptionSchema }, success: { status: 200, description: 'The subscription', body: { root: 'callback', schema: callbackSubscriptionSchema } }, errors: [404, 422] },
+  { method: 'get', path: '/v1/payment_methods/{token}/access_log', summary: "Who opened the payment method's card data, and why (docs/audit.md)", tag: 'Administration', access: 'admin', query: { before: 'Cursor of the last record of the previous page', count: 'Up to 100 (default 20)' }, success: { status: 200, description: 'A page of access records, newest first', body: { root: 'access_log', item: 'access', schema: cardAccessSchema } }, errors: [404, 422] },
   { method: 'get', path: '/v1/audit_events', summary: 'The audit log of the organization (portal actions, secret management)', tag: 'Administration', access: 'admin', query: { user: 'Only events of this actor', action: 'Only this action', from: 'From this date (inclusive)', to: 'Up to this date (inclusive)', before: 'Cursor of the last event of the previous page', count: 'Up to 100 (default 20)' }, success: { status: 200, description: 'A page of audit events, newest first', body: { root: 'audit_events', item: 'audit_event', schema: auditEventSchema } }, errors: [422] },
   { method: 'get', path: '/v1/environments', summary: 'List environments', tag: 'Administration', access: 'admin', list: true, success: { status: 200, description: 'A page of environments', body: { root: 'environments', item: 'environment', schema: environmentSchema } }, errors: [422] },
   { method: 'post', path: '/v1/environments', summary: 'Create an environment', tag: 'Administration', access: 'admin', request: { root: 'environment', schema: createEnvironmentSchema }, success: { status: 201, description: 'The environment', body: environment() }, errors: [422] },

@@ -259,6 +259,17 @@ export const auditEventSchema = z.object({
   cursor: z.string().describe('Pass as `before` for the next page'),
 });
 
+export const cardAccessSchema = z.object({
+  operation: z.string().describe('purchase, authorize, verify, store, general_credit, capture, void, credit, complete, deliver or export'),
+  object_type: z.string(),
+  object_id: z.string().nullable().describe('The transaction the card data was opened for'),
+  actor_type: z.enum(['access_secret', 'user', 'system']),
+  actor: z.string().describe("The access secret's key, the portal user's email, or coffer"),
+  request_id: z.string().nullable(),
+  created_at: timestamp,
+  cursor: z.string().describe('Pass as `before` for the next page'),
+});
+
 export const accessSecretSchema = z.object({
   key: z.string(),
   name: nullableText,

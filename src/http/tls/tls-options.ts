@@ -23,7 +23,7 @@ export const TLS12_CIPHERS = [
   'ECDHE-RSA-CHACHA20-POLY1305',
 ] as const;
 
-const TLS13_CIPHERS = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256'] as const;
+export const TLS13_CIPHERS = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256'] as const;
 
 /** Sent on every HTTPS response: clients that saw it keep to HTTPS for a year. */
 export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';

@@ -4,7 +4,6 @@ import { auditOwnAccount, formOf, redirectTo, sessionOf, type PortalDeps } from 
 import { doneNotice, frameFor } from '../frame.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, page, sendPage } from '../layout.js';
-import { MIN_PASSWORD_LENGTH } from '../../services/portal-users.service.js';
 import { auditSignIn, requireSignInAttempt } from '../sign-in-steps.js';
 import type { PortalPerson } from '../../domain/portal-people.js';
 
@@ -39,7 +38,7 @@ ${totp}
 <h2>Change password</h2>
 <form class="stack" method="post" action="/portal/account/password">${csrfField(request)}
   <div class="field"><label for="current-password">Current password</label><input id="current-password" name="current_password" type="password" autocomplete="current-password" required></div>
-  <div class="field"><label for="new-password">New password <span class="hint">(at least ${MIN_PASSWORD_LENGTH} characters)</span></label><input id="new-password" name="new_password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required></div>
+  <div class="field"><label for="new-password">New password <span class="hint">(at least ${deps.portalUsers.policy.passwordMinLength} characters)</span></label><input id="new-password" name="new_password" type="password" autocomplete="new-password" minlength="${deps.portalUsers.policy.passwordMinLength}" required></div>
   <button type="submit">Change password</button>
 </form>`;
   return page(request, frame, body);

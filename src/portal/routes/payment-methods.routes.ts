@@ -4,7 +4,7 @@ import { STORAGE_STATES, type PaymentMethod } from '../../domain/payment-method.
 import type { PaymentMethodSearchPage } from '../../domain/payment-method-search.js';
 import type { Environment } from '../../domain/environment.js';
 import { paymentMethodView } from '../../http/views/payment-method.view.js';
-import { accessLogSection } from '../access-log-slot.js';
+import { accessLogSection } from '../access-log.js';
 import { cardSearchOf, CARD_SEARCH_FIELDS, searchesAnything, type CardSearchField } from '../card-search-form.js';
 import { cardSummary } from '../card-summary.js';
 import { audit, can, environmentOf, formOf, queryOf, redirectTo, type PortalDeps } from '../context.js';
@@ -165,17 +165,19 @@ ${lookupForm(request, env)}`;
   portal.get<PmParams>('/e/:env/payment-methods/:token', async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
     const method = await deps.paymentMethods.show(env, request.params.token);
-    const [listed, gateways, frame] = await Promise.all([
+    const [listed, gateways, frame, accessLog] = await Promise.all([
       deps.paymentMethods.transactions(env, method.token, { sinceToken: null, order: 'desc', count: CARD_TRANSACTIONS }),
       deps.gateways.list(env, { sinceToken: null, order: 'desc', count: 100 }),
       frameFor(deps, request, { title: 'Payment method', current: 'payment-methods', environment: env, notice: doneNotice(request) }),
+      // Who opened this card and why (docs/audit.md): for those who may read the audit log.
+      can(request, 'view_audit') ? deps.cardAccess.accessLog(env.key, method.token, { count: 50 }) : null,
     ]);
     const body = html`${cardFacts(env, method)}
 <h2>Transactions</h2>
 ${transactionTable(env.key, listed.transactions, { gateways: gatewaysByToken(gateways), paymentMethods: new Map([[method.token, method]]) }, `Transactions of this payment method, newest first`)}
 ${listed.transactions.length === CARD_TRANSACTIONS ? html`<p class="hint">The ${CARD_TRANSACTIONS} newest. The API lists them all: <code>GET /v1/payment_methods/${method.token}/transactions.json</code>.</p>` : null}
 ${actionsOf(request, env, method)}
-${accessLogSection(env, method)}
+${accessLog === null ? null : accessLogSection(env.key, accessLog)}
 <h2>All fields</h2>
 <p class="hint">What the API answers for this payment method: masks only.</p>
 ${wireSections(paymentMethodView(method), 3)}`;

@@ -3,7 +3,7 @@ import { formOf, sessionOf, type PortalDeps } from '../context.js';
 import { SESSION_COOKIE, setCookie } from '../cookies.js';
 import { html, type SafeHtml } from '../html.js';
 import { barePage, csrfField, sendPage } from '../layout.js';
-import { auditSignIn, homeFor, issueSignInToken, LOCKOUT_HINT, signInTokenMatches, spendSignInAttempt, startSession, tooManyAttempts } from '../sign-in-steps.js';
+import { auditSignIn, homeFor, issueSignInToken, lockoutHint, signInTokenMatches, spendSignInAttempt, startSession, tooManyAttempts } from '../sign-in-steps.js';
 import { invitationRoutes } from './invitation.routes.js';
 import type { PortalPerson } from '../../domain/portal-people.js';
 
@@ -34,6 +34,8 @@ function codeForm(request: FastifyRequest, hint: SafeHtml | null = null): SafeHt
  * wrong password (null).
  */
 async function signedIn(deps: PortalDeps, request: FastifyRequest, reply: FastifyReply, person: PortalPerson): Promise<FastifyReply | null> {
+  // Members past COFFER_PORTAL_INACTIVE_DAYS are disabled before anyone signs in (PCI DSS 8.2.6).
+  await deps.peoplePolicy.disableInactive();
   const members = await deps.portalUsers.activeMembershipsOf(person.token);
   const first = members[0];
   if (first === undefined) return null;
@@ -62,7 +64,7 @@ export function signInRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     const person = await deps.portalUsers.authenticate(email, form.password ?? '', request.ip ?? null);
     const done = person === null ? null : await signedIn(deps, request, reply, person);
     if (done !== null) return done;
-    return sendPage(reply, barePage('Sign in to Coffer', signInForm(issueSignInToken(reply), email, LOCKOUT_HINT), { kind: 'error', text: INVALID_CREDENTIALS }), 401);
+    return sendPage(reply, barePage('Sign in to Coffer', signInForm(issueSignInToken(reply), email, lockoutHint(deps.portalUsers.lockout.policy)), { kind: 'error', text: INVALID_CREDENTIALS }), 401);
   });
 
   portal.get('/sign-in/code', { config: { portal: 'pending' } }, async (request, reply) =>
@@ -75,7 +77,7 @@ export function signInRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     if (wait !== null) return tooManyAttempts(reply, wait, 'Two-step verification', codeForm(request));
     const person = await deps.portalUsers.person(session.user.personToken);
     if (person === undefined || !(await deps.portalUsers.checkCode(person, formOf(request).code ?? '', request.ip ?? null))) {
-      return sendPage(reply, barePage('Two-step verification', codeForm(request, LOCKOUT_HINT), { kind: 'error', text: 'Invalid authentication code' }), 401);
+      return sendPage(reply, barePage('Two-step verification', codeForm(request, lockoutHint(deps.portalUsers.lockout.policy)), { kind: 'error', text: 'Invalid authentication code' }), 401);
     }
     await deps.portalUsers.lockout.succeed(person);
     const promoted = await deps.portalSessions.promote(session);

@@ -83,9 +83,19 @@ async function teamPage(deps: PortalDeps, request: FastifyRequest, created: Safe
 </form>
 <p class="hint">owner: everything · admin: everything but owners · developer: environments, secrets, gateways, receivers, certificates · viewer: read only. The invited person joins with the link you are shown: with their own password.</p>`
     : null;
+  const twoStep = await deps.peoplePolicy.twoStep(organization);
+  const policy = html`<h2>Two-step verification</h2>
+<p>${twoStep.required ? 'Every member must use two-step verification: a member without it can only set it up.' : 'Two-step verification is up to each member.'}
+${twoStep.source === 'default' ? ' (Default: required once the organization has a production environment.)' : ' (Set by your organization.)'}</p>
+${manage ? html`<form class="inline" method="post" action="/portal/team/two-step">${csrfField(request)}
+  <div class="field"><label for="two-step-policy">Require it of every member</label><select id="two-step-policy" name="required">
+  <option value="default"${twoStep.source === 'default' ? html` selected` : ''}>default</option>
+  <option value="on"${twoStep.source === 'organization' && twoStep.required ? html` selected` : ''}>on</option>
+  <option value="off"${twoStep.source === 'organization' && !twoStep.required ? html` selected` : ''}>off</option></select></div>
+  <button type="submit">Save</button></form>` : null}`;
   const body = html`${created}<table><caption class="visually-hidden">Members of your organization</caption>
 <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Two-step</th><th scope="col">Status</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${rows}</tbody></table>${invited}${add}`;
+<tbody>${rows}</tbody></table>${invited}${add}${policy}`;
   return page(request, frame, body);
 }
 
@@ -151,6 +161,16 @@ export function teamRoutes(portal: FastifyInstance, deps: PortalDeps): void {
       return redirectTo(reply, `/portal/team?done=${disabled ? 'disabled' : 'enabled'}`);
     });
   }
+
+  // PCI DSS 8.4.2 (docs/compliance.md): the organization requires two-step of every member, or not, or goes by the default.
+  portal.post('/team/two-step', team, async (request, reply) => {
+    const value = formOf(request).required;
+    const required = value === 'on' ? true : value === 'off' ? false : value === 'default' ? null : undefined;
+    if (required === undefined) throw new AppError({ key: 'errors.invalid', attribute: 'required', message: 'Choose default, on or off.' });
+    const session = sessionOf(request);
+    await deps.peoplePolicy.setTwoStep({ type: 'user', id: session.user.email, address: request.ip ?? null }, session.user.organizationToken, required);
+    return redirectTo(reply, '/portal/team?done=two_step_policy');
+  });
 
   // The lock is the person's (their password is one for every organization): lifting it here
   // lets them sign in again. Recorded in this organization only.

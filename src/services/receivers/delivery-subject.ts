@@ -1,6 +1,8 @@
 import type { DeliverySubject } from '../../receivers/template-variables.js';
 import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import type { PaymentMethod } from '../../domain/payment-method.js';
+import { cardAccessActor, type CardAccessRecord } from '../../domain/card-access.js';
+import type { RequestMeta } from '../../domain/request.js';
 
 /**
  * A vaulted payment method opened for a receiver's template: its descriptive fields and its
@@ -31,4 +33,18 @@ export async function openDeliverySubject(sealer: PaymentMethodSealer, row: Paym
 /** The values of a subject that must never leave in a transcript or a stored response. */
 export function sensitiveValuesOf(subject: DeliverySubject): string[] {
   return [subject.number, subject.verificationValue, subject.accountNumber, subject.routingNumber].filter((value): value is string => value !== undefined && value !== '');
+}
+
+/** The card access record of a delivery or an export of a payment method (docs/audit.md). */
+export function deliveryAccess(environment: { key: string }, paymentMethodToken: string, operation: 'deliver' | 'export', transactionToken: string, request: RequestMeta, at: string): CardAccessRecord {
+  return {
+    environmentKey: environment.key,
+    paymentMethodToken,
+    operation,
+    objectType: 'transaction',
+    objectId: transactionToken,
+    ...cardAccessActor(request),
+    requestId: request.id,
+    createdAt: at,
+  };
 }

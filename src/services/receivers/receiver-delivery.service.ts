@@ -18,7 +18,7 @@ import { receiverRedacted, type ReceiverRecord, type ReceiverService } from '../
 import { newTransaction, recordTransaction, updateTransaction } from '../transaction-records.js';
 import { STATE_REFUSALS } from '../transactions/gateway-transaction.service.js';
 import type { Refusal } from '../transactions/pipeline/pipeline-types.js';
-import { openDeliverySubject, sensitiveValuesOf } from './delivery-subject.js';
+import { deliveryAccess, openDeliverySubject, sensitiveValuesOf } from './delivery-subject.js';
 import { receiverDetailsOf, receiverSnapshot, type ReceiverTransactionDetails } from './receiver-transaction-details.js';
 import type { Environment } from '../../domain/environment.js';
 import { TransactionState, type Transaction } from '../../domain/transaction.js';
@@ -27,7 +27,7 @@ import { TransactionState, type Transaction } from '../../domain/transaction.js'
 type DeliveryScope = { environment: Environment; request: RequestMeta };
 
 /** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
-type Uses = 'journal' | 'locks' | 'paymentMethods' | 'transactions';
+type Uses = 'cardAccess' | 'journal' | 'locks' | 'paymentMethods' | 'transactions';
 
 /** `delivery{…}` of POST receivers/<t>/deliver, already coerced. */
 export interface DeliveryInput {
@@ -118,6 +118,8 @@ export class ReceiverDeliveryService {
         updatedAt: this.clock.now().toISOString(),
       });
       await recordTransaction(repos, this.row(base, token, TransactionState.processing, shownUrl));
+      // The values opened above leave now, for this delivery (docs/audit.md).
+      if (subject.number !== undefined || subject.accountNumber !== undefined) await repos.cardAccess.record(deliveryAccess(environment, paymentMethod.token, 'deliver', token, request, this.clock.now().toISOString()));
       return null;
     }, scope);
     if (refused !== null) return this.refuse(base, shownUrl, refused);

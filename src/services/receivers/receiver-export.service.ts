@@ -18,7 +18,7 @@ import type { PaymentMethodSealer } from '../payment-method-sealer.js';
 import { changePaymentMethodIfState } from '../payment-method-changes.js';
 import { receiverRedacted, type ReceiverRecord, type ReceiverService } from '../receiver.service.js';
 import { failStaleTransactions, newTransaction, PENDING_MESSAGE, recordTransaction, updateTransaction } from '../transaction-records.js';
-import { openDeliverySubject, sensitiveValuesOf } from './delivery-subject.js';
+import { deliveryAccess, openDeliverySubject, sensitiveValuesOf } from './delivery-subject.js';
 import { receiverDetailsOf, receiverSnapshot, type ReceiverTransactionDetails } from './receiver-transaction-details.js';
 import type { Environment } from '../../domain/environment.js';
 import { TransactionState, type Transaction } from '../../domain/transaction.js';
@@ -27,7 +27,7 @@ import { TransactionState, type Transaction } from '../../domain/transaction.js'
 type ExportScope = { environment: Environment; request: RequestMeta };
 
 /** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
-type Uses = 'journal' | 'locks' | 'paymentMethods' | 'transactions';
+type Uses = 'cardAccess' | 'journal' | 'locks' | 'paymentMethods' | 'transactions';
 
 /** `export{…}` of POST receivers/<t>/export, already coerced. */
 export interface ExportInput {
@@ -142,7 +142,7 @@ export class ReceiverExportService {
   private async run(scope: ExportScope, receiver: ReceiverRecord, transaction: Transaction, input: ExportInput): Promise<void> {
     const { environment } = scope;
     const started = performance.now();
-    const { subjects, excluded } = await this.collect(scope, input.paymentMethodTokens as string[]);
+    const { subjects, excluded } = await this.collect(scope, transaction.token, input.paymentMethodTokens as string[]);
     const included = subjects.map((subject) => subject.token);
     let outcome: { state: TransactionState; messageKey: string; message: string };
     try {
@@ -187,7 +187,7 @@ export class ReceiverExportService {
   }
 
   /** Opens every exportable payment method (consuming its CVV); the others are excluded with a reason. */
-  private async collect(scope: ExportScope, tokens: string[]): Promise<{ subjects: DeliverySubject[]; excluded: Record<string, string> }> {
+  private async collect(scope: ExportScope, exportToken: string, tokens: string[]): Promise<{ subjects: DeliverySubject[]; excluded: Record<string, string> }> {
     const { environment } = scope;
     const subjects: DeliverySubject[] = [];
     const excluded: Record<string, string> = {};
@@ -197,6 +197,10 @@ export class ReceiverExportService {
         const current = await repos.paymentMethods.find(environment.key, token);
         if (current === undefined || !['cached', 'retained'].includes(current.storageState)) return current ?? null;
         await changePaymentMethodIfState(repos, environment.key, token, ['cached', 'retained'], { sealed: { cvv: null }, cvvLength: null, cvvExpiresAt: null, updatedAt: this.clock.now().toISOString() });
+        // Opened right after this commits, for this export (docs/audit.md).
+        if (current.paymentMethodType === 'credit_card' || current.paymentMethodType === 'bank_account') {
+          await repos.cardAccess.record(deliveryAccess(environment, token, 'export', exportToken, scope.request, this.clock.now().toISOString()));
+        }
         return current;
       }, scope);
       if (row === null) excluded[token] = 'not_found';

@@ -14,7 +14,7 @@ import type { TransactionInput } from './transaction-input.js';
 import { checkAmount, checkCurrency, checkReference, referenceNotFound, requireAbility, transactionNotFound, TRANSACTION_TYPE } from './transaction-rules.js';
 import type { GatewayCaller } from './gateway-caller.js';
 import { runGatewayTransaction, type GatewayTransactionPlan } from './pipeline/pipeline.js';
-import { claimPending, persistProcessing, persistRefusal, reservePaymentMethod, reserveReference } from './pipeline/steps.js';
+import { claimPending, holdsSensitiveValues, persistProcessing, persistRefusal, recordCardAccess, reservePaymentMethod, reserveReference } from './pipeline/steps.js';
 import type { AttemptResult, PipelineDeps, PipelineRepoKeys, Refusal, TransactionResult } from './pipeline/pipeline-types.js';
 import { REDACTED_GATEWAY, REDACTED_METHOD, STATE_REFUSALS } from './pipeline/refusals.js';
 import type { Environment } from '../../domain/environment.js';
@@ -206,10 +206,18 @@ export class GatewayTransactionService {
         const chain = link.chained ? { firstAttemptToken: link.firstAttemptToken ?? token } : {};
         const record = { ...this.processingRecord(token, args, deadline), ...chain };
         const failedOver = link.failover !== null;
-        // A later attempt of a chain holds the card the first one opened: nothing to consume again.
-        if (link.heldCard !== null) return { processing: await persistProcessing(repos, record, failedOver), consumed: null };
-        const reserved = await reservePaymentMethod(repos, environment, paymentMethod, this.clock.now().toISOString());
+        const at = this.clock.now().toISOString();
+        // A later attempt of a chain holds the card the first one opened: nothing to consume again,
+        // but the card goes to another gateway, for another transaction: that is recorded too.
+        if (link.heldCard !== null) {
+          if (holdsSensitiveValues(paymentMethod)) await recordCardAccess(repos, { paymentMethod, operation }, token, args.apiRequest, at);
+          return { processing: await persistProcessing(repos, record, failedOver), consumed: null };
+        }
+        const reserved = await reservePaymentMethod(repos, environment, paymentMethod, at);
+        // A refused reservation sends nothing (the card opened by prepare is dropped from memory).
         if ('refusal' in reserved) return reserved;
+        // The card prepare opened, recorded with the transaction it is sent for (docs/audit.md).
+        if (holdsSensitiveValues(paymentMethod)) await recordCardAccess(repos, { paymentMethod, operation }, token, args.apiRequest, at);
         return { processing: await persistProcessing(repos, record, failedOver), consumed: reserved.consumed };
       },
       request: ({ card }) => ({ ...this.request(operation, token, gateway, input, card, null), storedCredential }),

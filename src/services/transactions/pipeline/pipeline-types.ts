@@ -42,7 +42,7 @@ export interface TransactionEffects {
 }
 
 /** The repositories the pipeline writes through, bound to one unit of work. */
-export type PipelineRepoKeys = 'transactions' | 'paymentMethods' | 'locks' | 'journal';
+export type PipelineRepoKeys = 'transactions' | 'paymentMethods' | 'locks' | 'journal' | 'cardAccess';
 export type PipelineRepos = Pick<Repositories, PipelineRepoKeys>;
 
 /** Runs `work` in one database transaction: its writes and the events recorded with them land together or not at all. */

@@ -67,8 +67,8 @@ export async function runGatewayTransaction<Prepared extends object, Reserved ex
     const reserved = await deps.unitOfWork((repos) => plan.reserve(repos, ready, deadline), { environment: plan.environment, request: plan.apiRequest });
     if (isRefused(reserved)) return { result: await plan.refuse(reserved.refusal), outcome: null, prepared: null };
     const effects = plan.effects(ready, reserved);
-    const { outcome, transcript } = await callGateway(deps, permit, plan.gateway, plan.request(ready, reserved), effects.paymentMethod);
-    const result = await persistOutcome(deps, plan.environment, reserved.processing, outcome, transcript, effects, plan.apiRequest);
+    const { outcome, transcript, opened } = await callGateway(deps, permit, plan.gateway, plan.request(ready, reserved), effects.paymentMethod);
+    const result = await persistOutcome(deps, plan.environment, reserved.processing, outcome, transcript, effects, plan.apiRequest, opened);
     return { result, outcome, prepared: ready };
   } finally {
     permit.release();

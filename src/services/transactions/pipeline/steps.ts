@@ -2,6 +2,7 @@ import type { RequestMeta } from '../../../domain/request.js';
 import { AppError, type ErrorEntry } from '../../../domain/errors.js';
 import type { Environment } from '../../../domain/environment.js';
 import type { PaymentMethod } from '../../../domain/payment-method.js';
+import { cardAccessActor, type CardAccessOperation } from '../../../domain/card-access.js';
 import { Secret } from '../../../domain/secret.js';
 import { TransactionState, type NewTransaction, type Transaction } from '../../../domain/transaction.js';
 import type { GatewayTransactionDetails } from '../../../domain/transaction-details.js';
@@ -94,6 +95,34 @@ export async function claimPending(repos: PipelineRepos, pending: Transaction, d
   return claimed;
 }
 
+/** Whether opening `method` reveals card or bank data (a PAN, a CVV, an account number). */
+export function holdsSensitiveValues(method: PaymentMethod): boolean {
+  return method.paymentMethodType === 'credit_card' || method.paymentMethodType === 'bank_account';
+}
+
+/** A payment method's sensitive values were (or are about to be) opened for this transaction. */
+export interface CardOpening {
+  paymentMethod: PaymentMethod;
+  operation: CardAccessOperation;
+}
+
+/**
+ * The card access record of an opening (docs/audit.md): one insert, in the unit of work that
+ * commits the transaction it served, whose result nobody waits for.
+ */
+export async function recordCardAccess(repos: Pick<PipelineRepos, 'cardAccess'>, opening: CardOpening, transactionToken: string, apiRequest: RequestMeta, at: string): Promise<void> {
+  await repos.cardAccess.record({
+    environmentKey: opening.paymentMethod.environmentKey,
+    paymentMethodToken: opening.paymentMethod.token,
+    operation: opening.operation,
+    objectType: 'transaction',
+    objectId: transactionToken,
+    ...cardAccessActor(apiRequest),
+    requestId: apiRequest.id,
+    createdAt: at,
+  });
+}
+
 /** Step 3: the `processing` record, with its events, committed before the call. */
 export function persistProcessing(repos: PipelineRepos, processing: NewTransaction, failedOver: boolean): Promise<Transaction> {
   return recordTransaction(repos, processing, { failedOver });
@@ -117,13 +146,15 @@ export async function callGateway(
   gateway: GatewayRecord,
   request: GatewayRequest,
   concerning: PaymentMethod | null,
-): Promise<{ outcome: CallOutcome; transcript: TranscriptEntry[] }> {
+): Promise<{ outcome: CallOutcome; transcript: TranscriptEntry[]; opened: CardOpening | null }> {
   const transcript: TranscriptEntry[] = [];
   const credentials = await deps.credentials.openCredentials(gateway);
   const sent = { ...request, credentials: Object.fromEntries(Object.entries(credentials).map(([name, value]) => [name, new Secret(value)])) };
   const card = request.paymentMethod === null && concerning !== null ? await deps.sealer.open(concerning) : null;
   const outcome = await deps.caller.call(permit, gateway, sent, transcript, card);
-  return { outcome, transcript };
+  // Opened to scrub the transcript only, but opened: the outcome's unit of work records it.
+  const opened = card !== null && concerning !== null && holdsSensitiveValues(concerning) ? { paymentMethod: concerning, operation: request.operation as CardAccessOperation } : null;
+  return { outcome, transcript, opened };
 }
 
 /** HTTP status per final state: declines and refusals 422, unknown outcomes 408 (API.md §3). */
@@ -170,6 +201,7 @@ export async function persistOutcome(
   transcript: TranscriptEntry[],
   effects: TransactionEffects,
   apiRequest: RequestMeta,
+  opened: CardOpening | null = null,
 ): Promise<TransactionResult> {
   const at = deps.clock.now().toISOString();
   const { response, state } = outcomeOf(outcome);
@@ -189,6 +221,7 @@ export async function persistOutcome(
   delete answered.call_deadline;
   const method = effects.paymentMethod;
   return deps.unitOfWork(async (repos) => {
+    if (opened !== null) await recordCardAccess(repos, opened, processing.token, apiRequest, at);
     // The method as this transaction's writes leave it, while each of them is known to have applied.
     const initial = method !== null && effects.paymentMethodIsCurrent ? method : undefined;
     const afterClose = method !== null && response.accountClosed ? await closeMethod(repos, environment, method, initial, at) : initial;
