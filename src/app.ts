@@ -227,7 +227,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     const auditChain = new AuditChainService(access, new AuditSigner(keyring), clock, { batchSize: 500, retentionMonths: config.audit.retentionMonths });
     const auditChainer = new AuditChainer(auditChain, clock, { chainIntervalMs: config.audit.chainIntervalMs, checkpointIntervalMs: config.audit.checkpointIntervalMs, pruneIntervalMs: 24 * 3_600_000 });
     const peoplePolicy = new PeoplePolicyService(access, clock, config.people);
-    const compliance = new ComplianceService(access, auditChain, peoplePolicy, complianceSettings(config), clock);
+    const compliance = new ComplianceService(access, auditChain, peoplePolicy, complianceSettings(config, custody), clock);
     const sweeper = new CacheSweeper(access, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
@@ -299,11 +299,16 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
 }
 
 /** What the compliance report is told of this configuration (docs/compliance.md). */
-function complianceSettings(config: Config) {
-  // The key provider as configured; a configuration without a provider setting has file or env.
-  const provider = (config as Config & { masterKeyProvider?: string }).masterKeyProvider ?? (config.masterKey === null ? 'file' : 'env');
+function complianceSettings(config: Config, custody: KeyCustody) {
   return {
-    keyProvider: provider,
+    keyProvider: custody.provider.kind,
+    custody: () => {
+      const status = custody.seal?.status();
+      return {
+        hsmReachable: custody.provider instanceof Pkcs11MasterKey ? custody.provider.reachable() : null,
+        custodians: status === undefined || !status.initialised ? null : { threshold: status.threshold, shares: status.shares },
+      };
+    },
     people: config.people,
     auditRetentionMonths: config.audit.retentionMonths,
     checkpointIntervalMs: config.audit.checkpointIntervalMs,

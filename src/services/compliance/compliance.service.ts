@@ -11,6 +11,8 @@ type Uses = 'complianceFacts';
 export interface ComplianceSettings {
   /** The master key provider as configured: 'file', 'env', or another provider's name. */
   keyProvider: string;
+  /** The provider's state now: an HSM's reachability, the custodians of a split key (docs/key-custody.md). */
+  custody: () => { hsmReachable: boolean | null; custodians: { threshold: number; shares: number } | null };
   people: PeoplePolicy;
   auditRetentionMonths: number;
   checkpointIntervalMs: number;
@@ -34,6 +36,10 @@ export interface ComplianceReport {
   scope: 'installation' | 'organization';
   key_management: {
     provider: string;
+    /** For `pkcs11`: whether the HSM answered when the report was made; null for other providers. */
+    hsm_reachable: boolean | null;
+    /** For `shares`: how many custodian shares exist and how many unseal a node; null otherwise. */
+    custodians: { threshold: number; shares: number } | null;
     master_key_ids: string[];
     data_keys: Array<{ environment_key: string | null; current_key_id: string; created_at: string; versions: number }>;
     last_data_key_rotation: string | null;
@@ -117,11 +123,14 @@ export class ComplianceService {
     );
     const wide = this.settings.widePermissions().map((entry) => ({ path: entry.path, mode: `0${entry.mode.toString(8)}` }));
     const people = this.settings.people;
+    const custody = this.settings.custody();
     const report: Omit<ComplianceReport, 'requirements'> = {
       generated_at: this.clock.now().toISOString(),
       scope: organizationToken === null ? 'installation' : 'organization',
       key_management: {
         provider: this.settings.keyProvider,
+        hsm_reachable: custody.hsmReachable,
+        custodians: custody.custodians,
         master_key_ids: [...new Set(keys.map((key) => key.masterKeyId))],
         data_keys: [...byEnvironment.entries()].map(([environmentKey, key]) => ({ environment_key: environmentKey, current_key_id: key.id, created_at: key.createdAt, versions: key.versions })),
         last_data_key_rotation: rotated,
@@ -164,6 +173,8 @@ function findings(report: Omit<ComplianceReport, 'requirements'>): RequirementFi
   return [
     finding('3.5.1', 'Stored PANs are unreadable (AES-256-GCM under per-environment data keys)', true, `${keys.data_keys.length} data key(s), wrapped by ${keys.master_key_ids.length} master key(s)`),
     finding('3.6.1', 'Key-encrypting key stored apart from the data keys', keys.provider !== 'file', `master key provider: ${keys.provider}${keys.provider === 'file' ? ' (a file in the data directory: development only)' : ''}`),
+    ...(keys.provider === 'pkcs11' ? [finding('3.6.1.2', 'The HSM holding the key-encrypting key is reachable', keys.hsm_reachable === true, keys.hsm_reachable === true ? 'the PKCS#11 token answered' : 'the PKCS#11 token did not answer (see /readyz and the log)')] : []),
+    ...(keys.provider === 'shares' && keys.custodians !== null ? [finding('3.7.6', 'Split knowledge and dual control of the master key', keys.custodians.threshold >= 2, `${keys.custodians.threshold} of ${keys.custodians.shares} custodian shares unseal a node`)] : []),
     finding('3.7.4', 'Data keys rotated', true, keys.last_data_key_rotation === null ? 'no data key rotated yet (coffer keys rotate-data)' : `last data key rotation ${keys.last_data_key_rotation}`),
     finding('4.2.1', 'Strong cryptography in transit', tls.mode !== 'off', tls.mode === 'off' ? 'TLS is off (COFFER_TLS=off): only behind a TLS-terminating proxy' : `${tls.protocols.join(', ')}; ${tls.cipher_suites.length} AEAD forward-secret suites`),
     finding('8.2.6', 'Inactive accounts disabled within 90 days', people.inactive_days <= 90, `members not signed in for ${people.inactive_days} days are disabled`),
