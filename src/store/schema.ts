@@ -37,6 +37,8 @@ export interface EnvironmentsTable {
   callback_format: Generated<string | null>;
   /** JSON array of the event types sent to `callback_url`; null = every type. */
   callback_event_types: Generated<string | null>;
+  /** Migration 026: the merchant id from Google's console (Google Pay's recipient); null = none. */
+  google_pay_merchant_id: Generated<string | null>;
 }
 
 export interface AccessSecretsTable {
@@ -237,6 +239,13 @@ export interface UsedNoncesTable {
   expires_at: string;
 }
 
+/** Migration 026: wallet tokens already decrypted, by the SHA-256 of their unique part (replays). */
+export interface WalletTokenUsesTable {
+  environment_key: string;
+  digest: string;
+  used_at: string;
+}
+
 /** Migration 019: an import job (docs/portability.md); `report` is JSON text. */
 export interface PaymentMethodImportsTable {
   token: string;
@@ -290,6 +299,7 @@ export interface Database {
   upstream_intake_grants: UpstreamIntakeGrantsTable;
   payment_method_imports: PaymentMethodImportsTable;
   import_keys: ImportKeysTable;
+  wallet_token_uses: WalletTokenUsesTable;
 }
 
 /** Migration 015 (docs/caching.md): one row, bumped by trigger on every write to a cached table. */

@@ -106,8 +106,8 @@ describe('defineGateway', () => {
     defineGateway({
       ...SPEC_BASE,
       gatewayType: 'example',
-      // @ts-expect-error apple_pay is not a kind POST /v1/payment_methods accepts
-      paymentMethods: ['apple_pay'],
+      // @ts-expect-error paypal is not a kind POST /v1/payment_methods accepts
+      paymentMethods: ['paypal'],
       operations: { purchase: answer },
     });
   });

@@ -241,6 +241,7 @@ export const environmentSchema = z.object({
   production: z.boolean().optional(),
   allowed_origins: z.array(z.string()).describe('Origins the card form may be embedded in and tokenize from; empty: any').optional(),
   enhanced_iframe_security: z.boolean().describe('The card form must be signed (nonce, timestamp, certificate token)').optional(),
+  google_pay_merchant_id: z.string().nullable().describe("Google Pay's merchant id: tokens must be signed for merchant:<id> (docs/wallets.md)").optional(),
   created_at: timestamp,
   updated_at: timestamp,
 });
