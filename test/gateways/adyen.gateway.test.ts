@@ -240,7 +240,7 @@ describe('Adyen: wallet tokens (Apple Pay, Google Pay)', () => {
       mpiData: { authenticationResponse: 'Y', directoryResponse: 'Y', eci: '07', cavv: WALLET_CRYPTOGRAM },
       additionalData: { 'paymentdatasource.type': 'applepay' },
     });
-    expect(body.paymentMethod.cvc).toBeUndefined();
+    expect((body.paymentMethod as Record<string, unknown>).cvc).toBeUndefined();
     const text = transcript.map((entry) => entry.text).join('\n');
     expect(text).not.toContain(WALLET_CRYPTOGRAM);
     expect(text).not.toContain(PAN);
