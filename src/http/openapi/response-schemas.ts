@@ -51,7 +51,7 @@ export const paymentMethodSchema = z
     account_number_display_digits: nullableText.optional(),
     gateway_type: nullableText.optional(),
     third_party_token: nullableText.optional(),
-    payment_method_type: z.enum(['credit_card', 'bank_account', 'third_party_token', 'sprel']),
+    payment_method_type: z.enum(['credit_card', 'bank_account', 'third_party_token', 'sprel', 'apple_pay', 'google_pay']),
     errors: z.array(errorEntrySchema),
     fingerprint: nullableText.optional(),
     verification_value: z.string().optional().describe('XXX while a CVV is held, empty otherwise'),
@@ -59,7 +59,7 @@ export const paymentMethodSchema = z
     routing_number: nullableText.optional(),
     account_number: nullableText.optional(),
   })
-  .describe('A payment method (wire-reference §3.2); card, bank account or third-party fields by payment_method_type. Also shows the address fields (address1 … shipping_phone_number).');
+  .describe('A payment method (wire-reference §3.2); card, bank account or third-party fields by payment_method_type (apple_pay and google_pay show the card fields of their DPAN; docs/wallets.md). Also shows the address fields (address1 … shipping_phone_number).');
 
 const gatewayResponseSchema = z.object({
   success: z.boolean(),
