@@ -51,8 +51,8 @@ export class PaymentMethodService {
     keyring: Keyring,
     private readonly clock: Clock,
     private readonly cacheTtlSeconds: number,
-    /** Opens Apple Pay and Google Pay tokens; without it, wallet payment methods are refused. */
-    private readonly wallets: WalletTokenService | null = null,
+    /** Opens Apple Pay and Google Pay tokens (docs/wallets.md). */
+    private readonly wallets: WalletTokenService,
   ) {
     this.repos = store.repos;
     this.sealer = new PaymentMethodSealer(keyring);
@@ -106,7 +106,6 @@ export class PaymentMethodService {
 
   private decryptWallet(environment: Environment, input: PaymentMethodCreateInput): Promise<DecryptedWallet> {
     const type = input.type as DecryptedWallet['type'];
-    if (this.wallets === null) throw new AppError({ key: 'errors.wallet_not_configured', message: 'Wallet payment methods are not available on this server.' });
     return this.wallets.decrypt(environment, type, input.wallet ?? {});
   }
 
