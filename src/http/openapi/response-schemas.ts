@@ -229,6 +229,7 @@ export const certificateSchema = z.object({
   email_address: nullableText,
   public_key: z.string(),
   public_key_hash: z.string(),
+  google_pay_public_key: z.string().nullable().describe('P-256 keys: base64 of the uncompressed point, as the Google Pay console asks for it (docs/wallets.md); null otherwise'),
   csr: nullableText,
   pem: nullableText,
   created_at: timestamp,
