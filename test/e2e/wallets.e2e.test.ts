@@ -128,6 +128,26 @@ describe.each(storeKinds)('Apple Pay and Google Pay end to end (%s)', (store) =>
     expect(again.t).toMatchObject({ state: 'failed', message: 'The payment method was single-use and has been used.' });
   });
 
+  it('recurring on a retained wallet method: the cardholder-initiated charge keeps the network transaction id, the merchant-initiated one goes with it and without a cryptogram', async () => {
+    const added = await server.client.sendJson('POST', '/v1/payment_methods.json', { payment_method: { retained: true, single_use: false, apple_pay: { payment_data: appleToken() } } });
+    expect(added.status, added.text).toBe(201);
+    const token = added.json().transaction.payment_method.token;
+    const first = await transact(server.client, 'json', `gateways/${gateway}/purchase`, { payment_method_token: token, amount: 1000, currency_code: 'USD', stored_credential_initiator: 'cardholder', stored_credential_reason_type: 'recurring' });
+    expect(first.t.state).toBe('succeeded');
+    const firstTranscript = (await server.client.request('GET', `/v1/transactions/${first.t.token}/transcript`)).text;
+    expect(firstTranscript).toContain('cryptogram present');
+
+    // Without stored credentials, a second cardholder charge has no cryptogram left: declined.
+    const again = await transact(server.client, 'json', `gateways/${gateway}/purchase`, { payment_method_token: token, amount: 1000, currency_code: 'USD' });
+    expect(again.t).toMatchObject({ state: 'gateway_processing_failed', message: 'The network token has no cryptogram: it was used already.' });
+
+    const next = await transact(server.client, 'json', `gateways/${gateway}/purchase`, { payment_method_token: token, amount: 1000, currency_code: 'USD', stored_credential_initiator: 'merchant', stored_credential_reason_type: 'recurring' });
+    expect(next.t.state).toBe('succeeded');
+    const transcript = (await server.client.request('GET', `/v1/transactions/${next.t.token}/transcript`)).text;
+    expect(transcript).toContain(`stored credential: merchant recurring, network transaction id test_nti_${first.t.token}`);
+    expect(transcript).toContain('cryptogram none');
+  });
+
   it('declines a declining DPAN on the test gateway', async () => {
     const { status, t } = await transact(server.client, 'json', `gateways/${gateway}/purchase`, { apple_pay: { payment_data: appleToken(applePayload(DECLINED_DPAN)) }, amount: 100, currency_code: 'USD' });
     expect(status).toBe(422);
