@@ -14,6 +14,8 @@ import { PaymentMethodService } from './services/payment-method.service.js';
 import { CacheSweeper } from './services/cache-sweeper.js';
 import { KeyRotationService } from './services/key-rotation.service.js';
 import { PaymentMethodSealer } from './services/payment-method-sealer.js';
+import { WalletTokenService } from './services/wallet-tokens.service.js';
+import { loadWalletTrust } from './vault/wallets/wallet-trust.js';
 import { GatewayCaller } from './services/transactions/gateway-caller.js';
 import { GatewayTransactionService } from './services/transactions/gateway-transaction.service.js';
 import type { AttemptChain } from './services/routing/attempt-chain.js';
@@ -191,7 +193,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     // Definitions every request reads, kept in this node's memory while the store's generation stands.
     const cache = new DefinitionCache(store);
     const gateways = new GatewayService(access, keyring, clock, cache);
-    const paymentMethods = new PaymentMethodService(access, keyring, clock, config.cacheTtlSeconds);
+    const walletTrust = loadWalletTrust(config.wallets);
+    const paymentMethods = new PaymentMethodService(access, keyring, clock, config.cacheTtlSeconds, new WalletTokenService(access, keyring, clock, walletTrust));
     // Endpoint overrides are destinations chosen outside the code: checked and pinned like receivers.
     const certificates = new CertificateService(access, keyring, clock);
     const sealer = new PaymentMethodSealer(keyring);

@@ -33,6 +33,22 @@ function asPublicKey(key: KeyObject | Uint8Array | string): KeyObject {
   return key.type === 'public' ? key : createPublicKey(key);
 }
 
+/**
+ * A P-256 public key as Google Pay's console asks for it: base64 of the uncompressed point
+ * (`04 || X || Y`, docs/wallets.md "Merchant setup"); null for any other key.
+ */
+export function uncompressedPointBase64(spkiPem: string): string | null {
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: spkiPem, format: 'pem' });
+  } catch {
+    return null;
+  }
+  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') return null;
+  const jwk = key.export({ format: 'jwk' });
+  return Buffer.concat([Buffer.from([0x04]), Buffer.from(jwk.x as string, 'base64url'), Buffer.from(jwk.y as string, 'base64url')]).toString('base64');
+}
+
 /** The DER SubjectPublicKeyInfo of a key, in node's canonical encoding. */
 export function spkiOf(key: KeyObject): Buffer {
   return asPublicKey(key).export({ type: 'spki', format: 'der' });

@@ -54,6 +54,8 @@ export interface Config {
   receiverTimeoutMs: number;
   /** Extra CAs (PEM file, COFFER_OUTBOUND_CA_FILE) trusted for calls to receivers, besides Node's roots. */
   outboundCaPath: string | null;
+  /** Apple Pay and Google Pay roots and the signing-time window (docs/wallets.md, "Configuration"). */
+  wallets: WalletConfig;
   /** The merchant portal at /portal/ (COFFER_PORTAL=off turns it off). */
   portal: boolean;
   /** Days events are kept before the sweep deletes them (COFFER_EVENT_RETENTION_DAYS; default 90). */
@@ -94,6 +96,16 @@ export interface PeopleConfig {
   idleTimeoutMs: number;
   /** COFFER_PORTAL_INACTIVE_DAYS: members not signed in for this long are disabled; 1 to 90, default 90 (8.2.6). */
   inactiveDays: number;
+}
+
+/** What wallet tokens are verified against (docs/wallets.md, "Configuration"). */
+export interface WalletConfig {
+  /** A PEM file of Apple Pay roots trusted instead of the shipped Apple Root CA - G3 (COFFER_APPLE_PAY_ROOT_CA). */
+  applePayRootCaPath: string | null;
+  /** Google's root signing keys in its published JSON format, used instead of the shipped set (COFFER_GOOGLE_PAY_ROOT_KEYS). */
+  googlePayRootKeysPath: string | null;
+  /** How far an Apple Pay token's signing time may be from now, either way, in ms (COFFER_WALLET_SIGNING_WINDOW; default 5 minutes). */
+  signingTimeWindowMs: number;
 }
 
 /** Where GET /metrics is served, and what guards it (docs/metrics.md). */

@@ -26,6 +26,8 @@ export interface Environment {
   callbackEventTypes: EventType[] | null;
   /** Sealed: the callbacks' signing secret, under the environment's data key; null until one is made. */
   sealedSigningSecret: string | null;
+  /** The merchant id from Google's console: Google Pay tokens must be signed for `merchant:<id>` (docs/wallets.md); null = none set. */
+  googlePayMerchantId: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -34,7 +36,7 @@ export interface Environment {
 export type NewEnvironment = Pick<Environment, 'key' | 'organizationToken' | 'name' | 'production' | 'createdAt' | 'updatedAt'>;
 
 /** A change of an environment's settings; `updatedAt` always moves. */
-export type EnvironmentPatch = Partial<Pick<Environment, 'name' | 'production' | 'allowedOrigins' | 'enhancedIframeSecurity' | 'callbackUrl' | 'callbackFormat' | 'callbackEventTypes'>> &
+export type EnvironmentPatch = Partial<Pick<Environment, 'name' | 'production' | 'allowedOrigins' | 'enhancedIframeSecurity' | 'googlePayMerchantId' | 'callbackUrl' | 'callbackFormat' | 'callbackEventTypes'>> &
   Pick<Environment, 'updatedAt'>;
 
 /**

@@ -63,6 +63,17 @@ export const ERROR_STATUS = {
   'errors.gateway_busy': 503,
   // A `shares` node before its custodians unsealed it (docs/key-custody.md).
   'errors.vault_sealed': 503,
+  // Wallet tokens (docs/wallets.md, "Errors"): one key per reason a token is refused.
+  'errors.wallet_token_malformed': 422,
+  'errors.wallet_token_bad_signature': 422,
+  'errors.wallet_token_untrusted_chain': 422,
+  'errors.wallet_token_expired': 422,
+  'errors.wallet_token_unknown_key': 422,
+  'errors.wallet_token_decryption_failed': 422,
+  'errors.wallet_token_wrong_recipient': 422,
+  'errors.wallet_token_replayed': 422,
+  'errors.wallet_not_configured': 422,
+  'errors.gateway_does_not_support_payment_method': 422,
   // Live migration (docs/portability.md, "Live migration").
   'errors.upstream_not_found': 404,
   'errors.upstream_unavailable': 502,

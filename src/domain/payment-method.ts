@@ -1,5 +1,8 @@
-/** Payment method kinds Coffer vaults. `sprel` is Spreedly's offsite test method (no sensitive data). */
-export const PAYMENT_METHOD_TYPES = ['credit_card', 'bank_account', 'third_party_token', 'sprel'] as const;
+/**
+ * Payment method kinds Coffer vaults. `sprel` is Spreedly's offsite test method (no sensitive data);
+ * `apple_pay` and `google_pay` are decrypted wallet tokens (docs/wallets.md).
+ */
+export const PAYMENT_METHOD_TYPES = ['credit_card', 'bank_account', 'third_party_token', 'sprel', 'apple_pay', 'google_pay'] as const;
 export type PaymentMethodType = (typeof PAYMENT_METHOD_TYPES)[number];
 
 /** API.md §5 storage states. */
@@ -53,6 +56,23 @@ export interface ThirdPartyTokenInput {
   gateway_type?: string;
 }
 
+/** The wallet kinds: their payment methods come from a wallet's payment token, decrypted in the vault. */
+export const WALLET_TYPES = ['apple_pay', 'google_pay'] as const;
+export type WalletType = (typeof WALLET_TYPES)[number];
+
+export function isWalletType(type: string | null | undefined): type is WalletType {
+  return type === 'apple_pay' || type === 'google_pay';
+}
+
+/**
+ * `apple_pay{payment_data, test_card_number}` / `google_pay{…}` as submitted: the token (the
+ * wallet's payment data, an object or its JSON text) or, in test environments, a test card number.
+ */
+export interface WalletInput {
+  paymentData?: unknown;
+  testCardNumber?: string;
+}
+
 /** Metadata: at most 25 flat keys (≤ 50 characters) with scalar values (text ≤ 500 characters). */
 export type Metadata = Record<string, string | number | boolean>;
 
@@ -69,12 +89,14 @@ export interface PaymentMethodCreateInput extends ValidationAllowances {
   card?: CardInput;
   bankAccount?: BankAccountInput;
   thirdParty?: ThirdPartyTokenInput;
+  wallet?: WalletInput;
   email?: string;
   data?: unknown;
   metadata?: unknown;
   callbackUrl?: string;
   retained: boolean;
-  singleUse: boolean;
+  /** Used up by its first transaction; when not said, wallet methods are and the others are not. */
+  singleUse?: boolean;
 }
 
 /** What `PUT payment_methods/<t>` may change: non-sensitive fields only. */
@@ -133,6 +155,14 @@ export type ThirdPartyTokenDetails = {
   gateway_type: string | null;
 } & KeptNetworkTransactionId;
 
+/**
+ * A decrypted wallet token: the card fields of its device account number (DPAN) or, for a Google
+ * Pay `PAN_ONLY` token, of its card number, as a card shows them; no address. `wallet_auth_method`
+ * says which: `network_token` (a DPAN with a cryptogram) or `pan_only` (a plain card). The number,
+ * cryptogram and ECI are sealed (`SealedPaymentMethodFields.number` and `.cvv`).
+ */
+export type WalletDetails = CardDetails & { wallet_auth_method: 'network_token' | 'pan_only' };
+
 /** An offsite test method (`sprel`) has no details of its own. */
 export type SprelDetails = KeptNetworkTransactionId;
 
@@ -142,13 +172,17 @@ export interface PaymentMethodDetailsByType {
   bank_account: BankAccountDetails;
   third_party_token: ThirdPartyTokenDetails;
   sprel: SprelDetails;
+  apple_pay: WalletDetails;
+  google_pay: WalletDetails;
 }
 
 export type PaymentMethodDetails = PaymentMethodDetailsByType[PaymentMethodType];
 
 /**
  * Sensitive values sealed with the environment's data key (src/vault/README.md): opaque
- * ciphertext that only the sealer opens; null when absent or destroyed (redaction).
+ * ciphertext that only the sealer opens; null when absent or destroyed (redaction). A wallet
+ * method keeps its DPAN in `number` and its single-use cryptogram and ECI in `cvv`, which is
+ * dropped as a CVV is: at the first transaction, or when the caching window ends.
  */
 export interface SealedPaymentMethodFields {
   number: string | null;

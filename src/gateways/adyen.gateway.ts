@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { blankResponse, defineGateway, GatewayInputError, GatewayResultUnknownError, readAnswer, requireCredential, type GatewayCall, type GatewayResponse } from './kit/index.js';
+import { blankResponse, cryptogramFor, defineGateway, twoDigitEci, WALLET_KINDS, walletOf, type WalletPaymentMethod, GatewayInputError, GatewayResultUnknownError, readAnswer, requireCredential, type GatewayCall, type GatewayResponse } from './kit/index.js';
 import {
   adyenAmount,
   adyenEndpoint,
@@ -52,9 +52,36 @@ function storedCredentialFields(call: GatewayCall): { fields: Record<string, unk
   return { fields, additionalData };
 }
 
+/** Adyen's payment data source names of the wallets (`additionalData.paymentdatasource.type`). */
+const DATA_SOURCE = { apple_pay: 'applepay', google_pay: 'googlepay' } as const;
+
+/**
+ * A decrypted wallet token (docs/wallets.md): the DPAN (or PAN_ONLY card) as a raw `scheme` card,
+ * its wallet as the payment data source, and on a cardholder-initiated charge the cryptogram and
+ * ECI (default 07) in `mpiData` as an authenticated payment (Adyen, "Apple Pay / Google Pay with
+ * decrypted data"; ActiveMerchant's adyen add_network_tokenization_card as a cross-check).
+ */
+function walletFields(call: GatewayCall, wallet: WalletPaymentMethod): Record<string, unknown> {
+  const cryptogram = wallet.networkToken ? cryptogramFor(call.request, wallet) : null;
+  return {
+    paymentMethod: schemeCard({ ...wallet, verificationValue: null }),
+    shopperInteraction: 'Ecommerce',
+    ...storedCredentialFields(call).fields,
+    ...(cryptogram === null ? {} : { mpiData: { authenticationResponse: 'Y', directoryResponse: 'Y', eci: twoDigitEci(wallet.eci) ?? '07', cavv: cryptogram } }),
+  };
+}
+
+function walletAdditionalData(wallet: WalletPaymentMethod): Record<string, string> {
+  const data: Record<string, string> = { 'paymentdatasource.type': DATA_SOURCE[wallet.type] };
+  if (wallet.type === 'google_pay') data['paymentdatasource.tokenized'] = wallet.networkToken ? 'true' : 'false';
+  return data;
+}
+
 /** The card or the stored card of a /payments request, with what goes with each. */
 function paymentMethodFields(call: GatewayCall): Record<string, unknown> {
   const method = call.request.paymentMethod;
+  const wallet = walletOf(method);
+  if (wallet !== null) return walletFields(call, wallet);
   if (method?.type === 'credit_card') {
     return { paymentMethod: schemeCard(method), billingAddress: billingAddress(method), shopperInteraction: 'Ecommerce', ...storedCredentialFields(call).fields };
   }
@@ -71,7 +98,13 @@ function paymentMethodFields(call: GatewayCall): Record<string, unknown> {
 }
 
 function additionalDataOf(call: GatewayCall, kind: 'purchase' | 'authorize' | 'verify'): Record<string, string> | undefined {
-  const data = { ...(kind === 'authorize' ? { manualCapture: 'true' } : {}), ...(call.request.paymentMethod?.type === 'credit_card' ? storedCredentialFields(call).additionalData : {}) };
+  const method = call.request.paymentMethod;
+  const wallet = walletOf(method);
+  const data = {
+    ...(kind === 'authorize' ? { manualCapture: 'true' } : {}),
+    ...(method?.type === 'credit_card' || wallet !== null ? storedCredentialFields(call).additionalData : {}),
+    ...(wallet === null ? {} : walletAdditionalData(wallet)),
+  };
   return Object.keys(data).length === 0 ? undefined : data;
 }
 
@@ -196,7 +229,7 @@ export const adyenGateway = defineGateway({
       ],
     },
   ],
-  paymentMethods: ['credit_card', 'third_party_token'],
+  paymentMethods: ['credit_card', 'third_party_token', ...WALLET_KINDS],
   gatewaySpecificFields: ['return_url', 'shopper_reference', 'recurring_processing_model', 'shopper_statement'],
   supportedCountries: ['AT', 'AU', 'BE', 'BG', 'BR', 'CH', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GB', 'GI', 'GR', 'HK', 'HU', 'IE', 'IS', 'IT', 'LI', 'LT', 'LU', 'LV', 'MC', 'MT', 'MX', 'NL', 'NO', 'PL', 'PT', 'RO', 'SE', 'SG', 'SK', 'SI', 'US'],
   supportedCardtypes: ['visa', 'master', 'american_express', 'diners_club', 'jcb', 'dankort', 'maestro', 'discover', 'elo', 'naranja', 'cabal', 'unionpay'],

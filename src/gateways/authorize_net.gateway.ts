@@ -1,4 +1,8 @@
 import {
+  cryptogramFor,
+  walletOf,
+  WALLET_KINDS,
+  type WalletPaymentMethod,
   decimalAmount,
   defineGateway,
   GatewayInputError,
@@ -39,9 +43,30 @@ function amountOf(request: GatewayRequest): { amount: string; currencyCode: stri
   return { amount: decimalAmount(request.amount, request.currencyCode), currencyCode: request.currencyCode };
 }
 
+/**
+ * A wallet token's payment.creditCard (docs/wallets.md): the DPAN with `isPaymentToken` and, on a
+ * cardholder-initiated charge, its `cryptogram` (Authorize.Net's creditCardType, "Apple Pay / Google
+ * Pay via the in-app token"; ActiveMerchant's authorize_net add_network_token). A Google Pay
+ * PAN_ONLY card is a plain card.
+ */
+function walletCard(request: GatewayRequest, wallet: WalletPaymentMethod): Json {
+  if (wallet.month === null || wallet.year === null) throw new GatewayInputError('The card has no expiration date.', 'invalid_expiry_date');
+  const cryptogram = wallet.networkToken ? cryptogramFor(request, wallet) : null;
+  return {
+    creditCard: present({
+      cardNumber: wallet.number.reveal(),
+      expirationDate: `${wallet.year}-${String(wallet.month).padStart(2, '0')}`,
+      isPaymentToken: wallet.networkToken ? true : undefined,
+      cryptogram: cryptogram ?? undefined,
+    }),
+  };
+}
+
 /** payment.creditCard: cardNumber, expirationDate (YYYY-MM), cardCode. */
 function creditCard(request: GatewayRequest): Json {
   const method = request.paymentMethod;
+  const wallet = walletOf(method);
+  if (wallet !== null) return walletCard(request, wallet);
   if (method?.type !== 'credit_card') throw new GatewayInputError('Authorize.Net takes credit cards and customer profiles (third_party_token).', 'unsupported_feature');
   if (method.month === null || method.year === null) throw new GatewayInputError('The card has no expiration date.', 'invalid_expiry_date');
   return {
@@ -90,9 +115,10 @@ function addressOf(fields: { firstName: string | null; lastName: string | null; 
 function billTo(request: GatewayRequest): Json | undefined {
   const method = request.paymentMethod?.type === 'credit_card' ? request.paymentMethod : null;
   const address = method?.address ?? {};
+  const named = method ?? walletOf(request.paymentMethod);
   return addressOf({
-    firstName: method?.firstName ?? null,
-    lastName: method?.lastName ?? null,
+    firstName: named?.firstName ?? null,
+    lastName: named?.lastName ?? null,
     address: addressLine(address.address1, address.address2),
     city: address.city ?? null,
     state: address.state ?? null,
@@ -215,7 +241,7 @@ export const authorizeNetGateway = defineGateway({
       ],
     },
   ],
-  paymentMethods: ['credit_card', 'third_party_token'],
+  paymentMethods: ['credit_card', 'third_party_token', ...WALLET_KINDS],
   gatewaySpecificFields: [],
   supportedCountries: ['US', 'CA', 'GB', 'AU', 'AD', 'AT', 'BE', 'BG', 'CH', 'CY', 'CZ', 'DE', 'DK', 'ES', 'FI', 'FR', 'GI', 'GR', 'HU', 'IE', 'IT', 'LI', 'LU', 'MC', 'MT', 'NL', 'NO', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK', 'SM', 'TR', 'VA'],
   supportedCardtypes: ['visa', 'master', 'american_express', 'discover', 'diners_club', 'jcb'],
@@ -226,7 +252,7 @@ export const authorizeNetGateway = defineGateway({
   // One priorAuthCaptureTransaction settles an authorization.
   capturesAreFinal: true,
   endpoint: (request) => (request.testMode ? ANET_TEST_BASE : ANET_LIVE_BASE),
-  scrub: scrubWith(scrubJsonKeys('cardNumber', 'cardCode', 'expirationDate', 'transactionKey')),
+  scrub: scrubWith(scrubJsonKeys('cardNumber', 'cardCode', 'cryptogram', 'expirationDate', 'transactionKey')),
   operations: {
     purchase: (call) => payment(call, 'authCaptureTransaction', 'purchase'),
     authorize: (call) => payment(call, 'authOnlyTransaction', 'authorize'),

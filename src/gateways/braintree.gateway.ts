@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { blankResponse, decimalAmount, defineGateway, GatewayFaultError, GatewayInputError, readAnswer, type GatewayCall, type GatewayRequest, type GatewayResponse } from './kit/index.js';
+import { blankResponse, cryptogramFor, decimalAmount, defineGateway, twoDigitEci, WALLET_KINDS, walletOf, type WalletPaymentMethod, GatewayFaultError, GatewayInputError, readAnswer, type GatewayCall, type GatewayRequest, type GatewayResponse } from './kit/index.js';
 import { braintreeCall, merchantAccountId, referenceId, scrubBraintree } from './braintree/braintree-api.js';
 import { errorsResponse, readTransaction, readVerification, SUCCESS_STATUSES, transactionResponse, verificationResponse } from './braintree/braintree-mapping.js';
 import * as Q from './braintree/braintree-queries.js';
@@ -42,6 +42,8 @@ function billingAddress(address: Record<string, string | null>): Record<string, 
 async function paymentMethodId(call: GatewayCall): Promise<{ id: string } | { declined: GatewayResponse }> {
   const method = call.request.paymentMethod;
   if (method?.type === 'third_party_token') return { id: method.token };
+  const wallet = walletOf(method);
+  if (wallet !== null) return walletPaymentMethodId(call, wallet);
   if (method?.type !== 'credit_card') throw new GatewayInputError('Braintree takes credit cards and Braintree payment method ids only.', 'unsupported_feature');
   const name = [method.firstName, method.lastName].filter((part) => part !== null && part !== '').join(' ');
   const reply = await braintreeCall(call, Q.TOKENIZE_CREDIT_CARD, 'tokenizeCreditCard', {
@@ -54,6 +56,40 @@ async function paymentMethodId(call: GatewayCall): Promise<{ id: string } | { de
       billingAddress: billingAddress(method.address),
     },
   });
+  if (reply.payload === null) return { declined: errorsResponse(reply.errors) };
+  return { id: readAnswer('Braintree', paymentMethodSchema, reply.payload.paymentMethod).id };
+}
+
+/** Braintree's `NetworkTokenOrigin` of the wallets. */
+const TOKEN_ORIGIN = { apple_pay: 'APPLE_PAY', google_pay: 'GOOGLE_PAY' } as const;
+
+/**
+ * A decrypted wallet token (docs/wallets.md) made a single-use Braintree payment method: a DPAN
+ * with its cryptogram through `tokenizeNetworkToken` (schema.graphql, NetworkTokenInput: number,
+ * expiry, cryptogram, eCommerceIndicator, originDetails.origin APPLE_PAY / GOOGLE_PAY). Braintree
+ * requires the cryptogram there, so a merchant-initiated charge on a stored DPAN (no cryptogram)
+ * and a Google Pay PAN_ONLY card go through `tokenizeCreditCard` as card numbers.
+ */
+async function walletPaymentMethodId(call: GatewayCall, wallet: WalletPaymentMethod): Promise<{ id: string } | { declined: GatewayResponse }> {
+  const month = wallet.month === null ? undefined : String(wallet.month).padStart(2, '0');
+  const year = wallet.year === null ? undefined : String(wallet.year);
+  const name = [wallet.firstName, wallet.lastName].filter((part) => part !== null && part !== '').join(' ');
+  const cryptogram = wallet.networkToken ? cryptogramFor(call.request, wallet) : null;
+  const reply =
+    cryptogram === null
+      ? await braintreeCall(call, Q.TOKENIZE_CREDIT_CARD, 'tokenizeCreditCard', {
+          creditCard: { number: wallet.number.reveal(), expirationMonth: month, expirationYear: year, cardholderName: name === '' ? undefined : name },
+        })
+      : await braintreeCall(call, Q.TOKENIZE_NETWORK_TOKEN, 'tokenizeNetworkToken', {
+          networkToken: {
+            number: wallet.number.reveal(),
+            expirationMonth: month,
+            expirationYear: year,
+            cryptogram,
+            eCommerceIndicator: twoDigitEci(wallet.eci) ?? undefined,
+            originDetails: { origin: TOKEN_ORIGIN[wallet.type] },
+          },
+        });
   if (reply.payload === null) return { declined: errorsResponse(reply.errors) };
   return { id: readAnswer('Braintree', paymentMethodSchema, reply.payload.paymentMethod).id };
 }
@@ -159,7 +195,7 @@ export const braintreeGateway = defineGateway({
       ],
     },
   ],
-  paymentMethods: ['credit_card', 'third_party_token'],
+  paymentMethods: ['credit_card', 'third_party_token', ...WALLET_KINDS],
   gatewaySpecificFields: ['merchant_account_id'],
   supportedCountries: ['US', 'CA', 'AD', 'AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'GI', 'DE', 'GR', 'GG', 'HU', 'IS', 'IM', 'IE', 'IT', 'JE', 'LV', 'LI', 'LT', 'LU', 'MT', 'MC', 'NL', 'NO', 'PL', 'PT', 'RO', 'SM', 'SK', 'SI', 'ES', 'SE', 'CH', 'TR', 'GB', 'SG', 'HK', 'MY', 'AU', 'NZ'],
   supportedCardtypes: ['visa', 'master', 'american_express', 'discover', 'jcb', 'diners_club', 'maestro'],

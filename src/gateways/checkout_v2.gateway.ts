@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import {
   blankResponse,
+  cryptogramFor,
+  twoDigitEci,
+  WALLET_KINDS,
+  walletOf,
+  type WalletPaymentMethod,
   defineGateway,
   faultOnServerError,
   GatewayFaultError,
@@ -108,9 +113,37 @@ function cardSource(card: Card): Record<string, unknown> {
   };
 }
 
+/** Checkout.com's `token_type` of a wallet's network token. */
+const TOKEN_TYPE = { apple_pay: 'applepay', google_pay: 'googlepay' } as const;
+
+/**
+ * A decrypted wallet token (docs/wallets.md) as a `network_token` source: the DPAN as `token`, its
+ * wallet as `token_type`, and on a cardholder-initiated charge the cryptogram and ECI (Checkout.com,
+ * "Network token source"; ActiveMerchant's checkout_v2 as a cross-check). A Google Pay PAN_ONLY card
+ * is a card source.
+ */
+function walletSource(request: GatewayRequest, wallet: WalletPaymentMethod): Record<string, unknown> {
+  if (wallet.month === null || wallet.year === null) throw new GatewayInputError('The card has no expiration date.', 'invalid_expiry_date');
+  const name = [wallet.firstName, wallet.lastName].filter((part) => part !== null && part !== '').join(' ') || undefined;
+  if (!wallet.networkToken) return { type: 'card', number: wallet.number.reveal(), expiry_month: wallet.month, expiry_year: wallet.year, name };
+  const cryptogram = cryptogramFor(request, wallet);
+  return {
+    type: 'network_token',
+    token: wallet.number.reveal(),
+    expiry_month: wallet.month,
+    expiry_year: wallet.year,
+    token_type: TOKEN_TYPE[wallet.type],
+    cryptogram: cryptogram ?? undefined,
+    eci: cryptogram === null ? undefined : (twoDigitEci(wallet.eci) ?? undefined),
+    name,
+  };
+}
+
 /** The payment's source: a raw card, or a card Checkout.com keeps (`src_...` from `store`) as type id. */
 function paymentSource(request: GatewayRequest): Record<string, unknown> {
   const method = request.paymentMethod;
+  const wallet = walletOf(method);
+  if (wallet !== null) return walletSource(request, wallet);
   if (method?.type === 'credit_card') return cardSource(method);
   if (method?.type === 'third_party_token') return { type: 'id', id: method.token };
   throw new GatewayInputError('Checkout.com takes credit cards and cards it stored (third_party_token).', 'unsupported_feature');
@@ -233,7 +266,7 @@ export const checkoutV2Gateway = defineGateway({
       ],
     },
   ],
-  paymentMethods: ['credit_card', 'third_party_token'],
+  paymentMethods: ['credit_card', 'third_party_token', ...WALLET_KINDS],
   gatewaySpecificFields: ['processing_channel_id'],
   supportedCountries: ['AD', 'AE', 'AR', 'AT', 'AU', 'BE', 'BG', 'BH', 'BR', 'CH', 'CL', 'CN', 'CO', 'CY', 'CZ', 'DE', 'DK', 'EE', 'EG', 'ES', 'FI', 'FR', 'GB', 'GR', 'HK', 'HR', 'HU', 'IE', 'IS', 'IT', 'JO', 'JP', 'KW', 'LI', 'LT', 'LU', 'LV', 'MC', 'MT', 'MX', 'MY', 'NL', 'NO', 'NZ', 'OM', 'PE', 'PL', 'PT', 'QA', 'RO', 'SA', 'SE', 'SG', 'SI', 'SK', 'SM', 'TR', 'US'],
   supportedCardtypes: ['visa', 'master', 'american_express', 'diners_club', 'maestro', 'discover'],
@@ -244,7 +277,7 @@ export const checkoutV2Gateway = defineGateway({
   // Checkout.com allows several partial captures of one authorization.
   capturesAreFinal: false,
   endpoint: (request) => (request.testMode ? CHECKOUT_TEST_BASE : CHECKOUT_LIVE_BASE),
-  scrub: scrubWith(scrubJsonKeys('number', 'cvv', 'expiry_month', 'expiry_year'), scrubHeaders('authorization')),
+  scrub: scrubWith(scrubJsonKeys('number', 'cvv', 'cryptogram', 'expiry_month', 'expiry_year'), scrubHeaders('authorization')),
   operations: {
     purchase: (call) => payment(call, 'purchase'),
     authorize: (call) => payment(call, 'authorize'),

@@ -1,4 +1,4 @@
-import { defineGateway, GatewayInputError, type GatewayCall, type GatewayResponse } from './kit/index.js';
+import { defineGateway, GatewayInputError, WALLET_KINDS, type GatewayCall, type GatewayResponse } from './kit/index.js';
 import {
   billTo,
   cardElement,
@@ -10,6 +10,7 @@ import {
   referenceIds,
   requestAmount,
   storedCredentialFields,
+  walletAuthFields,
 } from './cyber_source/cybersource-soap-api.js';
 import { cyberSourceResponse, cyberSourceStoreResponse } from './cyber_source/cybersource-soap-mapping.js';
 import { scrubCyberSourceSoap } from './cyber_source/soap-envelope.js';
@@ -24,10 +25,13 @@ async function payment(call: GatewayCall, kind: 'purchase' | 'authorize' | 'veri
   const { request } = call;
   const { amount, currency } = kind === 'verify' ? { amount: 0, currency: request.currencyCode ?? DEFAULT_CURRENCY } : requestAmount(request);
   const stored = storedCredentialFields(request);
+  const wallet = walletAuthFields(request);
   const answer = await cyberSourcePost(call, {
     ...paymentElements(request, amount, currency),
-    ccAuthService: { ...RUN, commerceIndicator: stored.commerceIndicator },
+    // The wallet's authenticated commerce indicator wins on a cardholder-initiated charge; the stored credentials' otherwise.
+    ccAuthService: { ...RUN, cavv: wallet.auth.cavv, commerceIndicator: wallet.auth.commerceIndicator ?? stored.commerceIndicator, xid: wallet.auth.xid },
     ccCaptureService: kind === 'purchase' ? RUN : undefined,
+    ...wallet.trailing,
     ...stored.trailing,
   });
   const messages = { purchase: 'Transaction approved', authorize: 'Transaction authorized', verify: 'Card verified' } as const;
@@ -122,7 +126,7 @@ export const cyberSourceGateway = defineGateway({
       ],
     },
   ],
-  paymentMethods: ['credit_card', 'third_party_token'],
+  paymentMethods: ['credit_card', 'third_party_token', ...WALLET_KINDS],
   gatewaySpecificFields: [],
   supportedCountries: ['US', 'AE', 'BR', 'CA', 'CN', 'DK', 'FI', 'FR', 'DE', 'IN', 'JP', 'MX', 'NO', 'SE', 'GB', 'SG', 'LB', 'PK'],
   supportedCardtypes: ['visa', 'master', 'american_express', 'discover', 'diners_club', 'jcb', 'dankort', 'maestro', 'elo'],

@@ -2,7 +2,8 @@ import { Scrubber } from '../domain/scrubbing/scrubber.js';
 import type { AdapterPaymentMethod, GatewayRequest, GatewayResponse, TranscriptEntry } from './kit/index.js';
 
 /**
- * The scrubber of one gateway call: it knows the card, CVV, bank numbers and credentials sent,
+ * The scrubber of one gateway call: it knows the card, CVV, bank numbers, a wallet token's DPAN and
+ * cryptogram (scrubbed like a CVV, docs/wallets.md) and credentials sent,
  * and those of `concerning` (the payment method of a reference transaction, which is not sent).
  * Credentials named in `safeCredentials` (declared `safe`: shown in the gateway's view anyway) are
  * left out: a short numeric one such as Redsys's terminal "1" would otherwise be found in every
@@ -15,6 +16,7 @@ export function scrubberFor(request: GatewayRequest, concerning: AdapterPaymentM
   for (const method of [request.paymentMethod, concerning]) {
     if (method?.type === 'credit_card') values.push(method.number.reveal(), method.verificationValue?.reveal());
     if (method?.type === 'bank_account') values.push(method.accountNumber.reveal(), method.routingNumber.reveal());
+    if (method?.type === 'apple_pay' || method?.type === 'google_pay') values.push(method.number.reveal(), method.cryptogram?.reveal());
   }
   return Scrubber.of(values);
 }

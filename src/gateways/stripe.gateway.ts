@@ -1,6 +1,6 @@
-import { blankResponse, defineGateway, GatewayFaultError, type FormValue, type GatewayCall, type GatewayResponse, type InquiryAnswer } from './kit/index.js';
+import { blankResponse, defineGateway, GatewayFaultError, WALLET_KINDS, type FormValue, type GatewayCall, type GatewayResponse, type InquiryAnswer } from './kit/index.js';
 import { declineResponse, paymentIntentResponse, type IntentLike } from './stripe/stripe-mapping.js';
-import { paymentMethodData, paymentMethodReference, referenceId, scrubStripe, shipping, stripeCall, type StripeReply } from './stripe/stripe-api.js';
+import { networkTokenOptions, paymentMethodData, paymentMethodReference, referenceId, scrubStripe, shipping, stripeCall, type StripeReply } from './stripe/stripe-api.js';
 
 /** Statuses meaning success, per operation. */
 const SUCCESS = {
@@ -30,6 +30,8 @@ function storedCredentialFields(request: GatewayCall['request']): Record<string,
 
 function cardOptions(request: GatewayCall['request']): Record<string, FormValue> | undefined {
   const card: Record<string, FormValue> = {};
+  const networkToken = networkTokenOptions(request);
+  if (networkToken !== undefined) card.network_token = networkToken;
   if (request.attempt3dsecure) card.request_three_d_secure = 'any';
   const networkTransactionId = request.storedCredential?.initiator === 'merchant' ? request.storedCredential.networkTransactionId : null;
   if (networkTransactionId !== null && networkTransactionId !== undefined) card.mit_exemption = { network_transaction_id: networkTransactionId };
@@ -91,7 +93,7 @@ export const stripeGateway = defineGateway({
   name: 'Stripe',
   test: false,
   authModes: [{ authModeType: 'default', name: 'Default', credentials: [{ name: 'login', label: 'Secret Key', safe: false }] }],
-  paymentMethods: ['credit_card', 'third_party_token'],
+  paymentMethods: ['credit_card', 'third_party_token', ...WALLET_KINDS],
   gatewaySpecificFields: [],
   supportedCountries: ['AT', 'AU', 'BE', 'CA', 'CH', 'DE', 'DK', 'ES', 'FI', 'FR', 'GB', 'IE', 'IT', 'JP', 'LU', 'NL', 'NO', 'NZ', 'PT', 'SE', 'SG', 'US'],
   supportedCardtypes: ['visa', 'master', 'american_express', 'discover', 'diners_club', 'jcb', 'unionpay'],

@@ -37,9 +37,27 @@ function answered(call: GatewayCall, decide: () => GatewayResponse): Promise<Gat
   return Promise.resolve(response);
 }
 
+/** The card number a test outcome is decided by: a card's, or a wallet token's DPAN (or PAN_ONLY card number). */
 function cardNumber(call: GatewayCall): string | null {
   const method = call.request.paymentMethod;
-  return method?.type === 'credit_card' ? method.number.reveal() : null;
+  return method?.type === 'credit_card' || method?.type === 'apple_pay' || method?.type === 'google_pay' ? method.number.reveal() : null;
+}
+
+/**
+ * A wallet method as a gateway would take it (docs/wallets.md): a network token needs its
+ * cryptogram on a cardholder-initiated charge; a merchant-initiated one (stored credentials) goes
+ * without. What was sent is noted in the transcript, the cryptogram only as present or absent.
+ */
+function walletRefusal(call: GatewayCall): GatewayResponse | null {
+  const method = call.request.paymentMethod;
+  if (method?.type !== 'apple_pay' && method?.type !== 'google_pay') return null;
+  const cryptogram = method.cryptogram === null ? 'none' : 'present';
+  call.http.note(`[test gateway] ${method.type} ${method.networkToken ? 'network token' : 'card (PAN_ONLY)'}, eci ${method.eci ?? 'none'}, cryptogram ${cryptogram}`);
+  const merchantInitiated = call.request.storedCredential?.initiator === 'merchant';
+  if (method.networkToken && method.cryptogram === null && !merchantInitiated) {
+    return { ...declined(call.request.operation, 'The network token has no cryptogram: it was used already.'), errorCode: 'processing_error' };
+  }
+  return null;
 }
 
 /**
@@ -87,6 +105,8 @@ function cardOperation(call: GatewayCall): Promise<GatewayResponse> {
       if ((call.request.redirectUrl ?? null) === null) return declined(operation, 'Offsite payments need a redirect_url.');
       return startOffsite(call.request, String(randomInt(1, 100_000)));
     }
+    const walletRefused = walletRefusal(call);
+    if (walletRefused !== null) return walletRefused;
     const number = cardNumber(call);
     if (number === CLOSED_ACCOUNT_CARD) return { ...declined(operation, 'Account closed'), errorCode: 'account_closed', accountClosed: true };
     if (number !== null && TEST_CARD_OUTCOMES.get(number) === 'decline') return declined(operation);
@@ -118,7 +138,7 @@ export const testGateway = defineGateway({
   name: 'Spreedly Test',
   test: true,
   authModes: [{ authModeType: 'default', name: 'Default', credentials: [] }],
-  paymentMethods: ['credit_card', 'third_party_token', 'bank_account'],
+  paymentMethods: ['credit_card', 'third_party_token', 'bank_account', 'apple_pay', 'google_pay'],
   gatewaySpecificFields: [],
   supportedCountries: [],
   supportedCardtypes: ALL_CARD_TYPES,

@@ -1,5 +1,5 @@
-import { defineGateway, GatewayFaultError, GatewayInputError, GatewayResultUnknownError, type GatewayCall, type GatewayResponse, type XmlValue } from './kit/index.js';
-import { cardSsl, orderCode, paymentService, scrubWorldpay, worldpayAmount, worldpayEndpoint, worldpayPost } from './worldpay/worldpay-api.js';
+import { defineGateway, WALLET_KINDS, walletOf, GatewayFaultError, GatewayInputError, GatewayResultUnknownError, type GatewayCall, type GatewayResponse, type XmlValue } from './kit/index.js';
+import { cardSsl, walletInstrument, orderCode, paymentService, scrubWorldpay, worldpayAmount, worldpayEndpoint, worldpayPost } from './worldpay/worldpay-api.js';
 import { modificationResponse, orderResponse, tokenResponse, unauthorizedResponse } from './worldpay/worldpay-mapping.js';
 
 /** A gateway-specific field given as text, if it was. */
@@ -24,7 +24,10 @@ async function submitOrder(call: GatewayCall, amount: Record<string, XmlValue>, 
   const method = request.paymentMethod;
   let instrument: Record<string, XmlValue>;
   let shopperId: string | undefined;
-  if (method?.type === 'credit_card') {
+  const wallet = walletOf(method);
+  if (wallet !== null) {
+    instrument = walletInstrument(request, wallet);
+  } else if (method?.type === 'credit_card') {
     instrument = { 'CARD-SSL': cardSsl(method) };
   } else if (method?.type === 'third_party_token') {
     const stored = storedToken(method.token);
@@ -180,7 +183,7 @@ export const worldpayGateway = defineGateway({
       ],
     },
   ],
-  paymentMethods: ['credit_card', 'third_party_token'],
+  paymentMethods: ['credit_card', 'third_party_token', ...WALLET_KINDS],
   gatewaySpecificFields: ['order_content', 'statement_narrative', 'cancel_or_refund', 'authenticated_shopper_id', 'token_reason'],
   supportedCountries: ['AD', 'AE', 'AR', 'AT', 'AU', 'BE', 'BG', 'BR', 'CA', 'CH', 'CL', 'CO', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GB', 'GR', 'HK', 'HR', 'HU', 'IE', 'IN', 'IS', 'IT', 'JP', 'LI', 'LT', 'LU', 'LV', 'MT', 'MX', 'MY', 'NL', 'NO', 'NZ', 'PL', 'PT', 'RO', 'SE', 'SG', 'SI', 'SK', 'TR', 'US', 'ZA'],
   supportedCardtypes: ['visa', 'master', 'american_express', 'discover', 'jcb', 'maestro', 'diners_club', 'elo', 'unionpay'],

@@ -1,4 +1,5 @@
-import type { BankAccountDetails, CardDetails, CardInput, DetailValue, PaymentMethodDetails } from '../domain/payment-method.js';
+import type { BankAccountDetails, CardDetails, CardInput, DetailValue, PaymentMethodDetails, WalletDetails } from '../domain/payment-method.js';
+import type { DecryptedWallet } from './wallet-tokens.service.js';
 import { CARD_TEXT_FIELDS } from '../domain/payment-method.js';
 import {
   accountDisplayDigits,
@@ -41,6 +42,13 @@ export function cardDetails(card: CardInput, digits: string): CardDetails {
   };
   for (const field of CARD_TEXT_FIELDS) if (field !== 'first_name' && field !== 'last_name') details[field] = card[field] ?? null;
   return details as CardDetails;
+}
+
+/** A decrypted wallet token's details: a card's, from the DPAN and what the wallet gave (no address). */
+export function walletDetails(wallet: DecryptedWallet, digits: string): WalletDetails {
+  const card: CardInput = { month: wallet.month, year: wallet.year };
+  if (wallet.cardholderName !== null) card.full_name = wallet.cardholderName;
+  return { ...cardDetails(card, digits), wallet_auth_method: wallet.networkToken ? 'network_token' : 'pan_only' };
 }
 
 export function bankAccountDetails(

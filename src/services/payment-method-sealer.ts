@@ -5,7 +5,8 @@ import type { AdapterPaymentMethod } from '../gateways/kit/index.js';
 import { normalizePan } from '../vault/card-rules.js';
 import type { Keyring } from '../vault/keyring.js';
 import { isTestBankAccount, isTestCard } from '../vault/test-cards.js';
-import { bankAccountDetails, cardDetails } from './payment-method-records.js';
+import { bankAccountDetails, cardDetails, walletDetails } from './payment-method-records.js';
+import type { DecryptedWallet } from './wallet-tokens.service.js';
 import { bankAccountErrors, cardErrors, thirdPartyErrors, verificationValueErrors } from './payment-method-validation.js';
 import type { Environment } from '../domain/environment.js';
 import type { PaymentMethod } from '../domain/payment-method.js';
@@ -115,6 +116,29 @@ export class PaymentMethodSealer {
     return { errors: [{ key: 'errors.payment_method_type_required', message: MESSAGES.paymentMethodTypeRequired }], sealed: null };
   }
 
+  /**
+   * A decrypted wallet token made ready to store: the DPAN (or PAN_ONLY card number) sealed as a
+   * card number, the cryptogram and ECI sealed together in the CVV's place, so they are dropped as
+   * a CVV is (at the first transaction, or when the caching window ends). A number that is not a
+   * test card is refused with 402 in a test environment, as a card's is.
+   */
+  async prepareWallet(environment: Environment, token: string, wallet: DecryptedWallet): Promise<SealedFields> {
+    const digits = normalizePan(wallet.number.reveal());
+    const test = isTestCard(digits);
+    if (!test && !environment.production) throw new AppError({ key: 'errors.account_inactive', message: MESSAGES.notActivated(environment.key) });
+    const oneUse = wallet.cryptogram === null && wallet.eci === null ? null : JSON.stringify({ cryptogram: wallet.cryptogram?.reveal() ?? null, eci: wallet.eci });
+    return {
+      kind: { paymentMethodType: wallet.type, details: walletDetails(wallet, digits) },
+      test,
+      number: await this.seal(environment.key, token, 'number', digits),
+      fingerprint: await this.keyring.fingerprint(environment.key, digits),
+      cvv: oneUse === null ? null : await this.seal(environment.key, token, 'cvv', oneUse),
+      cvvLength: null,
+      routingNumber: null,
+      accountNumber: null,
+    };
+  }
+
   /** Validates and seals a CVV supplied by recache. */
   async sealCvv(environmentKey: string, token: string, value: string | undefined): Promise<{ blob: string; length: number }> {
     if (value === undefined || value === '') throw new AppError(fieldError.blank('verification_value'));
@@ -163,6 +187,26 @@ export class PaymentMethodSealer {
       };
     }
     if (method.paymentMethodType === 'sprel') return method.storageState === 'redacted' ? null : { type: 'sprel' };
+    if (method.paymentMethodType === 'apple_pay' || method.paymentMethodType === 'google_pay') {
+      const number = await openField(method.sealed.number, 'number');
+      if (number === null) return null;
+      const oneUse = await openField(method.sealed.cvv, 'cvv');
+      const parsed = oneUse === null ? { cryptogram: null, eci: null } : (JSON.parse(oneUse.reveal()) as { cryptogram: string | null; eci: string | null });
+      const { details } = method;
+      return {
+        type: method.paymentMethodType,
+        networkToken: details.wallet_auth_method !== 'pan_only',
+        number,
+        cryptogram: parsed.cryptogram === null ? null : new Secret(parsed.cryptogram),
+        eci: parsed.eci,
+        month: typeof details.month === 'number' ? details.month : null,
+        year: typeof details.year === 'number' ? details.year : null,
+        firstName: text(details.first_name),
+        lastName: text(details.last_name),
+        cardType: text(details.card_type),
+        email: method.email,
+      };
+    }
     const token = text(method.details.third_party_token);
     return token === null ? null : { type: 'third_party_token', token };
   }

@@ -1,7 +1,7 @@
 import { NO_REQUEST, type RequestMeta } from '../domain/request.js';
 import { AppError, MESSAGES, fieldError, type ErrorEntry } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
-import { STORAGE_STATES, USABLE_STATES, type PaymentMethodCreateInput, type JsonValue, type PaymentMethodDetails, type PaymentMethodPatch, type PaymentMethodUpdateInput } from '../domain/payment-method.js';
+import { isWalletType, STORAGE_STATES, USABLE_STATES, type PaymentMethodCreateInput, type JsonValue, type PaymentMethodDetails, type PaymentMethodPatch, type PaymentMethodUpdateInput } from '../domain/payment-method.js';
 import { orderedToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { StoreAccess } from '../store/store-access.js';
 import type { Repositories } from '../store/repositories.js';
@@ -13,6 +13,7 @@ import { redactedDetails, resolveNames, withoutPersonalData, type Details } from
 import { addPaymentMethod, changePaymentMethodIfState, changePaymentMethodIfUnchanged } from './payment-method-changes.js';
 import { checkMetadata, emailErrors, expiryErrors, nameErrors } from './payment-method-validation.js';
 import { PaymentMethodSealer, type SealedFields } from './payment-method-sealer.js';
+import { walletReplayed, type DecryptedWallet, type WalletTokenService } from './wallet-tokens.service.js';
 import { newTransaction, recordTransaction } from './transaction-records.js';
 import type { Environment } from '../domain/environment.js';
 import type { PaymentMethod } from '../domain/payment-method.js';
@@ -20,7 +21,7 @@ import type { PaymentMethodSearch, PaymentMethodSearchPage } from '../domain/pay
 import { isTransactionState, TransactionState, type Transaction } from '../domain/transaction.js';
 
 /** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
-type Uses = 'gateways' | 'journal' | 'paymentMethods' | 'transactions';
+type Uses = 'gateways' | 'journal' | 'paymentMethods' | 'transactions' | 'walletTokenUses';
 
 /** A vault transaction (AddPaymentMethod, Retain, Redact, Recache) and the method it concerns. */
 export interface VaultOutcome {
@@ -51,6 +52,8 @@ export class PaymentMethodService {
     keyring: Keyring,
     private readonly clock: Clock,
     private readonly cacheTtlSeconds: number,
+    /** Opens Apple Pay and Google Pay tokens (docs/wallets.md). */
+    private readonly wallets: WalletTokenService,
   ) {
     this.repos = store.repos;
     this.sealer = new PaymentMethodSealer(keyring);
@@ -60,19 +63,23 @@ export class PaymentMethodService {
     const now = this.clock.now();
     const token = orderedToken(TOKEN_LENGTH.item);
     const metadata = checkMetadata(input.metadata);
-    const prepared = await this.sealer.prepare(environment, token, input, now);
+    const wallet = isWalletType(input.type) ? await this.decryptWallet(environment, input) : null;
+    const prepared = wallet === null ? await this.sealer.prepare(environment, token, input, now) : { errors: [], sealed: await this.sealer.prepareWallet(environment, token, wallet) };
     const errors: ErrorEntry[] = [...prepared.errors, ...emailErrors(input.email), ...metadata.errors];
     if (errors.length > 0) throw new AppError(errors);
     const sealed = prepared.sealed as SealedFields;
     const at = now.toISOString();
     return this.store.unitOfWork(async (repos) => {
+      // A wallet token opens once: its digest is claimed with the method it becomes (docs/wallets.md, "Replays").
+      if (wallet?.replayDigest != null && !(await repos.walletTokenUses.claim(environment.key, wallet.replayDigest, at))) throw walletReplayed(wallet.type);
       await addPaymentMethod(repos, {
         token,
         environmentKey: environment.key,
         ...sealed.kind,
         storageState: input.retained ? 'retained' : 'cached',
         test: sealed.test,
-        singleUse: input.singleUse,
+        // Wallet methods are single-use unless the client says otherwise, as Spreedly's are.
+        singleUse: input.singleUse ?? wallet !== null,
         email: input.email ?? null,
         data: input.data === undefined ? null : (input.data as JsonValue),
         metadata: metadata.metadata,
@@ -102,6 +109,11 @@ export class PaymentMethodService {
       }
       return this.outcome(repos, environment, record.token, token);
     }, { environment, request });
+  }
+
+  private decryptWallet(environment: Environment, input: PaymentMethodCreateInput): Promise<DecryptedWallet> {
+    const type = input.type as DecryptedWallet['type'];
+    return this.wallets.decrypt(environment, type, input.wallet ?? {});
   }
 
   /** The method, with its caching window and CVV window applied first (lazily, in case the sweep lags). */

@@ -154,6 +154,12 @@ export class TenancyService {
     return this.findEnvironment(organizationToken, key);
   }
 
+  /** Google Pay's merchant id for the environment (docs/wallets.md); null clears it. */
+  async setGooglePayMerchantId(organizationToken: string, key: string, merchantId: string | null, request: RequestMeta = NO_REQUEST): Promise<Environment> {
+    await this.findEnvironment(organizationToken, key);
+    await changeEnvironment(this.store, key, { googlePayMerchantId: merchantId, updatedAt: this.now() }, request);
+    return this.findEnvironment(organizationToken, key);
+  }
 
   async createAccessSecret(
     organizationToken: string,

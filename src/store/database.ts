@@ -24,6 +24,7 @@ import { masterKeyChecks } from './migrations/021-master-key-checks.js';
 import { auditChain } from './migrations/022-audit-chain.js';
 import { portalSearch } from './migrations/024-portal-search.js';
 import { overviewFigures } from './migrations/025-overview-figures.js';
+import { wallets } from './migrations/026-wallets.js';
 import { openSqliteStore } from './sqlite-store.js';
 import { CofferPostgresDialect } from './postgres-dialect.js';
 import { CommitFeed, type CommitSubscription } from './commit-feed.js';
@@ -79,6 +80,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '022-audit-chain': auditChain(dialect),
     '024-portal-search': portalSearch(dialect),
     '025-overview-figures': overviewFigures,
+    '026-wallets': wallets,
   };
 }
 

@@ -52,6 +52,8 @@ import { CallbacksRepo } from './repositories/callbacks.repo.js';
 import { WorkflowsRepo } from './repositories/workflows.repo.js';
 import { UpstreamsRepo } from './repositories/upstreams.repo.js';
 import type { UpstreamsRepository } from './interfaces/upstreams.js';
+import { WalletTokenUsesRepo } from './repositories/wallet-token-uses.repo.js';
+import type { WalletTokenUsesRepository } from './interfaces/wallet-token-uses.js';
 import { PaymentMethodImportsRepo } from './repositories/payment-method-imports.repo.js';
 import type { PaymentMethodImportsRepository } from './interfaces/payment-method-imports.js';
 import { recordChange, recordChanges } from './change-journal.js';
@@ -99,6 +101,7 @@ export interface Repositories {
   callbacks: CallbacksRepository;
   workflows: WorkflowsRepository;
   upstreams: UpstreamsRepository;
+  walletTokenUses: WalletTokenUsesRepository;
   paymentMethodImports: PaymentMethodImportsRepository;
   journal: Journal;
 }
@@ -155,6 +158,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect, scope: Work
     callbacks: new CallbacksRepo(db, dialect),
     workflows: new WorkflowsRepo(db),
     upstreams: new UpstreamsRepo(db),
+    walletTokenUses: new WalletTokenUsesRepo(db),
     paymentMethodImports: new PaymentMethodImportsRepo(db),
     journal: {
       record: async (change) => void (await recordChange(db, scoped(change, scope))),

@@ -39,6 +39,8 @@ export interface EnvironmentsTable {
   callback_format: Generated<string | null>;
   /** JSON array of the event types sent to `callback_url`; null = every type. */
   callback_event_types: Generated<string | null>;
+  /** Migration 026: the merchant id from Google's console (Google Pay's recipient); null = none. */
+  google_pay_merchant_id: Generated<string | null>;
 }
 
 export interface AccessSecretsTable {
@@ -239,6 +241,13 @@ export interface UsedNoncesTable {
   expires_at: string;
 }
 
+/** Migration 026: wallet tokens already decrypted, by the SHA-256 of their unique part (replays). */
+export interface WalletTokenUsesTable {
+  environment_key: string;
+  digest: string;
+  used_at: string;
+}
+
 /** Migration 019: an import job (docs/portability.md); `report` is JSON text. */
 export interface PaymentMethodImportsTable {
   token: string;
@@ -297,6 +306,7 @@ export interface Database {
   audit_chain_head: AuditChainHeadTable;
   audit_checkpoints: AuditCheckpointsTable;
   audit_signing_keys: AuditSigningKeysTable;
+  wallet_token_uses: WalletTokenUsesTable;
 }
 
 /** The chain columns of an audited row (migration 022, docs/audit.md): null until the chainer links it. */

@@ -131,7 +131,7 @@ describe('authentication and tenancy (API.md §2) over HTTPS', () => {
       expect(created.status).toBe(201);
       const environment = created.json().environment;
       expect(environment).toMatchObject({ name: 'staging', production: false });
-      expect(Object.keys(environment)).toEqual(['key', 'name', 'production', 'allowed_origins', 'enhanced_iframe_security', 'created_at', 'updated_at']);
+      expect(Object.keys(environment)).toEqual(['key', 'name', 'production', 'allowed_origins', 'enhanced_iframe_security', 'google_pay_merchant_id', 'created_at', 'updated_at']);
 
       const list = await server.client.get('/v1/environments.xml');
       expect(list.status).toBe(200);

@@ -15,7 +15,7 @@ import { createTestCa, outsideKey, x509, type TestCa } from '../certificates/tes
 /** wire-reference §3.5, in order. */
 const FIELDS = [
   'token', 'level', 'algorithm', 'cn', 'o', 'ou', 'c', 'st', 'l', 'email_address',
-  'public_key', 'public_key_hash', 'csr', 'pem', 'created_at', 'updated_at',
+  'public_key', 'public_key_hash', 'google_pay_public_key', 'csr', 'pem', 'created_at', 'updated_at',
 ];
 const SUBJECT = { cn: 'MyApp ApplePay Production Certificate', o: 'YourOrg', ou: 'OrgUnit', c: 'US', st: 'NC', l: 'Durham', email_address: 'security@yourorg.com' };
 const MISMATCH = { key: 'errors.certificate_key_mismatch', message: 'The private key does not match the certificate.' };
@@ -77,6 +77,10 @@ describe.each(storeKinds)('certificates over HTTPS (%s)', (store) => {
     expect(certificate.public_key_hash).toMatch(/^[A-Za-z0-9+/]{43}=$/);
     expect(certificate.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(createPublicKey(certificate.public_key).asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+    // Google Pay's console form: the uncompressed point, the last 65 bytes of the SPKI DER.
+    const spkiDer = createPublicKey(certificate.public_key).export({ type: 'spki', format: 'der' });
+    expect(certificate.google_pay_public_key).toBe(spkiDer.subarray(-65).toString('base64'));
+    expect(Buffer.from(certificate.google_pay_public_key, 'base64')[0]).toBe(0x04);
     await expectCsr(certificate, SUBJECT);
   });
 
@@ -89,7 +93,7 @@ describe.each(storeKinds)('certificates over HTTPS (%s)', (store) => {
     expect(res.text).toContain('<o nil="true"/>');
     expect(res.text).toMatch(/<created_at type="dateTime">\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ<\/created_at>/);
     const certificate = certificateOf(res);
-    expect(certificate).toMatchObject({ algorithm: 'rsa-2048', level: 'environment', cn: 'Only A Name', o: null, email_address: null, pem: null });
+    expect(certificate).toMatchObject({ algorithm: 'rsa-2048', level: 'environment', cn: 'Only A Name', o: null, email_address: null, pem: null, google_pay_public_key: null });
     expect(createPublicKey(certificate.public_key as string).asymmetricKeyDetails?.modulusLength).toBe(2048);
     await expectCsr(certificate, { cn: 'Only A Name' });
   });

@@ -253,10 +253,10 @@ describe.each(storeKinds)('gateways over HTTPS (%s)', (store) => {
     const stripe = json.json().gateways[1];
     expect(stripe.auth_modes[0].credentials).toEqual([{ name: 'login', label: 'Secret Key', safe: false }]);
     expect(stripe.characteristics).toMatchObject({ supports_purchase: true, supports_store: true, supports_remove: false });
-    expect(stripe.payment_methods).toEqual(['credit_card', 'third_party_token']);
+    expect(stripe.payment_methods).toEqual(['credit_card', 'third_party_token', 'apple_pay', 'google_pay']);
     // The test gateway advertises what it does, and only payment methods POST payment_methods takes.
     const test = json.json().gateways[0];
-    expect(test.payment_methods).toEqual(['credit_card', 'third_party_token', 'bank_account']);
+    expect(test.payment_methods).toEqual(['credit_card', 'third_party_token', 'bank_account', 'apple_pay', 'google_pay']);
     expect(test.characteristics).toMatchObject({ supports_purchase: true, supports_general_credit: true, supports_3dsecure_purchase: true, supports_remove: false, supports_adjust: false, supports_offsite_purchase: false });
     const adyen = json.json().gateways[2];
     expect(adyen.auth_modes.map((mode: { auth_mode_type: string }) => mode.auth_mode_type)).toEqual(['default', 'api_key']);

@@ -107,6 +107,8 @@ export class FakeBraintree {
     switch (mutation) {
       case 'tokenizeCreditCard':
         return this.tokenize(input);
+      case 'tokenizeNetworkToken':
+        return this.tokenizeNetworkToken(input);
       case 'chargePaymentMethod':
       case 'authorizePaymentMethod':
         return this.transact(mutation, input);
@@ -139,6 +141,18 @@ export class FakeBraintree {
     const id = `tokencc_bf_${this.next()}`;
     this.singleUse.set(id, { number, cvv: card.cvv, postalCode: card.billingAddress?.postalCode });
     return answer('tokenizeCreditCard', { paymentMethod: { id, usage: 'SINGLE_USE', details: { __typename: 'CreditCardDetails', last4: number.slice(-4) } } });
+  }
+
+  /** A DPAN with its cryptogram (NetworkTokenInput): cryptogram, expiry and origin are required by the schema. */
+  private tokenizeNetworkToken(input: Record<string, any>): FakeAnswer {
+    const token = input.networkToken as Record<string, any>;
+    const number = String(token.number ?? '');
+    if (!luhn(number)) return validation('tokenizeNetworkToken', 'Credit card number is invalid.', '81715');
+    if (typeof token.cryptogram !== 'string' || token.cryptogram === '') return validation('tokenizeNetworkToken', 'Cryptogram is required.', '81750');
+    if (!['APPLE_PAY', 'GOOGLE_PAY', 'NETWORK_TOKEN'].includes(token.originDetails?.origin)) return validation('tokenizeNetworkToken', 'Origin is required.', '81751');
+    const id = `tokennt_bf_${this.next()}`;
+    this.singleUse.set(id, { number, cvv: undefined, postalCode: undefined });
+    return answer('tokenizeNetworkToken', { paymentMethod: { id, usage: 'SINGLE_USE' } });
   }
 
   private takeCard(id: string): FakeCard | undefined {

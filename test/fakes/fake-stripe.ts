@@ -341,7 +341,8 @@ export class FakeStripe {
   private createPaymentMethod(data: Form, prefix: string): PaymentMethod {
     const card = data.scope('card');
     const billing = data.scope('billing_details');
-    const number = card.get('number');
+    // A wallet's DPAN comes as a network token (card[network_token][number]), without card[number].
+    const number = card.get('number') ?? card.get('network_token[number]');
     if (number === undefined) throw missing(`${prefix}[number]`);
     if (card.get('exp_month') === undefined) throw missing(`${prefix}[exp_month]`);
     if (card.get('exp_year') === undefined) throw missing(`${prefix}[exp_year]`);

@@ -9,6 +9,7 @@ import { FakeGatewayServer, jsonOf, type FakeAnswer, type FakeRequest } from '..
 import { gatewayRequest, testCard } from '../helpers/gateway-requests.js';
 import { findCardData } from '../helpers/leak-scan.js';
 import { TestCa } from '../fakes/mtls-receiver.js';
+import { googlePanOnly, WALLET_CRYPTOGRAM, walletMethod } from '../helpers/wallet-methods.js';
 
 /**
  * Canned-response tests of the Adyen module (Checkout API v71). The answers are the examples of
@@ -225,6 +226,40 @@ describe('Adyen: purchase and authorize', () => {
     expect(response.success).toBe(true);
     const bad = await run(gatewayRequest('purchase', API_KEY_CREDENTIALS, { paymentMethod: { type: 'third_party_token', token: 'no-separator' } }));
     expect(bad.response).toMatchObject({ success: false, errorCode: 'invalid_number' });
+  });
+});
+
+describe('Adyen: wallet tokens (Apple Pay, Google Pay)', () => {
+  it('sends an Apple Pay DPAN as a scheme card with applepay as the payment data source and the cryptogram as mpiData.cavv', async () => {
+    const { response, sent, transcript } = await run(purchase({ paymentMethod: walletMethod(PAN) }));
+    expect(response.success).toBe(true);
+    const body = jsonOf(sent);
+    expect(body).toMatchObject({
+      paymentMethod: { type: 'scheme', number: PAN, expiryMonth: '12', expiryYear: '2034', holderName: 'Ada Lovelace' },
+      shopperInteraction: 'Ecommerce',
+      mpiData: { authenticationResponse: 'Y', directoryResponse: 'Y', eci: '07', cavv: WALLET_CRYPTOGRAM },
+      additionalData: { 'paymentdatasource.type': 'applepay' },
+    });
+    expect((body.paymentMethod as Record<string, unknown>).cvc).toBeUndefined();
+    const text = transcript.map((entry) => entry.text).join('\n');
+    expect(text).not.toContain(WALLET_CRYPTOGRAM);
+    expect(text).not.toContain(PAN);
+  });
+
+  it('marks a Google Pay DPAN tokenized and a PAN_ONLY card not, sending no mpiData for the latter', async () => {
+    const dpan = jsonOf((await run(purchase({ paymentMethod: walletMethod(PAN, { type: 'google_pay', eci: '05' }) }))).sent);
+    expect(dpan.additionalData).toEqual({ 'paymentdatasource.type': 'googlepay', 'paymentdatasource.tokenized': 'true' });
+    expect(dpan.mpiData).toMatchObject({ eci: '05', cavv: WALLET_CRYPTOGRAM });
+    const card = jsonOf((await run(purchase({ paymentMethod: googlePanOnly(PAN) }))).sent);
+    expect(card.additionalData).toEqual({ 'paymentdatasource.type': 'googlepay', 'paymentdatasource.tokenized': 'false' });
+    expect(card.mpiData).toBeUndefined();
+  });
+
+  it('sends no cryptogram on a merchant-initiated charge: ContAuth with the network transaction id', async () => {
+    const { sent } = await run(purchase({ paymentMethod: walletMethod(PAN), storedCredential: { initiator: 'merchant', reasonType: 'recurring', networkTransactionId: 'nti-9' } }));
+    const body = jsonOf(sent);
+    expect(body.mpiData).toBeUndefined();
+    expect(body).toMatchObject({ shopperInteraction: 'ContAuth', recurringProcessingModel: 'Subscription', additionalData: { networkTxReference: 'nti-9', 'paymentdatasource.type': 'applepay' } });
   });
 });
 

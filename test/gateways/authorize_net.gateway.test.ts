@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { googlePanOnly, WALLET_CRYPTOGRAM, walletMethod } from '../helpers/wallet-methods.js';
 import { authorizeNetGateway, ANET_LIVE_BASE, ANET_TEST_BASE } from '../../src/gateways/authorize_net.gateway.js';
 import { executeOperation, GatewayFaultError, GatewayResultUnknownError, type GatewayRequest, type GatewayResponse, type TranscriptEntry } from '../../src/gateways/kit/index.js';
 import { GatewayHttpClient } from '../../src/gateways/kit/http-client.js';
@@ -189,6 +190,26 @@ describe('Authorize.Net: authCaptureTransaction, authOnlyTransaction, verify', (
     expect((await run(purchase())).response).toMatchObject({ avsCode: 'I', cvvCode: 'N', cvvMessage: 'No Match' });
     next = json(approved({ avsResultCode: 'Q', cvvResultCode: '' }));
     expect((await run(purchase())).response).toMatchObject({ success: true, avsCode: null, cvvCode: null });
+  });
+});
+
+describe('Authorize.Net: wallet tokens (Apple Pay, Google Pay)', () => {
+  it('sends the DPAN with isPaymentToken and the cryptogram in payment.creditCard; the transcript holds neither', async () => {
+    const { response, request: received, transcript } = await run(purchase({ paymentMethod: walletMethod(PAN) }));
+    expect(response.success).toBe(true);
+    const transaction = sent(received).createTransactionRequest.transactionRequest;
+    expect(transaction.payment).toEqual({ creditCard: { cardNumber: PAN, expirationDate: '2034-12', isPaymentToken: true, cryptogram: WALLET_CRYPTOGRAM } });
+    expect(transaction.billTo).toEqual({ firstName: 'Ada', lastName: 'Lovelace' });
+    const text = transcript.map((entry) => entry.text).join('\n');
+    expect(text).not.toContain(WALLET_CRYPTOGRAM);
+    expect(text).not.toContain(PAN);
+  });
+
+  it('sends no cryptogram on a merchant-initiated charge, and a PAN_ONLY Google Pay card as a plain card', async () => {
+    const mit = sent((await run(purchase({ paymentMethod: walletMethod(PAN), storedCredential: { initiator: 'merchant', reasonType: 'unscheduled', networkTransactionId: null } }))).request);
+    expect(mit.createTransactionRequest.transactionRequest.payment).toEqual({ creditCard: { cardNumber: PAN, expirationDate: '2034-12', isPaymentToken: true } });
+    const plain = sent((await run(purchase({ paymentMethod: googlePanOnly(PAN) }))).request);
+    expect(plain.createTransactionRequest.transactionRequest.payment).toEqual({ creditCard: { cardNumber: PAN, expirationDate: '2034-12' } });
   });
 });
 

@@ -7,6 +7,7 @@ import { FakeBraintree } from '../fakes/fake-braintree.js';
 import { FakeGatewayServer, type FakeAnswer } from '../fakes/fake-gateway-server.js';
 import { gatewayRequest, testCard } from '../helpers/gateway-requests.js';
 import { findCardData } from '../helpers/leak-scan.js';
+import { googlePanOnly, WALLET_CRYPTOGRAM, walletMethod } from '../helpers/wallet-methods.js';
 
 /**
  * Canned-response tests of the Braintree module over real HTTP: the stateful fake Braintree
@@ -208,6 +209,33 @@ describe('Braintree: purchase and authorize', () => {
     expect(response).toMatchObject({ success: false, errorCode: 'config_error' });
     expect(sent).toHaveLength(0);
     expect((await run(request('purchase', {}, { ...CREDENTIALS, mode: 'blue' }))).response.success).toBe(true);
+  });
+});
+
+describe('Braintree: wallet tokens (Apple Pay, Google Pay)', () => {
+  it('tokenizes an Apple Pay DPAN with tokenizeNetworkToken (cryptogram, two-digit ECI, origin APPLE_PAY), then charges it', async () => {
+    const call = request('purchase', { paymentMethod: walletMethod(PAN) });
+    const { response, sent, transcript } = await run(call);
+    expect(response.success).toBe(true);
+    expect(sent.map((entry) => entry.mutation)).toEqual(['tokenizeNetworkToken', 'chargePaymentMethod']);
+    expect(sent[0]?.input).toEqual({
+      clientMutationId: call.transactionToken,
+      networkToken: { number: PAN, expirationMonth: '12', expirationYear: '2034', cryptogram: WALLET_CRYPTOGRAM, eCommerceIndicator: '07', originDetails: { origin: 'APPLE_PAY' } },
+    });
+    const text = transcript.map((entry) => entry.text).join('\n');
+    expect(text).not.toContain(WALLET_CRYPTOGRAM);
+    expect(text).not.toContain(PAN);
+  });
+
+  it('names Google Pay GOOGLE_PAY; a merchant-initiated charge and a PAN_ONLY card go through tokenizeCreditCard, without cryptogram', async () => {
+    const google = await run(request('authorize', { paymentMethod: walletMethod(PAN, { type: 'google_pay', eci: '05' }) }));
+    expect(google.sent[0]?.input.networkToken).toMatchObject({ eCommerceIndicator: '05', originDetails: { origin: 'GOOGLE_PAY' } });
+    const mit = await run(request('purchase', { paymentMethod: walletMethod(PAN), storedCredential: { initiator: 'merchant', reasonType: 'recurring', networkTransactionId: null } }));
+    expect(mit.sent[0]?.mutation).toBe('tokenizeCreditCard');
+    expect(JSON.stringify(mit.sent[0]?.input)).not.toContain(WALLET_CRYPTOGRAM);
+    const panOnly = await run(request('purchase', { paymentMethod: googlePanOnly(PAN) }));
+    expect(panOnly.sent[0]?.mutation).toBe('tokenizeCreditCard');
+    expect(panOnly.response.success).toBe(true);
   });
 });
 

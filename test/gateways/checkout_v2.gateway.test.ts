@@ -4,6 +4,7 @@ import { executeOperation, GatewayFaultError, GatewayResultUnknownError, type Ga
 import { GatewayHttpClient } from '../../src/gateways/kit/http-client.js';
 import { FakeGatewayServer, jsonOf, type FakeAnswer, type FakeRequest } from '../fakes/fake-gateway-server.js';
 import { gatewayRequest, testCard } from '../helpers/gateway-requests.js';
+import { googlePanOnly, WALLET_CRYPTOGRAM, walletMethod } from '../helpers/wallet-methods.js';
 import { findCardData } from '../helpers/leak-scan.js';
 
 /**
@@ -205,6 +206,34 @@ describe('Checkout.com: purchase, authorize, verify, store', () => {
     const paid = await run(purchase({ paymentMethod: { type: 'third_party_token', token: 'src_nwd3m4in3hkuddfpjsaevunhdy' } }));
     expect(jsonOf(paid.sent).source).toEqual({ type: 'id', id: 'src_nwd3m4in3hkuddfpjsaevunhdy' });
     expect(paid.response.success).toBe(true);
+  });
+});
+
+describe('Checkout.com: wallet tokens (Apple Pay, Google Pay)', () => {
+  it('sends an Apple Pay DPAN as a network_token source with token_type applepay, its cryptogram and two-digit ECI', async () => {
+    const { response, sent, transcript } = await run(purchase({ paymentMethod: walletMethod(PAN) }));
+    expect(response.success).toBe(true);
+    expect(jsonOf(sent).source).toEqual({
+      type: 'network_token',
+      token: PAN,
+      expiry_month: 12,
+      expiry_year: 2034,
+      token_type: 'applepay',
+      cryptogram: WALLET_CRYPTOGRAM,
+      eci: '07',
+      name: 'Ada Lovelace',
+    });
+    const text = transcript.map((entry) => entry.text).join('\n');
+    expect(text).not.toContain(WALLET_CRYPTOGRAM);
+    expect(text).not.toContain(PAN);
+  });
+
+  it('names Google Pay googlepay, leaves the cryptogram off a merchant-initiated charge, and sends PAN_ONLY as a card', async () => {
+    const mit = jsonOf((await run(purchase({ paymentMethod: walletMethod(PAN, { type: 'google_pay' }), storedCredential: { initiator: 'merchant', reasonType: 'recurring', networkTransactionId: 'pay_1' } }))).sent);
+    expect(mit.source).toEqual({ type: 'network_token', token: PAN, expiry_month: 12, expiry_year: 2034, token_type: 'googlepay', name: 'Ada Lovelace' });
+    expect(mit).toMatchObject({ merchant_initiated: true, previous_payment_id: 'pay_1' });
+    const card = jsonOf((await run(purchase({ paymentMethod: googlePanOnly(PAN) }))).sent);
+    expect(card.source).toEqual({ type: 'card', number: PAN, expiry_month: 12, expiry_year: 2034, name: 'Ada Lovelace' });
   });
 });
 

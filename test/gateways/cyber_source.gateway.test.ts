@@ -8,6 +8,8 @@ import { FakeGatewayServer, type FakeAnswer, type FakeRequest } from '../fakes/f
 import { soapFault } from '../fakes/fake-cybersource-soap.js';
 import { gatewayRequest, testCard } from '../helpers/gateway-requests.js';
 import { findCardData } from '../helpers/leak-scan.js';
+import { Secret } from '../../src/domain/secret.js';
+import { googlePanOnly, WALLET_CRYPTOGRAM, walletMethod } from '../helpers/wallet-methods.js';
 
 /**
  * Canned-response tests of the CyberSource SOAP Toolkit module (Simple Order API 1.201). The
@@ -252,6 +254,52 @@ describe('CyberSource SOAP: purchase, authorize and their answers', () => {
     expect((await run(purchase())).response).toMatchObject({ success: false, errorCode: 'config_error', message: 'Security Data : UsernameToken authentication failed.' });
     next = soapFault('soap:Server', 'Internal error');
     expect(await fault(purchase())).toBeInstanceOf(GatewayFaultError);
+  });
+});
+
+describe('CyberSource SOAP: wallet tokens (Apple Pay, Google Pay)', () => {
+  beforeEach(() => {
+    next = { body: SALE, contentType: 'text/xml' };
+  });
+
+  it('sends an Apple Pay Visa DPAN with the cryptogram as cavv and xid, vbv, paymentNetworkToken 1 and paymentSolution 001, in schema order', async () => {
+    const { response, sent, transcript } = await run(purchase({ paymentMethod: walletMethod(PAN) }));
+    expect(response.success).toBe(true);
+    expect(childOrder(sent)).toEqual(['merchantID', 'merchantReferenceCode', 'billTo', 'purchaseTotals', 'card', 'ccAuthService', 'ccCaptureService', 'paymentNetworkToken', 'paymentSolution']);
+    const sentMessage = message(sent);
+    expect(sentMessage.card).toMatchObject({ accountNumber: PAN, expirationMonth: '12', expirationYear: '2034', cardType: '001' });
+    expect(sentMessage.card.cvNumber).toBeUndefined();
+    expect(sentMessage.ccAuthService).toMatchObject({ cavv: WALLET_CRYPTOGRAM, commerceIndicator: 'vbv', xid: WALLET_CRYPTOGRAM });
+    expect(sentMessage.paymentNetworkToken).toEqual({ transactionType: '1' });
+    expect(sentMessage.paymentSolution).toBe('001');
+    const text = transcript.map((entry) => entry.text).join('\n');
+    expect(text).not.toContain(WALLET_CRYPTOGRAM);
+    expect(text).not.toContain(PAN);
+  });
+
+  it('sends a Google Pay Mastercard cryptogram in ucaf (collection indicator 2) with spa and paymentSolution 012', async () => {
+    const { sent } = await run(purchase({ paymentMethod: walletMethod('5555555555554444', { type: 'google_pay', cardType: 'master' }) }));
+    expect(childOrder(sent)).toEqual(['merchantID', 'merchantReferenceCode', 'billTo', 'purchaseTotals', 'card', 'ucaf', 'ccAuthService', 'ccCaptureService', 'paymentNetworkToken', 'paymentSolution']);
+    const sentMessage = message(sent);
+    expect(sentMessage.ucaf).toEqual({ authenticationData: WALLET_CRYPTOGRAM, collectionIndicator: '2' });
+    expect(sentMessage.ccAuthService).toMatchObject({ commerceIndicator: 'spa' });
+    expect(sentMessage.ccAuthService.cavv).toBeUndefined();
+    expect(sentMessage.paymentSolution).toBe('012');
+  });
+
+  it('splits an American Express cryptogram into cavv and xid', async () => {
+    const cryptogram = Buffer.alloc(40, 7);
+    const { sent } = await run(purchase({ paymentMethod: walletMethod('378282246310005', { cardType: 'american_express', cryptogram: new Secret(cryptogram.toString('base64')) }) }));
+    expect(message(sent).ccAuthService).toMatchObject({ cavv: cryptogram.subarray(0, 20).toString('base64'), commerceIndicator: 'aesk', xid: cryptogram.subarray(20).toString('base64') });
+  });
+
+  it('sends no cryptogram on a merchant-initiated charge, and a PAN_ONLY card as a plain card', async () => {
+    const mit = message((await run(purchase({ paymentMethod: walletMethod(PAN), storedCredential: { initiator: 'merchant', reasonType: 'recurring', networkTransactionId: '016150703802094' } }))).sent);
+    expect(mit.ccAuthService.cavv).toBeUndefined();
+    expect(mit.ccAuthService.commerceIndicator).toBe('recurring');
+    expect(mit).toMatchObject({ paymentSolution: '001', subsequentAuth: 'true', subsequentAuthTransactionID: '016150703802094' });
+    const { sent } = await run(purchase({ paymentMethod: googlePanOnly(PAN) }));
+    expect(childOrder(sent)).toEqual(['merchantID', 'merchantReferenceCode', 'billTo', 'purchaseTotals', 'card', 'ccAuthService', 'ccCaptureService']);
   });
 });
 

@@ -49,7 +49,13 @@ describe('gateway registry', () => {
   });
 
   it.each(GATEWAYS.map((module) => [module.definition.gatewayType, module] as const))('%s offers only payment method kinds Coffer can vault', (_type, module) => {
-    for (const kind of module.definition.paymentMethods) expect(['credit_card', 'bank_account', 'third_party_token']).toContain(kind);
+    for (const kind of module.definition.paymentMethods) expect(['credit_card', 'bank_account', 'third_party_token', 'apple_pay', 'google_pay']).toContain(kind);
+  });
+
+  it('advertises apple_pay and google_pay exactly where the adapter sends network tokens (docs/wallets.md)', () => {
+    const taking = GATEWAYS.filter((module) => module.definition.paymentMethods.includes('apple_pay')).map((module) => module.definition.gatewayType);
+    expect(taking.sort()).toEqual(['adyen', 'authorize_net', 'braintree', 'checkout_v2', 'cyber_source', 'stripe', 'test', 'worldpay']);
+    for (const module of GATEWAYS) expect(module.definition.paymentMethods.includes('google_pay'), module.definition.gatewayType).toBe(module.definition.paymentMethods.includes('apple_pay'));
   });
 
   const real = GATEWAYS.filter((module) => !module.definition.test).map((module) => module.definition.gatewayType);
@@ -63,7 +69,7 @@ describe('gateway registry', () => {
 
   it('the test gateway no longer claims what POST payment_methods refuses or what it cannot do', () => {
     const test = findGatewayDefinition('test');
-    expect(test?.paymentMethods).toEqual(['credit_card', 'third_party_token', 'bank_account']);
+    expect(test?.paymentMethods).toEqual(['credit_card', 'third_party_token', 'bank_account', 'apple_pay', 'google_pay']);
     expect(test?.characteristics.has('supports_offsite_purchase')).toBe(false);
     // 3-D Secure 2 flows and stored credentials work on the test gateway (docs/test-gateway-flows.md).
     expect(test?.characteristics.has('supports_3dsecure_2_purchase')).toBe(true);
@@ -106,8 +112,8 @@ describe('defineGateway', () => {
     defineGateway({
       ...SPEC_BASE,
       gatewayType: 'example',
-      // @ts-expect-error apple_pay is not a kind POST /v1/payment_methods accepts
-      paymentMethods: ['apple_pay'],
+      // @ts-expect-error paypal is not a kind POST /v1/payment_methods accepts
+      paymentMethods: ['paypal'],
       operations: { purchase: answer },
     });
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { blankResponse, type GatewayRequest } from '../../src/gateways/kit/index.js';
 import { scrubberFor, scrubResponse, scrubTranscriptEntries } from '../../src/gateways/response-scrubbing.js';
 import { Secret } from '../../src/domain/secret.js';
+import { WALLET_CRYPTOGRAM, walletMethod } from '../helpers/wallet-methods.js';
 
 /** The gateway side of the shared scrubber: what an answer may hold after the call's scrubber. */
 
@@ -60,6 +61,14 @@ describe('scrubResponse', () => {
     expect(response.avsMessage).toBe('[FILTERED]');
     expect(response.cvvMessage).toBe('cvc [FILTERED]');
     expect(response.specificResponseFields).toEqual({ gw: { echo: ['[FILTERED]', '[FILTERED]'], ok: 'fine 1000.00' } });
+  });
+
+  it('scrubs a wallet token\'s DPAN and cryptogram from what the gateway answered, as a CVV is', () => {
+    const scrubber = scrubberFor({ ...request(), paymentMethod: walletMethod(PAN) });
+    const response = scrubResponse({ ...blankResponse(false, `cryptogram ${WALLET_CRYPTOGRAM} refused for ${PAN}`), errorDetail: `bad ${WALLET_CRYPTOGRAM}` }, scrubber);
+    expect(response.message).not.toContain(WALLET_CRYPTOGRAM);
+    expect(response.message).not.toContain(PAN);
+    expect(response.errorDetail).not.toContain(WALLET_CRYPTOGRAM);
   });
 
   it('scrubs transcript entries in place', () => {

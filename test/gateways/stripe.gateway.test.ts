@@ -15,6 +15,7 @@ import { executeOperation } from '../../src/gateways/kit/index.js';
 import { stripeGateway } from '../../src/gateways/stripe.gateway.js';
 import { STRIPE_API_VERSION } from '../../src/gateways/stripe/stripe-api.js';
 import { FakeStripe, startFakeStripe, type RecordedRequest } from '../fakes/fake-stripe.js';
+import { googlePanOnly, WALLET_CRYPTOGRAM, walletMethod } from '../helpers/wallet-methods.js';
 
 /**
  * Canned-response tests of the Stripe adapter (ARCHITECTURE.md habit 2): every operation, a
@@ -310,6 +311,50 @@ describe('StripeAdapter: purchase', () => {
     expect(second.response.gatewayTransactionId).toBe(first.response.gatewayTransactionId);
     expect(fake.intents.size).toBe(intentsBefore);
     expect(fake.requestsWithKey(request.transactionToken)).toHaveLength(2);
+  });
+});
+
+describe('StripeAdapter: wallet tokens (Apple Pay, Google Pay)', () => {
+  it('sends an Apple Pay DPAN as card[network_token] with tokenization_method apple_pay, and the cryptogram and two-digit ECI in payment_method_options', async () => {
+    const { response, sent, transcript } = await run(gatewayRequest('purchase', { paymentMethod: walletMethod(PAN) }));
+    expect(response.success).toBe(true);
+    const form = sent[0]?.form ?? {};
+    expect(form).toMatchObject({
+      'payment_method_data[type]': 'card',
+      'payment_method_data[card][last4]': '4242',
+      'payment_method_data[card][network_token][number]': PAN,
+      'payment_method_data[card][network_token][exp_month]': '12',
+      'payment_method_data[card][network_token][exp_year]': '2034',
+      'payment_method_data[card][network_token][tokenization_method]': 'apple_pay',
+      'payment_method_options[card][network_token][cryptogram]': WALLET_CRYPTOGRAM,
+      'payment_method_options[card][network_token][electronic_commerce_indicator]': '07',
+    });
+    expect(form['payment_method_data[card][number]']).toBeUndefined();
+    const text = transcript.map((entry) => entry.text).join('\n');
+    expect(text).not.toContain(WALLET_CRYPTOGRAM);
+    expectScrubbed(transcript);
+  });
+
+  it('names a Google Pay DPAN google_pay_dpan, and sends no cryptogram on a merchant-initiated charge', async () => {
+    const { sent } = await run(gatewayRequest('authorize', {
+      paymentMethod: walletMethod(PAN, { type: 'google_pay', eci: '05' }),
+      storedCredential: { initiator: 'merchant', reasonType: 'recurring', networkTransactionId: 'nti_1' },
+    }));
+    const form = sent[0]?.form ?? {};
+    expect(form['payment_method_data[card][network_token][tokenization_method]']).toBe('google_pay_dpan');
+    expect(form['payment_method_options[card][network_token][cryptogram]']).toBeUndefined();
+    expect(form['payment_method_options[card][mit_exemption][network_transaction_id]']).toBe('nti_1');
+  });
+
+  it('sends a Google Pay PAN_ONLY card as a card marked input_method GooglePay', async () => {
+    const { response, sent } = await run(gatewayRequest('purchase', { paymentMethod: googlePanOnly(PAN) }));
+    expect(response.success).toBe(true);
+    expect(sent[0]?.form).toMatchObject({ 'payment_method_data[card][number]': PAN, 'payment_method_data[metadata][input_method]': 'GooglePay' });
+    expect(sent[0]?.form['payment_method_options[card][network_token][cryptogram]']).toBeUndefined();
+  });
+
+  it('advertises apple_pay and google_pay', () => {
+    expect(stripeGateway.definition.paymentMethods).toEqual(expect.arrayContaining(['apple_pay', 'google_pay']));
   });
 });
 

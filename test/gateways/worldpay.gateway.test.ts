@@ -7,6 +7,7 @@ import { GatewayHttpClient } from '../../src/gateways/kit/http-client.js';
 import { FakeGatewayServer, type FakeAnswer, type FakeRequest } from '../fakes/fake-gateway-server.js';
 import { gatewayRequest, testCard } from '../helpers/gateway-requests.js';
 import { findCardData } from '../helpers/leak-scan.js';
+import { googlePanOnly, WALLET_CRYPTOGRAM, walletMethod } from '../helpers/wallet-methods.js';
 
 /**
  * Canned-response tests of the Worldpay module (XML Direct, paymentService 1.4). The answers are
@@ -220,6 +221,35 @@ describe('Worldpay: authorize and purchase', () => {
     expect(body).toContain('<description>Tea &amp; &lt;cake&gt;</description>');
     expect(body).not.toContain('cardAddress');
     expect(body).not.toContain('<cvc>');
+  });
+});
+
+describe('Worldpay: wallet tokens (Apple Pay, Google Pay)', () => {
+  const detailsOf = (request: FakeRequest) => xmlOf(request).paymentService.submit.order.paymentDetails;
+
+  it('sends an Apple Pay DPAN as EMVCO_TOKEN-SSL type APPLEPAY with the cryptogram and two-digit ECI; the transcript holds neither', async () => {
+    const { response, sent, transcript } = await run(authorizeRequest({ paymentMethod: walletMethod(PAN) }));
+    expect(response.success).toBe(true);
+    expect(detailsOf(sent[0] as FakeRequest)['EMVCO_TOKEN-SSL']).toEqual({
+      '@_type': 'APPLEPAY',
+      tokenNumber: PAN,
+      expiryDate: { date: { '@_month': '12', '@_year': '2034' } },
+      cardHolderName: 'Ada Lovelace',
+      cryptogram: WALLET_CRYPTOGRAM,
+      eciIndicator: '07',
+    });
+    const text = transcript.map((entry) => entry.text).join('\n');
+    expect(text).not.toContain(WALLET_CRYPTOGRAM);
+    expect(text).not.toContain(PAN);
+  });
+
+  it('types a Google Pay DPAN GOOGLEPAY, sends no cryptogram on a merchant-initiated charge, and a PAN_ONLY card as CARD-SSL', async () => {
+    const mit = detailsOf((await run(authorizeRequest({ paymentMethod: walletMethod(PAN, { type: 'google_pay' }), storedCredential: { initiator: 'merchant', reasonType: 'recurring', networkTransactionId: null } }))).sent[0] as FakeRequest);
+    expect(mit['EMVCO_TOKEN-SSL']['@_type']).toBe('GOOGLEPAY');
+    expect(mit['EMVCO_TOKEN-SSL'].cryptogram).toBeUndefined();
+    expect(mit['EMVCO_TOKEN-SSL'].eciIndicator).toBeUndefined();
+    const card = detailsOf((await run(authorizeRequest({ paymentMethod: googlePanOnly(PAN) }))).sent[0] as FakeRequest);
+    expect(card['CARD-SSL']).toMatchObject({ cardNumber: PAN, cardHolderName: 'Ada Lovelace' });
   });
 });
 

@@ -34,7 +34,7 @@ const TABLES = [
   'access_secrets', 'audit_events', 'cache_generation', 'callback_attempts', 'callback_deliveries', 'callback_destinations', 'certificates', 'environments', 'events', 'gateways', 'idempotency_keys', 'master_key_checks', 'organizations', 'overview_rollup_marks', 'overview_rollups', 'payment_methods',
   'portal_invitations', 'portal_memberships', 'portal_people', 'portal_sessions', 'receivers', 'transactions', 'used_nonces', 'workflows', 'wrapped_keys',
 ];
-const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates', '006-idempotency-key-hashes', '009-portal', '010-card-capture', '011-events-callbacks', '012-portal-gaps', '013-retry-chains', '014-workflows', '015-cache-generation', '016-partial-indexes', '017-portal-memberships', '018-callback-fairness', '019-portability-import', '020-upstreams', '021-master-key-checks', '022-audit-chain', '024-portal-search', '025-overview-figures'];
+const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates', '006-idempotency-key-hashes', '009-portal', '010-card-capture', '011-events-callbacks', '012-portal-gaps', '013-retry-chains', '014-workflows', '015-cache-generation', '016-partial-indexes', '017-portal-memberships', '018-callback-fairness', '019-portability-import', '020-upstreams', '021-master-key-checks', '022-audit-chain', '024-portal-search', '025-overview-figures', '026-wallets'];
 
 let counter = 0;
 /** Unique, readable ids; base-62-ish like the real tokens. */
@@ -704,6 +704,26 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       const event = await inTransaction(store, (trx) => trx.events.record({ environmentKey: envA, eventType: 'AddReceiver', objectType: 'receiver', objectKey: receiver.token, at: stamp, requestId: 'req-1' }));
       expect(await repos.events.find(envA, event.token)).toEqual({ token: event.token, environmentKey: envA, requestId: 'req-1', eventType: 'AddReceiver', objectType: 'receiver', objectKey: receiver.token, createdAt: stamp });
       expect(await repos.events.find(envB, event.token)).toBeUndefined();
+    });
+
+    it('wallets: usable certificates (not redacted, oldest first, scoped), a token digest claimed once per environment, the Google merchant id', async () => {
+      const base = { level: 'environment' as const, algorithm: 'ec-prime256v1' as const, cn: 'w', o: null, ou: null, c: null, st: null, l: null, emailAddress: null, publicKey: 'spki', publicKeyHash: 'h', csr: null, pem: null, sealedPrivateKey: 'k', createdAt: now, updatedAt: now };
+      const env = uid('envW');
+      await repos.environments.insert({ key: env, organizationToken: orgToken, name: 'W', production: false, createdAt: now, updatedAt: now });
+      const [first, second, third] = [uid('wc1'), uid('wc2'), uid('wc3')];
+      for (const token of [first, second, third]) await repos.certificates.insert({ ...base, token, environmentKey: env });
+      await repos.certificates.insert({ ...base, token: uid('wcB'), environmentKey: envB });
+      await repos.certificates.redact(env, second, now);
+      expect((await repos.certificates.usable(env, 10)).map((row) => row.token)).toEqual([first, third]);
+      expect((await repos.certificates.usable(env, 1)).map((row) => row.token)).toEqual([first]);
+
+      expect(await repos.walletTokenUses.claim(env, 'digest-1', now)).toBe(true);
+      expect(await repos.walletTokenUses.claim(env, 'digest-1', now)).toBe(false);
+      expect(await repos.walletTokenUses.claim(envB, 'digest-1', now)).toBe(true);
+
+      expect((await repos.environments.find(env))?.googlePayMerchantId).toBeNull();
+      await repos.environments.update(env, { googlePayMerchantId: '01234567890123456789', updatedAt: now });
+      expect((await repos.environments.find(env))?.googlePayMerchantId).toBe('01234567890123456789');
     });
 
     it('foreign keys: rows pointing at a missing parent reject', async () => {

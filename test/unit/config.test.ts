@@ -37,6 +37,14 @@ describe('loadConfig', () => {
     expect(config.logLevel).toBe('warn');
   });
 
+  it('reads the wallet roots and the signing-time window (docs/wallets.md, "Configuration")', () => {
+    expect(loadConfig({}).wallets).toEqual({ applePayRootCaPath: null, googlePayRootKeysPath: null, signingTimeWindowMs: 300_000 });
+    const config = loadConfig({ COFFER_APPLE_PAY_ROOT_CA: '/etc/coffer/apple.pem', COFFER_GOOGLE_PAY_ROOT_KEYS: '/etc/coffer/google.json', COFFER_WALLET_SIGNING_WINDOW: '2m' });
+    expect(config.wallets).toEqual({ applePayRootCaPath: '/etc/coffer/apple.pem', googlePayRootKeysPath: '/etc/coffer/google.json', signingTimeWindowMs: 120_000 });
+    expect(() => loadConfig({ COFFER_WALLET_SIGNING_WINDOW: '2h' })).toThrow(ConfigError);
+    expect(() => loadConfig({ COFFER_WALLET_SIGNING_WINDOW: '2h' })).toThrow(/^COFFER_WALLET_SIGNING_WINDOW: /);
+  });
+
   it('takes certificate files', () => {
     const config = loadConfig({ COFFER_TLS_CERT: 'c.pem', COFFER_TLS_KEY: 'k.pem' });
     expect(config.tls).toEqual({ mode: 'files', certPath: path.resolve('c.pem'), keyPath: path.resolve('k.pem') });

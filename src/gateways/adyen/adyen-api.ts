@@ -102,7 +102,7 @@ export function recurringModel(request: GatewayRequest): string {
 }
 
 /** A card as Adyen's `scheme` payment method with raw fields (PCI merchants): expiry as "03" and "2030". */
-export function schemeCard(method: Extract<AdapterPaymentMethod, { type: 'credit_card' }>): Record<string, unknown> {
+export function schemeCard(method: Pick<Extract<AdapterPaymentMethod, { type: 'credit_card' }>, 'number' | 'month' | 'year' | 'firstName' | 'lastName' | 'verificationValue'>): Record<string, unknown> {
   if (method.month === null || method.year === null) throw new GatewayInputError('The card has no expiration date.', 'invalid_expiry_date');
   const holderName = [method.firstName, method.lastName].filter((part) => part !== null && part !== '').join(' ');
   return {

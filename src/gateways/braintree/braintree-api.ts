@@ -45,7 +45,7 @@ const FAULT_CLASSES = new Set(['AUTHENTICATION', 'AUTHORIZATION', 'INTERNAL', 'S
  * since a single-use id can be charged by whoever holds the API keys.
  */
 export const scrubBraintree = scrubWith(
-  scrubJsonKeys('number', 'cvv', 'paymentMethodId'),
+  scrubJsonKeys('number', 'cvv', 'cryptogram', 'paymentMethodId'),
   (text) => text.replace(/("paymentMethod"\s*:\s*\{\s*"id"\s*:\s*)"(?:[^"\\]|\\.)*"/g, '$1"[FILTERED]"'),
 );
 

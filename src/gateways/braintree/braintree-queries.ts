@@ -25,6 +25,8 @@ const VERIFICATION_FIELDS = `id legacyId status gatewayRejectionReason processor
 
 export const TOKENIZE_CREDIT_CARD = 'mutation TokenizeCreditCard($input: TokenizeCreditCardInput!) { tokenizeCreditCard(input: $input) { paymentMethod { id usage } } }';
 
+export const TOKENIZE_NETWORK_TOKEN = 'mutation TokenizeNetworkToken($input: TokenizeNetworkTokenInput!) { tokenizeNetworkToken(input: $input) { paymentMethod { id usage } } }';
+
 export const CHARGE_PAYMENT_METHOD = `mutation ChargePaymentMethod($input: ChargePaymentMethodInput!) { chargePaymentMethod(input: $input) { transaction { ${TRANSACTION_FIELDS} } } }`;
 
 export const AUTHORIZE_PAYMENT_METHOD = `mutation AuthorizePaymentMethod($input: AuthorizePaymentMethodInput!) { authorizePaymentMethod(input: $input) { transaction { ${TRANSACTION_FIELDS} } } }`;

@@ -1,4 +1,8 @@
 import {
+  cryptogramFor,
+  networkTokenOf,
+  walletOf,
+  type WalletPaymentMethod,
   decimalAmount,
   faultOnServerError,
   GatewayFaultError,
@@ -128,9 +132,50 @@ export function cardElement(card: Card): Record<string, XmlValue> {
   };
 }
 
+/** CyberSource's `paymentSolution` codes of the wallets (SOAP guide, "Payment Network Tokenization"). */
+const PAYMENT_SOLUTION = { apple_pay: '001', google_pay: '012' } as const;
+
+/** The commerce indicator of an authenticated wallet payment, by card brand (ActiveMerchant's cyber_source ECI_BRAND_MAPPING). */
+const WALLET_COMMERCE_INDICATOR: Record<string, string> = { visa: 'vbv', master: 'spa', maestro: 'spa', american_express: 'aesk', jcb: 'js', discover: 'dipb', diners_club: 'pb' };
+
+/** A wallet token as the card it stands for (no CVN: a wallet has none). */
+function walletCard(wallet: WalletPaymentMethod): Card {
+  return { ...wallet, type: 'credit_card', verificationValue: null, address: {} };
+}
+
+/**
+ * What a decrypted wallet token adds to an authorization (docs/wallets.md; CyberSource SOAP guide,
+ * "Apple Pay / Google Pay using the decrypted payment data"; ActiveMerchant's cyber_source as a
+ * cross-check): the cryptogram as `ccAuthService/cavv` (Mastercard: `ucaf/authenticationData` with
+ * collection indicator 2), split into cavv and xid for American Express, with the brand's
+ * authenticated commerce indicator; `paymentNetworkToken/transactionType` 1 and the wallet's
+ * `paymentSolution`. A merchant-initiated charge sends no cryptogram and the commerce indicator of
+ * its stored credentials. A Google Pay PAN_ONLY card is a plain card and adds nothing.
+ */
+export function walletAuthFields(request: GatewayRequest): { ucaf?: Record<string, XmlValue>; auth: Record<string, XmlValue>; trailing: Record<string, XmlValue> } {
+  const wallet = networkTokenOf(request.paymentMethod);
+  if (wallet === null) return { auth: {}, trailing: {} };
+  const trailing = { paymentNetworkToken: { transactionType: '1' }, paymentSolution: PAYMENT_SOLUTION[wallet.type] };
+  const cryptogram = cryptogramFor(request, wallet);
+  const brand = wallet.cardType ?? '';
+  if (cryptogram === null) return { ...(brand === 'master' ? { ucaf: { collectionIndicator: '2' } } : {}), auth: {}, trailing };
+  const commerceIndicator = WALLET_COMMERCE_INDICATOR[brand] ?? 'internet';
+  if (brand === 'master') return { ucaf: { authenticationData: cryptogram, collectionIndicator: '2' }, auth: { commerceIndicator }, trailing };
+  if (brand === 'american_express') {
+    const bytes = Buffer.from(cryptogram, 'base64');
+    return { auth: { cavv: bytes.subarray(0, 20).toString('base64'), commerceIndicator, xid: bytes.length > 20 ? bytes.subarray(20, 40).toString('base64') : undefined }, trailing };
+  }
+  return { auth: { cavv: cryptogram, commerceIndicator, xid: cryptogram }, trailing };
+}
+
 /** The card, or a stored profile (`recurringSubscriptionInfo/subscriptionID`, from store). */
 export function paymentElements(request: GatewayRequest, amount: number, currency: string): Record<string, XmlValue> {
   const method = request.paymentMethod;
+  const wallet = walletOf(method);
+  if (wallet !== null) {
+    const card = walletCard(wallet);
+    return { billTo: billTo(request, card), shipTo: shipTo(request), purchaseTotals: purchaseTotals(amount, currency), card: cardElement(card), ucaf: walletAuthFields(request).ucaf };
+  }
   if (method?.type === 'credit_card') {
     return { billTo: billTo(request, method), shipTo: shipTo(request), purchaseTotals: purchaseTotals(amount, currency), card: cardElement(method) };
   }

@@ -94,7 +94,10 @@ export class GatewayChannel {
   }
 }
 
-/** What must never appear in a transcript literally: secret credentials, the card number, bank account numbers. */
+/**
+ * What must never appear in a transcript literally: secret credentials, the card number, bank
+ * account numbers, a wallet token's DPAN and its cryptogram (scrubbed like a CVV: docs/wallets.md).
+ */
 function secretValues(module: GatewayModule, request: GatewayRequest): string[] {
   const fields = credentialFields(module.definition);
   const values = Object.entries(request.credentials)
@@ -103,6 +106,10 @@ function secretValues(module: GatewayModule, request: GatewayRequest): string[] 
   const method = request.paymentMethod;
   if (method?.type === 'credit_card') values.push(method.number.reveal());
   if (method?.type === 'bank_account') values.push(method.accountNumber.reveal(), method.routingNumber.reveal());
+  if (method?.type === 'apple_pay' || method?.type === 'google_pay') {
+    values.push(method.number.reveal());
+    if (method.cryptogram !== null) values.push(method.cryptogram.reveal());
+  }
   return values;
 }
 

@@ -23,7 +23,30 @@ export type AdapterPaymentMethod =
   | { type: 'bank_account'; routingNumber: Secret; accountNumber: Secret; accountType: string | null; holderType: string | null; firstName: string | null; lastName: string | null }
   | { type: 'third_party_token'; token: string }
   /** Spreedly's test offsite method: nothing to send, the test gateway redirects. */
-  | { type: 'sprel' };
+  | { type: 'sprel' }
+  | WalletPaymentMethod;
+
+/**
+ * A decrypted Apple Pay or Google Pay token (docs/wallets.md). `networkToken`: the number is a
+ * device account number (DPAN) sent with its `cryptogram` and `eci`, and the adapter marks the
+ * source wallet. Otherwise (Google Pay `PAN_ONLY`) the number is a plain card number and there is no
+ * cryptogram. The cryptogram is single-use: null once a transaction has used it (a later
+ * merchant-initiated charge sends the DPAN alone, with the stored-credential fields).
+ */
+export interface WalletPaymentMethod {
+  type: 'apple_pay' | 'google_pay';
+  networkToken: boolean;
+  number: Secret;
+  cryptogram: Secret | null;
+  /** Electronic commerce indicator as the wallet gave it ("05", "7"…), or null. */
+  eci: string | null;
+  month: number | null;
+  year: number | null;
+  firstName: string | null;
+  lastName: string | null;
+  cardType: string | null;
+  email: string | null;
+}
 
 /** A shipping address is a domain fact (a transaction records it); adapters send it. */
 export type { ShippingAddress };

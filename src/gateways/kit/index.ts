@@ -15,3 +15,4 @@ export * from './form.js';
 export * from './xml.js';
 export * from './scrub.js';
 export type { OutboundResponse } from './http-client.js';
+export * from './wallet.js';

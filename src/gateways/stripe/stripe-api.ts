@@ -1,4 +1,9 @@
 import {
+  cryptogramFor,
+  networkTokenOf,
+  twoDigitEci,
+  walletOf,
+  type WalletPaymentMethod,
   GatewayFaultError,
   faultOnServerError,
   formEncode,
@@ -65,7 +70,47 @@ export function referenceId(request: GatewayRequest): string {
   return encodeURIComponent(id);
 }
 
+/**
+ * Stripe's `tokenization_method` for a wallet's DPAN (Stripe's "network tokens" for Apple Pay and
+ * Google Pay; ActiveMerchant's stripe_payment_intents sends the same names).
+ */
+const TOKENIZATION_METHOD = { apple_pay: 'apple_pay', google_pay: 'google_pay_dpan' } as const;
+
+/**
+ * A wallet token as `payment_method_data`: a network token's DPAN under `card[network_token]` (its
+ * cryptogram goes in `payment_method_options`, see `networkTokenOptions`); a Google Pay PAN_ONLY
+ * card as a card, marked as Google Pay in its metadata.
+ */
+function walletMethodData(method: WalletPaymentMethod): FormValue {
+  const number = method.number.reveal();
+  const name = [method.firstName, method.lastName].filter((part) => part !== null).join(' ') || undefined;
+  if (!method.networkToken) {
+    return { type: 'card', card: { number, exp_month: method.month, exp_year: method.year }, billing_details: { name, email: method.email }, metadata: { input_method: 'GooglePay' } };
+  }
+  return {
+    type: 'card',
+    card: {
+      last4: number.slice(-4),
+      exp_month: method.month,
+      exp_year: method.year,
+      network_token: { number, exp_month: method.month, exp_year: method.year, tokenization_method: TOKENIZATION_METHOD[method.type] },
+    },
+    billing_details: { name, email: method.email },
+  };
+}
+
+/** `payment_method_options[card][network_token]`: the wallet's cryptogram and ECI, on a cardholder-initiated charge. */
+export function networkTokenOptions(request: GatewayRequest): Record<string, FormValue> | undefined {
+  const wallet = networkTokenOf(request.paymentMethod);
+  if (wallet === null) return undefined;
+  const cryptogram = cryptogramFor(request, wallet);
+  if (cryptogram === null) return undefined;
+  return { cryptogram, electronic_commerce_indicator: twoDigitEci(wallet.eci) ?? undefined };
+}
+
 export function paymentMethodData(method: AdapterPaymentMethod | null): FormValue {
+  const wallet = walletOf(method);
+  if (wallet !== null) return walletMethodData(wallet);
   if (method === null || method.type !== 'credit_card') return undefined;
   return {
     type: 'card',

@@ -1,4 +1,7 @@
 import {
+  cryptogramFor,
+  twoDigitEci,
+  type WalletPaymentMethod,
   faultOnServerError,
   GatewayFaultError,
   GatewayInputError,
@@ -30,7 +33,7 @@ export function worldpayEndpoint(request: GatewayRequest): string {
 }
 
 /** Worldpay's card elements, on top of the shared rules (Authorization header, `<cvc>`). */
-export const scrubWorldpay = scrubWith(scrubXmlElements('cardNumber', 'cvc'));
+export const scrubWorldpay = scrubWith(scrubXmlElements('cardNumber', 'cvc', 'tokenNumber', 'cryptogram'));
 
 /**
  * A `paymentService` document (version 1.4, the merchant code) with Worldpay's DOCTYPE after the
@@ -57,6 +60,32 @@ export function worldpayAmount(amount: number | null, currency: string | null, d
 export function orderCode(request: GatewayRequest): string {
   const code = (request.orderId ?? request.transactionToken).replace(/[\s|<>'"]/g, '').slice(0, 64);
   return code === '' ? request.transactionToken : code;
+}
+
+/** Worldpay's `EMVCO_TOKEN-SSL` types of the wallets. */
+const TOKEN_TYPE = { apple_pay: 'APPLEPAY', google_pay: 'GOOGLEPAY' } as const;
+
+/**
+ * A decrypted wallet token (docs/wallets.md) as `EMVCO_TOKEN-SSL` of its wallet's type: the DPAN
+ * as `tokenNumber`, expiry, holder name and, on a cardholder-initiated charge, the `cryptogram` and
+ * two-digit `eciIndicator` (Worldpay XML, "Network payment tokens"; ActiveMerchant's worldpay as a
+ * cross-check). A Google Pay PAN_ONLY card is a `CARD-SSL`.
+ */
+export function walletInstrument(request: GatewayRequest, wallet: WalletPaymentMethod): Record<string, XmlValue> {
+  if (wallet.month === null || wallet.year === null) throw new GatewayInputError('The card has no expiration date.', 'invalid_expiry_date');
+  if (!wallet.networkToken) return { 'CARD-SSL': cardSsl({ ...wallet, type: 'credit_card', verificationValue: null, address: {} }) };
+  const name = [wallet.firstName, wallet.lastName].filter((part) => part !== null && part !== '').join(' ');
+  const cryptogram = cryptogramFor(request, wallet);
+  return {
+    'EMVCO_TOKEN-SSL': {
+      '@_type': TOKEN_TYPE[wallet.type],
+      tokenNumber: wallet.number.reveal(),
+      expiryDate: { date: { '@_month': String(wallet.month).padStart(2, '0'), '@_year': String(wallet.year) } },
+      cardHolderName: name === '' ? undefined : name,
+      cryptogram: cryptogram ?? undefined,
+      eciIndicator: cryptogram === null ? undefined : (twoDigitEci(wallet.eci) ?? undefined),
+    },
+  };
 }
 
 /**

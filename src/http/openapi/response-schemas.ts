@@ -51,7 +51,7 @@ export const paymentMethodSchema = z
     account_number_display_digits: nullableText.optional(),
     gateway_type: nullableText.optional(),
     third_party_token: nullableText.optional(),
-    payment_method_type: z.enum(['credit_card', 'bank_account', 'third_party_token', 'sprel']),
+    payment_method_type: z.enum(['credit_card', 'bank_account', 'third_party_token', 'sprel', 'apple_pay', 'google_pay']),
     errors: z.array(errorEntrySchema),
     fingerprint: nullableText.optional(),
     verification_value: z.string().optional().describe('XXX while a CVV is held, empty otherwise'),
@@ -59,7 +59,7 @@ export const paymentMethodSchema = z
     routing_number: nullableText.optional(),
     account_number: nullableText.optional(),
   })
-  .describe('A payment method (wire-reference §3.2); card, bank account or third-party fields by payment_method_type. Also shows the address fields (address1 … shipping_phone_number).');
+  .describe('A payment method (wire-reference §3.2); card, bank account or third-party fields by payment_method_type (apple_pay and google_pay show the card fields of their DPAN; docs/wallets.md). Also shows the address fields (address1 … shipping_phone_number).');
 
 const gatewayResponseSchema = z.object({
   success: z.boolean(),
@@ -229,6 +229,7 @@ export const certificateSchema = z.object({
   email_address: nullableText,
   public_key: z.string(),
   public_key_hash: z.string(),
+  google_pay_public_key: z.string().nullable().describe('P-256 keys: base64 of the uncompressed point, as the Google Pay console asks for it (docs/wallets.md); null otherwise'),
   csr: nullableText,
   pem: nullableText,
   created_at: timestamp,
@@ -241,6 +242,7 @@ export const environmentSchema = z.object({
   production: z.boolean().optional(),
   allowed_origins: z.array(z.string()).describe('Origins the card form may be embedded in and tokenize from; empty: any').optional(),
   enhanced_iframe_security: z.boolean().describe('The card form must be signed (nonce, timestamp, certificate token)').optional(),
+  google_pay_merchant_id: z.string().nullable().describe("Google Pay's merchant id: tokens must be signed for merchant:<id> (docs/wallets.md)").optional(),
   created_at: timestamp,
   updated_at: timestamp,
 });

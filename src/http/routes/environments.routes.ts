@@ -17,7 +17,13 @@ import type { UpstreamSettingsService } from '../../services/upstream/upstream-s
 import type { WireObject } from '../format/wire.js';
 import type { Environment } from '../../domain/environment.js';
 
-export const environmentSchema = z.object({ name: text(255), enhanced_iframe_security: flag() });
+/** Google's merchant ids are short and printable; '' (or an empty element) clears it. */
+const googlePayMerchantId = z.preprocess(
+  (v) => (v === null ? '' : v),
+  z.string().max(100).regex(/^[\x21-\x7e]*$/, 'must be the merchant id from the Google Pay & Wallet Console (no spaces)').optional(),
+);
+
+export const environmentSchema = z.object({ name: text(255), enhanced_iframe_security: flag(), google_pay_merchant_id: googlePayMerchantId });
 export const createEnvironmentSchema = z.object({ name: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(255)) });
 export const accessSecretSchema = z.object({
   name: text(255),
@@ -94,6 +100,11 @@ export function environmentRoutes(app: FastifyInstance, tenancy: TenancyService,
       allowedOrigins,
       enhancedIframeSecurity: input.enhanced_iframe_security,
     }, request);
+    // Google Pay's recipient (docs/wallets.md): tokens must be signed for merchant:<this id>.
+    if (input.google_pay_merchant_id !== undefined) {
+      const merchantId = input.google_pay_merchant_id.trim();
+      return sendWire(request, reply, 200, 'environment', await withUpstream(await tenancy.setGooglePayMerchantId(organization, row.key, merchantId === '' ? null : merchantId, request)));
+    }
     return sendWire(request, reply, 200, 'environment', await withUpstream(row));
   });
 

@@ -27,6 +27,15 @@ const bankAccountSchema = z.object({
   bank_account_holder_type: text(32),
 });
 
+/**
+ * `apple_pay{payment_data, test_card_number}` / `google_pay{…}` (wire-reference §2.1): the wallet's
+ * payment data as an object or its JSON text (XML clients send the text), bounded like free-form data.
+ */
+const walletSchema = z.object({
+  payment_data: freeForm().optional(),
+  test_card_number: text(32),
+});
+
 const allowances = {
   allow_blank_name: flag(),
   allow_expired_date: flag(),
@@ -37,6 +46,8 @@ export const createSchema = z.object({
   payment_method_type: text(64),
   credit_card: creditCardSchema.optional(),
   bank_account: bankAccountSchema.optional(),
+  apple_pay: walletSchema.optional(),
+  google_pay: walletSchema.optional(),
   reference: text(1000),
   gateway_type: text(100),
   email: text(255),
@@ -62,8 +73,10 @@ function allowancesOf(parsed: { allow_blank_name?: boolean | undefined; allow_ex
 export function parseCreate(fields: Record<string, unknown>): PaymentMethodCreateInput {
   const parsed = parseInput(createSchema, fields);
   const declared = (PAYMENT_METHOD_TYPES as readonly string[]).includes(parsed.payment_method_type ?? '') ? parsed.payment_method_type : undefined;
-  const type = (declared ??
-    (parsed.credit_card !== undefined ? 'credit_card' : parsed.bank_account !== undefined ? 'bank_account' : null)) as PaymentMethodCreateInput['type'];
+  const nestedType =
+    parsed.credit_card !== undefined ? 'credit_card' : parsed.bank_account !== undefined ? 'bank_account' : parsed.apple_pay !== undefined ? 'apple_pay' : parsed.google_pay !== undefined ? 'google_pay' : null;
+  const type = (declared ?? nestedType) as PaymentMethodCreateInput['type'];
+  const wallet = type === 'apple_pay' ? parsed.apple_pay : type === 'google_pay' ? parsed.google_pay : undefined;
   const { email: cardEmail, ...nestedCard } = parsed.credit_card ?? {};
   // The flag inside credit_card wins over the top-level one when a client sends both.
   const card = nestedCard.eligible_for_card_updater === undefined && parsed.eligible_for_card_updater !== undefined
@@ -74,12 +87,13 @@ export function parseCreate(fields: Record<string, unknown>): PaymentMethodCreat
     ...(parsed.credit_card === undefined ? {} : { card }),
     ...(parsed.bank_account === undefined ? {} : { bankAccount: parsed.bank_account }),
     thirdParty: { reference: parsed.reference, gateway_type: parsed.gateway_type },
+    ...(wallet === undefined ? {} : { wallet: { paymentData: wallet.payment_data, testCardNumber: wallet.test_card_number } }),
     email: parsed.email ?? cardEmail,
     data: parsed.data,
     metadata: parsed.metadata,
     callbackUrl: parsed.callback_url,
     retained: parsed.retained === true,
-    singleUse: parsed.single_use === true,
+    singleUse: parsed.single_use,
     ...allowancesOf(parsed),
   };
 }

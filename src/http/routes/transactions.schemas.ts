@@ -13,6 +13,8 @@ export const transactionSchema = z.object({
   payment_method_token: text(100),
   credit_card: freeForm,
   bank_account: freeForm,
+  apple_pay: freeForm,
+  google_pay: freeForm,
   retain_on_success: flag(),
   order_id: text(255),
   description: text(1000),
@@ -61,7 +63,7 @@ function amountOf(value: unknown): { amount?: number; amountInvalid?: boolean } 
 export function parseTransaction(fields: Record<string, unknown>, request?: RequestMeta): TransactionInput {
   const parsed = parseInput(transactionSchema, fields);
   const shipping = objectOrUndefined(parsed.shipping_address);
-  const inline = parsed.credit_card !== undefined || parsed.bank_account !== undefined;
+  const inline = parsed.credit_card !== undefined || parsed.bank_account !== undefined || parsed.apple_pay !== undefined || parsed.google_pay !== undefined;
   return {
     request,
     ...amountOf(parsed.amount),
@@ -71,6 +73,8 @@ export function parseTransaction(fields: Record<string, unknown>, request?: Requ
       ? parseCreate({
           ...(parsed.credit_card === undefined ? {} : { credit_card: parsed.credit_card }),
           ...(parsed.bank_account === undefined ? {} : { bank_account: parsed.bank_account }),
+          ...(parsed.apple_pay === undefined ? {} : { apple_pay: parsed.apple_pay }),
+          ...(parsed.google_pay === undefined ? {} : { google_pay: parsed.google_pay }),
           ...(parsed.email === undefined ? {} : { email: parsed.email }),
         })
       : undefined,

@@ -1,5 +1,6 @@
 import type { WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
+import { uncompressedPointBase64 } from '../../certificates/public-key.js';
 import type { Certificate } from '../../domain/certificate.js';
 
 /**
@@ -20,6 +21,8 @@ export function certificateView(row: Certificate): WireObject {
     email_address: row.emailAddress,
     public_key: row.publicKey,
     public_key_hash: row.publicKeyHash,
+    // Coffer's own: the key as Google Pay's console takes it (P-256 keys only; docs/wallets.md).
+    google_pay_public_key: uncompressedPointBase64(row.publicKey),
     csr: row.csr,
     pem: row.pem,
     created_at: storedDate(row.createdAt),

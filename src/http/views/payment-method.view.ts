@@ -1,7 +1,7 @@
 import { joinFullName, maskedNumber, maskedVerificationValue } from '../../vault/card-rules.js';
 import { WireErrors, type Wire, type WireObject } from '../format/wire.js';
 import { storedDate } from './time.js';
-import type { BankAccountDetails, CardDetails, JsonValue, PaymentMethod, ThirdPartyTokenDetails } from '../../domain/payment-method.js';
+import type { BankAccountDetails, CardDetails, JsonValue, PaymentMethod, ThirdPartyTokenDetails, WalletDetails } from '../../domain/payment-method.js';
 
 /** A detail as stored; one the method does not have (dropped by redaction, or never set) is null. */
 function value<Details extends object>(details: Details, field: keyof Details): Wire {
@@ -109,9 +109,21 @@ function thirdPartyToken(details: ThirdPartyTokenDetails): WireObject {
   };
 }
 
+/**
+ * An Apple Pay or Google Pay method (docs/wallets.md): a card's fields for its DPAN (masks, brand,
+ * expiry, names), its type, and no verification value; the payment data is never echoed.
+ */
+function wallet(method: PaymentMethod, type: 'apple_pay' | 'google_pay', details: WalletDetails): WireObject {
+  const view = creditCard(method, details);
+  view.payment_method_type = type;
+  delete view.verification_value;
+  return view;
+}
+
 /** A payment method, fields in the order of wire-reference §3.2; masks only, never a number. */
 export function paymentMethodView(method: PaymentMethod): WireObject {
   if (method.paymentMethodType === 'credit_card') return creditCard(method, method.details);
+  if (method.paymentMethodType === 'apple_pay' || method.paymentMethodType === 'google_pay') return wallet(method, method.paymentMethodType, method.details);
   const specific =
     method.paymentMethodType === 'bank_account'
       ? bankAccount(method, method.details)

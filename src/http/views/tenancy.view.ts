@@ -10,6 +10,7 @@ export function environmentView(row: Environment): WireObject {
     production: row.production,
     allowed_origins: new WireList('allowed_origin', row.allowedOrigins ?? []),
     enhanced_iframe_security: row.enhancedIframeSecurity,
+    google_pay_merchant_id: row.googlePayMerchantId,
     created_at: storedDate(row.createdAt),
     updated_at: storedDate(row.updatedAt),
   };

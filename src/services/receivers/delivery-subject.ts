@@ -10,8 +10,9 @@ import type { RequestMeta } from '../../domain/request.js';
  */
 export async function openDeliverySubject(sealer: PaymentMethodSealer, row: PaymentMethod): Promise<DeliverySubject | null> {
   const opened = await sealer.open(row);
-  // An offsite (sprel) method holds nothing a receiver could be sent.
-  if (opened === null || opened.type === 'sprel') return null;
+  // An offsite (sprel) method holds nothing a receiver could be sent; a wallet's single-use
+  // cryptogram is for a gateway transaction, not a delivery (docs/wallets.md).
+  if (opened === null || opened.type === 'sprel' || opened.type === 'apple_pay' || opened.type === 'google_pay') return null;
   const subject: DeliverySubject = {
     token: row.token,
     paymentMethodType: opened.type,

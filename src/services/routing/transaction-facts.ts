@@ -36,8 +36,8 @@ function metadataOf(raw: unknown): Record<string, string> {
 }
 
 function storedFacts(row: PaymentMethod): Pick<TransactionFacts, 'cardBrand' | 'bin' | 'paymentMethodType' | 'metadata'> {
-  // Only a card has a brand and a BIN.
-  const card = row.paymentMethodType === 'credit_card' ? row.details : undefined;
+  // Only a card has a brand and a BIN (a wallet method's are its DPAN's: docs/wallets.md).
+  const card = row.paymentMethodType === 'credit_card' || row.paymentMethodType === 'apple_pay' || row.paymentMethodType === 'google_pay' ? row.details : undefined;
   const bin = textOf(card?.issuer_identification_number) ?? textOf(card?.first_six_digits);
   return { cardBrand: textOf(card?.card_type), bin, paymentMethodType: row.paymentMethodType, metadata: metadataOf(row.metadata) };
 }

@@ -11,14 +11,14 @@ import type { PaymentMethodService } from '../payment-method.service.js';
 import { newTransaction } from '../transaction-records.js';
 import { detailsOf } from './transaction-details.js';
 import type { TransactionInput } from './transaction-input.js';
-import { checkAmount, checkCurrency, checkReference, referenceNotFound, requireAbility, transactionNotFound, TRANSACTION_TYPE } from './transaction-rules.js';
+import { checkAmount, checkCurrency, checkReference, referenceNotFound, requireAbility, requirePaymentMethodKind, transactionNotFound, TRANSACTION_TYPE } from './transaction-rules.js';
 import type { GatewayCaller } from './gateway-caller.js';
 import { runGatewayTransaction, type GatewayTransactionPlan } from './pipeline/pipeline.js';
 import { claimPending, holdsSensitiveValues, persistProcessing, persistRefusal, recordCardAccess, reservePaymentMethod, reserveReference } from './pipeline/steps.js';
 import type { AttemptResult, PipelineDeps, PipelineRepoKeys, Refusal, TransactionResult } from './pipeline/pipeline-types.js';
 import { REDACTED_GATEWAY, REDACTED_METHOD, STATE_REFUSALS } from './pipeline/refusals.js';
 import type { Environment } from '../../domain/environment.js';
-import type { PaymentMethod } from '../../domain/payment-method.js';
+import { isWalletType, type PaymentMethod } from '../../domain/payment-method.js';
 import { TransactionState, type NewTransaction, type Transaction } from '../../domain/transaction.js';
 import { EMPTY_SHIPPING_ADDRESS, type FailoverNote, type GatewayTransactionDetails } from '../../domain/transaction-details.js';
 
@@ -59,6 +59,8 @@ export const SINGLE_ATTEMPT: AttemptLink = { chained: false, firstAttemptToken: 
 type ReferenceOperation = 'capture' | 'void' | 'credit';
 
 const NEEDS_AMOUNT: Record<DirectOperation, boolean> = { purchase: true, authorize: true, general_credit: true, verify: false, store: false };
+
+const WALLET_NOT_TAKEN: Refusal = { messageKey: 'messages.payment_method_not_supported', message: 'The gateway does not take this kind of payment method.' };
 
 const OFFSITE_TYPE = { purchase: 'OffsitePurchase', authorize: 'OffsiteAuthorization' } as const;
 
@@ -153,6 +155,8 @@ export class GatewayTransactionService {
     requireAbility(gateway.definition, operation);
     checkAmount(input.amount, input.amountInvalid, NEEDS_AMOUNT[operation]);
     checkCurrency(input.currencyCode, NEEDS_AMOUNT[operation]);
+    // A wallet token goes only where it can be sent: checked before an inline one is decrypted and vaulted.
+    requirePaymentMethodKind(gateway.definition, named?.paymentMethodType ?? input.inlinePaymentMethod?.type);
     const resolved = await this.resolvePaymentMethod(environment, input, named);
     const common = { environment, apiRequest: requestOf(input), gateway, type, details: { ...base, payment_method_added: resolved.added }, amount: input.amount ?? null, currency: input.currencyCode ?? null, callback: callbackOf(input) };
     if ('invalid' in resolved) {
@@ -163,6 +167,7 @@ export class GatewayTransactionService {
       return { refused };
     }
     const paymentMethod = resolved.paymentMethod;
+    requirePaymentMethodKind(gateway.definition, paymentMethod.paymentMethodType);
     // A test offsite method (sprel) makes the purchase or authorization an offsite one.
     const offsite = paymentMethod.paymentMethodType === 'sprel' && (operation === 'purchase' || operation === 'authorize');
     const plan: DirectPlan = { environment, operation, input, type: offsite ? OFFSITE_TYPE[operation] : type, paymentMethod, added: resolved.added };
@@ -199,6 +204,10 @@ export class GatewayTransactionService {
       apiRequest: args.apiRequest,
       gateway,
       prepare: async () => {
+        // A backup gateway of a retry chain that cannot take a wallet method is refused before any call.
+        if (isWalletType(paymentMethod.paymentMethodType) && !(gateway.definition.paymentMethods as readonly string[]).includes(paymentMethod.paymentMethodType)) {
+          return { refusal: WALLET_NOT_TAKEN };
+        }
         const card = link.heldCard ?? (await this.pipeline.sealer.open(paymentMethod));
         return card === null ? { refusal: REDACTED_METHOD } : { card };
       },
@@ -437,6 +446,8 @@ export class GatewayTransactionService {
         const created = await this.paymentMethods.create(environment, input.inlinePaymentMethod, requestOf(input));
         return { paymentMethod: created.paymentMethod, added: true };
       } catch (error) {
+        // A refused wallet token is the request's fault, not the card's: its own 422, and nothing recorded.
+        if (error instanceof AppError && error.entries.some((entry) => entry.key.startsWith('errors.wallet_'))) throw error;
         if (error instanceof AppError && error.status === 422) {
           return { invalid: error.entries.map((entry) => ({ key: entry.key, message: entry.message, ...(entry.attribute === undefined ? {} : { attribute: entry.attribute }) })), added: false };
         }

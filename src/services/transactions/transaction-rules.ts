@@ -5,6 +5,7 @@ import { currencyExponent, MAX_AMOUNT } from '../../domain/money.js';
 import type { GatewayOperation } from '../../gateways/kit/index.js';
 import type { GatewayDefinition } from '../../gateways/kit/index.js';
 import { ACTIVE_STATES, TransactionState, type Transaction } from '../../domain/transaction.js';
+import { isWalletType } from '../../domain/payment-method.js';
 
 /** Transaction type recorded for each operation. */
 export const TRANSACTION_TYPE: Record<GatewayOperation, string> = {
@@ -40,6 +41,16 @@ export function requireAbility(definition: GatewayDefinition, operation: Exclude
       extra: { ability: operation },
     });
   }
+}
+
+/** A wallet method (Apple Pay, Google Pay) goes only to a gateway whose adapter sends network tokens (docs/wallets.md). */
+export function requirePaymentMethodKind(definition: GatewayDefinition, type: string | null | undefined): void {
+  if (!isWalletType(type) || (definition.paymentMethods as readonly string[]).includes(type)) return;
+  throw new AppError({
+    key: 'errors.gateway_does_not_support_payment_method',
+    attribute: 'payment_method_type',
+    message: `The ${definition.name} gateway does not take ${type} payment methods.`,
+  });
 }
 
 /** Integer minor units, above zero, within range. */

@@ -15,6 +15,11 @@ export interface CertificatesRepository {
   } | undefined>;
   /** A page; read a part at a time (page.ts): a certificate's PEM alone may be 64 KiB. */
   list(environmentKey: string, page: PageRequest): Promise<Certificate[]>;
+  /**
+   * The environment's certificates that still hold a key (not redacted), oldest first, at most
+   * `limit`: the wallet keys a payment token may be for (docs/wallets.md).
+   */
+  usable(environmentKey: string, limit: number): Promise<Certificate[]>;
   /** Attaches (or replaces) the signed certificate; false when there is no such certificate. */
   attachPem(environmentKey: string, token: string, pem: string, updatedAt: string): Promise<boolean>;
   /**

@@ -31,6 +31,7 @@ export function environmentOf(row: EnvironmentRow): Environment {
     callbackFormat: (row.callback_format ?? 'xml') as CallbackFormat,
     callbackEventTypes: listOf<EventType>(row.callback_event_types),
     sealedSigningSecret: row.sealed_signing_secret,
+    googlePayMerchantId: row.google_pay_merchant_id ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -53,6 +54,7 @@ export function environmentChanges(patch: EnvironmentPatch): Updateable<Environm
   if (patch.production !== undefined) changes.production = patch.production ? 1 : 0;
   if (patch.allowedOrigins !== undefined) changes.allowed_origins = listColumn(patch.allowedOrigins);
   if (patch.enhancedIframeSecurity !== undefined) changes.enhanced_iframe_security = patch.enhancedIframeSecurity ? 1 : 0;
+  if (patch.googlePayMerchantId !== undefined) changes.google_pay_merchant_id = patch.googlePayMerchantId;
   if (patch.callbackUrl !== undefined) changes.callback_url = patch.callbackUrl;
   if (patch.callbackFormat !== undefined) changes.callback_format = patch.callbackFormat;
   if (patch.callbackEventTypes !== undefined) changes.callback_event_types = listColumn(patch.callbackEventTypes);

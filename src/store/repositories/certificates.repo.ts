@@ -33,6 +33,11 @@ export class CertificatesRepo implements CertificatesRepository {
     return rows.map(certificateOf);
   }
 
+  async usable(environmentKey: string, limit: number): Promise<Certificate[]> {
+    const rows = await this.scoped(environmentKey).selectAll().where('redacted_at', 'is', null).orderBy('seq', 'asc').limit(limit).execute();
+    return rows.map(certificateOf);
+  }
+
   /** Attaches (or replaces) the signed certificate; false when there is no such certificate. */
   async attachPem(environmentKey: string, token: string, pem: string, updatedAt: string): Promise<boolean> {
     const result = await this.db
