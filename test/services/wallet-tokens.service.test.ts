@@ -129,11 +129,20 @@ describe('WalletTokenService', () => {
     const rows = [certificateRow('g', key.privatePem, key.spki, null)];
     const noId = service(rows);
     expect(await refusal(noId.wallets.decrypt(environment({ googlePayMerchantId: null }), 'google_pay', { paymentData: token }))).toMatchObject({ key: 'errors.wallet_not_configured' });
-    const production = service(rows);
+    const production = service(rows, { appleRoots: [], signingTimeWindowMs: 300_000, googleRootKeys: () => [] });
     const entry = await refusal(production.wallets.decrypt(environment({ production: true }), 'google_pay', { paymentData: token }));
     expect(entry).toMatchObject({ key: 'errors.wallet_not_configured' });
     expect(entry.message).toContain('COFFER_GOOGLE_PAY_ROOT_KEYS');
     expect([...noId.opened, ...production.opened]).toEqual([]);
+  });
+
+  it("verifies production Google Pay tokens against Google's shipped production root, so a token signed under a test root is refused there", async () => {
+    const root = createGooglePayTestRoot();
+    const key = pemPair();
+    const token = googlePayToken({ root, merchantPublicKey: key.publicKey, recipientId: 'merchant:0123' });
+    const shipped = service([certificateRow('g', key.privatePem, key.spki, null)]);
+    const entry = await refusal(shipped.wallets.decrypt(environment({ production: true, googlePayMerchantId: '0123' }), 'google_pay', { paymentData: token }));
+    expect(entry.key).toBe('errors.wallet_token_bad_signature');
   });
 
   it('refuses Google Pay when the environment has no P-256 key, and skips keys of other kinds', async () => {

@@ -1,8 +1,8 @@
-import { createPrivateKey } from 'node:crypto';
+import { createHash, createPrivateKey } from 'node:crypto';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decryptGooglePayToken, type GooglePayDecryptOptions } from '../../src/vault/wallets/google-pay.js';
-import { GOOGLE_PAY_TEST_ROOT_KEYS, loadGooglePayRootKeys, parseGooglePayRootKeys } from '../../src/vault/wallets/google-pay-root-keys.js';
+import { GOOGLE_PAY_PRODUCTION_ROOT_KEYS, GOOGLE_PAY_TEST_ROOT_KEYS, loadGooglePayRootKeys, parseGooglePayRootKeys } from '../../src/vault/wallets/google-pay-root-keys.js';
 import { WalletTokenError } from '../../src/vault/wallets/wallet-errors.js';
 import { createGooglePayTestRoot, googlePayMessage, googlePayToken, merchantKeyPair, type GooglePayTestRoot } from '../helpers/wallet-tokens.js';
 
@@ -117,6 +117,15 @@ describe('Google Pay root keys', () => {
     const keys = loadGooglePayRootKeys(GOOGLE_PAY_TEST_ROOT_KEYS);
     expect(keys).toHaveLength(1);
     expect(keys[0]?.expiration).toBe(2154841200000);
+  });
+
+  it('ships the production ECv2 key whose fingerprint docs/wallets.md publishes', () => {
+    const keys = loadGooglePayRootKeys(GOOGLE_PAY_PRODUCTION_ROOT_KEYS);
+    expect(keys).toHaveLength(1);
+    const spki = keys[0]!.key.export({ format: 'der', type: 'spki' });
+    expect(keys[0]!.key.asymmetricKeyDetails).toEqual({ namedCurve: 'prime256v1' });
+    expect(createHash('sha256').update(spki).digest('hex')).toBe('610402bef1670005b87be6147dff436b1876c03c8265e8ae0bce1dadd12e3180');
+    expect(keys[0]?.expiration).toBe(32506264800000);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { X509Certificate } from 'node:crypto';
 import { DEFAULT_SIGNING_TIME_WINDOW_MS } from './apple-pay.js';
 import { loadAppleRootCaG3, loadAppleRootFromFile } from './apple-root.js';
-import { GOOGLE_PAY_TEST_ROOT_KEYS, loadGooglePayRootKeys, type GooglePayRootKey } from './google-pay-root-keys.js';
+import { GOOGLE_PAY_PRODUCTION_ROOT_KEYS, GOOGLE_PAY_TEST_ROOT_KEYS, loadGooglePayRootKeys, type GooglePayRootKey } from './google-pay-root-keys.js';
 
 /** What wallet tokens are verified against, read once at start-up (docs/wallets.md, "Configuration"). */
 export interface WalletTrust {
@@ -11,8 +11,8 @@ export interface WalletTrust {
   signingTimeWindowMs: number;
   /**
    * Google's root signing keys for an environment: the operator's file in every environment when
-   * one is given; otherwise the shipped test set in test environments and none in production (the
-   * production set is not shipped: docs/wallets.md).
+   * one is given; otherwise the shipped test set in test environments and the shipped production
+   * set in production ones (docs/wallets.md, "Root keys").
    */
   googleRootKeys(production: boolean): readonly GooglePayRootKey[];
 }
@@ -28,9 +28,10 @@ export function loadWalletTrust(files: WalletTrustFiles): WalletTrust {
   const appleRoots = [files.applePayRootCaPath === null ? loadAppleRootCaG3() : loadAppleRootFromFile(files.applePayRootCaPath)];
   const pinned = files.googlePayRootKeysPath === null ? null : loadGooglePayRootKeys(files.googlePayRootKeysPath);
   const test = pinned ?? loadGooglePayRootKeys(GOOGLE_PAY_TEST_ROOT_KEYS);
+  const production = pinned ?? loadGooglePayRootKeys(GOOGLE_PAY_PRODUCTION_ROOT_KEYS);
   return {
     appleRoots,
     signingTimeWindowMs: files.signingTimeWindowMs ?? DEFAULT_SIGNING_TIME_WINDOW_MS,
-    googleRootKeys: (production) => pinned ?? (production ? [] : test),
+    googleRootKeys: (isProduction) => (isProduction ? production : test),
   };
 }
