@@ -1,11 +1,11 @@
-import { z } from 'zod';
 import { errorsSchema } from './response-schemas.js';
+import { componentSchemas, schemaRef } from './components.js';
 import { OPERATIONS, type Body, type Method, type Operation } from './operations.js';
 
 /*
- * The OpenAPI 3.1 document of the v1 API (docs/wire-compatibility.md), built once from OPERATIONS. Its JSON
- * Schemas come from zod (z.toJSONSchema), so request bodies are documented by the very schemas
- * that validate them. Each body is given in both formats: JSON under its root key, XML as the
+ * The OpenAPI 3.1 document of the v1 API (docs/wire-compatibility.md, docs/openapi.md), built once from OPERATIONS.
+ * Its JSON Schemas come from zod (z.toJSONSchema), so request bodies are documented by the very schemas
+ * that validate them; each is written once under components.schemas and referred to by `$ref`. Each body is given in both formats: JSON under its root key, XML as the
  * root element (the schema's `xml.name`), Rails style, `type="integer|boolean"` on typed values.
  */
 
@@ -26,60 +26,65 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'Gateway circuit open or busy, or store unavailable',
 };
 
-/** A zod schema as plain JSON Schema 2020-12: what a body may contain, unknown fields ignored. */
-function jsonSchemaOf(schema: z.ZodType): JsonSchema {
-  const generated = z.toJSONSchema(schema, { unrepresentable: 'any' }) as JsonSchema;
-  delete generated.$schema;
-  return relax(generated) as JsonSchema;
-}
-
-/** Unknown fields are ignored by the API, not refused: drop zod's `additionalProperties: false`. */
-function relax(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(relax);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
-    if (key === 'additionalProperties' && inner === false) continue;
-    out[key] = relax(inner);
-  }
-  return out;
-}
-
 function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z]+)/g, '{$1}');
 }
 
-function bodyContent(body: Body): Record<string, unknown> {
-  const inner = jsonSchemaOf(body.schema);
-  const json =
-    body.item === undefined
-      ? { type: 'object', required: [body.root], properties: { [body.root]: inner } }
-      : { type: 'object', required: [body.root], properties: { [body.root]: { type: 'array', items: inner } } };
-  const xml =
-    body.item === undefined
-      ? { ...inner, xml: { name: body.root } }
-      : { type: 'array', xml: { name: body.root, wrapped: true }, items: { ...inner, xml: { name: body.item } } };
-  return { 'application/json': { schema: json }, 'application/xml': { schema: xml } };
+/** The JSON form of a body: an object holding the body under its root key. */
+function jsonEnvelope(body: Body): JsonSchema {
+  const inner = schemaRef(body.schema);
+  return { type: 'object', required: [body.root], properties: { [body.root]: body.item === undefined ? inner : { type: 'array', items: inner } } };
 }
 
-function errorResponse(status: number): Record<string, unknown> {
-  const errors = jsonSchemaOf(errorsSchema);
+/** The XML form: the root element is the body (Rails style), a list wraps repeated `item` elements. */
+function xmlForm(body: Body): JsonSchema {
+  const inner = schemaRef(body.schema);
+  return body.item === undefined ? { ...inner, xml: { name: body.root } } : { type: 'array', xml: { name: body.root, wrapped: true }, items: { ...inner, xml: { name: body.item } } };
+}
+
+function bodyContent(body: Body): Record<string, unknown> {
+  return { 'application/json': { schema: jsonEnvelope(body) }, 'application/xml': { schema: xmlForm(body) } };
+}
+
+const ERRORS: Body = { root: 'errors', schema: errorsSchema };
+
+/** `components.responses`: one error answer per status, shared by every operation. */
+function errorResponses(): Record<string, unknown> {
+  const errors = schemaRef(errorsSchema);
+  const out: Record<string, unknown> = {};
+  for (const [status, description] of Object.entries(ERROR_DESCRIPTIONS)) {
+    out[`Error${status}`] = { description, content: { 'application/json': { schema: errors }, 'application/xml': { schema: { ...errors, xml: { name: 'errors' } } } } };
+  }
+  return out;
+}
+
+/**
+ * A status that answers either an error or the operation's own body (a declined transaction is
+ * 422 with the transaction): both forms, `oneOf`.
+ */
+function errorOrBody(status: number, body: Body): Record<string, unknown> {
+  const errors = schemaRef(errorsSchema);
   return {
     description: ERROR_DESCRIPTIONS[status] ?? 'Error',
-    content: { 'application/json': { schema: errors }, 'application/xml': { schema: { ...errors, xml: { name: 'errors' } } } },
+    content: {
+      'application/json': { schema: { oneOf: [errors, jsonEnvelope(body)] } },
+      'application/xml': { schema: { oneOf: [{ ...errors, xml: { name: ERRORS.root } }, xmlForm(body)] } },
+    },
   };
 }
 
-const LIST_PARAMETERS = [
-  { name: 'since_token', in: 'query', required: false, schema: { type: 'string' }, description: 'Records after this one, in the current order' },
-  { name: 'order', in: 'query', required: false, schema: { type: 'string', enum: ['asc', 'desc'] } },
-  { name: 'count', in: 'query', required: false, schema: { type: 'integer', minimum: 1 }, description: 'Page size, default 20, at most 100' },
-];
+/** `components.parameters`: the paging parameters of every list. */
+const LIST_PARAMETERS: Record<string, JsonSchema> = {
+  since_token: { name: 'since_token', in: 'query', required: false, schema: { type: 'string' }, description: 'Records after this one, in the current order' },
+  order: { name: 'order', in: 'query', required: false, schema: { type: 'string', enum: ['asc', 'desc'] } },
+  count: { name: 'count', in: 'query', required: false, schema: { type: 'integer', minimum: 1 }, description: 'Page size, default 20, at most 100' },
+};
 
 function parametersOf(operation: Operation): unknown[] {
   const path = [...operation.path.matchAll(/:([A-Za-z]+)/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }));
   const query = Object.entries(operation.query ?? {}).map(([name, description]) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description }));
-  return [...path, ...(operation.list === true ? LIST_PARAMETERS : []), ...query];
+  const list = operation.list === true ? Object.keys(LIST_PARAMETERS).map((name) => ({ $ref: `#/components/parameters/${name}` })) : [];
+  return [...path, ...list, ...query];
 }
 
 function operationObject(operation: Operation, method: Method): Record<string, unknown> {
@@ -89,7 +94,10 @@ function operationObject(operation: Operation, method: Method): Record<string, u
   if (operation.path === '/v1/openapi.json') success.content = { 'application/json': { schema: { type: 'object' } } };
   const errorStatuses = operation.access === 'none' ? operation.errors : [401, 406, 429, ...operation.errors];
   const responses: Record<string, unknown> = { [String(operation.success.status)]: success };
-  for (const status of [...new Set(errorStatuses)].sort()) responses[String(status)] = errorResponse(status);
+  for (const status of [...new Set(errorStatuses)].sort()) {
+    const body = operation.success.body;
+    responses[String(status)] = body !== undefined && operation.bodyAlsoOn?.includes(status) === true ? errorOrBody(status, body) : { $ref: `#/components/responses/Error${status}` };
+  }
   const object: Record<string, unknown> = {
     operationId: `${method}_${operation.path.replace(/^\//, '').replace(/[/:]+/g, '_')}`,
     summary: operation.summary,
@@ -131,6 +139,11 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
     security: [{ basic: [] }],
     tags: [...new Set(OPERATIONS.map((operation) => operation.tag))].map((name) => ({ name })),
     paths,
-    components: { securitySchemes: { basic: { type: 'http', scheme: 'basic', description: 'Environment key : access secret' } } },
+    components: {
+      schemas: componentSchemas(),
+      responses: errorResponses(),
+      parameters: LIST_PARAMETERS,
+      securitySchemes: { basic: { type: 'http', scheme: 'basic', description: 'Environment key : access secret' } },
+    },
   };
 }

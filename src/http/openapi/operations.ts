@@ -57,6 +57,8 @@ export interface Operation {
   /** `list` adds the since_token/order/count query parameters. */
   list?: boolean;
   success: { status: number; description: string; body?: Body; plainText?: boolean };
+  /** Error statuses whose body may also be the success body (a declined transaction: 422 with the transaction). */
+  bodyAlsoOn?: number[];
   /** Error statuses besides 401, 406 and 429 (every authenticated route has those). */
   errors: number[];
   /** Extra query parameters. */
@@ -72,6 +74,8 @@ const certificate = (): Body => ({ root: 'certificate', schema: certificateSchem
 const environment = (): Body => ({ root: 'environment', schema: environmentSchema });
 
 const GATEWAY_ERRORS = [402, 404, 408, 422, 503];
+/** A gateway's decline is 422 with the transaction; a timeout is 408 with it (state gateway_processing_result_unknown). */
+const DECLINED = [408, 422];
 const TRANSACTION_STATES = 'Comma-separated states: succeeded, failed, gateway_processing_failed, gateway_processing_result_unknown, pending, processing';
 
 const direct = (operation: string, summary: string): Operation => ({
@@ -82,6 +86,7 @@ const direct = (operation: string, summary: string): Operation => ({
   access: 'transact',
   request: { root: 'transaction', schema: transactionRequest },
   success: { status: 200, description: 'The transaction (422 with the same body when the gateway declines)', body: transaction() },
+  bodyAlsoOn: DECLINED,
   errors: GATEWAY_ERRORS,
 });
 
@@ -94,6 +99,7 @@ const reference = (operation: string, summary: string, alsoAs?: Method): Operati
   ...(alsoAs === undefined ? {} : { alsoAs }),
   request: { root: 'transaction', schema: transactionRequest },
   success: { status: 200, description: 'The new transaction, reference_token naming the one it refers to', body: transaction() },
+  bodyAlsoOn: DECLINED,
   errors: GATEWAY_ERRORS,
 });
 
@@ -108,6 +114,7 @@ const routed = (operation: string, summary: string): Operation => ({
   access: 'transact',
   request: { root: 'transaction', schema: routedTransactionSchema },
   success: { status: 200, description: 'The transaction that settled the chain, with routed_by (422 with the same body on a decline)', body: transaction() },
+  bodyAlsoOn: DECLINED,
   errors: GATEWAY_ERRORS,
 });
 

@@ -61,7 +61,8 @@ export const paymentMethodSchema = z
   })
   .describe('A payment method (wire-reference §3.2); card, bank account or third-party fields by payment_method_type. Also shows the address fields (address1 … shipping_phone_number).');
 
-const gatewayResponseSchema = z.object({
+/** The gateway's answer inside a transaction (`response`). */
+export const gatewayResponseSchema = z.object({
   success: z.boolean(),
   message: z.string(),
   avs_code: nullableText,
@@ -171,7 +172,7 @@ export const transactionSchema = z
         }),
       )
       .optional()
-      .describe('Issue 18: every attempt of the retry chain this transaction belongs to, oldest first (only on chain members)'),
+      .describe('Every attempt of the retry chain this transaction belongs to, oldest first (only on chain members)'),
     api_urls: z.array(z.unknown()).optional().describe('[{"failover_transaction":[url]}] on an attempt a retry chain moved on from'),
     attempt_3dsecure: z.boolean().optional().describe('This block only on 3-D Secure / offsite transactions'),
     three_ds_version: nullableText.optional(),
