@@ -116,8 +116,11 @@ export function componentSchemas(): Record<string, JsonSchema> {
   const generated = z.toJSONSchema(registry, { uri: (id) => `${SCHEMA_PREFIX}${id}`, unrepresentable: 'any' }).schemas as Record<string, JsonSchema>;
   const out: Record<string, JsonSchema> = {};
   for (const [, name] of NAMED_SCHEMAS) {
-    const { $schema: _schema, $id: _id, ...rest } = generated[name] ?? {};
-    out[name] = relax(rest) as JsonSchema;
+    const schema = { ...generated[name] };
+    // Each is a part of the document, not a document of its own.
+    delete schema.$schema;
+    delete schema.$id;
+    out[name] = relax(schema) as JsonSchema;
   }
   return out;
 }
