@@ -83,6 +83,14 @@ function responseAt(document: Json, pointer: string, response: Json): { response
   return { response: resolved, pointer: target };
 }
 
+/** The value at a JSON pointer of an answer (what a mismatch shows). */
+function valueAt(value: unknown, pointer: string): unknown {
+  return pointer
+    .split('/')
+    .slice(1)
+    .reduce((at: any, key) => (at === null || typeof at !== 'object' ? undefined : at[key.replace(/~1/g, '/').replace(/~0/g, '~')]), value);
+}
+
 /**
  * Checks one answer; throws ContractMismatchError when it does not match the document. `body` is the
  * text; only JSON answers (Content-Type application/json) are checked against a schema.
@@ -118,7 +126,7 @@ export function checkAgainstContract(method: string, requestPath: string, status
     throw new ContractMismatchError(`${where} with a Content-Type of JSON and a body that is not JSON: ${body.slice(0, 300)}`);
   }
   if (!validate(parsed)) {
-    const errors = (validate.errors ?? []).slice(0, 8).map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
+    const errors = (validate.errors ?? []).slice(0, 8).map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}, is ${JSON.stringify(valueAt(parsed, error.instancePath))?.slice(0, 200)}`);
     throw new ContractMismatchError(`${where}, body does not match the OpenAPI document:\n  ${errors.join('\n  ')}`);
   }
 }

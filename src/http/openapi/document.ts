@@ -18,10 +18,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Not found',
   406: 'The Accept header does not allow the format of the suffix',
   408: 'The gateway did not answer in time (the transaction, state gateway_processing_result_unknown)',
-  409: 'An Idempotency-Key is in use by a request still running',
+  409: 'The Idempotency-Key is in use by a request still running, or its answer carried a secret and cannot be replayed',
   413: 'Body over the route’s limit (docs/wire-compatibility.md, Request body limits)',
   415: 'Content-Type does not match the suffix',
-  422: 'Invalid request, or a failed transaction (then the body is the transaction)',
+  422: 'Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction)',
   429: 'Rate limited (Retry-After)',
   503: 'Gateway circuit open or busy, or store unavailable',
 };
@@ -87,12 +87,26 @@ function parametersOf(operation: Operation): unknown[] {
   return [...path, ...list, ...query];
 }
 
+/**
+ * The statuses every route of a kind may answer, whatever it does (API.md §2, §8): authenticated
+ * routes 401, 406 and 429; authenticated writes 402 (a deactivated organization only reads); POST
+ * and PUT 413 and 415 (the body's size and Content-Type), and when authenticated 409 and 422 (an
+ * Idempotency-Key in use, not replayable, or reused with another request).
+ */
+function commonErrors(authenticated: boolean, method: Method): number[] {
+  const statuses: number[] = [];
+  if (authenticated) statuses.push(401, 406, 429);
+  if (authenticated && method !== 'get' && method !== 'options') statuses.push(402);
+  if (method === 'post' || method === 'put') statuses.push(413, 415, ...(authenticated ? [409, 422] : []));
+  return statuses;
+}
+
 function operationObject(operation: Operation, method: Method): Record<string, unknown> {
   const success: Record<string, unknown> = { description: operation.success.description };
   if (operation.success.body !== undefined) success.content = bodyContent(operation.success.body);
   if (operation.success.plainText === true) success.content = { 'text/plain': { schema: { type: 'string' } } };
   if (operation.path === '/v1/openapi.json') success.content = { 'application/json': { schema: { type: 'object' } } };
-  const errorStatuses = operation.access === 'none' ? operation.errors : [401, 406, 429, ...operation.errors];
+  const errorStatuses = [...commonErrors(operation.access !== 'none', method), ...operation.errors];
   const responses: Record<string, unknown> = { [String(operation.success.status)]: success };
   for (const status of [...new Set(errorStatuses)].sort()) {
     const body = operation.success.body;

@@ -59,7 +59,7 @@ export interface Operation {
   success: { status: number; description: string; body?: Body; plainText?: boolean };
   /** Error statuses whose body may also be the success body (a declined transaction: 422 with the transaction). */
   bodyAlsoOn?: number[];
-  /** Error statuses besides 401, 406 and 429 (every authenticated route has those). */
+  /** Error statuses besides 401, 406 and 429 (every authenticated route has those) and 402 (every authenticated write). */
   errors: number[];
   /** Extra query parameters. */
   query?: Record<string, string>;
