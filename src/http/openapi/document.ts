@@ -19,6 +19,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   406: 'The Accept header does not allow the format of the suffix',
   408: 'The gateway did not answer in time (the transaction, state gateway_processing_result_unknown)',
   409: 'The Idempotency-Key is in use by a request still running, or its answer carried a secret and cannot be replayed',
+  500: 'An internal error (the message names the request id, for the logs)',
   413: 'Body over the route’s limit (docs/wire-compatibility.md, Request body limits)',
   415: 'Content-Type does not match the suffix',
   422: 'Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction)',
@@ -30,9 +31,10 @@ function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z]+)/g, '{$1}');
 }
 
-/** The JSON form of a body: an object holding the body under its root key. */
+/** The JSON form of a body: an object holding the body under its root key (a bare body is the schema itself). */
 function jsonEnvelope(body: Body): JsonSchema {
   const inner = schemaRef(body.schema);
+  if (body.bare === true) return inner;
   return { type: 'object', required: [body.root], properties: { [body.root]: body.item === undefined ? inner : { type: 'array', items: inner } } };
 }
 
@@ -43,6 +45,7 @@ function xmlForm(body: Body): JsonSchema {
 }
 
 function bodyContent(body: Body): Record<string, unknown> {
+  if (body.bare === true) return { 'application/json': { schema: jsonEnvelope(body) } };
   return { 'application/json': { schema: jsonEnvelope(body) }, 'application/xml': { schema: xmlForm(body) } };
 }
 
@@ -88,13 +91,14 @@ function parametersOf(operation: Operation): unknown[] {
 }
 
 /**
- * The statuses every route of a kind may answer, whatever it does (API.md §2, §8): authenticated
+ * The statuses every route of a kind may answer, whatever it does (API.md §2, §8): 500; authenticated
  * routes 401, 406 and 429; authenticated writes 402 (a deactivated organization only reads); POST
  * and PUT 413 and 415 (the body's size and Content-Type), and when authenticated 409 and 422 (an
  * Idempotency-Key in use, not replayable, or reused with another request).
  */
 function commonErrors(authenticated: boolean, method: Method): number[] {
-  const statuses: number[] = [];
+  // Any route may fail inside; the answer is the usual errors body.
+  const statuses: number[] = [500];
   if (authenticated) statuses.push(401, 406, 429);
   if (authenticated && method !== 'get' && method !== 'options') statuses.push(402);
   if (method === 'post' || method === 'put') statuses.push(413, 415, ...(authenticated ? [409, 422] : []));
