@@ -24,6 +24,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'Content-Type does not match the suffix',
   422: 'Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction)',
   429: 'Rate limited (Retry-After)',
+  502: 'The upstream vault (live migration, docs/portability.md) cannot be reached',
   503: 'Gateway circuit open or busy, or store unavailable',
 };
 
@@ -92,14 +93,15 @@ function parametersOf(operation: Operation): unknown[] {
 
 /**
  * The statuses every route of a kind may answer, whatever it does (API.md §2, §8): 500; authenticated
- * routes 401, 406 and 429; authenticated writes 402 (a deactivated organization only reads); POST
+ * routes 401, 406, 429 and 503 (store unavailable); authenticated writes 402 (a deactivated organization only reads); POST
  * and PUT 413 and 415 (the body's size and Content-Type), and when authenticated 409 and 422 (an
  * Idempotency-Key in use, not replayable, or reused with another request).
  */
 function commonErrors(authenticated: boolean, method: Method): number[] {
   // Any route may fail inside; the answer is the usual errors body.
   const statuses: number[] = [500];
-  if (authenticated) statuses.push(401, 406, 429);
+  // Authentication reads the store: 503 when it cannot be reached.
+  if (authenticated) statuses.push(401, 406, 429, 503);
   if (authenticated && method !== 'get' && method !== 'options') statuses.push(402);
   if (method === 'post' || method === 'put') statuses.push(413, 415, ...(authenticated ? [409, 422] : []));
   return statuses;
@@ -115,6 +117,13 @@ function operationObject(operation: Operation, method: Method): Record<string, u
   for (const status of [...new Set(errorStatuses)].sort()) {
     const body = operation.success.body;
     responses[String(status)] = body !== undefined && operation.bodyAlsoOn?.includes(status) === true ? errorOrBody(status, body) : { $ref: `#/components/responses/Error${status}` };
+  }
+  if (operation.formRedirect === true) {
+    responses['302'] = {
+      description: 'A form post (application/x-www-form-urlencoded, the transparent redirect): to redirect_url with token=… or error=…, error_message=…, error_attribute=… in the query',
+      headers: { Location: { schema: { type: 'string' }, description: 'redirect_url with the outcome in its query' } },
+      content: { 'text/html': { schema: { type: 'string' } } },
+    };
   }
   const object: Record<string, unknown> = {
     operationId: `${method}_${operation.path.replace(/^\//, '').replace(/[/:]+/g, '_')}`,

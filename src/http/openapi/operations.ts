@@ -61,8 +61,13 @@ export interface Operation {
   success: { status: number; description: string; body?: Body; plainText?: boolean };
   /** Error statuses whose body may also be the success body (a declined transaction: 422 with the transaction). */
   bodyAlsoOn?: number[];
-  /** Error statuses besides 401, 406 and 429 (every authenticated route has those) and 402 (every authenticated write). */
+  /** Error statuses besides those every route of its kind has (document.ts, commonErrors). */
   errors: number[];
+  /**
+   * The route also takes a transparent-redirect form post (docs/card-capture.md), answered 302 to
+   * the form's redirect_url with the token or the errors in its query, and a small HTML body.
+   */
+  formRedirect?: boolean;
   /** Extra query parameters. */
   query?: Record<string, string>;
 }
@@ -136,12 +141,12 @@ const ROUTING_OPERATIONS: Operation[] = [
 export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/healthz', summary: 'Liveness', tag: 'Operations', access: 'none', success: { status: 200, description: 'Alive (JSON only)', body: { root: 'health', schema: healthSchema, bare: true } }, errors: [] },
   { method: 'get', path: '/metrics', summary: 'Prometheus metrics (docs/metrics.md)', tag: 'Operations', access: 'none', success: { status: 200, description: 'The Prometheus text format. Needs Authorization: Bearer <COFFER_METRICS_TOKEN>, never the API credentials; 404 unless the token is configured (or on the separate COFFER_METRICS_PORT)', plainText: true }, errors: [401, 404] },
-  { method: 'get', path: '/readyz', summary: 'Readiness (the store answers)', tag: 'Operations', access: 'none', success: { status: 200, description: 'Ready (503 when the store does not answer; JSON only)', body: { root: 'health', schema: healthSchema, bare: true } }, errors: [503] },
+  { method: 'get', path: '/readyz', summary: 'Readiness (the store answers)', tag: 'Operations', access: 'none', success: { status: 200, description: 'Ready (503 when the store does not answer; JSON only)', body: { root: 'health', schema: healthSchema, bare: true } }, bodyAlsoOn: [503], errors: [503] },
   { method: 'get', path: '/v1/openapi.json', summary: 'This document', tag: 'Operations', access: 'none', success: { status: 200, description: 'The OpenAPI 3.1 document of the v1 API (JSON only)' }, errors: [] },
 
-  { method: 'post', path: '/v1/payment_methods', summary: 'Vault a payment method (AddPaymentMethod)', tag: 'Payment methods', access: 'transact', request: { root: 'payment_method', schema: paymentMethodCreate }, success: { status: 201, description: 'The AddPaymentMethod transaction wrapping the new payment method', body: transaction() }, errors: [402, 422] },
+  { method: 'post', path: '/v1/payment_methods', summary: 'Vault a payment method (AddPaymentMethod)', tag: 'Payment methods', access: 'transact', request: { root: 'payment_method', schema: paymentMethodCreate }, success: { status: 201, description: 'The AddPaymentMethod transaction wrapping the new payment method', body: transaction() }, formRedirect: true, errors: [402, 422] },
   { method: 'options', path: '/v1/payment_methods/restricted', summary: 'CORS preflight of browser tokenization', tag: 'Card capture', access: 'none', success: { status: 204, description: 'Allowed for the origin (Access-Control-* headers)' }, errors: [403] },
-  { method: 'post', path: '/v1/payment_methods/restricted', summary: 'Tokenize from the browser with the environment key alone (card form)', tag: 'Card capture', access: 'none', request: { root: 'payment_method', schema: paymentMethodCreate }, success: { status: 201, description: 'The AddPaymentMethod transaction wrapping the new cached payment method', body: transaction() }, errors: [402, 403, 422, 429] },
+  { method: 'post', path: '/v1/payment_methods/restricted', summary: 'Tokenize from the browser with the environment key alone (card form)', tag: 'Card capture', access: 'none', request: { root: 'payment_method', schema: paymentMethodCreate }, success: { status: 201, description: 'The AddPaymentMethod transaction wrapping the new cached payment method', body: transaction() }, errors: [401, 402, 403, 422, 429] },
   { method: 'get', path: '/v1/payment_methods', summary: 'List payment methods', tag: 'Payment methods', access: 'read', list: true, query: { state: 'Comma-separated storage states (default retained)', 'metadata[key]': 'Only methods whose metadata key has this value' }, success: { status: 200, description: 'A page of payment methods', body: { root: 'payment_methods', item: 'payment_method', schema: paymentMethodSchema } }, errors: [422] },
   { method: 'post', path: '/v1/payment_methods/imports', summary: 'Import payment methods from a file (JSON Lines or CSV, optionally OpenPGP-encrypted; docs/portability.md)', tag: 'Payment methods', access: 'admin', query: { format: 'jsonl or csv (found from the file otherwise)', allow_expired: 'true to import expired cards', signed_by: "The sender's armored public key: the file must be encrypted and signed by it" }, success: { status: 201, description: 'The import job, ended, with its report', body: { root: 'payment_method_import', schema: paymentMethodImportSchema } }, errors: [413, 422] },
   { method: 'get', path: '/v1/payment_methods/imports', summary: "The environment's import jobs, newest first", tag: 'Payment methods', access: 'read', success: { status: 200, description: 'Import jobs with their progress', body: { root: 'payment_method_imports', item: 'payment_method_import', schema: paymentMethodImportSchema } }, errors: [] },
@@ -156,7 +161,7 @@ export const OPERATIONS: Operation[] = [
 
   { method: 'get', path: '/v1/gateways_options', summary: 'Gateway types and what they support', tag: 'Gateways', access: 'none', success: { status: 200, description: 'Every gateway type', body: { root: 'gateways', item: 'gateway', schema: gatewayOptionSchema } }, errors: [] },
   { method: 'options', path: '/v1/gateways', summary: 'Gateway types (the 2012 form of gateways_options)', tag: 'Gateways', access: 'none', success: { status: 200, description: 'Every gateway type', body: { root: 'gateways', item: 'gateway', schema: gatewayOptionSchema } }, errors: [] },
-  { method: 'post', path: '/v1/gateways', summary: 'Add a gateway', tag: 'Gateways', access: 'transact', request: { root: 'gateway', schema: gatewayRequest }, success: { status: 201, description: 'The gateway; credentials go as flat fields beside gateway_type', body: gateway() }, errors: [402, 422] },
+  { method: 'post', path: '/v1/gateways', summary: 'Add a gateway', tag: 'Gateways', access: 'transact', request: { root: 'gateway', schema: gatewayRequest }, success: { status: 201, description: 'The gateway; credentials go as flat fields beside gateway_type', body: gateway() }, errors: [402, 403, 422] },
   { method: 'get', path: '/v1/gateways', summary: 'List gateways', tag: 'Gateways', access: 'read', list: true, success: { status: 200, description: 'A page of gateways', body: { root: 'gateways', item: 'gateway', schema: gatewaySchema } }, errors: [422] },
   { method: 'get', path: '/v1/gateways/:token', summary: 'Show a gateway', tag: 'Gateways', access: 'read', success: { status: 200, description: 'The gateway', body: gateway() }, errors: [404] },
   { method: 'put', path: '/v1/gateways/:token', summary: 'Update a gateway', tag: 'Gateways', access: 'transact', request: { root: 'gateway', schema: gatewayRequest }, success: { status: 200, description: 'The gateway', body: gateway() }, errors: [404, 422] },
@@ -172,7 +177,7 @@ export const OPERATIONS: Operation[] = [
   reference('capture', 'Capture an authorization'),
   reference('credit', 'Refund'),
   reference('void', 'Void', 'put'),
-  { method: 'post', path: '/v1/transactions/:token/complete', summary: 'Complete a pending (3-D Secure or offsite) transaction', tag: 'Reference transactions', access: 'transact', success: { status: 200, description: 'The same transaction, finished', body: transaction() }, errors: [404, 422, 503] },
+  { method: 'post', path: '/v1/transactions/:token/complete', summary: 'Complete a pending (3-D Secure or offsite) transaction', tag: 'Reference transactions', access: 'transact', success: { status: 200, description: 'The same transaction, finished (422 with it when it failed)', body: transaction() }, bodyAlsoOn: DECLINED, errors: [404, 408, 422, 503] },
 
   { method: 'get', path: '/v1/transactions', summary: 'List transactions', tag: 'Transactions', access: 'read', list: true, query: { state: TRANSACTION_STATES }, success: { status: 200, description: 'A page of transactions', body: transactions() }, errors: [422] },
   { method: 'get', path: '/v1/transactions/:token', summary: 'Show a transaction', tag: 'Transactions', access: 'read', success: { status: 200, description: 'The transaction', body: transaction() }, errors: [404] },
@@ -206,7 +211,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/v1/environments', summary: 'List environments', tag: 'Administration', access: 'admin', list: true, success: { status: 200, description: 'A page of environments', body: { root: 'environments', item: 'environment', schema: environmentSchema } }, errors: [422] },
   { method: 'post', path: '/v1/environments', summary: 'Create an environment', tag: 'Administration', access: 'admin', request: { root: 'environment', schema: createEnvironmentSchema }, success: { status: 201, description: 'The environment', body: environment() }, errors: [422] },
   { method: 'get', path: '/v1/environments/:key', summary: 'Show an environment', tag: 'Administration', access: 'admin', success: { status: 200, description: 'The environment', body: environment() }, errors: [404] },
-  { method: 'put', path: '/v1/environments/:key', summary: 'Rename an environment', tag: 'Administration', access: 'admin', request: { root: 'environment', schema: environmentRequest }, success: { status: 200, description: 'The environment', body: environment() }, errors: [404, 422] },
+  { method: 'put', path: '/v1/environments/:key', summary: 'Rename an environment', tag: 'Administration', access: 'admin', request: { root: 'environment', schema: environmentRequest }, success: { status: 200, description: 'The environment', body: environment() }, errors: [404, 422, 502] },
   { method: 'get', path: '/v1/environments/:key/access_secrets', summary: "An environment's access secrets", tag: 'Administration', access: 'admin', success: { status: 200, description: 'The access secrets (never the secrets themselves)', body: { root: 'access_secrets', item: 'access_secret', schema: accessSecretSchema } }, errors: [404] },
   { method: 'post', path: '/v1/environments/:key/access_secrets', summary: 'Create an access secret', tag: 'Administration', access: 'admin', request: { root: 'access_secret', schema: accessSecretRequest }, success: { status: 201, description: 'The access secret, with the secret (shown once)', body: { root: 'access_secret', schema: accessSecretSchema } }, errors: [404, 422] },
   { method: 'delete', path: '/v1/environments/:key/access_secrets/:secretKey', summary: 'Revoke an access secret', tag: 'Administration', access: 'admin', success: { status: 204, description: 'Revoked' }, errors: [404] },

@@ -61,6 +61,16 @@ export const paymentMethodSchema = z
   })
   .describe('A payment method (wire-reference §3.2); card, bank account or third-party fields by payment_method_type. Also shows the address fields (address1 … shipping_phone_number).');
 
+/** A payment method given inline that failed validation: not vaulted, shown with its errors (no token). */
+export const invalidPaymentMethodSchema = z
+  .object({
+    token: z.null(),
+    storage_state: z.null(),
+    payment_method_type: z.string(),
+    errors: z.array(errorEntrySchema),
+  })
+  .describe('An inline payment method that failed validation: nothing was vaulted');
+
 /** The gateway's answer inside a transaction (`response`). */
 export const gatewayResponseSchema = z.object({
   success: z.boolean(),
@@ -185,7 +195,7 @@ export const transactionSchema = z
     callback_url: nullableText.optional(),
     callback_format: nullableText.optional(),
     checkout_url: nullableText.optional(),
-    payment_method: paymentMethodSchema.optional(),
+    payment_method: z.union([paymentMethodSchema, invalidPaymentMethodSchema]).optional(),
     basis_payment_method: paymentMethodSchema.optional(),
     receiver: receiverSchema.optional(),
     gateway: gatewaySchema.optional(),
