@@ -1300,7 +1300,7 @@ export interface components {
             callback_url?: string | null;
             callback_format?: string | null;
             checkout_url?: string | null;
-            payment_method?: components["schemas"]["PaymentMethod"];
+            payment_method?: components["schemas"]["PaymentMethod"] | components["schemas"]["InvalidPaymentMethod"];
             basis_payment_method?: components["schemas"]["PaymentMethod"];
             receiver?: components["schemas"]["Receiver"];
             gateway?: components["schemas"]["Gateway"];
@@ -1366,6 +1366,13 @@ export interface components {
             number?: string;
             routing_number?: string | null;
             account_number?: string | null;
+        };
+        /** @description An inline payment method that failed validation: nothing was vaulted */
+        InvalidPaymentMethod: {
+            token: null;
+            storage_state: null;
+            payment_method_type: string;
+            errors: components["schemas"]["Error"][];
         };
         /** @description A gateway (wire-reference §3.3) */
         Gateway: {
@@ -2076,7 +2083,7 @@ export interface components {
                 "application/xml": components["schemas"]["Errors"];
             };
         };
-        /** @description An Idempotency-Key is in use by a request still running */
+        /** @description The Idempotency-Key is in use by a request still running, or its answer carried a secret and cannot be replayed */
         Error409: {
             headers: {
                 [name: string]: unknown;
@@ -2106,7 +2113,7 @@ export interface components {
                 "application/xml": components["schemas"]["Errors"];
             };
         };
-        /** @description Invalid request, or a failed transaction (then the body is the transaction) */
+        /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
         Error422: {
             headers: {
                 [name: string]: unknown;
@@ -2118,6 +2125,26 @@ export interface components {
         };
         /** @description Rate limited (Retry-After) */
         Error429: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Errors"];
+                "application/xml": components["schemas"]["Errors"];
+            };
+        };
+        /** @description An internal error (the message names the request id, for the logs) */
+        Error500: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Errors"];
+                "application/xml": components["schemas"]["Errors"];
+            };
+        };
+        /** @description The upstream vault (live migration, docs/portability.md) cannot be reached */
+        Error502: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2165,12 +2192,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        health: components["schemas"]["Health"];
-                    };
-                    "application/xml": components["schemas"]["Health"];
+                    "application/json": components["schemas"]["Health"];
                 };
             };
+            500: components["responses"]["Error500"];
         };
     };
     get_metrics: {
@@ -2193,6 +2218,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
         };
     };
     get_readyz: {
@@ -2210,13 +2236,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        health: components["schemas"]["Health"];
-                    };
-                    "application/xml": components["schemas"]["Health"];
+                    "application/json": components["schemas"]["Health"];
                 };
             };
-            503: components["responses"]["Error503"];
+            500: components["responses"]["Error500"];
+            /** @description Gateway circuit open or busy, or store unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Errors"] | components["schemas"]["Health"];
+                    "application/xml": components["schemas"]["Errors"] | components["schemas"]["Health"];
+                };
+            };
         };
     };
     "get_v1_openapi.json": {
@@ -2237,6 +2270,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            500: components["responses"]["Error500"];
         };
     };
     get_v1_payment_methods: {
@@ -2274,6 +2308,8 @@ export interface operations {
             406: components["responses"]["Error406"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_payment_methods: {
@@ -2304,11 +2340,27 @@ export interface operations {
                     "application/xml": components["schemas"]["Transaction"];
                 };
             };
+            /** @description A form post (application/x-www-form-urlencoded, the transparent redirect): to redirect_url with token=… or error=…, error_message=…, error_attribute=… in the query */
+            302: {
+                headers: {
+                    /** @description redirect_url with the outcome in its query */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_payment_methods_restricted: {
@@ -2339,9 +2391,14 @@ export interface operations {
                     "application/xml": components["schemas"]["Transaction"];
                 };
             };
+            401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
             403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
         };
     };
     options_v1_payment_methods_restricted: {
@@ -2361,6 +2418,7 @@ export interface operations {
                 content?: never;
             };
             403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
         };
     };
     get_v1_payment_methods_imports: {
@@ -2387,6 +2445,8 @@ export interface operations {
             401: components["responses"]["Error401"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_payment_methods_imports: {
@@ -2418,10 +2478,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_payment_methods_imports_id: {
@@ -2451,6 +2516,8 @@ export interface operations {
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_environments_key_import_key: {
@@ -2480,6 +2547,8 @@ export interface operations {
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_payment_methods_token: {
@@ -2509,6 +2578,8 @@ export interface operations {
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     put_v1_payment_methods_token: {
@@ -2542,10 +2613,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     put_v1_payment_methods_token_retain: {
@@ -2572,10 +2649,27 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
-            422: components["responses"]["Error422"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Errors"] | {
+                        transaction: components["schemas"]["Transaction"];
+                    };
+                    "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
+                };
+            };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_payment_methods_token_retain: {
@@ -2602,10 +2696,27 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
-            422: components["responses"]["Error422"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Errors"] | {
+                        transaction: components["schemas"]["Transaction"];
+                    };
+                    "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
+                };
+            };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     put_v1_payment_methods_token_redact: {
@@ -2626,7 +2737,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The RedactPaymentMethod transaction */
+            /** @description The RedactPaymentMethod transaction (422, same shape, when it failed) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2639,10 +2750,27 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
-            422: components["responses"]["Error422"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Errors"] | {
+                        transaction: components["schemas"]["Transaction"];
+                    };
+                    "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
+                };
+            };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_payment_methods_token_redact: {
@@ -2663,7 +2791,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The RedactPaymentMethod transaction */
+            /** @description The RedactPaymentMethod transaction (422, same shape, when it failed) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2676,10 +2804,27 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
-            422: components["responses"]["Error422"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Errors"] | {
+                        transaction: components["schemas"]["Transaction"];
+                    };
+                    "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
+                };
+            };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     put_v1_payment_methods_token_recache: {
@@ -2700,7 +2845,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The RecacheSensitiveData transaction */
+            /** @description The RecacheSensitiveData transaction (422, same shape, when it failed) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2713,10 +2858,27 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
-            422: components["responses"]["Error422"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Errors"] | {
+                        transaction: components["schemas"]["Transaction"];
+                    };
+                    "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
+                };
+            };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_payment_methods_token_recache: {
@@ -2737,7 +2899,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The RecacheSensitiveData transaction */
+            /** @description The RecacheSensitiveData transaction (422, same shape, when it failed) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2750,10 +2912,27 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
-            422: components["responses"]["Error422"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Errors"] | {
+                        transaction: components["schemas"]["Transaction"];
+                    };
+                    "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
+                };
+            };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_payment_methods_token_transactions: {
@@ -2790,6 +2969,8 @@ export interface operations {
             406: components["responses"]["Error406"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_gateways_options: {
@@ -2813,6 +2994,7 @@ export interface operations {
                     "application/xml": components["schemas"]["GatewayOption"][];
                 };
             };
+            500: components["responses"]["Error500"];
         };
     };
     get_v1_gateways: {
@@ -2846,6 +3028,8 @@ export interface operations {
             406: components["responses"]["Error406"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_gateways: {
@@ -2878,9 +3062,15 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
+            403: components["responses"]["Error403"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     options_v1_gateways: {
@@ -2904,6 +3094,7 @@ export interface operations {
                     "application/xml": components["schemas"]["GatewayOption"][];
                 };
             };
+            500: components["responses"]["Error500"];
         };
     };
     get_v1_gateways_token: {
@@ -2933,6 +3124,8 @@ export interface operations {
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     put_v1_gateways_token: {
@@ -2966,10 +3159,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     put_v1_gateways_token_redact: {
@@ -2996,9 +3195,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_gateways_token_redact: {
@@ -3025,9 +3231,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     put_v1_gateways_token_retain: {
@@ -3054,10 +3267,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_gateways_token_retain: {
@@ -3084,10 +3303,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_gateways_token_transactions: {
@@ -3126,6 +3351,8 @@ export interface operations {
             406: components["responses"]["Error406"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_gateways_token_purchase: {
@@ -3174,7 +3401,10 @@ export interface operations {
                     "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
                 };
             };
-            /** @description Invalid request, or a failed transaction (then the body is the transaction) */
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3187,6 +3417,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3236,7 +3467,10 @@ export interface operations {
                     "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
                 };
             };
-            /** @description Invalid request, or a failed transaction (then the body is the transaction) */
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3249,6 +3483,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3298,7 +3533,10 @@ export interface operations {
                     "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
                 };
             };
-            /** @description Invalid request, or a failed transaction (then the body is the transaction) */
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3311,6 +3549,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3360,7 +3599,10 @@ export interface operations {
                     "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
                 };
             };
-            /** @description Invalid request, or a failed transaction (then the body is the transaction) */
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3373,6 +3615,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3422,7 +3665,10 @@ export interface operations {
                     "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
                 };
             };
-            /** @description Invalid request, or a failed transaction (then the body is the transaction) */
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3435,6 +3681,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3484,7 +3731,10 @@ export interface operations {
                     "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
                 };
             };
-            /** @description Invalid request, or a failed transaction (then the body is the transaction) */
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3497,6 +3747,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3546,7 +3797,10 @@ export interface operations {
                     "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
                 };
             };
-            /** @description Invalid request, or a failed transaction (then the body is the transaction) */
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3559,6 +3813,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3608,7 +3863,10 @@ export interface operations {
                     "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
                 };
             };
-            /** @description Invalid request, or a failed transaction (then the body is the transaction) */
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3621,6 +3879,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3670,7 +3929,10 @@ export interface operations {
                     "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
                 };
             };
-            /** @description Invalid request, or a failed transaction (then the body is the transaction) */
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3683,6 +3945,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3697,7 +3960,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The same transaction, finished */
+            /** @description The same transaction, finished (422 with it when it failed) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3710,10 +3973,38 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
-            422: components["responses"]["Error422"];
+            /** @description The gateway did not answer in time (the transaction, state gateway_processing_result_unknown) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Errors"] | {
+                        transaction: components["schemas"]["Transaction"];
+                    };
+                    "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
+                };
+            };
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Errors"] | {
+                        transaction: components["schemas"]["Transaction"];
+                    };
+                    "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
+                };
+            };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -3750,6 +4041,8 @@ export interface operations {
             406: components["responses"]["Error406"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_transactions_token: {
@@ -3779,6 +4072,8 @@ export interface operations {
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_transactions_token_transcript: {
@@ -3805,6 +4100,8 @@ export interface operations {
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_receivers_options: {
@@ -3828,6 +4125,8 @@ export interface operations {
                     "application/xml": components["schemas"]["ReceiverOption"][];
                 };
             };
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
         };
     };
     get_v1_receivers: {
@@ -3861,6 +4160,8 @@ export interface operations {
             406: components["responses"]["Error406"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_receivers: {
@@ -3895,8 +4196,13 @@ export interface operations {
             402: components["responses"]["Error402"];
             403: components["responses"]["Error403"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_receivers_token: {
@@ -3926,6 +4232,8 @@ export interface operations {
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     put_v1_receivers_token: {
@@ -3959,10 +4267,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     put_v1_receivers_token_redact: {
@@ -3989,9 +4303,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_receivers_token_redact: {
@@ -4018,9 +4339,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_receivers_token_deliver: {
@@ -4041,7 +4369,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The DeliverPaymentMethod transaction (422, same shape, when the receiver fails) */
+            /** @description The DeliverPaymentMethod transaction (422, same shape, when the receiver fails; 408 when it did not answer in time) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4057,8 +4385,36 @@ export interface operations {
             402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
-            422: components["responses"]["Error422"];
+            /** @description The gateway did not answer in time (the transaction, state gateway_processing_result_unknown) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Errors"] | {
+                        transaction: components["schemas"]["Transaction"];
+                    };
+                    "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
+                };
+            };
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Errors"] | {
+                        transaction: components["schemas"]["Transaction"];
+                    };
+                    "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
+                };
+            };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_receivers_token_export: {
@@ -4092,10 +4448,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_certificates: {
@@ -4129,6 +4491,8 @@ export interface operations {
             406: components["responses"]["Error406"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_certificates: {
@@ -4160,9 +4524,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_certificates_generate: {
@@ -4194,9 +4564,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_certificates_token: {
@@ -4226,6 +4602,8 @@ export interface operations {
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     put_v1_certificates_token: {
@@ -4259,10 +4637,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     put_v1_certificates_token_redact: {
@@ -4289,10 +4673,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_certificates_token_redact: {
@@ -4319,10 +4709,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_events: {
@@ -4358,6 +4754,8 @@ export interface operations {
             406: components["responses"]["Error406"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_events_id: {
@@ -4387,6 +4785,8 @@ export interface operations {
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_events_id_deliveries: {
@@ -4416,6 +4816,8 @@ export interface operations {
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_events_id_redeliver: {
@@ -4442,10 +4844,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_payment_methods_events: {
@@ -4481,6 +4889,8 @@ export interface operations {
             406: components["responses"]["Error406"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_payment_methods_token_events: {
@@ -4519,6 +4929,8 @@ export interface operations {
             406: components["responses"]["Error406"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_environments_key_regenerate_signing_secret: {
@@ -4545,10 +4957,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     put_v1_environments_key_callback: {
@@ -4582,10 +5000,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_audit_events: {
@@ -4626,6 +5050,8 @@ export interface operations {
             406: components["responses"]["Error406"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_environments: {
@@ -4659,6 +5085,8 @@ export interface operations {
             406: components["responses"]["Error406"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_environments: {
@@ -4690,9 +5118,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_environments_key: {
@@ -4722,6 +5156,8 @@ export interface operations {
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     put_v1_environments_key: {
@@ -4755,10 +5191,17 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_environments_key_access_secrets: {
@@ -4788,6 +5231,8 @@ export interface operations {
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_environments_key_access_secrets: {
@@ -4821,10 +5266,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     delete_v1_environments_key_access_secrets_secretKey: {
@@ -4847,9 +5298,12 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_workflows: {
@@ -4876,6 +5330,8 @@ export interface operations {
             401: components["responses"]["Error401"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_workflows: {
@@ -4907,9 +5363,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     get_v1_workflows_key: {
@@ -4939,6 +5401,8 @@ export interface operations {
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     put_v1_workflows_key: {
@@ -4972,10 +5436,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     delete_v1_workflows_key: {
@@ -5002,9 +5472,12 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_workflows_key_explain: {
@@ -5038,10 +5511,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_transactions_purchase: {
@@ -5088,7 +5567,10 @@ export interface operations {
                     "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
                 };
             };
-            /** @description Invalid request, or a failed transaction (then the body is the transaction) */
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5101,6 +5583,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -5148,7 +5631,10 @@ export interface operations {
                     "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
                 };
             };
-            /** @description Invalid request, or a failed transaction (then the body is the transaction) */
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5161,6 +5647,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -5208,7 +5695,10 @@ export interface operations {
                     "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
                 };
             };
-            /** @description Invalid request, or a failed transaction (then the body is the transaction) */
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5221,6 +5711,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -5251,6 +5742,8 @@ export interface operations {
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     delete_v1_environments_key_upstream: {
@@ -5272,9 +5765,12 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_environments_key_upstream_backfill: {
@@ -5308,10 +5804,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     post_v1_upstream_intake: {
@@ -5343,7 +5845,10 @@ export interface operations {
                 };
             };
             403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
+            500: components["responses"]["Error500"];
         };
     };
 }
