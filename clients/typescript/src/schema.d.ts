@@ -1267,7 +1267,7 @@ export interface components {
                 headers: string;
                 body: string;
             }) | null;
-            /** @description Every attempt of the retry chain this transaction belongs to, oldest first (only on chain members) */
+            /** @description Every attempt of the retry chain this transaction belongs to, oldest first (only on chain members; docs/routing-retry.md) */
             attempts?: {
                 token: string;
                 state: string;

@@ -182,7 +182,7 @@ export const transactionSchema = z
         }),
       )
       .optional()
-      .describe('Every attempt of the retry chain this transaction belongs to, oldest first (only on chain members)'),
+      .describe('Every attempt of the retry chain this transaction belongs to, oldest first (only on chain members; docs/routing-retry.md)'),
     api_urls: z.array(z.unknown()).optional().describe('[{"failover_transaction":[url]}] on an attempt a retry chain moved on from'),
     attempt_3dsecure: z.boolean().optional().describe('This block only on 3-D Secure / offsite transactions'),
     three_ds_version: nullableText.optional(),
