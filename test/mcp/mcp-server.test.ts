@@ -172,6 +172,9 @@ describe('coffer mcp over stdio', () => {
     const badCa = await runCoffer(['mcp'], { COFFER_MCP_URL: 'https://localhost:1', COFFER_MCP_ENVIRONMENT_KEY: 'k', COFFER_MCP_ACCESS_SECRET: 's', COFFER_MCP_CA_FILE: path.join(temp.dir, 'missing.pem') });
     expect(badCa.code).toBe(1);
     expect(badCa.stderr).toMatch(/COFFER_MCP_CA_FILE/);
+    const badUrl = await runCoffer(['mcp'], { COFFER_MCP_URL: 'ftp://coffer.example', COFFER_MCP_ENVIRONMENT_KEY: 'k', COFFER_MCP_ACCESS_SECRET: 's' });
+    expect(badUrl.code).toBe(1);
+    expect(badUrl.stderr).toMatch(/COFFER_MCP_URL: must be an http\(s\) URL/);
   });
 });
 
