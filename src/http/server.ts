@@ -17,6 +17,7 @@ import type { AttemptChain } from '../services/routing/attempt-chain.js';
 import type { TransactionQueryService } from '../services/transactions/transaction-query.service.js';
 import type { IdempotencyService } from '../services/idempotency.service.js';
 import { registerIdempotency } from './idempotency.js';
+import { registerMcpAudit } from './mcp-audit.js';
 import { trackRequestCommits } from '../store/request-commits.js';
 import { registerRateLimits, type RateLimiting } from './rate-limit.js';
 import type { SharedStateStatus } from '../limits/shared-state-status.js';
@@ -187,6 +188,8 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
   // The public tokenization's limit is an onRequest hook, before the body is read.
   registerRateLimits(app, deps.rateLimiting);
   registerIdempotency(app, deps.idempotency);
+  // Calls of `coffer mcp`'s tools go into the audit log (docs/mcp.md).
+  registerMcpAudit(app, deps.audit);
   // Every body (the portal's too) is metered as it arrives, after all of the above.
   const bodiesInFlight = new BodyBytesInFlight();
   app.decorate('bodiesInFlight', bodiesInFlight);

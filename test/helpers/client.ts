@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
 import { XMLParser } from 'fast-xml-parser';
+import { checkAgainstContract } from './contract-check.js';
 import { CardDataLeakError, findCardData, maskCardData, maskFinding } from './leak-scan.js';
 
 export interface ApiResponse {
@@ -67,6 +68,8 @@ export class ApiClient {
         `card data in clear in the response to ${method} ${maskCardData(path)} (status ${response.statusCode}): ${leaked.map(maskFinding).join(', ')}`,
       );
     }
+    // Contract check: every JSON answer matches the OpenAPI document's schema for its operation and status.
+    checkAgainstContract(method, path, response.statusCode, flat['content-type'], text);
     return { status: response.statusCode, headers: flat, text, json: () => JSON.parse(text), xml: () => parseXml(text) };
   }
 

@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRetainedCard, createTestGateway } from '../helpers/fixtures.js';
@@ -202,7 +203,10 @@ describe('no error answer echoes a submitted card number (every operation of the
       accessSecret: secret.json().access_secret.key,
     };
     const document = await api.get('/v1/openapi.json');
-    operations = operationsOf(document.json());
+    // The document names its schemas once (components, $ref): read it with every reference resolved.
+    const validator = new Validator();
+    expect((await validator.validate(document.json())).valid).toBe(true);
+    operations = operationsOf(validator.resolveRefs());
   });
 
   afterAll(async () => {

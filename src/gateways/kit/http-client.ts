@@ -32,9 +32,12 @@ const MAX_RESPONSE_BYTES = 1024 * 1024;
 /** Errors raised before any byte of the request could have been sent. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE']);
 
+/** Node's string code of a transport error; a DOMException's numeric `code` (23 for a timeout) is not one: its name is. */
 function errorCode(error: unknown): string {
-  const withCode = error as { code?: string; cause?: { code?: string } };
-  return withCode.code ?? withCode.cause?.code ?? (error as Error).name;
+  const withCode = error as { code?: unknown; cause?: { code?: unknown } };
+  if (typeof withCode.code === 'string') return withCode.code;
+  if (typeof withCode.cause?.code === 'string') return withCode.cause.code;
+  return (error as Error).name;
 }
 
 /**

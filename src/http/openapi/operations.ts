@@ -42,6 +42,8 @@ export interface Body {
   schema: z.ZodType;
   /** A list: the root holds repeated `item` elements (`<transactions><transaction>…`). */
   item?: string;
+  /** JSON only, not wrapped in its root key (`{"status":"ok"}`): the health checks. */
+  bare?: boolean;
 }
 
 export interface Operation {
@@ -58,8 +60,15 @@ export interface Operation {
   /** `list` adds the since_token/order/count query parameters. */
   list?: boolean;
   success: { status: number; description: string; body?: Body; plainText?: boolean };
-  /** Error statuses besides 401, 406 and 429 (every authenticated route has those). */
+  /** Error statuses whose body may also be the success body (a declined transaction: 422 with the transaction). */
+  bodyAlsoOn?: number[];
+  /** Error statuses besides those every route of its kind has (document.ts, commonErrors). */
   errors: number[];
+  /**
+   * The route also takes a transparent-redirect form post (docs/card-capture.md), answered 302 to
+   * the form's redirect_url with the token or the errors in its query, and a small HTML body.
+   */
+  formRedirect?: boolean;
   /** Extra query parameters. */
   query?: Record<string, string>;
 }
@@ -73,6 +82,8 @@ const certificate = (): Body => ({ root: 'certificate', schema: certificateSchem
 const environment = (): Body => ({ root: 'environment', schema: environmentSchema });
 
 const GATEWAY_ERRORS = [402, 404, 408, 422, 503];
+/** A gateway's decline is 422 with the transaction; a timeout is 408 with it (state gateway_processing_result_unknown). */
+const DECLINED = [408, 422];
 const TRANSACTION_STATES = 'Comma-separated states: succeeded, failed, gateway_processing_failed, gateway_processing_result_unknown, pending, processing';
 
 const direct = (operation: string, summary: string): Operation => ({
@@ -83,6 +94,7 @@ const direct = (operation: string, summary: string): Operation => ({
   access: 'transact',
   request: { root: 'transaction', schema: transactionRequest },
   success: { status: 200, description: 'The transaction (422 with the same body when the gateway declines)', body: transaction() },
+  bodyAlsoOn: DECLINED,
   errors: GATEWAY_ERRORS,
 });
 
@@ -95,6 +107,7 @@ const reference = (operation: string, summary: string, alsoAs?: Method): Operati
   ...(alsoAs === undefined ? {} : { alsoAs }),
   request: { root: 'transaction', schema: transactionRequest },
   success: { status: 200, description: 'The new transaction, reference_token naming the one it refers to', body: transaction() },
+  bodyAlsoOn: DECLINED,
   errors: GATEWAY_ERRORS,
 });
 
@@ -109,6 +122,7 @@ const routed = (operation: string, summary: string): Operation => ({
   access: 'transact',
   request: { root: 'transaction', schema: routedTransactionSchema },
   success: { status: 200, description: 'The transaction that settled the chain, with routed_by (422 with the same body on a decline)', body: transaction() },
+  bodyAlsoOn: DECLINED,
   errors: GATEWAY_ERRORS,
 });
 
@@ -126,14 +140,14 @@ const ROUTING_OPERATIONS: Operation[] = [
 ];
 
 export const OPERATIONS: Operation[] = [
-  { method: 'get', path: '/healthz', summary: 'Liveness', tag: 'Operations', access: 'none', success: { status: 200, description: 'Alive (JSON only)', body: { root: 'health', schema: healthSchema } }, errors: [] },
+  { method: 'get', path: '/healthz', summary: 'Liveness', tag: 'Operations', access: 'none', success: { status: 200, description: 'Alive (JSON only)', body: { root: 'health', schema: healthSchema, bare: true } }, errors: [] },
   { method: 'get', path: '/metrics', summary: 'Prometheus metrics (docs/metrics.md)', tag: 'Operations', access: 'none', success: { status: 200, description: 'The Prometheus text format. Needs Authorization: Bearer <COFFER_METRICS_TOKEN>, never the API credentials; 404 unless the token is configured (or on the separate COFFER_METRICS_PORT)', plainText: true }, errors: [401, 404] },
-  { method: 'get', path: '/readyz', summary: 'Readiness (the store answers)', tag: 'Operations', access: 'none', success: { status: 200, description: 'Ready (503 when the store does not answer; JSON only)', body: { root: 'health', schema: healthSchema } }, errors: [503] },
+  { method: 'get', path: '/readyz', summary: 'Readiness (the store answers)', tag: 'Operations', access: 'none', success: { status: 200, description: 'Ready (503 when the store does not answer; JSON only)', body: { root: 'health', schema: healthSchema, bare: true } }, bodyAlsoOn: [503], errors: [503] },
   { method: 'get', path: '/v1/openapi.json', summary: 'This document', tag: 'Operations', access: 'none', success: { status: 200, description: 'The OpenAPI 3.1 document of the v1 API (JSON only)' }, errors: [] },
 
-  { method: 'post', path: '/v1/payment_methods', summary: 'Vault a payment method (AddPaymentMethod)', tag: 'Payment methods', access: 'transact', request: { root: 'payment_method', schema: paymentMethodCreate }, success: { status: 201, description: 'The AddPaymentMethod transaction wrapping the new payment method', body: transaction() }, errors: [402, 422] },
+  { method: 'post', path: '/v1/payment_methods', summary: 'Vault a payment method (AddPaymentMethod)', tag: 'Payment methods', access: 'transact', request: { root: 'payment_method', schema: paymentMethodCreate }, success: { status: 201, description: 'The AddPaymentMethod transaction wrapping the new payment method', body: transaction() }, formRedirect: true, errors: [402, 422] },
   { method: 'options', path: '/v1/payment_methods/restricted', summary: 'CORS preflight of browser tokenization', tag: 'Card capture', access: 'none', success: { status: 204, description: 'Allowed for the origin (Access-Control-* headers)' }, errors: [403] },
-  { method: 'post', path: '/v1/payment_methods/restricted', summary: 'Tokenize from the browser with the environment key alone (card form)', tag: 'Card capture', access: 'none', request: { root: 'payment_method', schema: paymentMethodCreate }, success: { status: 201, description: 'The AddPaymentMethod transaction wrapping the new cached payment method', body: transaction() }, errors: [402, 403, 422] },
+  { method: 'post', path: '/v1/payment_methods/restricted', summary: 'Tokenize from the browser with the environment key alone (card form)', tag: 'Card capture', access: 'none', request: { root: 'payment_method', schema: paymentMethodCreate }, success: { status: 201, description: 'The AddPaymentMethod transaction wrapping the new cached payment method', body: transaction() }, errors: [401, 402, 403, 422, 429] },
   { method: 'get', path: '/v1/payment_methods', summary: 'List payment methods', tag: 'Payment methods', access: 'read', list: true, query: { state: 'Comma-separated storage states (default retained)', 'metadata[key]': 'Only methods whose metadata key has this value' }, success: { status: 200, description: 'A page of payment methods', body: { root: 'payment_methods', item: 'payment_method', schema: paymentMethodSchema } }, errors: [422] },
   { method: 'post', path: '/v1/payment_methods/imports', summary: 'Import payment methods from a file (JSON Lines or CSV, optionally OpenPGP-encrypted; docs/portability.md)', tag: 'Payment methods', access: 'admin', query: { format: 'jsonl or csv (found from the file otherwise)', allow_expired: 'true to import expired cards', signed_by: "The sender's armored public key: the file must be encrypted and signed by it" }, success: { status: 201, description: 'The import job, ended, with its report', body: { root: 'payment_method_import', schema: paymentMethodImportSchema } }, errors: [413, 422] },
   { method: 'get', path: '/v1/payment_methods/imports', summary: "The environment's import jobs, newest first", tag: 'Payment methods', access: 'read', success: { status: 200, description: 'Import jobs with their progress', body: { root: 'payment_method_imports', item: 'payment_method_import', schema: paymentMethodImportSchema } }, errors: [] },
@@ -141,14 +155,14 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/v1/environments/:key/import_key', summary: "The environment's OpenPGP import key (armored public half)", tag: 'Administration', access: 'admin', success: { status: 200, description: 'The public key to encrypt import files to', body: { root: 'import_key', schema: importKeySchema } }, errors: [404] },
   { method: 'get', path: '/v1/payment_methods/:token', summary: 'Show a payment method', tag: 'Payment methods', access: 'read', success: { status: 200, description: 'The payment method', body: paymentMethod() }, errors: [404] },
   { method: 'put', path: '/v1/payment_methods/:token', summary: 'Update non-sensitive fields', tag: 'Payment methods', access: 'transact', request: { root: 'payment_method', schema: paymentMethodUpdate }, success: { status: 200, description: 'The payment method', body: paymentMethod() }, errors: [404, 422] },
-  { method: 'put', alsoAs: 'post', path: '/v1/payment_methods/:token/retain', summary: 'Retain (RetainPaymentMethod)', tag: 'Payment methods', access: 'transact', success: { status: 200, description: 'The RetainPaymentMethod transaction (422, same shape, on a redacted method)', body: transaction() }, errors: [404, 422] },
-  { method: 'put', alsoAs: 'post', path: '/v1/payment_methods/:token/redact', summary: 'Redact (RedactPaymentMethod)', tag: 'Payment methods', access: 'transact', request: { root: 'transaction', schema: redactSchema }, success: { status: 200, description: 'The RedactPaymentMethod transaction', body: transaction() }, errors: [404, 422] },
-  { method: 'put', alsoAs: 'post', path: '/v1/payment_methods/:token/recache', summary: 'Cache a CVV again (RecacheSensitiveData)', tag: 'Payment methods', access: 'transact', request: { root: 'payment_method', schema: recacheSchema }, success: { status: 200, description: 'The RecacheSensitiveData transaction', body: transaction() }, errors: [404, 422] },
+  { method: 'put', alsoAs: 'post', path: '/v1/payment_methods/:token/retain', summary: 'Retain (RetainPaymentMethod)', tag: 'Payment methods', access: 'transact', success: { status: 200, description: 'The RetainPaymentMethod transaction (422, same shape, on a redacted method)', body: transaction() }, bodyAlsoOn: [422], errors: [404, 422] },
+  { method: 'put', alsoAs: 'post', path: '/v1/payment_methods/:token/redact', summary: 'Redact (RedactPaymentMethod)', tag: 'Payment methods', access: 'transact', request: { root: 'transaction', schema: redactSchema }, success: { status: 200, description: 'The RedactPaymentMethod transaction (422, same shape, when it failed)', body: transaction() }, bodyAlsoOn: [422], errors: [404, 422] },
+  { method: 'put', alsoAs: 'post', path: '/v1/payment_methods/:token/recache', summary: 'Cache a CVV again (RecacheSensitiveData)', tag: 'Payment methods', access: 'transact', request: { root: 'payment_method', schema: recacheSchema }, success: { status: 200, description: 'The RecacheSensitiveData transaction (422, same shape, when it failed)', body: transaction() }, bodyAlsoOn: [422], errors: [404, 422] },
   { method: 'get', path: '/v1/payment_methods/:token/transactions', summary: "A payment method's transactions", tag: 'Payment methods', access: 'read', list: true, success: { status: 200, description: 'A page of transactions, in the shape of GET /v1/transactions', body: transactions() }, errors: [404, 422] },
 
   { method: 'get', path: '/v1/gateways_options', summary: 'Gateway types and what they support', tag: 'Gateways', access: 'none', success: { status: 200, description: 'Every gateway type', body: { root: 'gateways', item: 'gateway', schema: gatewayOptionSchema } }, errors: [] },
   { method: 'options', path: '/v1/gateways', summary: 'Gateway types (the 2012 form of gateways_options)', tag: 'Gateways', access: 'none', success: { status: 200, description: 'Every gateway type', body: { root: 'gateways', item: 'gateway', schema: gatewayOptionSchema } }, errors: [] },
-  { method: 'post', path: '/v1/gateways', summary: 'Add a gateway', tag: 'Gateways', access: 'transact', request: { root: 'gateway', schema: gatewayRequest }, success: { status: 201, description: 'The gateway; credentials go as flat fields beside gateway_type', body: gateway() }, errors: [402, 422] },
+  { method: 'post', path: '/v1/gateways', summary: 'Add a gateway', tag: 'Gateways', access: 'transact', request: { root: 'gateway', schema: gatewayRequest }, success: { status: 201, description: 'The gateway; credentials go as flat fields beside gateway_type', body: gateway() }, errors: [402, 403, 422] },
   { method: 'get', path: '/v1/gateways', summary: 'List gateways', tag: 'Gateways', access: 'read', list: true, success: { status: 200, description: 'A page of gateways', body: { root: 'gateways', item: 'gateway', schema: gatewaySchema } }, errors: [422] },
   { method: 'get', path: '/v1/gateways/:token', summary: 'Show a gateway', tag: 'Gateways', access: 'read', success: { status: 200, description: 'The gateway', body: gateway() }, errors: [404] },
   { method: 'put', path: '/v1/gateways/:token', summary: 'Update a gateway', tag: 'Gateways', access: 'transact', request: { root: 'gateway', schema: gatewayRequest }, success: { status: 200, description: 'The gateway', body: gateway() }, errors: [404, 422] },
@@ -164,19 +178,19 @@ export const OPERATIONS: Operation[] = [
   reference('capture', 'Capture an authorization'),
   reference('credit', 'Refund'),
   reference('void', 'Void', 'put'),
-  { method: 'post', path: '/v1/transactions/:token/complete', summary: 'Complete a pending (3-D Secure or offsite) transaction', tag: 'Reference transactions', access: 'transact', success: { status: 200, description: 'The same transaction, finished', body: transaction() }, errors: [404, 422, 503] },
+  { method: 'post', path: '/v1/transactions/:token/complete', summary: 'Complete a pending (3-D Secure or offsite) transaction', tag: 'Reference transactions', access: 'transact', success: { status: 200, description: 'The same transaction, finished (422 with it when it failed)', body: transaction() }, bodyAlsoOn: DECLINED, errors: [404, 408, 422, 503] },
 
   { method: 'get', path: '/v1/transactions', summary: 'List transactions', tag: 'Transactions', access: 'read', list: true, query: { state: TRANSACTION_STATES }, success: { status: 200, description: 'A page of transactions', body: transactions() }, errors: [422] },
   { method: 'get', path: '/v1/transactions/:token', summary: 'Show a transaction', tag: 'Transactions', access: 'read', success: { status: 200, description: 'The transaction', body: transaction() }, errors: [404] },
   { method: 'get', path: '/v1/transactions/:token/transcript', summary: 'The scrubbed exchange with the gateway', tag: 'Transactions', access: 'read', success: { status: 200, description: 'Plain text whatever the suffix; errors are XML unless Accept asks for JSON', plainText: true }, errors: [404] },
 
-  { method: 'get', path: '/v1/receivers_options', summary: 'Receiver types', tag: 'Receivers', access: 'none', success: { status: 200, description: 'Every receiver type', body: { root: 'receivers', item: 'receiver', schema: receiverOptionSchema } }, errors: [] },
+  { method: 'get', path: '/v1/receivers_options', summary: 'Receiver types', tag: 'Receivers', access: 'none', success: { status: 200, description: 'Every receiver type', body: { root: 'receivers', item: 'receiver', schema: receiverOptionSchema } }, errors: [429] },
   { method: 'post', path: '/v1/receivers', summary: 'Add a receiver', tag: 'Receivers', access: 'transact', request: { root: 'receiver', schema: receiverRequest }, success: { status: 201, description: 'The receiver', body: receiver() }, errors: [402, 403, 422] },
   { method: 'get', path: '/v1/receivers', summary: 'List receivers', tag: 'Receivers', access: 'read', list: true, success: { status: 200, description: 'A page of receivers', body: { root: 'receivers', item: 'receiver', schema: receiverSchema } }, errors: [422] },
   { method: 'get', path: '/v1/receivers/:token', summary: 'Show a receiver', tag: 'Receivers', access: 'read', success: { status: 200, description: 'The receiver', body: receiver() }, errors: [404] },
   { method: 'put', path: '/v1/receivers/:token', summary: 'Update a receiver', tag: 'Receivers', access: 'transact', request: { root: 'receiver', schema: receiverRequest }, success: { status: 200, description: 'The receiver', body: receiver() }, errors: [404, 422] },
   { method: 'put', alsoAs: 'post', path: '/v1/receivers/:token/redact', summary: 'Redact a receiver (RedactReceiver)', tag: 'Receivers', access: 'transact', success: { status: 200, description: 'The RedactReceiver transaction wrapping the receiver; its state reads redacted', body: transaction() }, errors: [404] },
-  { method: 'post', path: '/v1/receivers/:token/deliver', summary: 'Deliver a payment method (DeliverPaymentMethod)', tag: 'Receivers', access: 'transact', request: { root: 'delivery', schema: deliverySchema }, success: { status: 200, description: 'The DeliverPaymentMethod transaction (422, same shape, when the receiver fails)', body: transaction() }, errors: [402, 404, 422] },
+  { method: 'post', path: '/v1/receivers/:token/deliver', summary: 'Deliver a payment method (DeliverPaymentMethod)', tag: 'Receivers', access: 'transact', request: { root: 'delivery', schema: deliverySchema }, success: { status: 200, description: 'The DeliverPaymentMethod transaction (422, same shape, when the receiver fails; 408 when it did not answer in time)', body: transaction() }, bodyAlsoOn: [408, 422], errors: [402, 404, 408, 422] },
   { method: 'post', path: '/v1/receivers/:token/export', summary: 'Export payment methods over SFTP (ExportPaymentMethods)', tag: 'Receivers', access: 'transact', request: { root: 'export', schema: exportSchema }, success: { status: 202, description: 'The pending ExportPaymentMethods transaction', body: transaction() }, errors: [404, 422] },
 
   { method: 'get', path: '/v1/certificates', summary: 'List certificates', tag: 'Certificates', access: 'read', list: true, success: { status: 200, description: 'A page of certificates', body: { root: 'certificates', item: 'certificate', schema: certificateSchema } }, errors: [422] },
@@ -199,7 +213,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/v1/environments', summary: 'List environments', tag: 'Administration', access: 'admin', list: true, success: { status: 200, description: 'A page of environments', body: { root: 'environments', item: 'environment', schema: environmentSchema } }, errors: [422] },
   { method: 'post', path: '/v1/environments', summary: 'Create an environment', tag: 'Administration', access: 'admin', request: { root: 'environment', schema: createEnvironmentSchema }, success: { status: 201, description: 'The environment', body: environment() }, errors: [422] },
   { method: 'get', path: '/v1/environments/:key', summary: 'Show an environment', tag: 'Administration', access: 'admin', success: { status: 200, description: 'The environment', body: environment() }, errors: [404] },
-  { method: 'put', path: '/v1/environments/:key', summary: 'Rename an environment', tag: 'Administration', access: 'admin', request: { root: 'environment', schema: environmentRequest }, success: { status: 200, description: 'The environment', body: environment() }, errors: [404, 422] },
+  { method: 'put', path: '/v1/environments/:key', summary: 'Rename an environment', tag: 'Administration', access: 'admin', request: { root: 'environment', schema: environmentRequest }, success: { status: 200, description: 'The environment', body: environment() }, errors: [404, 422, 502] },
   { method: 'get', path: '/v1/environments/:key/access_secrets', summary: "An environment's access secrets", tag: 'Administration', access: 'admin', success: { status: 200, description: 'The access secrets (never the secrets themselves)', body: { root: 'access_secrets', item: 'access_secret', schema: accessSecretSchema } }, errors: [404] },
   { method: 'post', path: '/v1/environments/:key/access_secrets', summary: 'Create an access secret', tag: 'Administration', access: 'admin', request: { root: 'access_secret', schema: accessSecretRequest }, success: { status: 201, description: 'The access secret, with the secret (shown once)', body: { root: 'access_secret', schema: accessSecretSchema } }, errors: [404, 422] },
   { method: 'delete', path: '/v1/environments/:key/access_secrets/:secretKey', summary: 'Revoke an access secret', tag: 'Administration', access: 'admin', success: { status: 204, description: 'Revoked' }, errors: [404] },

@@ -61,7 +61,18 @@ export const paymentMethodSchema = z
   })
   .describe('A payment method (wire-reference §3.2); card, bank account or third-party fields by payment_method_type (apple_pay and google_pay show the card fields of their DPAN; docs/wallets.md). Also shows the address fields (address1 … shipping_phone_number).');
 
-const gatewayResponseSchema = z.object({
+/** A payment method given inline that failed validation: not vaulted, shown with its errors (no token). */
+export const invalidPaymentMethodSchema = z
+  .object({
+    token: z.null(),
+    storage_state: z.null(),
+    payment_method_type: z.string(),
+    errors: z.array(errorEntrySchema),
+  })
+  .describe('An inline payment method that failed validation: nothing was vaulted');
+
+/** The gateway's answer inside a transaction (`response`). */
+export const gatewayResponseSchema = z.object({
   success: z.boolean(),
   message: z.string(),
   avs_code: nullableText,
@@ -171,7 +182,7 @@ export const transactionSchema = z
         }),
       )
       .optional()
-      .describe('Issue 18: every attempt of the retry chain this transaction belongs to, oldest first (only on chain members)'),
+      .describe('Every attempt of the retry chain this transaction belongs to, oldest first (only on chain members; docs/routing-retry.md)'),
     api_urls: z.array(z.unknown()).optional().describe('[{"failover_transaction":[url]}] on an attempt a retry chain moved on from'),
     attempt_3dsecure: z.boolean().optional().describe('This block only on 3-D Secure / offsite transactions'),
     three_ds_version: nullableText.optional(),
@@ -184,7 +195,7 @@ export const transactionSchema = z
     callback_url: nullableText.optional(),
     callback_format: nullableText.optional(),
     checkout_url: nullableText.optional(),
-    payment_method: paymentMethodSchema.optional(),
+    payment_method: z.union([paymentMethodSchema, invalidPaymentMethodSchema]).optional(),
     basis_payment_method: paymentMethodSchema.optional(),
     receiver: receiverSchema.optional(),
     gateway: gatewaySchema.optional(),

@@ -38,6 +38,9 @@ export const intakeRequestSchema = z.object({
   account_number: z.string().optional(),
 });
 
+/** The intake's answer: the token and whether the card was imported or already here. */
+export const intakeResultSchema = z.object({ payment_method_token: z.string(), outcome: z.enum(['imported', 'skipped']) });
+
 const status = { root: 'upstream', schema: upstreamStatusSchema };
 
 /** Live migration's routes (docs/portability.md, "Live migration"). */
@@ -45,5 +48,5 @@ export const UPSTREAM_OPERATIONS: Operation[] = [
   { method: 'get', path: '/v1/environments/:key/upstream', summary: "The environment's upstream and the migration's progress", tag: 'Administration', access: 'admin', success: { status: 200, description: 'Settings (never the secret), pulled on demand, backfilled, remaining, failures', body: status }, errors: [404] },
   { method: 'delete', path: '/v1/environments/:key/upstream', summary: "Forget the environment's upstream (pull-through stops)", tag: 'Administration', access: 'admin', success: { status: 204, description: 'Cleared' }, errors: [404] },
   { method: 'post', path: '/v1/environments/:key/upstream/backfill', summary: "Copy every retained payment method of the upstream (resumable; honours 429 and Retry-After)", tag: 'Administration', access: 'admin', request: { root: 'backfill', schema: backfillSchema }, success: { status: 202, description: 'Started (200 when one was running already); progress at GET …/upstream', body: status }, errors: [404, 422] },
-  { method: 'post', path: '/v1/upstream/intake', summary: 'Where the upstream delivers a card this Coffer asked for (one-time credential in X-Coffer-Intake-Credential)', tag: 'Administration', access: 'none', request: { root: 'intake', schema: intakeRequestSchema }, success: { status: 200, description: 'The token and whether it was imported or already here (never a card value)', body: { root: 'intake', schema: z.object({ payment_method_token: z.string(), outcome: z.enum(['imported', 'skipped']) }) } }, errors: [403, 422] },
+  { method: 'post', path: '/v1/upstream/intake', summary: 'Where the upstream delivers a card this Coffer asked for (one-time credential in X-Coffer-Intake-Credential)', tag: 'Administration', access: 'none', request: { root: 'intake', schema: intakeRequestSchema }, success: { status: 200, description: 'The token and whether it was imported or already here (never a card value)', body: { root: 'intake', schema: intakeResultSchema } }, errors: [403, 422] },
 ];

@@ -112,7 +112,10 @@ export class UpstreamHttp {
   }
 }
 
+/** Node's string code of a transport error; a DOMException's numeric `code` (23 for a timeout) is not one: its name is. */
 function errorCode(error: unknown): string {
-  const withCode = error as { code?: string; cause?: { code?: string } };
-  return withCode.code ?? withCode.cause?.code ?? (error as Error).name;
+  const withCode = error as { code?: unknown; cause?: { code?: unknown } };
+  if (typeof withCode.code === 'string') return withCode.code;
+  if (typeof withCode.cause?.code === 'string') return withCode.cause.code;
+  return (error as Error).name;
 }
