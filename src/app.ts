@@ -53,6 +53,7 @@ import { resolveMasterKey } from './vault/master-key.js';
 import { PaymentMethodAdopter } from './services/portability/adopt-payment-method.js';
 import { ImportKeyService } from './services/portability/import-keys.js';
 import { ImportService } from './services/portability/import.service.js';
+import { ExportService } from './services/portability/export.service.js';
 import { storeAccess } from './store/store-access.js';
 import { buildUpstreams, type UpstreamCore } from './upstream-wiring.js';
 
@@ -102,6 +103,8 @@ export interface Core extends ReceiversCore, CallbacksCore {
   /** Each environment's OpenPGP import key pair, and the import jobs (docs/portability.md). */
   importKeys: ImportKeyService;
   imports: ImportService;
+  /** Exports under dual control (docs/portability.md, "Exporting"). */
+  vaultExports: ExportService;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
   close(): Promise<void>;
@@ -157,6 +160,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     const upstreams = buildUpstreams({ access, keyring, clock, egress: receiving.egress, adopter, timeoutMs: config.receiverTimeoutMs });
     const importKeys = new ImportKeyService(access, keyring, clock);
     const imports = new ImportService(access, adopter, importKeys, keyring, clock);
+    const audit = new AuditService(access, clock);
+    const vaultExports = new ExportService(access, sealer, importKeys, audit, clock);
     const sweeper = new CacheSweeper(access, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
@@ -176,6 +181,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       upstreams,
       importKeys,
       imports,
+      vaultExports,
       attemptChain,
       transactionQuery,
       idempotency,
@@ -184,7 +190,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       definitionCache: cache,
       portalUsers: new PortalUserService(access, new PortalSecretBox(keyring), clock),
       portalSessions: new PortalSessionService(access, clock),
-      audit: new AuditService(access, clock),
+      audit,
       overview: new OverviewService(access, gateways, clock),
       rateLimiting: {
         limiter,

@@ -20,6 +20,7 @@ import { portalMemberships } from './migrations/017-portal-memberships.js';
 import { callbackFairness } from './migrations/018-callback-fairness.js';
 import { portabilityImport } from './migrations/019-portability-import.js';
 import { upstreams } from './migrations/020-upstreams.js';
+import { paymentMethodExports } from './migrations/023-payment-method-exports.js';
 import { openSqliteStore } from './sqlite-store.js';
 import { CofferPostgresDialect } from './postgres-dialect.js';
 import { CommitFeed, type CommitSubscription } from './commit-feed.js';
@@ -71,6 +72,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '018-callback-fairness': callbackFairness,
     '019-portability-import': portabilityImport,
     '020-upstreams': upstreams,
+    '023-payment-method-exports': paymentMethodExports,
   };
 }
 

@@ -46,6 +46,8 @@ import { UpstreamsRepo } from './repositories/upstreams.repo.js';
 import type { UpstreamsRepository } from './interfaces/upstreams.js';
 import { PaymentMethodImportsRepo } from './repositories/payment-method-imports.repo.js';
 import type { PaymentMethodImportsRepository } from './interfaces/payment-method-imports.js';
+import { PaymentMethodExportsRepo } from './repositories/payment-method-exports.repo.js';
+import type { PaymentMethodExportsRepository } from './interfaces/payment-method-exports.js';
 import { recordChange, recordChanges } from './change-journal.js';
 import type { ChangeEvent } from '../domain/event.js';
 import { hasCallbackSubscription, type Environment } from '../domain/environment.js';
@@ -87,6 +89,7 @@ export interface Repositories {
   workflows: WorkflowsRepository;
   upstreams: UpstreamsRepository;
   paymentMethodImports: PaymentMethodImportsRepository;
+  paymentMethodExports: PaymentMethodExportsRepository;
   journal: Journal;
 }
 
@@ -139,6 +142,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect, scope: Work
     workflows: new WorkflowsRepo(db),
     upstreams: new UpstreamsRepo(db),
     paymentMethodImports: new PaymentMethodImportsRepo(db),
+    paymentMethodExports: new PaymentMethodExportsRepo(db),
     journal: {
       record: async (change) => void (await recordChange(db, scoped(change, scope))),
       recordAll: (changes) => recordChanges(db, changes.map((change) => scoped(change, scope))),

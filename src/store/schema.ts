@@ -259,6 +259,30 @@ export interface ImportKeysTable {
   created_at: string;
 }
 
+/** Migration 023: an export request (docs/portability.md, "Exporting"); `filter` and `recipient_user_ids` are JSON text. */
+export interface PaymentMethodExportsTable {
+  token: string;
+  environment_key: string;
+  state: string;
+  filter: string;
+  recipient_public_key: string;
+  recipient_fingerprint: string;
+  recipient_user_ids: string;
+  requester_type: string;
+  requester: string;
+  approver_type: string | null;
+  approver: string | null;
+  downloader_type: string | null;
+  downloader: string | null;
+  payment_methods: number | null;
+  error: string | null;
+  expires_at: string;
+  created_at: string;
+  approved_at: string | null;
+  downloaded_at: string | null;
+  updated_at: string;
+}
+
 /** The Kysely database type: every table Coffer keeps. */
 export interface Database {
   organizations: OrganizationsTable;
@@ -290,6 +314,7 @@ export interface Database {
   upstream_intake_grants: UpstreamIntakeGrantsTable;
   payment_method_imports: PaymentMethodImportsTable;
   import_keys: ImportKeysTable;
+  payment_method_exports: PaymentMethodExportsTable;
 }
 
 /** Migration 015 (docs/caching.md): one row, bumped by trigger on every write to a cached table. */

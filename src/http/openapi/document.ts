@@ -86,6 +86,7 @@ function operationObject(operation: Operation, method: Method): Record<string, u
   const success: Record<string, unknown> = { description: operation.success.description };
   if (operation.success.body !== undefined) success.content = bodyContent(operation.success.body);
   if (operation.success.plainText === true) success.content = { 'text/plain': { schema: { type: 'string' } } };
+  if (operation.success.binary !== undefined) success.content = { [operation.success.binary]: { schema: { type: 'string', format: 'binary' } } };
   if (operation.path === '/v1/openapi.json') success.content = { 'application/json': { schema: { type: 'object' } } };
   const errorStatuses = operation.access === 'none' ? operation.errors : [401, 406, 429, ...operation.errors];
   const responses: Record<string, unknown> = { [String(operation.success.status)]: success };

@@ -13,6 +13,9 @@ export interface PaymentMethodFilter {
   states: string[];
   /** Metadata key → value (compared as text). */
   metadata: Record<string, string>;
+  /** ISO-8601 bounds on `created_at` (from inclusive, to exclusive): an export's range. */
+  createdFrom?: string | null;
+  createdTo?: string | null;
 }
 
 /** Columns holding sealed blobs (re-encrypted by data-key rotation). */
@@ -106,6 +109,8 @@ export class PaymentMethodsRepo implements PaymentMethodsRepository {
   async list(environmentKey: string, filter: PaymentMethodFilter, page: PageRequest): Promise<PaymentMethod[]> {
     let query = this.db.selectFrom('payment_methods').selectAll().where('environment_key', '=', environmentKey);
     if (filter.states.length > 0) query = query.where('storage_state', 'in', filter.states);
+    if (filter.createdFrom !== undefined && filter.createdFrom !== null) query = query.where('created_at', '>=', filter.createdFrom);
+    if (filter.createdTo !== undefined && filter.createdTo !== null) query = query.where('created_at', '<', filter.createdTo);
     for (const [key, value] of Object.entries(filter.metadata)) {
       // Key and value are bound parameters. Both dialects compare the JSON value as its text
       // (booleans as true/false), so a filter means the same on SQLite and PostgreSQL.
