@@ -10,6 +10,7 @@ import { fail, printResult } from './cli/output.js';
 import { userCommands } from './cli/users.js';
 import { upstreamCommands } from './cli/upstream.js';
 import { importCommands } from './cli/imports.js';
+import { exportCommands } from './cli/exports.js';
 import { localMasterKeyFile } from './vault/master-key.js';
 import type { AccessSecret } from './domain/access-secret.js';
 import type { Environment } from './domain/environment.js';
@@ -162,6 +163,7 @@ function program(): Command {
   userCommands(cli, withCore);
   upstreamCommands(cli, withCore, json);
   importCommands(cli, withCore);
+  exportCommands(cli, withCore);
   const keys = cli.command('keys').description('rotate encryption keys (see src/vault/README.md)');
   keys.command('rotate-master').description('re-wrap every key under COFFER_MASTER_KEY (old key in COFFER_MASTER_KEY_PREVIOUS)').addOption(json())
     .action((opts: JsonFlag) => withCore(async (core) => printResult({ rewrapped: await core.keyRotation.rotateMaster() }, opts.json === true)));

@@ -5,7 +5,7 @@ import { generateSchema, updateSchema as certificateUpdate, uploadSchema } from 
 import { createSchema as paymentMethodCreate, recacheSchema, redactSchema, updateSchema as paymentMethodUpdate } from '../routes/payment-methods.schemas.js';
 import { deliverySchema, exportSchema, receiverSchema as receiverRequest } from '../routes/receivers.schemas.js';
 import { transactionSchema as transactionRequest } from '../routes/transactions.schemas.js';
-import { exportRequestSchema } from '../routes/payment-method-exports.schemas.js';
+import { exportRequestSchema } from '../../services/portability/export-filter.js';
 import { routedTransactionSchema, workflowSchema as workflowRequest } from '../routes/workflows.schemas.js';
 import { explanationSchema, workflowResponseSchema } from './workflow-schemas.js';
 import { UPSTREAM_OPERATIONS } from './upstream-operations.js';

@@ -6,7 +6,7 @@ import { fieldsOf } from '../body.js';
 import { sendWire, sendWireList } from '../reply.js';
 import { parseInput } from '../validation.js';
 import { paymentMethodExportView } from '../views/payment-method-export.view.js';
-import { exportFilterOf, exportRequestSchema } from './payment-method-exports.schemas.js';
+import { exportFilterOf, exportRequestSchema } from '../../services/portability/export-filter.js';
 
 type IdParams = { Params: { id: string } };
 

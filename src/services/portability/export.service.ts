@@ -123,9 +123,9 @@ export class ExportService {
    * The one download: claims the approved export (one conditional write, so a second download,
    * even racing, is refused), then streams the file. The export ends `downloaded`, with the number
    * of methods, once the last byte is handed over; `failed` if the stream stops before (it is
-   * spent all the same: a new request is needed).
+   * spent all the same: a new request is needed). `done` settles with the export as it ended.
    */
-  async download(environment: Environment, token: string, caller: ExportCaller): Promise<{ job: ExportView; file: Readable }> {
+  async download(environment: Environment, token: string, caller: ExportCaller): Promise<{ job: ExportView; file: Readable; done: Promise<ExportView> }> {
     await this.find(environment, token);
     const at = this.clock.now().toISOString();
     const claimed = await this.store.repos.paymentMethodExports.transition(environment.key, token, { from: 'approved', to: 'downloading', unexpiredAt: at, downloadedBy: { type: caller.type, id: caller.id }, at });
@@ -138,16 +138,21 @@ export class ExportService {
       await this.finish(environment, caller, claimed, counted.methods, 'The file could not be made');
       throw error;
     }
-    let settled = false;
-    const settle = (error: string | null) => {
-      if (settled) return;
-      settled = true;
-      void this.finish(environment, caller, claimed, counted.methods, error).catch(() => undefined);
-    };
-    file.once('end', () => settle(null));
-    file.once('error', () => settle('The download stopped before the end of the file'));
-    file.once('close', () => settle(file.readableEnded ? null : 'The download stopped before the end of the file'));
-    return { job: this.view(claimed), file };
+    const done = new Promise<ExportView>((resolve) => {
+      let settled = false;
+      const settle = (error: string | null) => {
+        if (settled) return;
+        settled = true;
+        void this.finish(environment, caller, claimed, counted.methods, error)
+          .catch(() => undefined)
+          .then(() => this.find(environment, token))
+          .then(resolve, () => resolve(this.view(claimed)));
+      };
+      file.once('end', () => settle(null));
+      file.once('error', () => settle('The download stopped before the end of the file'));
+      file.once('close', () => settle(file.readableEnded ? null : 'The download stopped before the end of the file'));
+    });
+    return { job: this.view(claimed), file, done };
   }
 
   /** The file: JSON Lines of the chosen methods, encrypted to the recipient and signed, as it streams. */
