@@ -34,7 +34,7 @@ export function paymentMethodRoutes(portal: FastifyInstance, deps: PortalDeps): 
   <button type="submit">Look up</button>
 </form>
 <p class="hint">Coffer never shows a full card number or a CVV, here or anywhere.</p>
-<p><a href="/portal/e/${env.key}/imports">Imports from another vault</a></p>`;
+<p><a href="/portal/e/${env.key}/imports">Imports from another vault</a> · <a href="/portal/e/${env.key}/exports">Exports to another vault</a></p>`;
     return sendPage(reply, page(request, frame, body));
   });
 
