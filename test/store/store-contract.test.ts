@@ -34,7 +34,7 @@ const TABLES = [
   'access_secrets', 'audit_events', 'cache_generation', 'callback_attempts', 'callback_deliveries', 'callback_destinations', 'certificates', 'environments', 'events', 'gateways', 'idempotency_keys', 'organizations', 'payment_methods',
   'portal_invitations', 'portal_memberships', 'portal_people', 'portal_sessions', 'receivers', 'transaction_rollup_marks', 'transaction_rollups', 'transactions', 'used_nonces', 'workflows', 'wrapped_keys',
 ];
-const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates', '006-idempotency-key-hashes', '009-portal', '010-card-capture', '011-events-callbacks', '012-portal-gaps', '013-retry-chains', '014-workflows', '015-cache-generation', '016-partial-indexes', '017-portal-memberships', '018-callback-fairness', '019-portability-import', '020-upstreams'];
+const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates', '006-idempotency-key-hashes', '009-portal', '010-card-capture', '011-events-callbacks', '012-portal-gaps', '013-retry-chains', '014-workflows', '015-cache-generation', '016-partial-indexes', '017-portal-memberships', '018-callback-fairness', '019-portability-import', '020-upstreams', '023-payment-method-exports'];
 
 let counter = 0;
 /** Unique, readable ids; base-62-ish like the real tokens. */

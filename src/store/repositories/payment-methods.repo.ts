@@ -5,6 +5,7 @@ import type { Database } from '../schema.js';
 import { applyPage, readInGroups, readPage, type PageRequest } from './page.js';
 import { SEALED_COLUMNS, type SealedColumn } from './sealed-blobs.repo.js';
 import { columnsOf, Precompiled, recordOf, recordShape } from './precompiled.js';
+import { insertRows } from './bulk-insert.js';
 import { newPaymentMethodRow, paymentMethodOf, paymentMethodRowPatch, type PaymentMethodRow, type PaymentMethodRowPatch } from '../mappers/payment-method.js';
 import type { NewPaymentMethod, PaymentMethod, PaymentMethodPatch, StorageState } from '../../domain/payment-method.js';
 
@@ -73,7 +74,7 @@ export class PaymentMethodsRepo implements PaymentMethodsRepository {
   /** Several new methods, a statement per 100 (within SQLite's bound on parameters): a bulk import's. */
   async insertMany(methods: readonly NewPaymentMethod[]): Promise<void> {
     for (let start = 0; start < methods.length; start += 100) {
-      await this.db.insertInto('payment_methods').values(methods.slice(start, start + 100).map(newPaymentMethodRow)).execute();
+      await insertRows(this.db, 'payment_methods', methods.slice(start, start + 100).map(newPaymentMethodRow));
     }
   }
 
