@@ -58,6 +58,17 @@ describe.each(storeKinds)('coffer export (%s)', (store) => {
     const badState = await runCoffer(['export', 'request', '--environment', environmentKey, '--recipient', recipientFile, '--storage-state', 'redacted'], env, 30_000, init.access_secret);
     expect(badState.code).toBe(1);
     expect(badState.stderr).toContain('--storage-state is invalid');
+    const noKeyFile = await runCoffer(['export', 'request', '--environment', environmentKey, '--recipient', path.join(temp.dir, 'missing.asc')], env, 30_000, init.access_secret);
+    expect(noKeyFile.code).toBe(1);
+    expect(noKeyFile.stderr).toContain('cannot read');
+    const badPair = await runCoffer(['export', 'request', '--environment', environmentKey, '--recipient', recipientFile, '--metadata', 'novalue'], env, 30_000, init.access_secret);
+    expect(badPair.code).toBe(1);
+    expect(badPair.stderr).toContain('--metadata takes key=value');
+    const privateFile = path.join(temp.dir, 'private.asc');
+    fs.writeFileSync(privateFile, generated.privateKey.armor());
+    const privateKey = await runCoffer(['export', 'request', '--environment', environmentKey, '--recipient', privateFile], env, 30_000, init.access_secret);
+    expect(privateKey.code).toBe(1);
+    expect(privateKey.stderr).toContain('is a private key');
     expect(okJson(await runCoffer(['export', 'list', '--environment', environmentKey, '--json'], env))).toEqual([]);
 
     const requested = okJson(await runCoffer(['export', 'request', '--environment', environmentKey, '--recipient', recipientFile, '--metadata', 'x=y', '--json'], env, 30_000, `${init.access_secret}\n`));
@@ -74,6 +85,15 @@ describe.each(storeKinds)('coffer export (%s)', (store) => {
 
     expect(okJson(await runCoffer(['export', 'approve', unfiltered.id, '--environment', environmentKey, '--json'], env, 30_000, other.access_secret))).toMatchObject({ state: 'approved', approved_by: other.access_secret_key });
     const out = path.join(temp.dir, 'export.jsonl.gpg');
+    // An existing file is never overwritten; the export is then spent (the download began).
+    fs.writeFileSync(path.join(temp.dir, 'taken.gpg'), 'keep me');
+    const spare = okJson(await runCoffer(['export', 'request', '--environment', environmentKey, '--recipient', recipientFile, '--json'], env, 30_000, init.access_secret));
+    okJson(await runCoffer(['export', 'approve', spare.id, '--environment', environmentKey, '--json'], env, 30_000, other.access_secret));
+    const taken = await runCoffer(['export', 'download', spare.id, '--environment', environmentKey, '--out', path.join(temp.dir, 'taken.gpg')], env, 30_000, other.access_secret);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain('exists already');
+    expect(fs.readFileSync(path.join(temp.dir, 'taken.gpg'), 'utf8')).toBe('keep me');
+    expect(okJson(await runCoffer(['export', 'show', spare.id, '--environment', environmentKey, '--json'], env))).toMatchObject({ state: 'failed' });
     const downloaded = okJson(await runCoffer(['export', 'download', unfiltered.id, '--environment', environmentKey, '--out', out, '--json'], env, 30_000, init.access_secret));
     expect(downloaded).toMatchObject({ state: 'downloaded', payment_methods: 1 });
     expect(fs.statSync(out).mode & 0o777).toBe(0o600);

@@ -60,6 +60,14 @@ describe('the portal Exports page in Chromium', () => {
     await alice.getByRole('link', { name: 'Exports to another vault' }).click();
     await expect.poll(() => alice.getByText('No exports yet.').count()).toBe(1);
     await screenshotAccessible(alice, 'x01-exports-empty');
+    // A bad filter is refused with its reason, and nothing is requested.
+    await alice.getByLabel("Recipient's OpenPGP public key").fill(recipient.publicKey);
+    await alice.getByLabel('Created from').fill('yesterday');
+    await alice.getByRole('button', { name: 'Request export' }).click();
+    await expect.poll(() => alice.getByText('Created from is invalid').count()).toBe(1);
+    await screenshotAccessible(alice, 'x01b-export-bad-filter');
+    expect(await server.core.vaultExports.list(await server.core.tenancy.requireEnvironment(env))).toEqual([]);
+    await alice.goto(`${base}/portal/e/${env}/exports`);
     await alice.getByLabel("Recipient's OpenPGP public key").fill(recipient.publicKey);
     await alice.getByRole('button', { name: 'Request export' }).click();
     await expect.poll(() => alice.getByText('Export requested.').count()).toBe(1);

@@ -119,7 +119,7 @@ ${REQUEST_FORM(request, env)}
     });
     if (!parsed.success) {
       const field = String(parsed.error.issues[0]?.path[0] ?? 'filter');
-      throw new AppError({ key: 'errors.invalid', attribute: field, message: `${field.replace(/_/g, ' ')} is invalid` });
+      throw new AppError({ key: 'errors.invalid', attribute: field, message: `${field.charAt(0).toUpperCase()}${field.slice(1).replace(/_/g, ' ')} is invalid (see the hint beside the field)` });
     }
     await deps.vaultExports.request(env, portalCaller(request), { filter: exportFilterOf(parsed.data), recipientPublicKey: form.recipient_public_key });
     return redirectTo(reply, `/portal/e/${env.key}/exports?done=requested`);
