@@ -69,6 +69,7 @@ import { MasterKeyChecksRepo } from './store/repositories/master-key-checks.repo
 import { PaymentMethodAdopter } from './services/portability/adopt-payment-method.js';
 import { ImportKeyService } from './services/portability/import-keys.js';
 import { ImportService } from './services/portability/import.service.js';
+import { ExportService } from './services/portability/export.service.js';
 import { storeAccess } from './store/store-access.js';
 import { buildUpstreams, type UpstreamCore } from './upstream-wiring.js';
 
@@ -127,6 +128,8 @@ export interface Core extends ReceiversCore, CallbacksCore {
   /** Each environment's OpenPGP import key pair, and the import jobs (docs/portability.md). */
   importKeys: ImportKeyService;
   imports: ImportService;
+  /** Exports under dual control (docs/portability.md, "Exporting"). */
+  vaultExports: ExportService;
   /** Set when a local master key file was generated on this start. */
   generatedMasterKeyFile: string | null;
   /** Where the master key lives (docs/key-custody.md): the provider new keys are wrapped with, and its seal when it is `shares`. */
@@ -227,10 +230,12 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     const upstreams = buildUpstreams({ access, keyring, clock, egress: receiving.egress, adopter, timeoutMs: config.receiverTimeoutMs });
     const importKeys = new ImportKeyService(access, keyring, clock);
     const imports = new ImportService(access, adopter, importKeys, keyring, clock);
+    const audit = new AuditService(access, clock);
     const auditChain = new AuditChainService(access, new AuditSigner(keyring), clock, { batchSize: 500, retentionMonths: config.audit.retentionMonths });
     const auditChainer = new AuditChainer(auditChain, clock, { chainIntervalMs: config.audit.chainIntervalMs, checkpointIntervalMs: config.audit.checkpointIntervalMs, pruneIntervalMs: 24 * 3_600_000 });
     const peoplePolicy = new PeoplePolicyService(access, clock, config.people);
     const compliance = new ComplianceService(access, auditChain, peoplePolicy, complianceSettings(config, custody), clock);
+    const vaultExports = new ExportService(access, sealer, importKeys, audit, clock);
     const sweeper = new CacheSweeper(access, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
@@ -250,6 +255,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       upstreams,
       importKeys,
       imports,
+      vaultExports,
       attemptChain,
       transactionQuery,
       idempotency,
@@ -258,7 +264,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       definitionCache: cache,
       portalUsers: new PortalUserService(access, new PortalSecretBox(keyring), clock, config.people),
       portalSessions: new PortalSessionService(access, clock, { idleMs: config.people.idleTimeoutMs, absoluteMs: DEFAULT_SESSION_POLICY.absoluteMs }),
-      audit: new AuditService(access, clock),
+      audit,
       auditChain,
       auditChainer,
       cardAccess: new CardAccessService(access),

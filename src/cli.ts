@@ -12,6 +12,7 @@ import { upstreamCommands } from './cli/upstream.js';
 import { importCommands } from './cli/imports.js';
 import { auditCommands, complianceCommands } from './cli/audit.js';
 import { mcpCommand } from './cli/mcp.js';
+import { exportCommands } from './cli/exports.js';
 import { localMasterKeyFile } from './vault/master-key.js';
 import { createDatabaseIfMissing, initialise } from './cli/initialise.js';
 import { databaseName, isMissingDatabase } from './store/postgres-database.js';
@@ -215,6 +216,7 @@ export function program(): Command {
   auditCommands(cli, withCore, json);
   complianceCommands(cli, withCore);
   mcpCommand(cli, packageVersion());
+  exportCommands(cli, withCore);
   const keys = cli.command('keys').description('rotate encryption keys (see src/vault/README.md)');
   keys.command('rotate-master').description('re-wrap every key under COFFER_MASTER_KEY (old key in COFFER_MASTER_KEY_PREVIOUS)').addOption(json())
     .action((opts: JsonFlag) => withCore(async (core) => printResult({ rewrapped: await core.keyRotation.rotateMaster() }, opts.json === true)));

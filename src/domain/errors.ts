@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   'errors.event_not_found': 404,
   'errors.workflow_not_found': 404,
   'errors.import_not_found': 404,
+  'errors.export_not_found': 404,
   'errors.route_not_found': 404,
   'errors.origin_not_allowed': 403,
   'errors.invalid_signature': 403,
@@ -79,6 +80,11 @@ export const ERROR_STATUS = {
   'errors.upstream_unavailable': 502,
   'errors.intake_refused': 403,
   'errors.taken': 422,
+  // Exports (docs/portability.md, "Exporting").
+  'errors.export_expired': 410,
+  'errors.export_gone': 410,
+  'errors.export_not_approved': 409,
+  'errors.export_not_pending': 409,
 } as const;
 
 export type ErrorKey = keyof typeof ERROR_STATUS;

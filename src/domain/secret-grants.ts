@@ -72,6 +72,14 @@ export const API_ABILITIES: readonly ApiAbility[] = [
     routes: [/^GET \/v1\/payment_methods\/:token\/access_log$/],
   },
   {
+    // Dual control (docs/portability.md, "Exporting"): each step, reading included, is an admin's.
+    does: 'request, approve and download exports of payment methods (each export approved by a second admin)',
+    roles: ['admin'],
+    organizationWideOnly: false,
+    needs: VAULT_AND_PAYMENTS,
+    routes: [/^\w+ \/v1\/payment_methods\/exports(\/|$)/],
+  },
+  {
     does: 'read the records of the environment',
     roles: ROLES,
     organizationWideOnly: false,

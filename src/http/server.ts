@@ -44,6 +44,7 @@ import { certificateRoutes } from './routes/certificates.routes.js';
 import { healthRoutes, type KeyReadiness } from './routes/health.routes.js';
 import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 import { paymentMethodImportRoutes, type ImportRouteDeps } from './routes/payment-method-imports.routes.js';
+import { paymentMethodExportRoutes, type ExportRouteDeps } from './routes/payment-method-exports.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
 import { workflowRoutes, type WorkflowRouteServices } from './routes/workflows.routes.js';
 import { openApiRoutes } from './routes/openapi.routes.js';
@@ -60,7 +61,7 @@ import { cardCaptureRoutes } from '../card-capture/card-capture.routes.js';
 import { transparentRedirect } from '../card-capture/transparent-redirect.js';
 
 /** Everything the HTTP layer calls; built by the composition root. */
-export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transactionQuery'>, CallbackRouteServices, Omit<WorkflowRouteServices, 'transactionQuery'>, ImportRouteDeps {
+export interface HttpDependencies extends Omit<ReceiverRouteServices, 'transactionQuery'>, CallbackRouteServices, Omit<WorkflowRouteServices, 'transactionQuery'>, ImportRouteDeps, ExportRouteDeps {
   store: StoreHandle;
   logger: Logger;
   auth: AuthService;
@@ -264,6 +265,7 @@ export function buildHttpApp(deps: HttpDependencies, tls: { key: string; cert: s
     auditRoutes(routes, deps.audit);
     cardAccessRoutes(routes, deps.cardAccess);
     paymentMethodImportRoutes(routes, deps);
+    paymentMethodExportRoutes(routes, deps);
     paymentMethodRoutes(routes, deps.paymentMethods, deps.transactionQuery, transparentRedirect(deps.browserTokenization, handleError));
     cardCaptureRoutes(routes, deps.browserTokenization);
     transactionRoutes(routes, deps.transactions, deps.transactionQuery, deps.attemptChain);

@@ -4,6 +4,7 @@ import type { CardAccessService } from '../services/card-access.service.js';
 import type { ComplianceService } from '../services/compliance/compliance.service.js';
 import type { ImportService } from '../services/portability/import.service.js';
 import type { ImportKeyService } from '../services/portability/import-keys.js';
+import type { ExportService } from '../services/portability/export.service.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, fieldError } from '../domain/errors.js';
@@ -34,6 +35,8 @@ export interface PortalDeps {
   /** Import jobs and the import key (docs/portability.md). */
   imports: ImportService;
   importKeys: ImportKeyService;
+  /** Exports under dual control (docs/portability.md, "Exporting"). */
+  vaultExports: ExportService;
   transactionQuery: TransactionQueryService;
   receivers: ReceiverService;
   portalUsers: PortalUserService;

@@ -24,6 +24,7 @@ import { gatewayRoutes } from './routes/gateways.routes.js';
 import { transactionRoutes } from './routes/transactions.routes.js';
 import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 import { importRoutes } from './routes/imports.routes.js';
+import { exportRoutes } from './routes/exports.routes.js';
 
 /**
  * Strict policy: only Coffer's own stylesheet and script, no inline script or style, no framing,
@@ -102,6 +103,7 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): void {
       transactionRoutes(portal, deps);
       paymentMethodRoutes(portal, deps);
       importRoutes(portal, deps);
+      exportRoutes(portal, deps);
     },
     { prefix: '/portal' },
   );

@@ -20,6 +20,7 @@ import { portalMemberships } from './migrations/017-portal-memberships.js';
 import { callbackFairness } from './migrations/018-callback-fairness.js';
 import { portabilityImport } from './migrations/019-portability-import.js';
 import { upstreams } from './migrations/020-upstreams.js';
+import { paymentMethodExports } from './migrations/023-payment-method-exports.js';
 import { masterKeyChecks } from './migrations/021-master-key-checks.js';
 import { auditChain } from './migrations/022-audit-chain.js';
 import { portalSearch } from './migrations/024-portal-search.js';
@@ -78,6 +79,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '020-upstreams': upstreams,
     '021-master-key-checks': masterKeyChecks,
     '022-audit-chain': auditChain(dialect),
+    '023-payment-method-exports': paymentMethodExports,
     '024-portal-search': portalSearch(dialect),
     '025-overview-figures': overviewFigures,
     '026-wallets': wallets,

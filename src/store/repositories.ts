@@ -56,6 +56,8 @@ import { WalletTokenUsesRepo } from './repositories/wallet-token-uses.repo.js';
 import type { WalletTokenUsesRepository } from './interfaces/wallet-token-uses.js';
 import { PaymentMethodImportsRepo } from './repositories/payment-method-imports.repo.js';
 import type { PaymentMethodImportsRepository } from './interfaces/payment-method-imports.js';
+import { PaymentMethodExportsRepo } from './repositories/payment-method-exports.repo.js';
+import type { PaymentMethodExportsRepository } from './interfaces/payment-method-exports.js';
 import { recordChange, recordChanges } from './change-journal.js';
 import type { ChangeEvent } from '../domain/event.js';
 import { hasCallbackSubscription, type Environment } from '../domain/environment.js';
@@ -103,6 +105,7 @@ export interface Repositories {
   upstreams: UpstreamsRepository;
   walletTokenUses: WalletTokenUsesRepository;
   paymentMethodImports: PaymentMethodImportsRepository;
+  paymentMethodExports: PaymentMethodExportsRepository;
   journal: Journal;
 }
 
@@ -160,6 +163,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect, scope: Work
     upstreams: new UpstreamsRepo(db),
     walletTokenUses: new WalletTokenUsesRepo(db),
     paymentMethodImports: new PaymentMethodImportsRepo(db),
+    paymentMethodExports: new PaymentMethodExportsRepo(db),
     journal: {
       record: async (change) => void (await recordChange(db, scoped(change, scope))),
       recordAll: (changes) => recordChanges(db, changes.map((change) => scoped(change, scope))),

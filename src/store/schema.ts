@@ -270,6 +270,30 @@ export interface ImportKeysTable {
   created_at: string;
 }
 
+/** Migration 023: an export request (docs/portability.md, "Exporting"); `filter` and `recipient_user_ids` are JSON text. */
+export interface PaymentMethodExportsTable {
+  token: string;
+  environment_key: string;
+  state: string;
+  filter: string;
+  recipient_public_key: string;
+  recipient_fingerprint: string;
+  recipient_user_ids: string;
+  requester_type: string;
+  requester: string;
+  approver_type: string | null;
+  approver: string | null;
+  downloader_type: string | null;
+  downloader: string | null;
+  payment_methods: number | null;
+  error: string | null;
+  expires_at: string;
+  created_at: string;
+  approved_at: string | null;
+  downloaded_at: string | null;
+  updated_at: string;
+}
+
 /** The Kysely database type: every table Coffer keeps. */
 export interface Database {
   organizations: OrganizationsTable;
@@ -307,6 +331,7 @@ export interface Database {
   audit_checkpoints: AuditCheckpointsTable;
   audit_signing_keys: AuditSigningKeysTable;
   wallet_token_uses: WalletTokenUsesTable;
+  payment_method_exports: PaymentMethodExportsTable;
 }
 
 /** The chain columns of an audited row (migration 022, docs/audit.md): null until the chainer links it. */

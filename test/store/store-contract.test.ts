@@ -1,3 +1,4 @@
+import type { PaymentMethodExport } from '../../src/domain/payment-method-export.js';
 import { storeAccess } from '../../src/store/store-access.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -34,7 +35,7 @@ const TABLES = [
   'access_secrets', 'audit_events', 'cache_generation', 'callback_attempts', 'callback_deliveries', 'callback_destinations', 'certificates', 'environments', 'events', 'gateways', 'idempotency_keys', 'master_key_checks', 'organizations', 'overview_rollup_marks', 'overview_rollups', 'payment_methods',
   'portal_invitations', 'portal_memberships', 'portal_people', 'portal_sessions', 'receivers', 'transactions', 'used_nonces', 'workflows', 'wrapped_keys',
 ];
-const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates', '006-idempotency-key-hashes', '009-portal', '010-card-capture', '011-events-callbacks', '012-portal-gaps', '013-retry-chains', '014-workflows', '015-cache-generation', '016-partial-indexes', '017-portal-memberships', '018-callback-fairness', '019-portability-import', '020-upstreams', '021-master-key-checks', '022-audit-chain', '024-portal-search', '025-overview-figures', '026-wallets'];
+const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates', '006-idempotency-key-hashes', '009-portal', '010-card-capture', '011-events-callbacks', '012-portal-gaps', '013-retry-chains', '014-workflows', '015-cache-generation', '016-partial-indexes', '017-portal-memberships', '018-callback-fairness', '019-portability-import', '020-upstreams', '021-master-key-checks', '022-audit-chain', '023-payment-method-exports', '024-portal-search', '025-overview-figures', '026-wallets'];
 
 let counter = 0;
 /** Unique, readable ids; base-62-ish like the real tokens. */
@@ -724,6 +725,44 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect((await repos.environments.find(env))?.googlePayMerchantId).toBeNull();
       await repos.environments.update(env, { googlePayMerchantId: '01234567890123456789', updatedAt: now });
       expect((await repos.environments.find(env))?.googlePayMerchantId).toBe('01234567890123456789');
+    });
+
+    it('payment method exports: insert, find and list scoped to the environment; transitions only from their state and before the deadline', async () => {
+      const job: PaymentMethodExport = {
+        token: uid('export'),
+        environmentKey: envA,
+        state: 'pending',
+        filter: { storageStates: ['retained'], createdFrom: '2024-01-01T00:00:00.000Z', createdTo: null, metadata: { customer: '42' } },
+        recipientPublicKey: '-----BEGIN PGP PUBLIC KEY BLOCK-----\n…',
+        recipientFingerprint: 'ab12',
+        recipientUserIds: ['Ops <ops@example.com>'],
+        requestedBy: { type: 'user', id: 'alice@example.com' },
+        approvedBy: null,
+        downloadedBy: null,
+        paymentMethods: null,
+        error: null,
+        expiresAt: '2024-03-01T23:59:59.999Z',
+        createdAt: now,
+        approvedAt: null,
+        downloadedAt: null,
+        updatedAt: now,
+      };
+      await repos.paymentMethodExports.insert(job);
+      expect(await repos.paymentMethodExports.find(envA, job.token)).toEqual(job);
+      expect(await repos.paymentMethodExports.find(envB, job.token)).toBeUndefined();
+      expect((await repos.paymentMethodExports.list(envA, 10)).map((item) => item.token)).toContain(job.token);
+      const at = '2024-03-01T00:00:00.000Z';
+      // Not from another state, not past the deadline.
+      expect(await repos.paymentMethodExports.transition(envA, job.token, { from: 'approved', to: 'downloading', at })).toBeUndefined();
+      expect(await repos.paymentMethodExports.transition(envA, job.token, { from: 'pending', to: 'approved', unexpiredAt: '2024-03-02T00:00:00.000Z', at })).toBeUndefined();
+      expect(await repos.paymentMethodExports.transition(envB, job.token, { from: 'pending', to: 'approved', at })).toBeUndefined();
+      const approved = await repos.paymentMethodExports.transition(envA, job.token, { from: 'pending', to: 'approved', unexpiredAt: at, approvedBy: { type: 'access_secret', id: 'SecretKey1' }, expiresAt: '2024-03-02T00:00:00.000Z', at });
+      expect(approved).toEqual({ ...job, state: 'approved', approvedBy: { type: 'access_secret', id: 'SecretKey1' }, approvedAt: at, expiresAt: '2024-03-02T00:00:00.000Z', updatedAt: at });
+      const racing = await Promise.all([1, 2].map(() => repos.paymentMethodExports.transition(envA, job.token, { from: 'approved', to: 'downloading', downloadedBy: { type: 'user', id: 'bob@example.com' }, at })));
+      expect(racing.filter((won) => won !== undefined)).toHaveLength(1);
+      const ended = await repos.paymentMethodExports.transition(envA, job.token, { from: 'downloading', to: 'downloaded', paymentMethods: 1234567, at });
+      expect(ended).toMatchObject({ state: 'downloaded', paymentMethods: 1234567, downloadedBy: { type: 'user', id: 'bob@example.com' }, downloadedAt: at });
+      expect(typeof ended?.paymentMethods).toBe('number');
     });
 
     it('foreign keys: rows pointing at a missing parent reject', async () => {

@@ -111,6 +111,7 @@ function operationObject(operation: Operation, method: Method): Record<string, u
   const success: Record<string, unknown> = { description: operation.success.description };
   if (operation.success.body !== undefined) success.content = bodyContent(operation.success.body);
   if (operation.success.plainText === true) success.content = { 'text/plain': { schema: { type: 'string' } } };
+  if (operation.success.binary !== undefined) success.content = { [operation.success.binary]: { schema: { type: 'string', format: 'binary' } } };
   if (operation.path === '/v1/openapi.json') success.content = { 'application/json': { schema: { type: 'object' } } };
   const errorStatuses = [...commonErrors(operation.access !== 'none', method), ...operation.errors];
   const responses: Record<string, unknown> = { [String(operation.success.status)]: success };

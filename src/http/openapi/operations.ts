@@ -5,6 +5,7 @@ import { generateSchema, updateSchema as certificateUpdate, uploadSchema } from 
 import { createSchema as paymentMethodCreate, recacheSchema, redactSchema, updateSchema as paymentMethodUpdate } from '../routes/payment-methods.schemas.js';
 import { deliverySchema, exportSchema, receiverSchema as receiverRequest } from '../routes/receivers.schemas.js';
 import { transactionSchema as transactionRequest } from '../routes/transactions.schemas.js';
+import { exportRequestSchema } from '../../services/portability/export-filter.js';
 import { routedTransactionSchema, workflowSchema as workflowRequest } from '../routes/workflows.schemas.js';
 import { explanationSchema, workflowResponseSchema } from './workflow-schemas.js';
 import { UPSTREAM_OPERATIONS } from './upstream-operations.js';
@@ -22,6 +23,7 @@ import {
   healthSchema,
   importKeySchema,
   paymentMethodImportSchema,
+  paymentMethodExportSchema,
   paymentMethodSchema,
   receiverOptionSchema,
   receiverSchema,
@@ -59,7 +61,7 @@ export interface Operation {
   request?: Body;
   /** `list` adds the since_token/order/count query parameters. */
   list?: boolean;
-  success: { status: number; description: string; body?: Body; plainText?: boolean };
+  success: { status: number; description: string; body?: Body; plainText?: boolean; binary?: string };
   /** Error statuses whose body may also be the success body (a declined transaction: 422 with the transaction). */
   bodyAlsoOn?: number[];
   /** Error statuses besides those every route of its kind has (document.ts, commonErrors). */
@@ -152,6 +154,11 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/v1/payment_methods/imports', summary: 'Import payment methods from a file (JSON Lines or CSV, optionally OpenPGP-encrypted; docs/portability.md)', tag: 'Payment methods', access: 'admin', query: { format: 'jsonl or csv (found from the file otherwise)', allow_expired: 'true to import expired cards', signed_by: "The sender's armored public key: the file must be encrypted and signed by it" }, success: { status: 201, description: 'The import job, ended, with its report', body: { root: 'payment_method_import', schema: paymentMethodImportSchema } }, errors: [413, 422] },
   { method: 'get', path: '/v1/payment_methods/imports', summary: "The environment's import jobs, newest first", tag: 'Payment methods', access: 'read', success: { status: 200, description: 'Import jobs with their progress', body: { root: 'payment_method_imports', item: 'payment_method_import', schema: paymentMethodImportSchema } }, errors: [] },
   { method: 'get', path: '/v1/payment_methods/imports/:id', summary: 'An import job: progress and report', tag: 'Payment methods', access: 'read', success: { status: 200, description: 'The import job', body: { root: 'payment_method_import', schema: paymentMethodImportSchema } }, errors: [404] },
+  { method: 'post', path: '/v1/payment_methods/exports', summary: 'Request an export of payment methods to a recipient OpenPGP key; it waits for a second admin (docs/portability.md)', tag: 'Payment methods', access: 'admin', request: { root: 'payment_method_export', schema: exportRequestSchema }, success: { status: 201, description: 'The export request, pending approval', body: { root: 'payment_method_export', schema: paymentMethodExportSchema } }, errors: [422] },
+  { method: 'get', path: '/v1/payment_methods/exports', summary: "The environment's exports, newest first", tag: 'Payment methods', access: 'admin', success: { status: 200, description: 'Exports with their state', body: { root: 'payment_method_exports', item: 'payment_method_export', schema: paymentMethodExportSchema } }, errors: [] },
+  { method: 'get', path: '/v1/payment_methods/exports/:id', summary: 'An export: its state, filter, recipient and who took each step', tag: 'Payment methods', access: 'admin', success: { status: 200, description: 'The export', body: { root: 'payment_method_export', schema: paymentMethodExportSchema } }, errors: [404] },
+  { method: 'post', path: '/v1/payment_methods/exports/:id/approve', summary: 'Approve an export (an admin other than the requester: dual control)', tag: 'Payment methods', access: 'admin', success: { status: 200, description: 'The export, approved: it may be downloaded once', body: { root: 'payment_method_export', schema: paymentMethodExportSchema } }, errors: [403, 404, 409, 410] },
+  { method: 'get', path: '/v1/payment_methods/exports/:id/download', summary: 'Download an approved export, once (JSON Lines, OpenPGP-encrypted to the recipient and signed)', tag: 'Payment methods', access: 'admin', success: { status: 200, description: 'The OpenPGP message (binary)', binary: 'application/pgp-encrypted' }, errors: [404, 409, 410] },
   { method: 'get', path: '/v1/environments/:key/import_key', summary: "The environment's OpenPGP import key (armored public half)", tag: 'Administration', access: 'admin', success: { status: 200, description: 'The public key to encrypt import files to', body: { root: 'import_key', schema: importKeySchema } }, errors: [404] },
   { method: 'get', path: '/v1/payment_methods/:token', summary: 'Show a payment method', tag: 'Payment methods', access: 'read', success: { status: 200, description: 'The payment method', body: paymentMethod() }, errors: [404] },
   { method: 'put', path: '/v1/payment_methods/:token', summary: 'Update non-sensitive fields', tag: 'Payment methods', access: 'transact', request: { root: 'payment_method', schema: paymentMethodUpdate }, success: { status: 200, description: 'The payment method', body: paymentMethod() }, errors: [404, 422] },

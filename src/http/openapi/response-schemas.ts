@@ -347,3 +347,29 @@ export const paymentMethodImportSchema = z.object({
 
 /** An environment's OpenPGP import key, public half. */
 export const importKeySchema = z.object({ environment_key: z.string(), fingerprint: z.string(), public_key: z.string().describe('Armored OpenPGP public key') });
+
+/** Who took a step of an export: an access secret (its key) or a portal user (their email). */
+const exportActor = z.object({ type: z.enum(['access_secret', 'user']), id: z.string() }).nullable();
+
+/** An export under dual control (docs/portability.md, "Exporting"); never a card value. */
+export const paymentMethodExportSchema = z.object({
+  token: z.string(),
+  state: z.enum(['pending', 'approved', 'downloading', 'downloaded', 'failed', 'expired']),
+  storage_state: z.array(z.enum(['retained', 'cached'])).describe('The storage states exported (empty: retained and cached)'),
+  created_from: nullableText,
+  created_to: nullableText,
+  metadata: z.record(z.string(), z.string()).describe('Metadata every exported method matches'),
+  recipient_fingerprint: z.string().describe("The recipient key's fingerprint: check it with the recipient before approving"),
+  recipient_user_ids: z.array(z.string()),
+  recipient_public_key: z.string().describe('Armored OpenPGP public key the file is encrypted to'),
+  requested_by: exportActor,
+  approved_by: exportActor,
+  downloaded_by: exportActor,
+  payment_methods: z.number().int().nullable().describe('How many payment methods the file held (once downloaded)'),
+  error: nullableText,
+  expires_at: timestamp.describe('The approval deadline while pending; the download deadline once approved'),
+  created_at: timestamp,
+  approved_at: timestamp.nullable(),
+  downloaded_at: timestamp.nullable(),
+  updated_at: timestamp,
+});

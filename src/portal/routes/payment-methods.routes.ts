@@ -128,7 +128,7 @@ ${lookupForm(request, env)}`;
   ${csrfField(request)}<div class="field"><label for="pm-token">Payment method token</label><input id="pm-token" name="token" type="text" required maxlength="64" autocomplete="off"></div>
   <button type="submit">Look up</button>
 </form>
-<p><a href="/portal/e/${env.key}/imports">Imports from another vault</a></p>`;
+<p><a href="/portal/e/${env.key}/imports">Imports from another vault</a> · <a href="/portal/e/${env.key}/exports">Exports to another vault</a></p>`;
   }
 
   portal.get<EnvParams>('/e/:env/payment-methods', async (request, reply) => {

@@ -7,6 +7,7 @@ import type { Database, EventsTable } from '../schema.js';
 import { eventOf } from '../mappers/event.js';
 import { applyPage, type PageRequest } from './page.js';
 import { Precompiled, recordOf } from './precompiled.js';
+import { insertRows } from './bulk-insert.js';
 
 /**
  * A change of an API object: a ChangeEvent (domain/event.ts), or one a repository still describes
@@ -80,7 +81,7 @@ export class EventsRepo implements EventsRepository {
         object_key: event.objectKey,
         created_at: event.createdAt,
       }));
-      await this.db.insertInto('events').values(rows as Insertable<EventsTable>[]).execute();
+      await insertRows(this.db, 'events', rows as Insertable<EventsTable>[]);
     }
     return events;
   }

@@ -5,6 +5,7 @@ import type { Database } from '../schema.js';
 import { applyPage, readInGroups, readPage, type PageRequest } from './page.js';
 import { SEALED_COLUMNS, type SealedColumn } from './sealed-blobs.repo.js';
 import { columnsOf, Precompiled, recordOf, recordShape } from './precompiled.js';
+import { insertRows } from './bulk-insert.js';
 import { newPaymentMethodRow, paymentMethodOf, paymentMethodRowPatch, type PaymentMethodRow, type PaymentMethodRowPatch } from '../mappers/payment-method.js';
 import { PaymentMethodSearchQuery } from './payment-method-search.js';
 import type { PaymentMethodSearch, PaymentMethodSearchPage } from '../../domain/payment-method-search.js';
@@ -15,6 +16,9 @@ export interface PaymentMethodFilter {
   states: string[];
   /** Metadata key → value (compared as text). */
   metadata: Record<string, string>;
+  /** ISO-8601 bounds on `created_at` (from inclusive, to exclusive): an export's range. */
+  createdFrom?: string | null;
+  createdTo?: string | null;
 }
 
 /** Columns holding sealed blobs (re-encrypted by data-key rotation). */
@@ -72,7 +76,7 @@ export class PaymentMethodsRepo implements PaymentMethodsRepository {
   /** Several new methods, a statement per 100 (within SQLite's bound on parameters): a bulk import's. */
   async insertMany(methods: readonly NewPaymentMethod[]): Promise<void> {
     for (let start = 0; start < methods.length; start += 100) {
-      await this.db.insertInto('payment_methods').values(methods.slice(start, start + 100).map(newPaymentMethodRow)).execute();
+      await insertRows(this.db, 'payment_methods', methods.slice(start, start + 100).map(newPaymentMethodRow));
     }
   }
 
@@ -108,6 +112,8 @@ export class PaymentMethodsRepo implements PaymentMethodsRepository {
   async list(environmentKey: string, filter: PaymentMethodFilter, page: PageRequest): Promise<PaymentMethod[]> {
     let query = this.db.selectFrom('payment_methods').selectAll().where('environment_key', '=', environmentKey);
     if (filter.states.length > 0) query = query.where('storage_state', 'in', filter.states);
+    if (filter.createdFrom !== undefined && filter.createdFrom !== null) query = query.where('created_at', '>=', filter.createdFrom);
+    if (filter.createdTo !== undefined && filter.createdTo !== null) query = query.where('created_at', '<', filter.createdTo);
     for (const [key, value] of Object.entries(filter.metadata)) {
       // Key and value are bound parameters. Both dialects compare the JSON value as its text
       // (booleans as true/false), so a filter means the same on SQLite and PostgreSQL.

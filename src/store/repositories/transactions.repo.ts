@@ -3,6 +3,7 @@ import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Update
 import type { Database, TransactionsTable } from '../schema.js';
 import { applyPage, readInGroups, readPage, type PageRequest } from './page.js';
 import { columnsOf, Precompiled, recordOf, recordShape } from './precompiled.js';
+import { insertRows } from './bulk-insert.js';
 import { newTransactionRow, patchedTransaction, transactionOf, transactionPatchRow, type TransactionRow } from '../mappers/transaction.js';
 import { TransactionState, type NewTransaction, type RoutedBy, type Transaction, type TransactionPatch, type TransactionSearch, TRANSACTION_SEARCH_WINDOW, type TransactionSearchPage } from '../../domain/transaction.js';
 
@@ -94,7 +95,7 @@ export class TransactionsRepo implements TransactionsRepository {
     const inserted: Transaction[] = [];
     for (let start = 0; start < transactions.length; start += 100) {
       const part = transactions.slice(start, start + 100);
-      const rows = await this.db.insertInto('transactions').values(part.map(newTransactionRow)).returningAll().execute();
+      const rows = await insertRows<TransactionRow>(this.db, 'transactions', part.map(newTransactionRow), true);
       const byToken = new Map(rows.map((row) => [row.token, row]));
       for (const transaction of part) inserted.push(transactionOf(byToken.get(transaction.token) as TransactionRow, transaction.details));
     }
