@@ -146,6 +146,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payment_methods/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The environment's exports, newest first
+         * @description Needs an organization-wide admin access secret.
+         */
+        get: operations["get_v1_payment_methods_exports"];
+        put?: never;
+        /**
+         * Request an export of payment methods to a recipient OpenPGP key; it waits for a second admin (docs/portability.md)
+         * @description Needs an organization-wide admin access secret.
+         */
+        post: operations["post_v1_payment_methods_exports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment_methods/exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export: its state, filter, recipient and who took each step
+         * @description Needs an organization-wide admin access secret.
+         */
+        get: operations["get_v1_payment_methods_exports_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment_methods/exports/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve an export (an admin other than the requester: dual control)
+         * @description Needs an organization-wide admin access secret.
+         */
+        post: operations["post_v1_payment_methods_exports_id_approve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment_methods/exports/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an approved export, once (JSON Lines, OpenPGP-encrypted to the recipient and signed)
+         * @description Needs an organization-wide admin access secret.
+         */
+        get: operations["get_v1_payment_methods_exports_id_download"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/environments/{key}/import_key": {
         parameters: {
             query?: never;
@@ -909,6 +993,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payment_methods/{token}/access_log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who opened the payment method's card data, and why (docs/audit.md)
+         * @description Needs an organization-wide admin access secret.
+         */
+        get: operations["get_v1_payment_methods_{token}_access_log"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/audit_events": {
         parameters: {
             query?: never;
@@ -1323,7 +1427,7 @@ export interface components {
             /** @description ISO 8601 UTC, e.g. 2026-01-01T00:00:00Z */
             updated_at: string;
         };
-        /** @description A payment method (wire-reference §3.2); card, bank account or third-party fields by payment_method_type. Also shows the address fields (address1 … shipping_phone_number). */
+        /** @description A payment method (wire-reference §3.2); card, bank account or third-party fields by payment_method_type (apple_pay and google_pay show the card fields of their DPAN; docs/wallets.md). Also shows the address fields (address1 … shipping_phone_number). */
         PaymentMethod: {
             token: string;
             /** @description ISO 8601 UTC, e.g. 2026-01-01T00:00:00Z */
@@ -1357,7 +1461,7 @@ export interface components {
             gateway_type?: string | null;
             third_party_token?: string | null;
             /** @enum {string} */
-            payment_method_type: "credit_card" | "bank_account" | "third_party_token" | "sprel";
+            payment_method_type: "credit_card" | "bank_account" | "third_party_token" | "sprel" | "apple_pay" | "google_pay";
             errors: components["schemas"]["Error"][];
             fingerprint?: string | null;
             /** @description XXX while a CVV is held, empty otherwise */
@@ -1466,6 +1570,8 @@ export interface components {
             email_address: string | null;
             public_key: string;
             public_key_hash: string;
+            /** @description P-256 keys: base64 of the uncompressed point, as the Google Pay console asks for it (docs/wallets.md); null otherwise */
+            google_pay_public_key: string | null;
             csr: string | null;
             pem: string | null;
             /** @description ISO 8601 UTC, e.g. 2026-01-01T00:00:00Z */
@@ -1481,6 +1587,8 @@ export interface components {
             allowed_origins?: string[];
             /** @description The card form must be signed (nonce, timestamp, certificate token) */
             enhanced_iframe_security?: boolean;
+            /** @description Google Pay's merchant id: tokens must be signed for merchant:<id> (docs/wallets.md) */
+            google_pay_merchant_id?: string | null;
             /** @description ISO 8601 UTC, e.g. 2026-01-01T00:00:00Z */
             created_at: string;
             /** @description ISO 8601 UTC, e.g. 2026-01-01T00:00:00Z */
@@ -1512,6 +1620,22 @@ export interface components {
             details: {
                 [key: string]: unknown;
             } | null;
+            /** @description ISO 8601 UTC, e.g. 2026-01-01T00:00:00Z */
+            created_at: string;
+            /** @description Pass as `before` for the next page */
+            cursor: string;
+        };
+        CardAccess: {
+            /** @description purchase, authorize, verify, store, general_credit, capture, void, credit, complete, deliver or export */
+            operation: string;
+            object_type: string;
+            /** @description The transaction the card data was opened for */
+            object_id: string | null;
+            /** @enum {string} */
+            actor_type: "access_secret" | "user" | "system";
+            /** @description The access secret's key, the portal user's email, or coffer */
+            actor: string;
+            request_id: string | null;
             /** @description ISO 8601 UTC, e.g. 2026-01-01T00:00:00Z */
             created_at: string;
             /** @description Pass as `before` for the next page */
@@ -1607,6 +1731,50 @@ export interface components {
             fingerprint: string;
             /** @description Armored OpenPGP public key */
             public_key: string;
+        };
+        PaymentMethodExport: {
+            token: string;
+            /** @enum {string} */
+            state: "pending" | "approved" | "downloading" | "downloaded" | "failed" | "expired";
+            /** @description The storage states exported (empty: retained and cached) */
+            storage_state: ("retained" | "cached")[];
+            created_from: string | null;
+            created_to: string | null;
+            /** @description Metadata every exported method matches */
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description The recipient key's fingerprint: check it with the recipient before approving */
+            recipient_fingerprint: string;
+            recipient_user_ids: string[];
+            /** @description Armored OpenPGP public key the file is encrypted to */
+            recipient_public_key: string;
+            requested_by: {
+                /** @enum {string} */
+                type: "access_secret" | "user";
+                id: string;
+            } | null;
+            approved_by: {
+                /** @enum {string} */
+                type: "access_secret" | "user";
+                id: string;
+            } | null;
+            downloaded_by: {
+                /** @enum {string} */
+                type: "access_secret" | "user";
+                id: string;
+            } | null;
+            /** @description How many payment methods the file held (once downloaded) */
+            payment_methods: number | null;
+            error: string | null;
+            /** @description The approval deadline while pending; the download deadline once approved */
+            expires_at: string;
+            /** @description ISO 8601 UTC, e.g. 2026-01-01T00:00:00Z */
+            created_at: string;
+            approved_at: string | null;
+            downloaded_at: string | null;
+            /** @description ISO 8601 UTC, e.g. 2026-01-01T00:00:00Z */
+            updated_at: string;
         };
         Workflow: {
             key: string;
@@ -1729,6 +1897,8 @@ export interface components {
             payment_method_token?: string;
             credit_card?: unknown;
             bank_account?: unknown;
+            apple_pay?: unknown;
+            google_pay?: unknown;
             retain_on_success?: boolean;
             order_id?: string;
             description?: string;
@@ -1766,6 +1936,8 @@ export interface components {
             payment_method_token?: string;
             credit_card?: unknown;
             bank_account?: unknown;
+            apple_pay?: unknown;
+            google_pay?: unknown;
             retain_on_success?: boolean;
             order_id?: string;
             description?: string;
@@ -1835,6 +2007,14 @@ export interface components {
                 bank_account_number?: string;
                 bank_account_type?: string;
                 bank_account_holder_type?: string;
+            };
+            apple_pay?: {
+                payment_data?: unknown;
+                test_card_number?: string;
+            };
+            google_pay?: {
+                payment_data?: unknown;
+                test_card_number?: string;
             };
             reference?: string;
             gateway_type?: string;
@@ -2004,6 +2184,7 @@ export interface components {
         EnvironmentUpdateRequest: {
             name?: string;
             enhanced_iframe_security?: boolean;
+            google_pay_merchant_id?: string;
         };
         AccessSecretRequest: {
             name?: string;
@@ -2020,6 +2201,16 @@ export interface components {
             year?: string;
             routing_number?: string;
             account_number?: string;
+        };
+        PaymentMethodExportRequest: {
+            storage_state?: ("retained" | "cached")[];
+            created_from?: unknown;
+            created_to?: unknown;
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
+            /** @description The recipient's armored OpenPGP public key (the file is encrypted to it) */
+            recipient_public_key: unknown;
         };
     };
     responses: {
@@ -2083,8 +2274,18 @@ export interface components {
                 "application/xml": components["schemas"]["Errors"];
             };
         };
-        /** @description The Idempotency-Key is in use by a request still running, or its answer carried a secret and cannot be replayed */
+        /** @description The Idempotency-Key is in use by a request still running, or its answer carried a secret and cannot be replayed; an export not yet approved */
         Error409: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Errors"];
+                "application/xml": components["schemas"]["Errors"];
+            };
+        };
+        /** @description An export past its window, or already downloaded (docs/portability.md, "Exporting") */
+        Error410: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2153,7 +2354,7 @@ export interface components {
                 "application/xml": components["schemas"]["Errors"];
             };
         };
-        /** @description Gateway circuit open or busy, or store unavailable */
+        /** @description Gateway circuit open or busy, store unavailable, master key unreachable (HSM), or vault sealed (docs/key-custody.md) */
         Error503: {
             headers: {
                 [name: string]: unknown;
@@ -2240,7 +2441,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["Error500"];
-            /** @description Gateway circuit open or busy, or store unavailable */
+            /** @description Gateway circuit open or busy, store unavailable, master key unreachable (HSM), or vault sealed (docs/key-custody.md) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2515,6 +2716,173 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             406: components["responses"]["Error406"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    get_v1_payment_methods_exports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Exports with their state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payment_method_exports: components["schemas"]["PaymentMethodExport"][];
+                    };
+                    "application/xml": components["schemas"]["PaymentMethodExport"][];
+                };
+            };
+            401: components["responses"]["Error401"];
+            406: components["responses"]["Error406"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    post_v1_payment_methods_exports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    payment_method_export: components["schemas"]["PaymentMethodExportRequest"];
+                };
+                "application/xml": components["schemas"]["PaymentMethodExportRequest"];
+            };
+        };
+        responses: {
+            /** @description The export request, pending approval */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payment_method_export: components["schemas"]["PaymentMethodExport"];
+                    };
+                    "application/xml": components["schemas"]["PaymentMethodExport"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
+            406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    get_v1_payment_methods_exports_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payment_method_export: components["schemas"]["PaymentMethodExport"];
+                    };
+                    "application/xml": components["schemas"]["PaymentMethodExport"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            406: components["responses"]["Error406"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    post_v1_payment_methods_exports_id_approve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, approved: it may be downloaded once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payment_method_export: components["schemas"]["PaymentMethodExport"];
+                    };
+                    "application/xml": components["schemas"]["PaymentMethodExport"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    get_v1_payment_methods_exports_id_download: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenPGP message (binary) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pgp-encrypted": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -5006,6 +5374,41 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "get_v1_payment_methods_{token}_access_log": {
+        parameters: {
+            query?: {
+                /** @description Cursor of the last record of the previous page */
+                before?: string;
+                /** @description Up to 100 (default 20) */
+                count?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of access records, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_log: components["schemas"]["CardAccess"][];
+                    };
+                    "application/xml": components["schemas"]["CardAccess"][];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            406: components["responses"]["Error406"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];

@@ -6,6 +6,7 @@ import { createSchema as paymentMethodCreate, recacheSchema, redactSchema, updat
 import { deliverySchema, exportSchema, receiverSchema as receiverRequest } from '../routes/receivers.schemas.js';
 import { transactionSchema as transactionRequest } from '../routes/transactions.schemas.js';
 import { backfillSchema } from '../routes/upstream.routes.js';
+import { exportRequestSchema } from '../../services/portability/export-filter.js';
 import { routedTransactionSchema, workflowSchema as workflowRequest } from '../routes/workflows.schemas.js';
 import { explanationSchema, routedBySchema, workflowResponseSchema } from './workflow-schemas.js';
 import { intakeRequestSchema, intakeResultSchema, upstreamStatusSchema } from './upstream-operations.js';
@@ -26,6 +27,7 @@ import {
   healthSchema,
   invalidPaymentMethodSchema,
   importKeySchema,
+  paymentMethodExportSchema,
   paymentMethodImportSchema,
   paymentMethodSchema,
   receiverOptionSchema,
@@ -63,6 +65,7 @@ export const NAMED_SCHEMAS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [deliveryLogSchema, 'Delivery'],
   [paymentMethodImportSchema, 'PaymentMethodImport'],
   [importKeySchema, 'ImportKey'],
+  [paymentMethodExportSchema, 'PaymentMethodExport'],
   [workflowResponseSchema, 'Workflow'],
   [routedBySchema, 'RoutedBy'],
   [explanationSchema, 'Explanation'],
@@ -88,6 +91,7 @@ export const NAMED_SCHEMAS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [accessSecretRequest, 'AccessSecretRequest'],
   [backfillSchema, 'BackfillRequest'],
   [intakeRequestSchema, 'IntakeRequest'],
+  [exportRequestSchema, 'PaymentMethodExportRequest'],
 ];
 
 type JsonSchema = Record<string, unknown>;

@@ -18,14 +18,15 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Not found',
   406: 'The Accept header does not allow the format of the suffix',
   408: 'The gateway did not answer in time (the transaction, state gateway_processing_result_unknown)',
-  409: 'The Idempotency-Key is in use by a request still running, or its answer carried a secret and cannot be replayed',
+  409: 'The Idempotency-Key is in use by a request still running, or its answer carried a secret and cannot be replayed; an export not yet approved',
+  410: 'An export past its window, or already downloaded (docs/portability.md, "Exporting")',
   500: 'An internal error (the message names the request id, for the logs)',
   413: 'Body over the route’s limit (docs/wire-compatibility.md, Request body limits)',
   415: 'Content-Type does not match the suffix',
   422: 'Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction)',
   429: 'Rate limited (Retry-After)',
   502: 'The upstream vault (live migration, docs/portability.md) cannot be reached',
-  503: 'Gateway circuit open or busy, or store unavailable',
+  503: 'Gateway circuit open or busy, store unavailable, master key unreachable (HSM), or vault sealed (docs/key-custody.md)',
 };
 
 function openApiPath(path: string): string {
