@@ -50,7 +50,8 @@ describe('coffer audit and coffer compliance', () => {
     expect(evidence.key_management.provider).toBe('file');
     expect(evidence.audit_trail).toMatchObject({ verified: true, checkpoints: 1, retention_months: 12 });
     expect(evidence.people).toMatchObject({ password_min_length: 12, lockout_failures: 10, lockout_minutes: 30, idle_timeout_minutes: 15, inactive_days: 90 });
-    expect(evidence.people.organizations[0].members_without_two_step).toEqual(['a@example.com', 'b@example.com', 'c@example.com']);
+    // `coffer init` made the portal owner too.
+    expect(evidence.people.organizations[0].members_without_two_step).toEqual(['owner@coffer.local', 'a@example.com', 'b@example.com', 'c@example.com']);
     expect(evidence.tls.protocols).toEqual(['TLSv1.2', 'TLSv1.3']);
     expect(evidence.data_directory).toMatchObject({ path: temp.dir, private: true });
     const status = Object.fromEntries(evidence.requirements.map((finding: { requirement: string; status: string }) => [finding.requirement, finding.status]));
