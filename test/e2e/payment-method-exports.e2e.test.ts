@@ -142,6 +142,9 @@ describe.each(storeKinds)('payment method exports (%s)', (store) => {
     expect(actions).toEqual(['payment_method_export.approve', 'payment_method_export.approve_refused', 'payment_method_export.download', 'payment_method_export.request']);
     const downloaded = audit.find((event: { action: string }) => event.action === 'payment_method_export.download');
     expect(downloaded.details).toMatchObject({ payment_methods: 4 });
+    // Each card whose number left in the file is in its access log, as opened for this export.
+    const log = (await server.client.get(`/v1/payment_methods/${tokens.visa}/access_log.json`)).json().access_log;
+    expect(log).toContainEqual(expect.objectContaining({ operation: 'export', object_type: 'payment_method_export', object_id: job.token, actor_type: 'access_secret' }));
   });
 
   it('round-trips into a fresh Coffer: encrypted to its import key, signed by this one, same tokens and cards', async () => {

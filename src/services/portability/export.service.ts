@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import * as openpgp from 'openpgp';
+import type { CardAccessRecord } from '../../domain/card-access.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Environment } from '../../domain/environment.js';
 import { AppError } from '../../domain/errors.js';
@@ -15,7 +16,7 @@ import { readRecipientKey } from './export-recipient.js';
 import type { ImportKeyService } from './import-keys.js';
 
 /** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
-type Uses = 'paymentMethodExports' | 'paymentMethods';
+type Uses = 'cardAccess' | 'paymentMethodExports' | 'paymentMethods';
 
 /** How long a request waits for its approval, and an approved export for its download. */
 export interface ExportWindows {
@@ -33,6 +34,11 @@ export type ExportCaller = ExportActor & { address: string | null };
 
 /** An export as a reader sees it: its state with expiry applied. */
 export type ExportView = PaymentMethodExport & { shownState: ExportState };
+
+/** The card access record of one payment method opened for an export's file (docs/audit.md). */
+function exportAccess(environment: Environment, paymentMethodToken: string, exportToken: string, caller: ExportCaller, at: string): CardAccessRecord {
+  return { environmentKey: environment.key, paymentMethodToken, operation: 'export', objectType: 'payment_method_export', objectId: exportToken, actorType: caller.type, actor: caller.id, requestId: null, createdAt: at };
+}
 
 function notFound(): AppError {
   return new AppError({ key: 'errors.export_not_found', message: 'Unable to find the specified export.' });
@@ -133,7 +139,7 @@ export class ExportService {
     let file: Readable;
     const counted = { methods: 0 };
     try {
-      file = await this.encrypted(environment, claimed, counted);
+      file = await this.encrypted(environment, claimed, caller, counted);
     } catch (error) {
       await this.finish(environment, caller, claimed, counted.methods, 'The file could not be made');
       throw error;
@@ -156,17 +162,18 @@ export class ExportService {
   }
 
   /** The file: JSON Lines of the chosen methods, encrypted to the recipient and signed, as it streams. */
-  private async encrypted(environment: Environment, job: PaymentMethodExport, counted: { methods: number }): Promise<Readable> {
+  private async encrypted(environment: Environment, job: PaymentMethodExport, caller: ExportCaller, counted: { methods: number }): Promise<Readable> {
     const recipient = await openpgp.readKey({ armoredKey: job.recipientPublicKey });
     const signingKey = await this.keys.privateKey(environment.key);
-    const plain = Readable.from(this.lines(environment, job.filter, counted), { objectMode: false });
+    const plain = Readable.from(this.lines(environment, job, caller, counted), { objectMode: false });
     const message = await openpgp.createMessage({ binary: Readable.toWeb(plain) as unknown as openpgp.NodeWebStream<Uint8Array> });
     const encrypted = await openpgp.encrypt({ message, encryptionKeys: recipient, signingKeys: signingKey, format: 'binary' });
     return Readable.fromWeb(encrypted as unknown as NodeReadableStream<Uint8Array>);
   }
 
   /** The lines, a page of methods at a time (the plaintext of one page at most is held). */
-  private async *lines(environment: Environment, filter: ExportFilter, counted: { methods: number }): AsyncGenerator<Buffer> {
+  private async *lines(environment: Environment, job: PaymentMethodExport, caller: ExportCaller, counted: { methods: number }): AsyncGenerator<Buffer> {
+    const filter: ExportFilter = job.filter;
     const states = filter.storageStates.length === 0 ? ['retained', 'cached'] : filter.storageStates;
     let sinceSeq: number | null = null;
     for (;;) {
@@ -176,6 +183,15 @@ export class ExportService {
         { sinceSeq, order: 'asc', count: PAGE },
       );
       if (methods.length === 0) return;
+      // Every card whose number leaves in the file is an opening of card data (docs/audit.md):
+      // recorded before its page is opened, a page in one commit.
+      const opened = methods.filter(needsOpening);
+      if (opened.length > 0) {
+        const at = this.clock.now().toISOString();
+        await this.store.unitOfWork(async (repos) => {
+          for (const method of opened) await repos.cardAccess.record(exportAccess(environment, method.token, job.token, caller, at));
+        });
+      }
       let chunk = '';
       for (const method of methods) {
         const line = exportLineOf(method, needsOpening(method) ? await this.sealer.open(method) : null);
