@@ -57,10 +57,7 @@ export function loadGooglePayRootKeys(path: string | URL): GooglePayRootKey[] {
   return parseGooglePayRootKeys(json);
 }
 
-/**
- * Google's published test key set, shipped in roots/. The production set is not shipped yet (see
- * docs/wallets.md): an operator supplies it as a file until it is.
- */
+/** Google's published test key set, shipped in roots/ (docs/wallets.md, "Root keys"). */
 export const GOOGLE_PAY_TEST_ROOT_KEYS = new URL('./roots/google-pay-test-keys.json', import.meta.url);
 /** Google's production ECv2 root signing key as shipped (docs/wallets.md, "Root keys": provenance and fingerprint). */
 export const GOOGLE_PAY_PRODUCTION_ROOT_KEYS = new URL('./roots/google-pay-production-keys.json', import.meta.url);
