@@ -47,7 +47,7 @@ const ONE_FREE_FORM = roundUp(FREE_FORM_IN_XML + SHORT_FIELDS);
 const PAYMENT_METHOD = roundUp(FREE_FORM_IN_XML + METADATA_IN_XML + SHORT_FIELDS);
 /**
  * A certificate's PEM chain (64 KiB) and private key (16 KiB); a gateway's credentials, which
- * include PEM keys for some gateway types.
+ * include PEM keys for some gateway types; an export recipient's armored OpenPGP key.
  */
 const PEM = 256 * KiB;
 /**
@@ -78,6 +78,9 @@ export const BODY_LIMITS: ReadonlyMap<string, number> = new Map([
   ['POST /v1/payment_methods', PAYMENT_METHOD],
   ['PUT /v1/payment_methods/:token', PAYMENT_METHOD],
   ['POST /v1/payment_methods/imports', IMPORT_FILE_LIMIT],
+  // The recipient's armored OpenPGP public key (a few KiB, more with many signatures) and the filter.
+  ['POST /v1/payment_methods/exports', PEM],
+  ['POST /v1/payment_methods/exports/:id/approve', SMALL],
   ...both('/v1/payment_methods/:token/retain', SMALL),
   ...both('/v1/payment_methods/:token/redact', SMALL),
   ...both('/v1/payment_methods/:token/recache', SMALL),
