@@ -2,6 +2,7 @@ import { AppError, type ErrorEntry } from '../domain/errors.js';
 import { STORAGE_STATES, type StorageState } from '../domain/payment-method.js';
 import type { PaymentMethodSearch } from '../domain/payment-method-search.js';
 import { fullNumberRefused, holdsFullNumber, isWholeNumber } from './full-number-guard.js';
+import { dayRange, pagePosition } from './search-form-fields.js';
 
 /** The boxes of the card search, by form field: their labels (the only thing an error names). */
 export const CARD_SEARCH_FIELDS = {
@@ -20,7 +21,6 @@ export const CARD_SEARCH_FIELDS = {
 
 export type CardSearchField = keyof typeof CARD_SEARCH_FIELDS;
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 function invalid(field: CardSearchField, message: string): ErrorEntry {
   return { key: 'errors.invalid', attribute: field, message: `${CARD_SEARCH_FIELDS[field]} ${message}` };
@@ -70,20 +70,11 @@ export function cardSearchOf(values: Record<string, string>, count: number): { s
     if ((STORAGE_STATES as readonly string[]).includes(given.state)) search.states = [given.state as StorageState];
     else errors.push(invalid('state', 'is not one of the storage states.'));
   }
-  for (const field of ['from', 'to'] as const) {
-    const value = given[field];
-    if (value === undefined) continue;
-    if (!DATE.test(value) || Number.isNaN(Date.parse(value))) {
-      errors.push(invalid(field, 'must be a date (YYYY-MM-DD).'));
-      continue;
-    }
-    if (field === 'from') search.createdFrom = `${value}T00:00:00.000Z`;
-    else search.createdTo = new Date(Date.parse(`${value}T00:00:00.000Z`) + 86_400_000).toISOString();
-  }
-  if (given.before !== undefined) {
-    if (/^\d{1,15}$/.test(given.before)) search.beforePosition = Number(given.before);
-    else errors.push(invalid('before', 'is not a page of this search.'));
-  }
+  const days = dayRange(given, (field, message) => errors.push(invalid(field, message)));
+  if (days.from !== undefined) search.createdFrom = days.from;
+  if (days.to !== undefined) search.createdTo = days.to;
+  const position = pagePosition(given.before, (message) => errors.push(invalid('before', message)));
+  if (position !== undefined) search.beforePosition = position;
   if (errors.length > 0) throw new AppError(errors);
   return { search, given };
 }

@@ -2,6 +2,7 @@ import { AppError, type ErrorEntry } from '../domain/errors.js';
 import { currencyExponent } from '../domain/money.js';
 import { isTransactionState, TRANSACTION_TYPES, type TransactionSearch } from '../domain/transaction.js';
 import { fullNumberRefused, holdsFullNumber, isWholeNumber } from './full-number-guard.js';
+import { dayRange, pagePosition } from './search-form-fields.js';
 
 /** The boxes of "find a payment", by form field: their labels (the only thing an error names). */
 export const TRANSACTION_SEARCH_FIELDS = {
@@ -22,7 +23,6 @@ export const TRANSACTION_SEARCH_FIELDS = {
 export type TransactionSearchField = keyof typeof TRANSACTION_SEARCH_FIELDS;
 export type GivenTransactionSearch = Partial<Record<TransactionSearchField, string>>;
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
 const AMOUNT = /^\d{1,12}(?:\.\d{1,4})?$/;
 
@@ -92,20 +92,11 @@ export function transactionSearchOf(values: Record<string, string>, count: numbe
     if (minor === undefined) errors.push(invalid(field, `must be an amount such as ${exponent === 0 ? '1000' : `10.${'0'.repeat(exponent)}`}.`));
     else filter[key] = minor;
   }
-  for (const field of ['from', 'to'] as const) {
-    const value = given[field];
-    if (value === undefined) continue;
-    if (!DATE.test(value) || Number.isNaN(Date.parse(value))) {
-      errors.push(invalid(field, 'must be a date (YYYY-MM-DD).'));
-      continue;
-    }
-    if (field === 'from') filter.from = `${value}T00:00:00.000Z`;
-    else filter.to = new Date(Date.parse(`${value}T00:00:00.000Z`) + 86_400_000).toISOString();
-  }
-  if (given.before !== undefined) {
-    if (/^\d{1,15}$/.test(given.before)) filter.beforePosition = Number(given.before);
-    else errors.push(invalid('before', 'is not a page of this search.'));
-  }
+  const days = dayRange(given, (field, message) => errors.push(invalid(field, message)));
+  if (days.from !== undefined) filter.from = days.from;
+  if (days.to !== undefined) filter.to = days.to;
+  const position = pagePosition(given.before, (message) => errors.push(invalid('before', message)));
+  if (position !== undefined) filter.beforePosition = position;
   if (errors.length > 0) throw new AppError(errors);
   return { filter, given, ...(lastFour === undefined ? {} : { lastFour }) };
 }
