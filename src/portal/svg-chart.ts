@@ -133,7 +133,7 @@ ${i % every === 0 ? text(x + barW / 2, height - bottom + 18, bar.tick, { anchor:
 }
 
 /** One row of a horizontal bar chart: a name and one or two values. */
-export interface BarRow {
+export interface ChartBar {
   name: string;
   values: number[];
   /** The numbers written at the end of the bars (e.g. "≤ 300 ms"), one per value. */
@@ -144,7 +144,7 @@ export interface BarRow {
  * Horizontal bars, one row per name (ranked by the caller), one bar per series, the value written
  * at each bar's end, on an axis in `unit`.
  */
-export function barRows(label: string, rows: readonly BarRow[], series: ReadonlyArray<{ name: string; colour: string }>, unit: string, size: ChartSize): SafeHtml {
+export function horizontalBars(label: string, rows: readonly ChartBar[], series: ReadonlyArray<{ name: string; colour: string }>, unit: string, size: ChartSize): SafeHtml {
   const narrow = size === 'narrow';
   const width = narrow ? 280 : 600;
   const nameW = narrow ? 104 : 190;

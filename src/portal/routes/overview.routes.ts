@@ -7,7 +7,7 @@ import { html, type SafeHtml } from '../html.js';
 import { page, sendPage, when } from '../layout.js';
 import { formatAmount } from '../money-format.js';
 import { overviewJson } from '../overview-json.js';
-import { barRows, COLOURS, responsive, volumeChart, type BarRow } from '../svg-chart.js';
+import { horizontalBars, COLOURS, responsive, volumeChart, type ChartBar } from '../svg-chart.js';
 import { isOverviewRange, OVERVIEW_RANGES, type GatewayFigures, type OverviewFigures, type OverviewRange } from '../../services/overview.service.js';
 
 type EnvParams = { Params: { env: string } };
@@ -21,8 +21,8 @@ function rangeOf(query: Record<string, string>): OverviewRange {
 }
 
 /** A horizontal bar chart in both sizes. */
-function rowsChart(label: string, rows: readonly BarRow[], series: ReadonlyArray<{ name: string; colour: string }>, unit: string): SafeHtml {
-  return responsive((size) => barRows(label, rows, series, unit, size));
+function barsChart(label: string, rows: readonly ChartBar[], series: ReadonlyArray<{ name: string; colour: string }>, unit: string): SafeHtml {
+  return responsive((size) => horizontalBars(label, rows, series, unit, size));
 }
 
 function percent(rate: number | null): string {
@@ -75,7 +75,7 @@ function overviewBody(envKey: string, figures: OverviewFigures, failures: Awaite
   const latency =
     withCalls.length === 0
       ? html`<p>No gateway calls with a measured latency ${rangeWords}.</p>`
-      : rowsChart(
+      : barsChart(
           `Gateway latency ${rangeWords}, p50 and p95 in milliseconds`,
           withCalls.map((g) => ({ name: g.name, values: [g.latencyP50Ms ?? 0, g.latencyP95Ms ?? 0], valueTexts: [latencyText(g.latencyP50Ms), latencyText(g.latencyP95Ms)] })),
           [{ name: 'p50', colour: COLOURS.p50 }, { name: 'p95', colour: COLOURS.p95 }],
@@ -85,16 +85,16 @@ function overviewBody(envKey: string, figures: OverviewFigures, failures: Awaite
   const declineChart =
     declines.length === 0
       ? html`<p>No declined or failed payments ${rangeWords}.</p>`
-      : rowsChart(`Decline reasons ${rangeWords}, most first`, declines.map((d) => ({ name: d.code, values: [d.count], valueTexts: [String(d.count)] })), [{ name: 'payments', colour: COLOURS.declined }], 'payments');
+      : barsChart(`Decline reasons ${rangeWords}, most first`, declines.map((d) => ({ name: d.code, values: [d.count], valueTexts: [String(d.count)] })), [{ name: 'payments', colour: COLOURS.declined }], 'payments');
   const breakers =
     totals.breakerOpenings === 0
       ? html`<p>No breaker opened ${rangeWords}.</p>`
-      : rowsChart(`Breaker openings per gateway ${rangeWords}`, figures.gateways.filter((g) => g.breakerOpenings > 0).map((g) => ({ name: g.name, values: [g.breakerOpenings], valueTexts: [String(g.breakerOpenings)] })), [{ name: 'openings', colour: COLOURS.declined }], 'openings');
+      : barsChart(`Breaker openings per gateway ${rangeWords}`, figures.gateways.filter((g) => g.breakerOpenings > 0).map((g) => ({ name: g.name, values: [g.breakerOpenings], valueTexts: [String(g.breakerOpenings)] })), [{ name: 'openings', colour: COLOURS.declined }], 'openings');
   const rescued = figures.gateways.filter((g) => g.retryRescues + g.failoverRescues > 0);
   const rescues =
     rescued.length === 0
       ? html`<p>No payment was rescued by a retry or a failover ${rangeWords}.</p>`
-      : rowsChart(
+      : barsChart(
           `Payments rescued by a retry or a failover ${rangeWords}, by the gateway that approved them`,
           rescued.map((g) => ({ name: g.name, values: [g.retryRescues, g.failoverRescues], valueTexts: [String(g.retryRescues), String(g.failoverRescues)] })),
           [{ name: 'after a decline (retry)', colour: COLOURS.approved }, { name: 'after a fault (failover)', colour: COLOURS.rate }],
@@ -103,7 +103,7 @@ function overviewBody(envKey: string, figures: OverviewFigures, failures: Awaite
   const routing =
     figures.routing.length === 0
       ? html`<p>No payment was routed by a workflow ${rangeWords}.</p>`
-      : html`${rowsChart(`Routing decisions per workflow rule ${rangeWords}`, figures.routing.map((r) => ({ name: `${r.workflowKey} · ${r.rule ?? 'default target'}`, values: [r.decisions], valueTexts: [String(r.decisions)] })), [{ name: 'decisions', colour: COLOURS.neutral }], 'decisions')}
+      : html`${barsChart(`Routing decisions per workflow rule ${rangeWords}`, figures.routing.map((r) => ({ name: `${r.workflowKey} · ${r.rule ?? 'default target'}`, values: [r.decisions], valueTexts: [String(r.decisions)] })), [{ name: 'decisions', colour: COLOURS.neutral }], 'decisions')}
 <div class="figure-scroll" role="region" tabindex="0" aria-label="Routing decisions per workflow rule and gateway"><table><caption class="visually-hidden">Routing decisions per workflow rule and gateway</caption>
 <thead><tr><th scope="col">Workflow</th><th scope="col">Rule</th><th scope="col" class="num">Decisions</th><th scope="col">Gateways chosen</th></tr></thead>
 <tbody>${figures.routing.map((r) => html`<tr><td><a href="/portal/e/${envKey}/workflows/${r.workflowKey}"><code>${r.workflowKey}</code></a></td><td>${r.rule ?? 'default target'}</td><td class="num">${r.decisions}</td><td>${r.gateways.map((g, i) => html`${i === 0 ? '' : ', '}${names.get(g.token) ?? g.token}: ${g.count}`)}</td></tr>`)}</tbody></table></div>`;
