@@ -247,7 +247,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       ...receiving,
       paymentMethods,
       sweeper,
-      keyRotation: new KeyRotationService(access, keyring),
+      keyRotation: new KeyRotationService(access, keyring, clock),
       transactions,
       workflows,
       routedTransactions,

@@ -91,4 +91,20 @@ export function masterKeyCommands(cli: Command, withCore: WithCore, config: () =
         printResult({ to: target.kind, master_key_id: target.id, rewrapped: moved.rewrapped, remaining: moved.remaining }, opts.json === true);
       });
     });
+  masterKey
+    .command('history')
+    .description('the latest master key rotations and moves, newest first: when, onto which provider, how many keys, completed or interrupted')
+    .option('--limit <n>', 'how many runs to show', '20')
+    .addOption(json())
+    .action((opts: JsonFlag & { limit: string }) => {
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) fail('--limit must be a whole number from 1 to 1000');
+      return withCore(async (core) => {
+        const runs = await core.keyRotation.history(limit);
+        printResult(
+          runs.map((run) => ({ finished_at: run.finishedAt, kind: run.kind, to: run.toProvider, master_key_id: run.toMasterKeyId, from: run.fromMasterKeyIds, rewrapped: run.rewrapped, remaining: run.remaining, outcome: run.outcome, problem: run.problem })),
+          opts.json === true,
+        );
+      });
+    });
 }

@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../domain/clock.js';
+import type { MasterKeyRotation, MasterKeyRotationKind } from '../store/interfaces/master-key-rotations.js';
 import type { StoreAccess } from '../store/store-access.js';
 import type { Repositories } from '../store/repositories.js';
 import { SEALED_FIELDS, type SealedField, type SealedRecordKind } from '../domain/sealed-fields.js';
@@ -9,7 +12,7 @@ import { certificatePrivateKeyAad } from './certificate.service.js';
 import { paymentMethodAad } from './payment-method-sealer.js';
 
 /** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
-type Uses = 'sealedBlobs';
+type Uses = 'sealedBlobs' | 'masterKeyRotations';
 
 export interface DataRotationResult {
   environmentKey: string;
@@ -28,13 +31,14 @@ export class KeyRotationService {
   constructor(
     store: StoreAccess<Uses>,
     private readonly keyring: Keyring,
+    private readonly clock: Clock,
   ) {
     this.repos = store.repos;
   }
 
   /** Re-wraps every wrapped key under the primary master key; returns how many moved. */
-  rotateMaster(): Promise<number> {
-    return this.keyring.rewrapWithPrimary();
+  async rotateMaster(): Promise<number> {
+    return (await this.recorded('rotate', this.keyring.primaryProvider)).rewrapped;
   }
 
   /**
@@ -43,9 +47,38 @@ export class KeyRotationService {
    * `Keyring.rewrapTo`); `remaining` counts keys still on another master key afterwards (made
    * meanwhile by nodes on the old provider: run it again once they moved).
    */
-  async moveMasterKey(target: MasterKeyProvider): Promise<{ rewrapped: number; remaining: number }> {
-    const rewrapped = await this.keyring.rewrapTo(target);
-    return { rewrapped, remaining: await this.keyring.countNotWrappedBy(target) };
+  moveMasterKey(target: MasterKeyProvider): Promise<{ rewrapped: number; remaining: number }> {
+    return this.recorded('move', target);
+  }
+
+  /** The latest runs of either, newest first (the compliance report, `coffer master-key history`). */
+  history(limit = 20): Promise<MasterKeyRotation[]> {
+    return this.repos.masterKeyRotations.latest(limit);
+  }
+
+  /**
+   * Runs one re-wrap onto `target` and records it, completed or interrupted (docs/key-custody.md,
+   * "Rotation record"): an interrupted run is recorded with what it moved before it stopped, and
+   * its error is thrown on.
+   */
+  private async recorded(kind: MasterKeyRotationKind, target: MasterKeyProvider): Promise<{ rewrapped: number; remaining: number }> {
+    const startedAt = this.clock.now().toISOString();
+    const fromMasterKeyIds = await this.keyring.mastersOtherThan(target);
+    const before = await this.keyring.countWrappedBy(target);
+    const record = async (outcome: MasterKeyRotation['outcome'], rewrapped: number, problem: string | null) => {
+      const remaining = await this.keyring.countNotWrappedBy(target);
+      await this.repos.masterKeyRotations.insert({ id: randomUUID(), kind, toProvider: target.kind, toMasterKeyId: target.id, fromMasterKeyIds, rewrapped, remaining, outcome, problem, startedAt, finishedAt: this.clock.now().toISOString() });
+      return remaining;
+    };
+    let rewrapped: number;
+    try {
+      rewrapped = await this.keyring.rewrapTo(target);
+    } catch (error) {
+      const moved = Math.max(0, (await this.keyring.countWrappedBy(target)) - before);
+      await record('interrupted', moved, (error instanceof Error ? error.message : String(error)).slice(0, 200));
+      throw error;
+    }
+    return { rewrapped, remaining: await record('completed', rewrapped, null) };
   }
 
   /** Makes a new data key current for the environment and re-encrypts its blobs onto it. */

@@ -54,6 +54,8 @@ import { UpstreamsRepo } from './repositories/upstreams.repo.js';
 import type { UpstreamsRepository } from './interfaces/upstreams.js';
 import { WalletTokenUsesRepo } from './repositories/wallet-token-uses.repo.js';
 import type { WalletTokenUsesRepository } from './interfaces/wallet-token-uses.js';
+import { MasterKeyRotationsRepo } from './repositories/master-key-rotations.repo.js';
+import type { MasterKeyRotationsRepository } from './interfaces/master-key-rotations.js';
 import { PaymentMethodImportsRepo } from './repositories/payment-method-imports.repo.js';
 import type { PaymentMethodImportsRepository } from './interfaces/payment-method-imports.js';
 import { PaymentMethodExportsRepo } from './repositories/payment-method-exports.repo.js';
@@ -104,6 +106,8 @@ export interface Repositories {
   workflows: WorkflowsRepository;
   upstreams: UpstreamsRepository;
   walletTokenUses: WalletTokenUsesRepository;
+  /** The installation's master key rotations and moves (docs/key-custody.md). */
+  masterKeyRotations: MasterKeyRotationsRepository;
   paymentMethodImports: PaymentMethodImportsRepository;
   paymentMethodExports: PaymentMethodExportsRepository;
   journal: Journal;
@@ -162,6 +166,7 @@ export function repositories(db: Kysely<Database>, dialect: Dialect, scope: Work
     workflows: new WorkflowsRepo(db),
     upstreams: new UpstreamsRepo(db),
     walletTokenUses: new WalletTokenUsesRepo(db),
+    masterKeyRotations: new MasterKeyRotationsRepo(db),
     paymentMethodImports: new PaymentMethodImportsRepo(db),
     paymentMethodExports: new PaymentMethodExportsRepo(db),
     journal: {

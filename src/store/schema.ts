@@ -248,6 +248,22 @@ export interface WalletTokenUsesTable {
   used_at: string;
 }
 
+/** Migration 027: one run of a master key rotation or move (installation-wide, docs/key-custody.md). */
+export interface MasterKeyRotationsTable {
+  id: string;
+  kind: string;
+  to_provider: string;
+  to_master_key_id: string;
+  /** JSON list of master key ids. */
+  from_master_key_ids: string;
+  rewrapped: number;
+  remaining: number;
+  outcome: string;
+  problem: string | null;
+  started_at: string;
+  finished_at: string;
+}
+
 /** Migration 019: an import job (docs/portability.md); `report` is JSON text. */
 export interface PaymentMethodImportsTable {
   token: string;
@@ -332,6 +348,7 @@ export interface Database {
   audit_signing_keys: AuditSigningKeysTable;
   wallet_token_uses: WalletTokenUsesTable;
   payment_method_exports: PaymentMethodExportsTable;
+  master_key_rotations: MasterKeyRotationsTable;
 }
 
 /** The chain columns of an audited row (migration 022, docs/audit.md): null until the chainer links it. */

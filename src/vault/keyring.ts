@@ -170,6 +170,16 @@ export class Keyring {
     return this.keys.countWrappedBy(provider.id);
   }
 
+  /** The master keys (by id) that wrap keys `target` did not wrap: what a move onto `target` moves off. */
+  async mastersOtherThan(target: MasterKeyProvider): Promise<string[]> {
+    return [...new Set((await this.keys.notWrappedBy(target.id)).map((key) => key.masterKeyId))].sort();
+  }
+
+  /** The provider new keys are wrapped by (`rewrapWithPrimary` moves onto it). */
+  get primaryProvider(): MasterKeyProvider {
+    return this.primary;
+  }
+
   /** How many keys `target` did not wrap. */
   async countNotWrappedBy(target: MasterKeyProvider): Promise<number> {
     return (await this.keys.notWrappedBy(target.id)).length;

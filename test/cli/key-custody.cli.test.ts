@@ -110,6 +110,11 @@ describe('coffer master-key rotate --to shares', () => {
     expect(shares).toHaveLength(3);
     const env = { COFFER_DATA_DIR: dir, COFFER_MASTER_KEY_PROVIDER: 'shares' };
     expect(okJson(await runCoffer(['access-secrets', 'list', '--json'], env, 30_000, `${shares[0]}\n${shares[2]}\n`))).toHaveLength(1);
+    // The move is on record (docs/key-custody.md, "Rotation record"); a bad --limit is refused first.
+    expect(failedWithOneLine(await runCoffer(['master-key', 'history', '--limit', '0'], env))).toMatch(/--limit must be a whole number from 1 to 1000/);
+    const history = okJson(await runCoffer(['master-key', 'history', '--json'], env, 30_000, `${shares[1]}\n${shares[2]}\n`)) as Array<Record<string, unknown>>;
+    expect(history).toEqual([expect.objectContaining({ kind: 'move', to: 'shares', remaining: 0, outcome: 'completed', problem: null })]);
+    expect(history[0]?.rewrapped).toBeGreaterThanOrEqual(1);
     // The file key no longer opens anything.
     expect(failedWithOneLine(await runCoffer(['access-secrets', 'list'], { COFFER_DATA_DIR: dir }))).toMatch(/does not match the master key/);
   });

@@ -90,6 +90,8 @@ describeWithSoftHsm('moving the master key between providers (file ⇄ pkcs11, S
 
       // Interrupted after one key: it is on the HSM key, the rest still on the file key.
       await expect(rotator.core.keyRotation.moveMasterKey(failingAfter(target, 1))).rejects.toThrow('interrupted');
+      // Half done is not met until the move is run again.
+      expect((await rotator.core.compliance.report()).requirements.find((finding) => finding.title === 'Master key rotated')).toMatchObject({ status: 'not_met' });
       const midway = await wrappedBy(rotator);
       expect(midway.filter((id) => id === target.id)).toHaveLength(1);
       expect(midway.filter((id) => id === fileId)).toHaveLength(total - 1);
@@ -108,6 +110,20 @@ describeWithSoftHsm('moving the master key between providers (file ⇄ pkcs11, S
       expect(await rotator.core.keyRotation.moveMasterKey(target)).toEqual({ rewrapped: total - 1, remaining: 0 });
       expect(await rotator.core.keyRotation.moveMasterKey(target)).toEqual({ rewrapped: 0, remaining: 0 });
       expect(new Set(await wrappedBy(rotator))).toEqual(new Set([target.id]));
+
+      // Each run is recorded, the interrupted one with what it moved and why it stopped, and the
+      // compliance report names the latest (docs/key-custody.md, "Rotation record").
+      const runs = await rotator.core.keyRotation.history();
+      expect(runs.map(({ kind, toProvider, toMasterKeyId, rewrapped, remaining, outcome, problem }) => ({ kind, toProvider, toMasterKeyId, rewrapped, remaining, outcome, problem }))).toEqual([
+        { kind: 'move', toProvider: 'pkcs11', toMasterKeyId: target.id, rewrapped: 0, remaining: 0, outcome: 'completed', problem: null },
+        { kind: 'move', toProvider: 'pkcs11', toMasterKeyId: target.id, rewrapped: total - 1, remaining: 0, outcome: 'completed', problem: null },
+        { kind: 'move', toProvider: 'pkcs11', toMasterKeyId: target.id, rewrapped: 1, remaining: total - 1, outcome: 'interrupted', problem: 'interrupted' },
+      ]);
+      expect(runs[2]?.fromMasterKeyIds).toEqual([fileId]);
+      expect(runs[1]?.fromMasterKeyIds).toEqual([fileId]);
+      const report = await rotator.core.compliance.report();
+      expect(report.key_management.last_master_key_rotation).toMatchObject({ kind: 'move', to_provider: 'pkcs11', rewrapped: 0, remaining: 0, outcome: 'completed' });
+      expect(report.requirements.find((finding) => finding.title === 'Master key rotated')).toMatchObject({ requirement: '3.7.4', status: 'met' });
       expect(await sealedNumber(rotator)).toBe(blobBefore);
       expect((await purchase(client)).status).toBe(200);
     } finally {

@@ -35,7 +35,7 @@ const TABLES = [
   'access_secrets', 'audit_events', 'cache_generation', 'callback_attempts', 'callback_deliveries', 'callback_destinations', 'certificates', 'environments', 'events', 'gateways', 'idempotency_keys', 'master_key_checks', 'organizations', 'overview_rollup_marks', 'overview_rollups', 'payment_methods',
   'portal_invitations', 'portal_memberships', 'portal_people', 'portal_sessions', 'receivers', 'transactions', 'used_nonces', 'workflows', 'wrapped_keys',
 ];
-const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates', '006-idempotency-key-hashes', '009-portal', '010-card-capture', '011-events-callbacks', '012-portal-gaps', '013-retry-chains', '014-workflows', '015-cache-generation', '016-partial-indexes', '017-portal-memberships', '018-callback-fairness', '019-portability-import', '020-upstreams', '021-master-key-checks', '022-audit-chain', '023-payment-method-exports', '024-portal-search', '025-overview-figures', '026-wallets'];
+const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates', '006-idempotency-key-hashes', '009-portal', '010-card-capture', '011-events-callbacks', '012-portal-gaps', '013-retry-chains', '014-workflows', '015-cache-generation', '016-partial-indexes', '017-portal-memberships', '018-callback-fairness', '019-portability-import', '020-upstreams', '021-master-key-checks', '022-audit-chain', '023-payment-method-exports', '024-portal-search', '025-overview-figures', '026-wallets', '027-master-key-rotations'];
 
 let counter = 0;
 /** Unique, readable ids; base-62-ish like the real tokens. */
@@ -725,6 +725,17 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect((await repos.environments.find(env))?.googlePayMerchantId).toBeNull();
       await repos.environments.update(env, { googlePayMerchantId: '01234567890123456789', updatedAt: now });
       expect((await repos.environments.find(env))?.googlePayMerchantId).toBe('01234567890123456789');
+    });
+
+    it('master key rotations: recorded with their lists parsed, newest first', async () => {
+      const run = { kind: 'move' as const, toProvider: 'pkcs11', toMasterKeyId: 'mk-hsm', fromMasterKeyIds: ['mk-a', 'mk-b'], rewrapped: 3, remaining: 2, outcome: 'interrupted' as const, problem: 'token removed', startedAt: '2999-01-01T00:00:00.000Z', finishedAt: '2999-01-01T00:00:01.000Z' };
+      const older = { ...run, id: uid('mkr') };
+      const newer = { ...run, id: uid('mkr'), fromMasterKeyIds: [], rewrapped: 2, remaining: 0, outcome: 'completed' as const, problem: null, finishedAt: '2999-01-01T00:00:09.000Z' };
+      await repos.masterKeyRotations.insert(older);
+      await repos.masterKeyRotations.insert(newer);
+      expect(await repos.masterKeyRotations.latest(2)).toEqual([newer, older]);
+      expect(await repos.masterKeyRotations.latest(1)).toEqual([newer]);
+      await expect(repos.masterKeyRotations.insert(newer)).rejects.toThrow();
     });
 
     it('payment method exports: insert, find and list scoped to the environment; transitions only from their state and before the deadline', async () => {

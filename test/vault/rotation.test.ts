@@ -362,6 +362,14 @@ describe('master-key rotation across processes with the real CLI', () => {
     // Running it again finds nothing left.
     const again = await runCoffer(['keys', 'rotate-master', '--json'], rotating);
     expect(JSON.parse(again.stdoutLines[0]!), again.stderr).toEqual({ rewrapped: 0 });
+    // Both runs are on record, newest first (docs/key-custody.md, "Rotation record").
+    const history = await runCoffer(['master-key', 'history', '--json'], rotating);
+    expect(history.code, history.stderr).toBe(0);
+    const runs = JSON.parse(history.stdoutLines[0]!) as Array<Record<string, unknown>>;
+    expect(runs.map(({ kind, to, master_key_id, from, rewrapped: moved, remaining, outcome }) => ({ kind, to, master_key_id, from, moved, remaining, outcome }))).toEqual([
+      { kind: 'rotate', to: 'env', master_key_id: k2Id, from: [], moved: 0, remaining: 0, outcome: 'completed' },
+      { kind: 'rotate', to: 'env', master_key_id: k2Id, from: [k1Id], moved: underK1.length, remaining: 0, outcome: 'completed' },
+    ]);
     await client.close();
     await stop(second);
 

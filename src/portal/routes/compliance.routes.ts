@@ -1,8 +1,17 @@
 import type { FastifyInstance } from 'fastify';
+import type { ComplianceReport } from '../../services/compliance/compliance.service.js';
 import { sessionOf, type PortalDeps } from '../context.js';
 import { frameFor } from '../frame.js';
 import { html } from '../html.js';
 import { page, sendPage, when } from '../layout.js';
+
+/** The latest master key rotation or move in a phrase (docs/key-custody.md, "Rotation record"). */
+function masterRotation(last: ComplianceReport['key_management']['last_master_key_rotation']) {
+  if (last === null) return html`never rotated or moved`;
+  const what = last.kind === 'move' ? `move to ${last.to_provider}` : 'rotation';
+  const left = last.remaining > 0 ? `, ${last.remaining} key(s) still on the previous master key` : '';
+  return html`last ${what} ${when(last.finished_at)}: ${String(last.rewrapped)} key(s) re-wrapped, ${last.outcome}${left}`;
+}
 
 /** The evidence page (docs/compliance.md): the organization's part of `coffer compliance report`, for owners and admins. */
 export function complianceRoutes(portal: FastifyInstance, deps: PortalDeps): void {
@@ -20,7 +29,8 @@ export function complianceRoutes(portal: FastifyInstance, deps: PortalDeps): voi
     )}</tbody></table>
 <h2>Keys</h2>
 <dl><dt>Master key provider</dt><dd><code>${keys.provider}</code></dd>
-<dt>Data keys</dt><dd>${keys.data_keys.length} environment key(s); last rotation ${keys.last_data_key_rotation === null ? 'never' : when(keys.last_data_key_rotation)}</dd></dl>
+<dt>Data keys</dt><dd>${keys.data_keys.length} environment key(s); last rotation ${keys.last_data_key_rotation === null ? 'never' : when(keys.last_data_key_rotation)}</dd>
+<dt>Master key rotations</dt><dd>${masterRotation(keys.last_master_key_rotation)}</dd></dl>
 <h2>Audit trail</h2>
 <dl><dt>Hash chain</dt><dd>${chain.verified ? html`<span class="badge ok">verified</span> through entry ${chain.verified_through} of ${chain.head_position}` : html`<span class="badge bad">broken</span> ${chain.problem ?? ''}`}</dd>
 <dt>Signed checkpoints</dt><dd>${chain.checkpoints}${chain.last_checkpoint === null ? '' : html`, the last at entry ${chain.last_checkpoint.position} (${when(chain.last_checkpoint.signed_at)})`}</dd>

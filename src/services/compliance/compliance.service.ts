@@ -5,7 +5,7 @@ import type { AuditChainService } from '../audit-chain/audit-chain.service.js';
 import type { PeoplePolicyService } from '../people-policy.service.js';
 
 /** The repositories this module reads (docs/architecture.md, "Dependencies"). */
-type Uses = 'complianceFacts';
+type Uses = 'complianceFacts' | 'masterKeyRotations';
 
 /** What the report is told of the running configuration (the composition root knows it). */
 export interface ComplianceSettings {
@@ -43,6 +43,16 @@ export interface ComplianceReport {
     master_key_ids: string[];
     data_keys: Array<{ environment_key: string | null; current_key_id: string; created_at: string; versions: number }>;
     last_data_key_rotation: string | null;
+    /** The latest run of `coffer keys rotate-master` or `coffer master-key rotate --to`; null if none ran. */
+    last_master_key_rotation: {
+      finished_at: string;
+      kind: 'rotate' | 'move';
+      to_provider: string;
+      to_master_key_id: string;
+      rewrapped: number;
+      remaining: number;
+      outcome: 'completed' | 'interrupted';
+    } | null;
   };
   audit_trail: {
     verified: boolean;
@@ -97,7 +107,13 @@ export class ComplianceService {
     const facts = this.store.repos.complianceFacts;
     // The portal's page checks what came since the latest signed checkpoint (a page load must not walk
     // a year of entries); the operator's report walks the whole chain.
-    const [keys, members, organizations, verification] = await Promise.all([facts.dataKeys(), facts.members(), facts.organizations(), this.chain.verify({ sinceLatestCheckpoint: organizationToken !== null })]);
+    const [keys, members, organizations, verification, [lastMasterRotation]] = await Promise.all([
+      facts.dataKeys(),
+      facts.members(),
+      facts.organizations(),
+      this.chain.verify({ sinceLatestCheckpoint: organizationToken !== null }),
+      this.store.repos.masterKeyRotations.latest(1),
+    ]);
     const byEnvironment = new Map<string | null, { id: string; createdAt: string; versions: number }>();
     for (const key of keys) {
       const seen = byEnvironment.get(key.environmentKey);
@@ -134,6 +150,18 @@ export class ComplianceService {
         master_key_ids: [...new Set(keys.map((key) => key.masterKeyId))],
         data_keys: [...byEnvironment.entries()].map(([environmentKey, key]) => ({ environment_key: environmentKey, current_key_id: key.id, created_at: key.createdAt, versions: key.versions })),
         last_data_key_rotation: rotated,
+        last_master_key_rotation:
+          lastMasterRotation === undefined
+            ? null
+            : {
+                finished_at: lastMasterRotation.finishedAt,
+                kind: lastMasterRotation.kind,
+                to_provider: lastMasterRotation.toProvider,
+                to_master_key_id: lastMasterRotation.toMasterKeyId,
+                rewrapped: lastMasterRotation.rewrapped,
+                remaining: lastMasterRotation.remaining,
+                outcome: lastMasterRotation.outcome,
+              },
       },
       audit_trail: {
         verified: verification.ok,
@@ -165,6 +193,14 @@ function finding(requirement: string, title: string, met: boolean, evidence: str
   return { requirement, title, status: met ? 'met' : 'not_met', evidence };
 }
 
+/** A master key rotation or move left half done (interrupted, or keys still on another master key) is not met until run again. */
+function masterKeyFinding(last: ComplianceReport['key_management']['last_master_key_rotation']): RequirementFinding {
+  if (last === null) return finding('3.7.4', 'Master key rotated', true, 'the master key has not been rotated or moved (coffer master-key rotate --to, coffer keys rotate-master)');
+  const what = `last master key ${last.kind === 'move' ? `move to ${last.to_provider}` : 'rotation'} ${last.finished_at}: ${last.rewrapped} key(s) re-wrapped`;
+  const done = last.outcome === 'completed' && last.remaining === 0;
+  return finding('3.7.4', 'Master key rotated', done, done ? what : `${what}, ${last.outcome}, ${last.remaining} key(s) still on the previous master key (run it again to finish)`);
+}
+
 /** Each requirement, judged from the report's facts (docs/compliance.md maps them to code and tests). */
 function findings(report: Omit<ComplianceReport, 'requirements'>): RequirementFinding[] {
   const { key_management: keys, audit_trail: chain, people, tls, data_directory: data } = report;
@@ -176,6 +212,7 @@ function findings(report: Omit<ComplianceReport, 'requirements'>): RequirementFi
     ...(keys.provider === 'pkcs11' ? [finding('3.6.1.2', 'The HSM holding the key-encrypting key is reachable', keys.hsm_reachable === true, keys.hsm_reachable === true ? 'the PKCS#11 token answered' : 'the PKCS#11 token did not answer (see /readyz and the log)')] : []),
     ...(keys.provider === 'shares' && keys.custodians !== null ? [finding('3.7.6', 'Split knowledge and dual control of the master key', keys.custodians.threshold >= 2, `${keys.custodians.threshold} of ${keys.custodians.shares} custodian shares unseal a node`)] : []),
     finding('3.7.4', 'Data keys rotated', true, keys.last_data_key_rotation === null ? 'no data key rotated yet (coffer keys rotate-data)' : `last data key rotation ${keys.last_data_key_rotation}`),
+    masterKeyFinding(keys.last_master_key_rotation),
     finding('4.2.1', 'Strong cryptography in transit', tls.mode !== 'off', tls.mode === 'off' ? 'TLS is off (COFFER_TLS=off): only behind a TLS-terminating proxy' : `${tls.protocols.join(', ')}; ${tls.cipher_suites.length} AEAD forward-secret suites`),
     finding('8.2.6', 'Inactive accounts disabled within 90 days', people.inactive_days <= 90, `members not signed in for ${people.inactive_days} days are disabled`),
     finding('8.2.8', 'Idle sessions end within 15 minutes', people.idle_timeout_minutes <= 15, `idle timeout ${people.idle_timeout_minutes} minutes`),
