@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../domain/digest.js';
 import { AppError, fieldError, MESSAGES } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import { isPortalRole } from '../domain/portal-roles.js';
@@ -23,7 +24,7 @@ export interface OpenInvitation {
 }
 
 function invitationSecretHash(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return sha256Hex(secret);
 }
 
 export function invitationGone(): AppError {

@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from '../domain/digest.js';
 import type { Clock } from '../domain/clock.js';
 import type { StoreAccess } from '../store/store-access.js';
 import type { Repositories } from '../store/repositories.js';
@@ -36,10 +37,6 @@ export interface NewSession {
   row: PortalSession;
 }
 
-function hashId(cookie: string): string {
-  return createHash('sha256').update(cookie, 'utf8').digest('hex');
-}
-
 /**
  * Server-side portal sessions in the database, so every node behind a load balancer sees them.
  * A session is one person acting in one organization. It starts at stage 'password' when the
@@ -61,7 +58,7 @@ export class PortalSessionService {
     const cookie = randomBytes(32).toString('base64url');
     const now = this.clock.now();
     const row: PortalSession = {
-      idHash: hashId(cookie),
+      idHash: sha256Hex(cookie),
       personToken: user.personToken,
       organizationToken: user.organizationToken,
       csrfToken: randomBytes(32).toString('base64url'),
@@ -80,7 +77,7 @@ export class PortalSessionService {
   /** The live session behind a cookie value, or null (unknown, expired, membership disabled or removed). */
   async resolve(cookie: string): Promise<LiveSession | null> {
     if (cookie.length === 0 || cookie.length > 100) return null;
-    const idHash = hashId(cookie);
+    const idHash = sha256Hex(cookie);
     const row = await this.repos.portalSessions.find(idHash);
     if (row === undefined) return null;
     const now = this.clock.now().getTime();

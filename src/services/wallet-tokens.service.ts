@@ -1,10 +1,11 @@
-import { createHash, createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 import type { Certificate } from '../domain/certificate.js';
 import type { Environment } from '../domain/environment.js';
 import { AppError, fieldError } from '../domain/errors.js';
 import type { WalletInput, WalletType } from '../domain/payment-method.js';
 import { Secret } from '../domain/secret.js';
+import { sha256Hex } from '../domain/digest.js';
 import type { StoreAccess } from '../store/store-access.js';
 import type { Repositories } from '../store/repositories.js';
 import { normalizePan } from '../vault/card-rules.js';
@@ -66,10 +67,6 @@ export function walletReplayed(type: WalletType): AppError {
 
 function notConfigured(message: string): AppError {
   return new AppError({ key: 'errors.wallet_not_configured', message });
-}
-
-function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /**

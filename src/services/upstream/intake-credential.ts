@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { sha256Hex } from '../../domain/digest.js';
 
 /** The header a delivery carries the one-time intake credential in. */
 export const INTAKE_HEADER = 'X-Coffer-Intake-Credential';
@@ -19,7 +20,7 @@ export function newIntakeCredential(): string {
  * so a plain hash cannot be reversed or guessed; a leaked table admits nothing.
  */
 export function intakeCredentialHash(credential: string): string {
-  return crypto.createHash('sha256').update(credential, 'utf8').digest('hex');
+  return sha256Hex(credential);
 }
 
 /**
