@@ -63,6 +63,13 @@ const LARGEST = MAX_BODY_LIMIT;
  */
 export const IMPORT_FILE_LIMIT = 8 * 1024 * MiB;
 
+/**
+ * An import file uploaded in the portal (`POST /portal/e/<key>/imports`, docs/portal.md): streamed
+ * like the API's, but a browser upload is one request of at most the request timeout, so larger
+ * files go through `coffer import` or the API.
+ */
+export const PORTAL_IMPORT_FILE_LIMIT = 64 * MiB;
+
 const GATEWAY_OPERATIONS = ['purchase', 'authorize', 'verify', 'store', 'general_credit'];
 const REFERENCE_OPERATIONS = ['capture', 'credit'];
 const ROUTED_OPERATIONS = ['purchase', 'authorize', 'verify'];
