@@ -79,6 +79,8 @@ export const BODY_LIMITS: ReadonlyMap<string, number> = new Map([
   // Public: anyone with the environment key (which is on the merchant's page).
   ['POST /v1/payment_methods/restricted', PUBLIC_TOKENIZATION_BODY_LIMIT],
   ['OPTIONS /v1/payment_methods/restricted', PREFLIGHT],
+  // The card form's recache: a CVV and the signature fields.
+  ['POST /v1/payment_methods/restricted/:token/recache', PUBLIC_TOKENIZATION_BODY_LIMIT],
   ['OPTIONS /v1/gateways', PREFLIGHT],
 
   // Payment methods. POST also takes the transparent redirect's form, narrowed to the public limit.
