@@ -54,12 +54,11 @@ ${can(request, 'manage_payment_methods') ? uploadForm(request, env) : null}
     if (job === undefined) throw new AppError({ key: 'errors.import_not_found', message: 'Unable to find the specified import.' });
     const uploaded = (request.query as Record<string, unknown> | undefined)?.uploaded === '1';
     const notice: PageFrame['notice'] =
-      job.state === 'failed' ? { kind: 'error', text: `The file was not imported: ${job.error ?? 'it could not be read'}. Nothing of it was kept.` } : uploaded && job.state === 'succeeded' ? { kind: 'ok', text: 'The file was imported. Its report is below.' } : null;
+      job.state === 'failed' ? { kind: 'error', text: `The import failed. ${job.error ?? 'The file could not be read'}.` } : uploaded && job.state === 'succeeded' ? { kind: 'ok', text: 'The file was imported. Its report is below.' } : null;
     const frame = await frameFor(deps, request, { title: `Import ${job.token}`, current: 'payment-methods', environment: env, notice });
     const { rejections, remapped } = job.report;
     const body = html`<table><thead><tr><th scope="col">State</th><th scope="col">Format</th><th scope="col">Rows</th><th scope="col">Imported</th><th scope="col">Skipped</th><th scope="col">Rejected</th></tr></thead>
 <tbody><tr><td>${job.state}${job.encrypted ? ' (encrypted)' : ''}</td><td>${job.format ?? '—'}</td>${counts(job)}</tr></tbody></table>
-${job.error === null ? null : html`<p class="error">${job.error}</p>`}
 <h2>Rejected rows</h2>
 ${rejections.length === 0 ? html`<p>None.</p>` : html`<table><thead><tr><th scope="col">Row</th><th scope="col">Reason</th><th scope="col">Field</th></tr></thead>
 <tbody>${rejections.slice(0, SHOWN).map((r) => html`<tr><td>${String(r.row)}</td><td><code>${r.reason}</code></td><td>${r.field ?? '—'}</td></tr>`)}</tbody></table>`}

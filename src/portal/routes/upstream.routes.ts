@@ -54,12 +54,12 @@ function settingsForm(request: FastifyRequest, env: Environment, status: Upstrea
   const suggestedPublicUrl = `${request.protocol}://${request.host}`;
   return html`<form class="stack" method="post" action="/portal/environments/${env.key}/upstream">
   ${csrfField(request)}
-  <div class="field"><label for="upstream-url">Upstream URL <span class="hint">(such as https://core.spreedly.com)</span></label><input id="upstream-url" name="url" type="url" maxlength="2000" required value="${upstream?.url ?? ''}"></div>
+  <div class="field"><label for="upstream-url">Upstream URL <span class="hint">(such as https://core.spreedly.com)</span></label><input id="upstream-url" name="url" type="text" inputmode="url" maxlength="2000" required value="${upstream?.url ?? ''}"></div>
   <div class="field"><label for="upstream-env">Environment key at the upstream</label><input id="upstream-env" name="environment_key" type="text" maxlength="255" required autocomplete="off" value="${upstream?.upstreamEnvironmentKey ?? ''}"></div>
   <div class="field"><label for="upstream-secret">Access secret at the upstream <span class="hint">(${
     upstream === undefined ? 'stored sealed, never shown again' : 'set: leave empty to keep it'
   })</span></label><input id="upstream-secret" name="access_secret" type="password" maxlength="255" autocomplete="new-password"${upstream === undefined ? html` required` : ''}></div>
-  <div class="field"><label for="upstream-public">Public URL of this Coffer <span class="hint">(where the upstream delivers cards)</span></label><input id="upstream-public" name="public_url" type="url" maxlength="2000" required value="${upstream?.publicUrl ?? ''}" placeholder="${suggestedPublicUrl}"></div>
+  <div class="field"><label for="upstream-public">Public URL of this Coffer <span class="hint">(where the upstream delivers cards)</span></label><input id="upstream-public" name="public_url" type="text" inputmode="url" maxlength="2000" required value="${upstream?.publicUrl ?? ''}" placeholder="${suggestedPublicUrl}"></div>
   <div class="field"><label for="upstream-receiver">Receiver token at the upstream <span class="hint">(optional: one is created on the first pull)</span></label><input id="upstream-receiver" name="receiver_token" type="text" maxlength="64" autocomplete="off" value="${upstream?.receiverToken ?? ''}"></div>
   <button class="primary" type="submit">${upstream === undefined ? 'Set upstream' : 'Save upstream'}</button>
 </form>`;
