@@ -152,10 +152,11 @@ export async function readUpload(body: Readable, contentType: string | undefined
           yield* cursor.streamUntil(delimiter);
           await cursor.drain();
         })(),
-        { objectMode: false },
+        // No read-ahead: the body is read as the file's reader asks, so a body cut short fails
+        // that reader's read (after every byte before the cut), not a stream nobody reads yet.
+        { objectMode: false, highWaterMark: 0 },
       );
-      // The stream reads ahead: a body cut short may fail it while no reader listens yet. Its
-      // readers still see the failure (a failed stream stays failed); it must not crash the process.
+      // A reader that stopped early (a refused file) leaves the stream unread; a failure then must not crash the process.
       stream.on('error', () => {});
       return { fields, file: { field: name, stream } };
     }

@@ -129,11 +129,11 @@ describe.each(storeKinds)('portal import upload (%s)', (store) => {
       body: `--XYZ\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${admin.csrf}\r\n--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.jsonl"\r\n\r\n${line('UploadTruncated1', VISA)}`,
       headers: { cookie: `coffer_session=${admin.cookie('coffer_session') ?? ''}` },
     });
-    // Cut off mid-file: the job stops as failed, its page says so, and the cut row is not imported.
-    expect(truncated.status).toBe(303);
-    const stopped = await admin.get(truncated.headers.location as string);
-    expect(stopped.text).toContain('The import failed. The import stopped before the end of the file');
-    expect(stopped.text).not.toContain(VISA);
+    // Cut off mid-file: refused with the reason, the job stops as failed, and the cut row is not imported.
+    expect(truncated.status).toBe(422);
+    expect(truncated.text).toContain('The upload ended before the end of the file. Send it again.');
+    expect(truncated.text).not.toContain(VISA);
+    expect((await jobs())[0]?.state).toBe('failed');
     const noBoundary = await server.client.request('POST', `/portal/e/${env}/imports`, { auth: null, contentType: 'multipart/form-data', body: 'x' });
     expect(noBoundary.status).toBeGreaterThanOrEqual(400);
     expect(await held('UploadFormat1')).toBe(false);
