@@ -141,6 +141,16 @@ describe.each(storeKinds)('portal import upload (%s)', (store) => {
     expect((await jobs()).length).toBe(before + 1);
   });
 
+  it('refuses a file over the upload limit (4 MiB) before reading it, starting nothing', async () => {
+    const before = (await jobs()).length;
+    await admin.get(`/portal/e/${env}/imports`);
+    const big = Buffer.alloc(4 * 1024 * 1024 + 1, 0x20);
+    const refused = await admin.postFile(`/portal/e/${env}/imports`, {}, { field: 'file', name: 'big.jsonl', content: big });
+    expect(refused.status).toBe(413);
+    expect(refused.text).toContain('The request body is larger than 4 MiB.');
+    expect((await jobs()).length).toBe(before);
+  });
+
   it('refuses a form without its CSRF token and a viewer, importing nothing', async () => {
     const before = (await jobs()).length;
     const noCsrf = await admin.postFile(`/portal/e/${env}/imports`, { _csrf: null }, { field: 'file', name: 'cards.jsonl', content: line('UploadCsrf1', VISA) });
