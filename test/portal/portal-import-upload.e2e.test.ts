@@ -159,6 +159,15 @@ describe.each(storeKinds)('portal import upload (%s)', (store) => {
     await viewer.get(`/portal/e/${env}/imports`);
     const byViewer = await viewer.postFile(`/portal/e/${env}/imports`, {}, { field: 'file', name: 'cards.jsonl', content: line('UploadViewer1', VISA) });
     expect(byViewer.status).toBe(403);
+    expect(byViewer.text).toContain('Your role (viewer) does not allow this.');
+    // A stranger (no session): refused before the body is read.
+    const stranger = await server.client.request('POST', `/portal/e/${env}/imports`, {
+      auth: null,
+      contentType: 'multipart/form-data; boundary=XYZ',
+      body: `--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.jsonl"\r\n\r\n${line('UploadStranger1', VISA)}\r\n--XYZ--\r\n`,
+    });
+    expect(stranger.status).toBe(403);
+    expect(stranger.text).toContain('Your session has ended. Sign in again.');
     expect(await held('UploadCsrf1')).toBe(false);
     expect(await held('UploadViewer1')).toBe(false);
     expect((await jobs()).length).toBe(before);
