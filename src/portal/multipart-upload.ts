@@ -135,7 +135,8 @@ export async function readUpload(body: Readable, contentType: string | undefined
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   // The preamble, which browsers leave empty, up to the first boundary.
   await cursor.until(dashBoundary, MAX_FIELD_BYTES);
-  const fields: Record<string, string> = {};
+  // No prototype: a field named `__proto__` is a field like any other.
+  const fields = Object.create(null) as Record<string, string>;
   for (let count = 0; ; count += 1) {
     // After a boundary: "--" ends the body, CRLF starts a part.
     const after = (await cursor.take(2)).toString('latin1');

@@ -44,6 +44,14 @@ describe('portal multipart upload', () => {
     }
   });
 
+  it('keeps a field named __proto__ as a field', async () => {
+    const fields = Object.fromEntries([['__proto__', 'x'], ['_csrf', 't']]) as Record<string, string>;
+    const upload = await readUpload(chunked(body(fields, null), 9), TYPE);
+    expect(Object.getPrototypeOf(upload.fields)).toBe(null);
+    expect(Object.keys(upload.fields)).toEqual(['__proto__', '_csrf']);
+    expect(upload.fields._csrf).toBe('t');
+  });
+
   it('hands an empty file as an empty stream, and a form without a file as none', async () => {
     const empty = await readUpload(chunked(body({ _csrf: 't' }, Buffer.alloc(0)), 5), TYPE);
     expect((await all(empty.file?.stream as Readable)).length).toBe(0);
