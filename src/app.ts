@@ -259,7 +259,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       attemptChain,
       transactionQuery,
       idempotency,
-      browserTokenization: new BrowserTokenizationService(access, paymentMethods, certificates, clock, cache),
+      browserTokenization: new BrowserTokenizationService(access, paymentMethods, certificates, clock, cache, upstreams.pullThrough),
       auth: new AuthService(access, keyring, clock, cache),
       definitionCache: cache,
       portalUsers: new PortalUserService(access, new PortalSecretBox(keyring), clock, config.people),

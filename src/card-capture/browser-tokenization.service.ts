@@ -10,6 +10,7 @@ import type { Repositories } from '../store/repositories.js';
 import type { DefinitionCache } from '../cache/definition-cache.js';
 import { freshTimestamp, isCanonicalTimestamp, signatureMatches, signedText, SIGNATURE_MAX_AGE_SECONDS, type SignedRequest } from './signature.js';
 import type { Environment } from '../domain/environment.js';
+import type { PullThroughService } from '../services/upstream/pull-through.service.js';
 
 /** The repositories this module reads and writes (docs/architecture.md, "Dependencies"). */
 type Uses = 'environments' | 'organizations' | 'usedNonces';
@@ -44,6 +45,13 @@ export class BrowserTokenizationService {
     private readonly certificates: CertificateService,
     private readonly clock: Clock,
     private readonly cache: DefinitionCache,
+    /**
+     * Live migration (docs/portability.md, "Pull-through"): a recache naming a token this
+     * environment does not hold pulls it from the upstream first. Here and not in the API's
+     * pull-through hook, because a public request must pass its origin and signature checks
+     * before it may make Coffer call the upstream.
+     */
+    private readonly pullThrough: Pick<PullThroughService, 'ensure'> | null = null,
   ) {
     this.repos = store.repos;
   }
@@ -83,6 +91,37 @@ export class BrowserTokenizationService {
    * correct a typo with the same signed page.
    */
   async tokenize(environment: Environment, origin: RequestOrigin, signed: Partial<SignedRequest>, input: PaymentMethodCreateInput, request: RequestMeta = NO_REQUEST): Promise<VaultOutcome> {
+    const nonce = await this.admit(environment, origin, signed);
+    try {
+      return await this.paymentMethods.create(environment, { ...input, retained: false }, request);
+    } catch (error) {
+      if (nonce !== null) await this.repos.usedNonces.release(environment.key, nonce);
+      throw error;
+    }
+  }
+
+  /**
+   * The card form's CVV recache (`Spreedly.recache()`, docs/card-capture.md): a new CVV for a
+   * vaulted card, held for one caching window, behind the same checks as a tokenization. A token
+   * this environment does not hold is pulled from its upstream first, as the API's routes do.
+   */
+  async recache(environment: Environment, origin: RequestOrigin, signed: Partial<SignedRequest>, token: string, verificationValue: string | undefined, request: RequestMeta = NO_REQUEST): Promise<VaultOutcome & { succeeded: boolean }> {
+    const nonce = await this.admit(environment, origin, signed);
+    try {
+      await this.pullThrough?.ensure(environment, token);
+      return await this.paymentMethods.recache(environment, token, verificationValue, request);
+    } catch (error) {
+      if (nonce !== null) await this.repos.usedNonces.release(environment.key, nonce);
+      throw error;
+    }
+  }
+
+  /**
+   * The checks of every public request that vaults something: the origin, an active
+   * organization and, with enhanced security, the signature, whose nonce is spent (returned, so
+   * a refused card can give it back); null without enhanced security.
+   */
+  private async admit(environment: Environment, origin: RequestOrigin, signed: Partial<SignedRequest>): Promise<string | null> {
     this.checkOrigin(environment, origin);
     const generation = await this.cache.generations.generationFor(environment);
     const token = environment.organizationToken;
@@ -90,13 +129,7 @@ export class BrowserTokenizationService {
     if (organization === undefined || !organization.active) {
       throw refused({ key: 'errors.account_inactive', message: MESSAGES.organizationInactive });
     }
-    const nonce = environment.enhancedIframeSecurity ? await this.verifySignature(environment, signed) : null;
-    try {
-      return await this.paymentMethods.create(environment, { ...input, retained: false }, request);
-    } catch (error) {
-      if (nonce !== null) await this.repos.usedNonces.release(environment.key, nonce);
-      throw error;
-    }
+    return environment.enhancedIframeSecurity ? this.verifySignature(environment, signed) : null;
   }
 
   /** Checks the merchant's signature and spends its nonce; returns the nonce. */

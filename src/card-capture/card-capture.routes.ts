@@ -4,7 +4,7 @@ import { MESSAGES } from '../domain/errors.js';
 import { TOKENIZATION_LIMITS } from '../limits/rate-limit-policy.js';
 import { fieldsOf } from '../http/body.js';
 import { sendWire } from '../http/reply.js';
-import { parseCreate } from '../http/routes/payment-methods.schemas.js';
+import { parseCreate, parseRecache } from '../http/routes/payment-methods.schemas.js';
 import { vaultTransactionView } from '../http/views/vault-transaction.view.js';
 import { CARD_CAPTURE_ASSETS, readAsset, type AssetPath } from './assets.js';
 import type { BrowserTokenizationService, RequestOrigin } from './browser-tokenization.service.js';
@@ -14,6 +14,7 @@ import { signedFields } from './signed-fields.js';
 const PUBLIC = { access: 'none' as const, plainText: true };
 
 type FrameQuery = { Querystring: Record<string, string | undefined> };
+type TokenParams = { Params: { token: string } };
 
 /** Headers every frame page carries besides its CSP. */
 function pageHeaders(reply: FastifyReply, parentOrigin: string | null): FastifyReply {
@@ -51,9 +52,10 @@ function environmentKeyOf(request: FastifyRequest): string | undefined {
 }
 
 /**
- * The card form (docs/card-capture.md): the iFrame-compatible script and its frame pages, and
+ * The card form (docs/card-capture.md): the iFrame-compatible script and its frame pages,
  * `POST /v1/payment_methods/restricted`, the tokenization the frames (and merchants' own
- * pages) call with the environment key alone.
+ * pages) call with the environment key alone, and `POST /v1/payment_methods/restricted/<t>/recache`,
+ * the CVV recache of the form's recache mode.
  */
 export function cardCaptureRoutes(app: FastifyInstance, tokenization: BrowserTokenizationService): void {
   for (const [url, asset] of Object.entries(CARD_CAPTURE_ASSETS)) {
@@ -97,17 +99,19 @@ export function cardCaptureRoutes(app: FastifyInstance, tokenization: BrowserTok
       .send();
   });
 
+  // Before the body is read (an unknown key is refused without reading it) and before the
+  // rate limits of API.md §7, which count per environment.
+  const resolveEnvironment = async (request: FastifyRequest, reply: FastifyReply) => {
+    const environment = await tokenization.environment(environmentKeyOf(request));
+    allowCors(request, reply, tokenization.allowedOrigins(environment));
+    request.tokenizingEnvironment = environment;
+  };
+
   app.post(
     '/v1/payment_methods/restricted',
     {
       config: { access: 'none', publicTokenization: true, rateLimits: TOKENIZATION_LIMITS },
-      // Before the body is read (an unknown key is refused without reading it) and before the
-      // rate limits of API.md §7, which count per environment.
-      onRequest: async (request, reply) => {
-        const environment = await tokenization.environment(environmentKeyOf(request));
-        allowCors(request, reply, tokenization.allowedOrigins(environment));
-        request.tokenizingEnvironment = environment;
-      },
+      onRequest: resolveEnvironment,
     },
     async (request, reply) => {
       const environment = request.tokenizingEnvironment ?? (await tokenization.environment(environmentKeyOf(request)));
@@ -116,6 +120,20 @@ export function cardCaptureRoutes(app: FastifyInstance, tokenization: BrowserTok
       const origin = requestOrigin(request, typeof fields.parent_origin === 'string' ? fields.parent_origin : undefined);
       const outcome = await tokenization.tokenize(environment, origin, signed, parseCreate(fields), request);
       return sendWire(request, reply, 201, 'transaction', vaultTransactionView(outcome.transaction, outcome.paymentMethod));
+    },
+  );
+
+  // The recache mode's CVV (`Spreedly.setRecache` / `recache()`): called by the number frame
+  // (same origin) or a server. It vaults no card, so only the per-address public budget applies.
+  app.post<TokenParams>(
+    '/v1/payment_methods/restricted/:token/recache',
+    { config: { access: 'none', publicTokenization: true }, onRequest: resolveEnvironment },
+    async (request, reply) => {
+      const environment = request.tokenizingEnvironment ?? (await tokenization.environment(environmentKeyOf(request)));
+      const fields = fieldsOf(request, 'payment_method');
+      const origin = requestOrigin(request, typeof fields.parent_origin === 'string' ? fields.parent_origin : undefined);
+      const outcome = await tokenization.recache(environment, origin, signedFields(fields), request.params.token, parseRecache(fields), request);
+      return sendWire(request, reply, outcome.succeeded ? 200 : 422, 'transaction', vaultTransactionView(outcome.transaction, outcome.paymentMethod));
     },
   );
 }

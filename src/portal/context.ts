@@ -1,4 +1,5 @@
 import type { UpstreamSettingsService } from '../services/upstream/upstream-settings.service.js';
+import type { BackfillService } from '../services/upstream/backfill.service.js';
 import type { PeoplePolicyService } from '../services/people-policy.service.js';
 import type { CardAccessService } from '../services/card-access.service.js';
 import type { ComplianceService } from '../services/compliance/compliance.service.js';
@@ -53,8 +54,8 @@ export interface PortalDeps {
   workflows: WorkflowService;
   /** The workflows' explain dry run, run from the workflow editor (docs/routing.md). */
   routedTransactions: Pick<RoutedTransactionService, 'explain' | 'explainFacts'>;
-  /** Live migration (docs/portability.md, "Live migration"): the environment page shows its progress. */
-  upstreams?: { settings: Pick<UpstreamSettingsService, 'status'> };
+  /** Live migration (docs/portability.md, "Live migration"): the environment page shows and sets it. */
+  upstreams?: { settings: Pick<UpstreamSettingsService, 'status' | 'set' | 'clear'>; backfill: Pick<BackfillService, 'start'> };
 }
 
 declare module 'fastify' {

@@ -25,6 +25,7 @@ import { transactionRoutes } from './routes/transactions.routes.js';
 import { paymentMethodRoutes } from './routes/payment-methods.routes.js';
 import { importRoutes } from './routes/imports.routes.js';
 import { exportRoutes } from './routes/exports.routes.js';
+import { upstreamPortalRoutes } from './routes/upstream.routes.js';
 
 /**
  * Strict policy: only Coffer's own stylesheet and script, no inline script or style, no framing,
@@ -104,6 +105,7 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): void {
       paymentMethodRoutes(portal, deps);
       importRoutes(portal, deps);
       exportRoutes(portal, deps);
+      upstreamPortalRoutes(portal, deps);
     },
     { prefix: '/portal' },
   );

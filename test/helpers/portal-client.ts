@@ -31,6 +31,28 @@ export class PortalClient {
     );
   }
 
+  /**
+   * Posts a `multipart/form-data` form as a browser does: the text fields first (`_csrf` the last
+   * page's unless set, null leaves it out), then the file part.
+   */
+  async postFile(path: string, fields: Record<string, string | null>, file: { field: string; name: string; content: Buffer | string } | null): Promise<ApiResponse> {
+    const boundary = `----CofferTestBoundary${Math.random().toString(36).slice(2)}`;
+    const parts: Buffer[] = [];
+    const all: Record<string, string | null> = { _csrf: this.csrf, ...fields };
+    for (const [name, value] of Object.entries(all)) {
+      if (value !== null) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+    }
+    if (file !== null) {
+      parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`));
+      parts.push(Buffer.isBuffer(file.content) ? file.content : Buffer.from(file.content));
+      parts.push(Buffer.from('\r\n'));
+    }
+    parts.push(Buffer.from(`--${boundary}--\r\n`));
+    return this.remember(
+      await this.client.request('POST', path, { auth: null, contentType: `multipart/form-data; boundary=${boundary}`, body: Buffer.concat(parts), headers: this.headers() }),
+    );
+  }
+
   async signIn(email: string, password: string): Promise<ApiResponse> {
     await this.get('/portal/sign-in');
     return this.post('/portal/sign-in', { email, password });

@@ -88,7 +88,7 @@ describe('the merchant portal in Chromium', () => {
     await page.getByRole('link', { name: 'Environments', exact: true }).click();
     await page.getByLabel('Name', { exact: true }).fill('Staging');
     await page.getByRole('button', { name: 'Create environment' }).click();
-    const key = page.getByLabel('Environment key');
+    const key = page.getByLabel('Environment key', { exact: true });
     await expect.poll(() => key.getAttribute('readonly')).not.toBeNull();
     expect(await key.inputValue()).toMatch(/^[A-Za-z0-9]{26}$/);
     await look('07-environment');

@@ -108,6 +108,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payment_methods/restricted/{token}/recache": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cache a CVV again from the card form's recache mode, with the environment key alone (pulled from the upstream first when the token is not here) */
+        post: operations["post_v1_payment_methods_restricted_token_recache"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payment_methods/imports": {
         parameters: {
             query?: never;
@@ -2620,6 +2637,59 @@ export interface operations {
             };
             403: components["responses"]["Error403"];
             500: components["responses"]["Error500"];
+        };
+    };
+    post_v1_payment_methods_restricted_token_recache: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    payment_method: components["schemas"]["RecacheRequest"];
+                };
+                "application/xml": components["schemas"]["RecacheRequest"];
+            };
+        };
+        responses: {
+            /** @description The RecacheSensitiveData transaction (422, same shape, when it failed) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transaction: components["schemas"]["Transaction"];
+                    };
+                    "application/xml": components["schemas"]["Transaction"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description Invalid request (or an Idempotency-Key reused with another request), or a failed transaction (then the body is the transaction) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Errors"] | {
+                        transaction: components["schemas"]["Transaction"];
+                    };
+                    "application/xml": components["schemas"]["Errors"] | components["schemas"]["Transaction"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
         };
     };
     get_v1_payment_methods_imports: {

@@ -44,20 +44,51 @@ function pretty(digits: string, cardType: string | null): string {
   return parts.join(' ');
 }
 
+/** Recache mode (`Spreedly.setRecache`): the vaulted card the CVV is for, shown masked. */
+interface Recache {
+  token: string;
+  cardType: string | undefined;
+  lastFour: string;
+}
+
+/**
+ * Posts a card-form request to Coffer (this frame's own origin) and hands the answer's payment
+ * method to `done`, or the API's errors to the page.
+ */
+async function send(path: string, body: unknown, done: (paymentMethod: { token: string } & Record<string, unknown>) => void, failure: string): Promise<void> {
+  try {
+    const response = await fetch(path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(body),
+      credentials: 'omit',
+    });
+    const answer = (await response.json()) as { transaction?: { payment_method?: { token?: string } & Record<string, unknown> }; errors?: ApiError[] };
+    const paymentMethod = answer.transaction?.payment_method;
+    if (response.ok && typeof paymentMethod?.token === 'string') done(paymentMethod as { token: string } & Record<string, unknown>);
+    else toParent('errors', { errors: answer.errors ?? [{ key: 'errors.internal', message: failure }] });
+  } catch {
+    toParent('errors', { errors: [{ key: 'errors.service_unavailable', message: 'Unable to reach the card vault. Please try again.' }] });
+  }
+}
+
 function runField(field: FieldName, input: HTMLInputElement): void {
   let digits = '';
   let format: NumberFormat = 'prettyFormat';
   let focused = false;
+  let recacheOf: Recache | null = null;
 
   const cardType = () => (field === 'number' ? brandOfPrefix(digits) : null);
   const properties = (): InputProperties => {
     if (field === 'cvv') return { cvvLength: digits.length };
+    if (recacheOf !== null) return { cardType: recacheOf.cardType, validNumber: true, numberLength: 0 };
     const type = cardType();
     return { cardType: type ?? undefined, validNumber: digits.length > 0 && checkCardNumber(digits).valid, numberLength: digits.length };
   };
 
   const display = (): string => {
     if (field === 'cvv') return digits;
+    if (recacheOf !== null) return recacheOf.lastFour === '' ? '•••• •••• ••••' : `•••• •••• •••• ${recacheOf.lastFour}`;
     if (format === 'maskedFormat' && !focused && digits.length > 4) return `${'•'.repeat(digits.length - 4)}${digits.slice(-4)}`;
     return format === 'plainFormat' ? digits : pretty(digits, cardType());
   };
@@ -94,12 +125,8 @@ function runField(field: FieldName, input: HTMLInputElement): void {
   /** CVV requests from the number frame, answered only to that exact sibling. */
   const pendingCvv = new Map<string, (value: string) => void>();
 
-  const tokenize = async (message: Envelope): Promise<void> => {
-    // The number is checked here first (as the shopper typed it): a card that cannot be valid
-    // costs no request, and no tokenization budget.
-    if (digits === '') return toParent('errors', { errors: [{ attribute: 'number', key: 'errors.blank', message: "Number can't be blank" }] });
-    if (!checkCardNumber(digits).valid) return toParent('errors', { errors: [{ attribute: 'number', key: 'errors.invalid', message: 'Number is invalid' }] });
-    const cvv = await new Promise<string>((resolve) => {
+  const siblingCvv = (): Promise<string> =>
+    new Promise<string>((resolve) => {
       const sibling = siblingWindow('cvv');
       if (sibling === null) return resolve('');
       const requestId = Math.random().toString(36).slice(2);
@@ -110,21 +137,43 @@ function runField(field: FieldName, input: HTMLInputElement): void {
       });
       sibling.postMessage({ protocol: PROTOCOL, channel, type: 'cvvRequest', requestId }, location.origin);
     });
+
+  const tokenize = async (message: Envelope): Promise<void> => {
+    if (recacheOf !== null) return toParent('errors', { errors: [{ key: 'errors.invalid', message: 'This form is in recache mode: call recache().' }] });
+    // The number is checked here first (as the shopper typed it): a card that cannot be valid
+    // costs no request, and no tokenization budget.
+    if (digits === '') return toParent('errors', { errors: [{ attribute: 'number', key: 'errors.blank', message: "Number can't be blank" }] });
+    if (!checkCardNumber(digits).valid) return toParent('errors', { errors: [{ attribute: 'number', key: 'errors.invalid', message: 'Number is invalid' }] });
+    const cvv = await siblingCvv();
     const body = tokenizationBody(message.fields as Record<string, unknown>, message.security as Record<string, unknown>, digits, cvv);
-    try {
-      const response = await fetch(`/v1/payment_methods/restricted.json?environment_key=${encodeURIComponent(data.environmentKey ?? '')}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: JSON.stringify(body),
-        credentials: 'omit',
-      });
-      const answer = (await response.json()) as { transaction?: { payment_method?: { token?: string } }; errors?: ApiError[] };
-      const paymentMethod = answer.transaction?.payment_method;
-      if (response.ok && paymentMethod?.token !== undefined) toParent('paymentMethod', { token: paymentMethod.token, paymentMethod });
-      else toParent('errors', { errors: answer.errors ?? [{ key: 'errors.internal', message: 'Unable to tokenize the payment method.' }] });
-    } catch {
-      toParent('errors', { errors: [{ key: 'errors.service_unavailable', message: 'Unable to reach the card vault. Please try again.' }] });
+    const query = `environment_key=${encodeURIComponent(data.environmentKey ?? '')}`;
+    await send(`/v1/payment_methods/restricted.json?${query}`, body, (paymentMethod) => toParent('paymentMethod', { token: paymentMethod.token, paymentMethod }), 'Unable to tokenize the payment method.');
+  };
+
+  /** Recache mode: the masked card in a read-only field; the CVV frame stays as it is. */
+  const setRecache = (message: Envelope): void => {
+    const token = message.token;
+    if (field !== 'number' || typeof token !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(token)) return;
+    const lastFour = typeof message.lastFour === 'string' && /^\d{4}$/.test(message.lastFour) ? message.lastFour : '';
+    recacheOf = { token, cardType: typeof message.cardType === 'string' ? message.cardType : undefined, lastFour };
+    digits = '';
+    input.value = display();
+    input.readOnly = true;
+    input.setAttribute('aria-readonly', 'true');
+    toParent('recacheReady', { properties: properties(), paymentMethod: { token, card_type: recacheOf.cardType, last_four_digits: lastFour } });
+  };
+
+  const recache = async (message: Envelope): Promise<void> => {
+    if (recacheOf === null) return toParent('errors', { errors: [{ key: 'errors.invalid', message: 'Call setRecache(token, …) first.' }] });
+    const cvv = await siblingCvv();
+    if (cvv === '') return toParent('errors', { errors: [{ attribute: 'verification_value', key: 'errors.blank', message: "Verification value can't be blank" }] });
+    const paymentMethod: Record<string, unknown> = { credit_card: { verification_value: cvv }, parent_origin: parentOrigin };
+    for (const [name, value] of Object.entries((message.security as Record<string, unknown> | undefined) ?? {})) {
+      if (typeof value === 'string' && value !== '') paymentMethod[name] = value;
     }
+    const token = recacheOf.token;
+    const query = `environment_key=${encodeURIComponent(data.environmentKey ?? '')}`;
+    await send(`/v1/payment_methods/restricted/${encodeURIComponent(token)}/recache.json?${query}`, { payment_method: paymentMethod }, (answer) => toParent('recache', { token, paymentMethod: answer }), 'Unable to recache the payment method.');
   };
 
   const fromParent = (message: Envelope): void => {
@@ -161,6 +210,12 @@ function runField(field: FieldName, input: HTMLInputElement): void {
         break;
       case 'tokenize':
         if (field === 'number') void tokenize(message);
+        break;
+      case 'setRecache':
+        setRecache(message);
+        break;
+      case 'recache':
+        if (field === 'number') void recache(message);
         break;
       default:
         break;

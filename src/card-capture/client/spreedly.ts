@@ -17,7 +17,7 @@ interface InitOptions {
   signature?: string;
 }
 
-const EVENTS = ['ready', 'paymentMethod', 'errors', 'fieldEvent', 'validation', 'consoleError'] as const;
+const EVENTS = ['ready', 'paymentMethod', 'errors', 'fieldEvent', 'validation', 'consoleError', 'recacheReady', 'recache'] as const;
 
 /** Where Coffer is: the origin this very script came from. */
 const script = document.currentScript as HTMLScriptElement | null;
@@ -67,14 +67,27 @@ class CofferIframe {
 
   /** Sends the card with the merchant's fields (names, expiry, address, email, metadata). */
   tokenizeCreditCard(fields: Record<string, unknown> = {}): void {
+    this.send('number', { type: 'tokenize', fields: { ...this.params, ...fields }, security: this.security() });
+  }
+
+  /** The enhanced-security fields given to `init` (docs/card-capture.md). */
+  private security(): Record<string, string | undefined> {
     const { nonce, timestamp, certificateToken, signature } = this.options;
-    const security = {
-      nonce,
-      timestamp: timestamp === undefined ? undefined : String(timestamp),
-      certificate_token: certificateToken,
-      signature,
-    };
-    this.send('number', { type: 'tokenize', fields: { ...this.params, ...fields }, security });
+    return { nonce, timestamp: timestamp === undefined ? undefined : String(timestamp), certificate_token: certificateToken, signature };
+  }
+
+  /**
+   * Recache mode: the number frame shows the vaulted card masked (its brand and last four, as
+   * the merchant's server knows them) and only the CVV is typed; `recacheReady` fires once it
+   * is set. `recache()` then sends the CVV for that token.
+   */
+  setRecache(token: string, options: { card_type?: string; last_four_digits?: string } = {}): void {
+    this.send('number', { type: 'setRecache', token, cardType: options.card_type, lastFour: options.last_four_digits });
+  }
+
+  /** Sends the typed CVV for the token of `setRecache`; `recache` (token, payment method) or `errors` follows. */
+  recache(): void {
+    this.send('number', { type: 'recache', security: this.security() });
   }
 
   /** Emits `validation` with what the frames last reported. */
@@ -180,6 +193,15 @@ class CofferIframe {
         break;
       case 'paymentMethod':
         if (field === 'number') this.emit('paymentMethod', message.token, message.paymentMethod);
+        break;
+      case 'recacheReady':
+        if (field === 'number') {
+          this.remember(field, message.properties);
+          this.emit('recacheReady', message.paymentMethod);
+        }
+        break;
+      case 'recache':
+        if (field === 'number') this.emit('recache', message.token, message.paymentMethod);
         break;
       case 'errors':
         this.emit('errors', Array.isArray(message.errors) ? message.errors : []);

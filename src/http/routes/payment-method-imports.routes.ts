@@ -24,7 +24,7 @@ export interface ImportRouteDeps {
 }
 
 /** `format`, `allow_expired` and `signed_by` (an armored public key) from the query string. */
-function importOptions(query: Record<string, unknown>): ImportOptions {
+export function importOptions(query: Record<string, unknown>): ImportOptions {
   const options: ImportOptions = {};
   const errors = [];
   if (query.format !== undefined) {
@@ -48,7 +48,7 @@ function importOptions(query: Record<string, unknown>): ImportOptions {
  * (import-decrypt.ts), the body spooled to a private temporary file first. Only ciphertext is ever
  * written there; a clear file is never written anywhere.
  */
-async function sourceOf(body: Readable): Promise<{ source: ImportSource; cleanup: () => Promise<void> }> {
+export async function sourceOf(body: Readable): Promise<{ source: ImportSource; cleanup: () => Promise<void> }> {
   const first = await peek(body);
   if (first.length === 0) throw new AppError(fieldError.blank('file'));
   if (!isOpenPgp(first)) {

@@ -4,12 +4,14 @@ import { audit, can, environmentOf, formOf, queryOf, redirectTo, requiredField, 
 import { doneNotice, environmentsOf, frameFor } from '../frame.js';
 import { html } from '../html.js';
 import { csrfField, page, sendPage, when } from '../layout.js';
+import { migrationSection, upstreamNotice } from './upstream.routes.js';
 
 type EnvParams = { Params: { key: string } };
 
 /**
  * Environments: list, create, rename, the environment key, production state, the card form's
- * allowed origins and enhanced iFrame security (docs/card-capture.md); and switching.
+ * allowed origins and enhanced iFrame security (docs/card-capture.md), the migration from an upstream
+ * vault (upstream.routes.ts); and switching.
  */
 export function environmentRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   portal.get('/', async (request, reply) => {
@@ -61,7 +63,7 @@ export function environmentRoutes(portal: FastifyInstance, deps: PortalDeps): vo
 
   portal.get<EnvParams>('/environments/:key', async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.key);
-    const frame = await frameFor(deps, request, { title: `Environment ${env.name}`, current: 'environments', environment: env, notice: doneNotice(request) });
+    const frame = await frameFor(deps, request, { title: `Environment ${env.name}`, current: 'environments', environment: env, notice: doneNotice(request) ?? upstreamNotice(request) });
     const rename = can(request, 'manage_environments')
       ? html`<h2>Rename</h2>
 <form class="inline" method="post" action="/portal/environments/${env.key}">
@@ -92,7 +94,7 @@ export function environmentRoutes(portal: FastifyInstance, deps: PortalDeps): vo
   <dt>Created</dt><dd>${when(env.createdAt)}</dd>
 </dl>
 <p><a href="/portal/e/${env.key}/secrets">Access secrets of this environment</a></p>
-${rename}${cardCapture}${await migration(deps, env.key)}`;
+${rename}${cardCapture}${await migrationSection(deps, request, env)}`;
     return sendPage(reply, page(request, frame, body));
   });
 
@@ -121,22 +123,3 @@ ${rename}${cardCapture}${await migration(deps, env.key)}`;
   });
 }
 
-/**
- * The environment's live migration from an upstream vault (docs/portability.md, "Live migration"):
- * where it pulls from and how far it got; set and started through the API or `coffer upstream`.
- * Never the upstream's secret.
- */
-async function migration(deps: PortalDeps, environmentKey: string) {
-  const status = deps.upstreams === undefined ? undefined : await deps.upstreams.settings.status(environmentKey).catch(() => undefined);
-  if (status === undefined) return '';
-  const { upstream, failures, failedCount } = status;
-  const failed = failures.map((failure) => html`<li><code>${failure.paymentMethodToken}</code>: ${failure.reason}</li>`);
-  return html`<h2>Migration from an upstream vault</h2>
-<dl class="facts">
-  <dt>Upstream</dt><dd><code>${upstream.url}</code> (environment <code>${upstream.upstreamEnvironmentKey}</code>)</dd>
-  <dt>Reached back at</dt><dd><code>${upstream.publicUrl}</code></dd>
-  <dt>Pulled on demand</dt><dd>${String(upstream.pulledOnDemand)}</dd>
-  <dt>Backfill</dt><dd>${upstream.backfill.state}: ${String(upstream.backfill.seen)} listed, ${String(upstream.backfill.backfilled)} copied, ${String(upstream.backfill.alreadyHere)} already here</dd>
-  <dt>Failed</dt><dd>${String(failedCount)}</dd>
-</dl>${failed.length === 0 ? '' : html`<ul>${failed}</ul>`}`;
-}
