@@ -1,22 +1,26 @@
-import { Readable } from 'node:stream';
+import busboy from 'busboy';
+import { PassThrough, Readable } from 'node:stream';
 import { AppError } from '../domain/errors.js';
 
 /*
- * A browser's file upload (`multipart/form-data`, RFC 7578) read as it arrives: the short text
- * fields before the file are collected (the CSRF token among them, so the portal's guard checks
- * it before a byte of the file is used), and the file part is handed on as a stream that ends at
- * its boundary. The file is never held whole, never written, and never quoted in an error: its
- * bytes only ever flow to the stream's reader. Browsers send a form's fields in document order,
- * so a form that wants its fields read puts them before its file input; fields after the file are
- * read past and ignored.
+ * A browser's file upload (`multipart/form-data`, RFC 7578) read as it arrives, by busboy (the
+ * parser under @fastify/multipart; docs/decisions.md, "Dependencies"): the short text fields before
+ * the file are collected (the CSRF token among them, so the portal's guard checks it before a byte
+ * of the file is used), and the file part is handed on as a stream that ends at its boundary.
+ * busboy reads the body only as fast as the file's reader takes it, so the file is never held
+ * whole, never written, and never quoted in an error. Browsers send a form's fields in document
+ * order, so a form that wants its fields read puts them before its file input; fields after the
+ * file are read past and ignored.
  */
 
 /** A text field's value, at most (a sender's armored OpenPGP key fits with room to spare). */
 const MAX_FIELD_BYTES = 64 * 1024;
-/** A part's headers, at most. */
-const MAX_HEADER_BYTES = 8 * 1024;
 /** Text fields before the file, at most. */
 const MAX_FIELDS = 20;
+/** A part's header lines, at most. */
+const MAX_HEADER_PAIRS = 20;
+
+const CUT_SHORT = 'The upload ended before the end of the file. Send it again.';
 
 /** What the upload's content-type parser hands the route. */
 export interface Upload {
@@ -30,137 +34,86 @@ function unreadable(message = 'The upload could not be read.'): AppError {
   return new AppError({ key: 'errors.invalid', attribute: 'file', message });
 }
 
-/** The boundary of a `multipart/form-data` Content-Type (RFC 2046 §5.1.1: 1 to 70 characters). */
-export function boundaryOf(contentType: string | undefined): string {
-  const match = /;\s*boundary=(?:"([^"]{1,70})"|([^;\s]{1,70}))/i.exec(contentType ?? '');
-  const boundary = match?.[1] ?? match?.[2];
-  if (boundary === undefined) throw unreadable();
-  return boundary;
+/**
+ * Reads `body` up to its file part: the fields before it, and the file as a stream. The parser
+ * reads the rest of the body once the file is read (the closing boundary, any later fields), so
+ * the connection can carry the next request; the stream fails when the body ends before the file
+ * does, with a message that says so and nothing of the file.
+ */
+/**
+ * The file part as a stream read only as its reader asks: the part's bytes, then its end, or, when
+ * the body ended early, the bytes that arrived and then the cut-short refusal at the read after
+ * them. busboy drops what a failed part still buffers, so its bytes are moved into a buffer of our
+ * own as they come (bounded: the pipe holds the part back while it is full).
+ */
+function fileStream(part: Readable): Readable {
+  const received = new PassThrough();
+  let cutShort = false;
+  part.on('error', () => {
+    cutShort = true;
+    received.end();
+  });
+  part.pipe(received);
+  const stream = Readable.from(
+    (async function* bytes() {
+      for await (const chunk of received) yield chunk as Buffer;
+      if (cutShort) throw unreadable(CUT_SHORT);
+    })(),
+    { objectMode: false, highWaterMark: 0 },
+  );
+  // A reader that stopped early (a refused file) leaves the stream unread; a failure then must not crash the process.
+  stream.on('error', () => {});
+  return stream;
 }
 
-/** A body read from its start: bytes come off a buffer refilled from the body's chunks. */
-class BodyCursor {
-  private buffer: Buffer = Buffer.alloc(0);
-  private ended = false;
-  private readonly chunks: AsyncIterator<Buffer | string>;
-
-  constructor(body: Readable) {
-    this.chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
-  }
-
-  /** Appends the next chunk; false at the body's end. */
-  private async more(): Promise<boolean> {
-    if (this.ended) return false;
-    const next = await this.chunks.next();
-    if (next.done === true) {
-      this.ended = true;
-      return false;
+export function readUpload(body: Readable, contentType: string | undefined): Promise<Upload> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: { 'content-type': contentType ?? '' },
+        limits: { fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, files: 1, headerPairs: MAX_HEADER_PAIRS },
+      });
+    } catch {
+      reject(unreadable());
+      return;
     }
-    const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
-    return true;
-  }
-
-  /** The bytes before `delimiter` (consumed with it), refused past `max` bytes or at the body's end. */
-  async until(delimiter: Buffer, max: number): Promise<Buffer> {
-    for (;;) {
-      const at = this.buffer.indexOf(delimiter);
-      if (at >= 0) {
-        const before = this.buffer.subarray(0, at);
-        this.buffer = this.buffer.subarray(at + delimiter.length);
-        return before;
+    // No prototype: a field named `__proto__` is a field like any other.
+    const fields = Object.create(null) as Record<string, string>;
+    let settled = false;
+    let fileSeen = false;
+    const fail = (error: AppError) => {
+      if (!settled) {
+        settled = true;
+        reject(error);
       }
-      if (this.buffer.length > max + delimiter.length) throw unreadable();
-      if (!(await this.more())) throw unreadable();
-    }
-  }
-
-  /** The next `count` bytes (fewer at the body's end), consumed. */
-  async take(count: number): Promise<Buffer> {
-    while (this.buffer.length < count && (await this.more()));
-    const taken = this.buffer.subarray(0, count);
-    this.buffer = this.buffer.subarray(taken.length);
-    return taken;
-  }
-
-  /**
-   * The bytes before `delimiter`, chunk by chunk as they arrive (never more than a chunk and a
-   * delimiter held), the delimiter consumed after them.
-   */
-  async *streamUntil(delimiter: Buffer): AsyncGenerator<Buffer> {
-    for (;;) {
-      const at = this.buffer.indexOf(delimiter);
-      if (at >= 0) {
-        if (at > 0) yield this.buffer.subarray(0, at);
-        this.buffer = this.buffer.subarray(at + delimiter.length);
+      // Fails the file part too (busboy destroys it), if it was handed on: its reader learns at its next read.
+      parser.destroy(error);
+      body.unpipe(parser);
+      body.resume();
+    };
+    parser.on('field', (name, value, info) => {
+      if (fileSeen) return;
+      if (typeof name !== 'string' || name === '' || info.valueTruncated || info.nameTruncated) return fail(unreadable());
+      fields[name] = value;
+    });
+    parser.on('fieldsLimit', () => fail(unreadable()));
+    parser.on('file', (name, part) => {
+      if (settled || fileSeen) {
+        part.resume();
         return;
       }
-      // What could be the start of the delimiter stays until the next chunk tells.
-      const safe = this.buffer.length - (delimiter.length - 1);
-      if (safe > 0) {
-        const out = this.buffer.subarray(0, safe);
-        this.buffer = this.buffer.subarray(safe);
-        yield out;
-      }
-      if (!(await this.more())) throw unreadable('The upload ended before the end of the file. Send it again.');
-    }
-  }
-
-  /** Reads the rest of the body and drops it. */
-  async drain(): Promise<void> {
-    this.buffer = Buffer.alloc(0);
-    while (await this.more()) this.buffer = Buffer.alloc(0);
-  }
-}
-
-/** `name` and `filename` of a part's Content-Disposition (RFC 7578 §4.2). */
-function dispositionOf(headers: string): { name: string; filename: string | null } {
-  const line = headers.split('\r\n').find((text) => /^content-disposition:/i.test(text));
-  if (line === undefined || !/:\s*form-data\s*;/i.test(line)) throw unreadable();
-  const name = /;\s*name="([^"]*)"/i.exec(line)?.[1];
-  if (name === undefined) throw unreadable();
-  const filename = /;\s*filename="([^"]*)"/i.exec(line)?.[1] ?? null;
-  return { name, filename };
-}
-
-/**
- * Reads `body` up to its file part: the fields before it, and the file as a stream. The stream
- * reads the rest of the body when it ends (the closing boundary, any later fields), so the
- * connection can carry the next request; it fails when the body ends before the file does.
- */
-export async function readUpload(body: Readable, contentType: string | undefined): Promise<Upload> {
-  const boundary = boundaryOf(contentType);
-  const cursor = new BodyCursor(body);
-  const dashBoundary = Buffer.from(`--${boundary}`);
-  const delimiter = Buffer.from(`\r\n--${boundary}`);
-  // The preamble, which browsers leave empty, up to the first boundary.
-  await cursor.until(dashBoundary, MAX_FIELD_BYTES);
-  // No prototype: a field named `__proto__` is a field like any other.
-  const fields = Object.create(null) as Record<string, string>;
-  for (let count = 0; ; count += 1) {
-    // After a boundary: "--" ends the body, CRLF starts a part.
-    const after = (await cursor.take(2)).toString('latin1');
-    if (after === '--') {
-      await cursor.drain();
-      return { fields, file: null };
-    }
-    if (after !== '\r\n' || count >= MAX_FIELDS) throw unreadable();
-    const headers = (await cursor.until(Buffer.from('\r\n\r\n'), MAX_HEADER_BYTES)).toString('utf8');
-    const { name, filename } = dispositionOf(headers);
-    if (filename !== null) {
-      const stream = Readable.from(
-        (async function* file() {
-          yield* cursor.streamUntil(delimiter);
-          await cursor.drain();
-        })(),
-        // No read-ahead: the body is read as the file's reader asks, so a body cut short fails
-        // that reader's read (after every byte before the cut), not a stream nobody reads yet.
-        { objectMode: false, highWaterMark: 0 },
-      );
-      // A reader that stopped early (a refused file) leaves the stream unread; a failure then must not crash the process.
-      stream.on('error', () => {});
-      return { fields, file: { field: name, stream } };
-    }
-    fields[name] = (await cursor.until(delimiter, MAX_FIELD_BYTES)).toString('utf8');
-  }
+      fileSeen = true;
+      settled = true;
+      resolve({ fields, file: { field: name, stream: fileStream(part) } });
+    });
+    parser.on('error', () => fail(unreadable(fileSeen ? CUT_SHORT : undefined)));
+    parser.on('close', () => {
+      if (settled) return;
+      settled = true;
+      resolve({ fields, file: null });
+    });
+    body.on('error', () => fail(unreadable(fileSeen ? CUT_SHORT : undefined)));
+    body.pipe(parser);
+  });
 }
