@@ -1,6 +1,6 @@
 import { replaceCardLike } from './card-like.js';
 import { ExactMatcher } from './exact-matcher.js';
-import { digitCharacters, exactValuesPattern, mayHold, valueProbe, type ValueProbe } from './exact-values.js';
+import { digitCharacters, exactValuesPattern, literalForms, mayHold, valueProbe, type ValueProbe } from './exact-values.js';
 import { HiddenValues } from './hidden-values.js';
 import { replaceSpans } from './spans.js';
 
@@ -53,7 +53,9 @@ export class Scrubber {
     if (candidates.length === 0) return null;
     let matcher = this.exactTexts.get(key);
     if (matcher === undefined) {
-      matcher = new ExactMatcher(candidates);
+      // The probes already hold each value's literal forms: they are not computed again.
+      const literals = new Map(this.values.map((value, index) => [value, (each[index] as ValueProbe).literals]));
+      matcher = new ExactMatcher(candidates, (value) => literals.get(value) ?? literalForms(value));
       this.exactTexts.set(key, matcher);
     }
     return matcher;
