@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formEncode, scrubTranscript } from '../../src/gateways/kit/index.js';
+import { scrubLiterals } from '../../src/gateways/kit/scrub.js';
 import { scrubStripe } from '../../src/gateways/stripe/stripe-api.js';
 import { findCardData } from '../helpers/leak-scan.js';
 
@@ -167,5 +168,32 @@ describe('scrubbing, property-based', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('scrubLiterals', () => {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  /** What it replaced before: one alternation of the values, longest first. */
+  const byRegex = (values: string[], text: string) => text.replace(new RegExp([...values].sort((a, b) => b.length - a.length).map(escape).join('|'), 'g'), '[FILTERED]');
+
+  it('property: replaces what an alternation of the values (longest first) replaces', () => {
+    const values = ['4111111111111111', '411111', 'sk_live_a.b*c', '1111111111', 'abcabc'];
+    const rule = scrubLiterals(values);
+    const piece = fc.oneof(fc.constantFrom(...values, '4111', '41111111', 'sk_live_', 'abc', '1'), fc.string({ maxLength: 6 }));
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 10 }).map((pieces) => pieces.join('')), (text) => {
+        expect(rule(text)).toBe(byRegex(values, text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('two calls with different card numbers: each replaces only its own', () => {
+    const first = scrubLiterals(['4111111111111111']);
+    const second = scrubLiterals(['5555555555554444']);
+    const text = 'a 4111111111111111 b 5555555555554444';
+    expect(first(text)).toBe('a [FILTERED] b 5555555555554444');
+    expect(second(text)).toBe('a 4111111111111111 b [FILTERED]');
+    expect(scrubLiterals(['short', null, undefined])(text)).toBe(text);
   });
 });

@@ -16,8 +16,10 @@ import { digitForms, MAX_SEPARATORS, SEPARATOR } from './digit-forms.js';
  * eat `1234`; longer values match anywhere.
  */
 
-const SHORT = 6;
-const SEPARATED_MIN = 8;
+/** Values shorter than this (letters or digits only) match only as a whole token. */
+export const SHORT = 6;
+/** Values of digits this long or longer may have separators between their digits. */
+export const SEPARATED_MIN = 8;
 const BASE64_MIN = 8;
 
 function escapeRegex(text: string): string {
@@ -43,8 +45,8 @@ export function base64Cores(value: Buffer): string[] {
   return cores.filter((core) => core.length >= BASE64_MIN);
 }
 
-/** Literal (non-pattern) forms of a value. */
-function literalForms(value: string): string[] {
+/** Literal (non-pattern) forms of a value, in the order the pattern tries them. */
+export function literalForms(value: string): string[] {
   const uri = encodeURIComponent(value);
   const forms = [value, uri, uri.replace(/%20/g, '+'), new URLSearchParams([['', value]]).toString().slice(1), JSON.stringify(value).slice(1, -1), escapeHtml(value)];
   if (value.length >= BASE64_MIN) {

@@ -1,5 +1,6 @@
 import { replaceCardLike } from './card-like.js';
-import { digitCharacters, exactValuesPattern, mayHold, valueProbe, type ValueProbe } from './exact-values.js';
+import { ExactMatcher } from './exact-matcher.js';
+import { digitCharacters, exactValuesPattern, literalForms, mayHold, valueProbe, type ValueProbe } from './exact-values.js';
 import { HiddenValues } from './hidden-values.js';
 import { replaceSpans } from './spans.js';
 
@@ -23,20 +24,21 @@ export class Scrubber {
   // never scrub bytes).
   private exactBytes: RegExp | null | undefined;
   /**
-   * Text patterns by the values a text may hold, built on first need (parsing the
-   * pattern of a PAN's every form took ~50 µs a call, and most texts of a call, a message or an
-   * id, cannot hold any of them). A pattern of only the values a text may hold replaces exactly
-   * what the pattern of all of them would: the others cannot match anywhere in that text.
+   * Matchers by the values a text may hold, built on first need (most texts of a call, a
+   * message or an id, cannot hold any of them). A matcher of only the values a text may hold
+   * replaces exactly what one of all of them would: the others cannot match anywhere in that
+   * text. Text is matched without a regex of the values (exact-matcher.ts): compiling one for
+   * each new card number cost a gateway call 0.5 ms or more.
    */
   private probes: { each: ValueProbe[]; mostDigits: number } | undefined;
-  private readonly exactTexts = new Map<string, RegExp | null>();
+  private readonly exactTexts = new Map<string, ExactMatcher>();
   /** This call's numbers where the patterns cannot see them (hidden-values.ts); built on first use. */
   private hiddenNumbers: HiddenValues | null | undefined;
 
   private constructor(readonly values: readonly string[]) {}
 
-  /** The pattern of the values `text` may hold; null when it can hold none. */
-  private exactFor(text: string): RegExp | null {
+  /** The matcher of the values `text` may hold; null when it can hold none. */
+  private exactFor(text: string): ExactMatcher | null {
     if (this.values.length === 0) return null;
     this.probes ??= probesOf(this.values);
     const { each, mostDigits } = this.probes;
@@ -49,12 +51,14 @@ export class Scrubber {
       key += `${index},`;
     });
     if (candidates.length === 0) return null;
-    let pattern = this.exactTexts.get(key);
-    if (pattern === undefined) {
-      pattern = exactValuesPattern(candidates);
-      this.exactTexts.set(key, pattern);
+    let matcher = this.exactTexts.get(key);
+    if (matcher === undefined) {
+      // The probes already hold each value's literal forms: they are not computed again.
+      const literals = new Map(this.values.map((value, index) => [value, (each[index] as ValueProbe).literals]));
+      matcher = new ExactMatcher(candidates, (value) => literals.get(value) ?? literalForms(value));
+      this.exactTexts.set(key, matcher);
     }
-    return pattern;
+    return matcher;
   }
 
   private get hidden(): HiddenValues | null {
@@ -92,8 +96,8 @@ export class Scrubber {
   }
 
   text(text: string): string {
-    const pattern = this.exactFor(text);
-    const exact = pattern === null ? text : text.replace(pattern, FILTERED);
+    const spans = this.exactFor(text)?.spans(text) ?? [];
+    const exact = spans.length === 0 ? text : replaceSpans(text, spans, FILTERED);
     return this.withoutHidden(replaceCardLike(exact, FILTERED));
   }
 

@@ -85,10 +85,29 @@ export function scrubHeaders(...names: string[]): ScrubRule {
  * Every occurrence of these literal values (a call's secret credentials, its card number): the
  * last line of defence for whatever a gateway echoes in a field no rule names. Values under 6
  * characters are left to the field rules, where replacing them everywhere would mangle amounts.
+ * Found with `indexOf`, as a regex alternation of them would (leftmost, then longest): a regex
+ * holding the card number would be compiled anew for every card.
  */
 export function scrubLiterals(values: ReadonlyArray<string | null | undefined>): ScrubRule {
   const usable = [...new Set(values.filter((value): value is string => typeof value === 'string' && value.length >= 6))].sort((a, b) => b.length - a.length);
   if (usable.length === 0) return (text) => text;
-  const pattern = new RegExp(usable.map(escapeRegExp).join('|'), 'g');
-  return (text) => text.replace(pattern, FILTERED);
+  return (text) => {
+    const found: Span[] = [];
+    usable.forEach((value, order) => {
+      for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + 1)) found.push([at, at + value.length, order]);
+    });
+    if (found.length === 0) return text;
+    found.sort((a, b) => a[0] - b[0] || a[2] - b[2]);
+    let out = '';
+    let position = 0;
+    for (const [start, end] of found) {
+      if (start < position) continue;
+      out += text.slice(position, start) + FILTERED;
+      position = end;
+    }
+    return out + text.slice(position);
+  };
 }
+
+/** Where a literal was found, and its rank (longer values first). */
+type Span = [start: number, end: number, order: number];

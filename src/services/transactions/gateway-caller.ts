@@ -36,14 +36,21 @@ export interface GatewayCallObserver {
   finished(gatewayType: string, result: GatewayCallResult, seconds: number): void;
 }
 
-/** The result label of an answer. */
+/** Per gateway type: its definition's names, no values, so it is kept for the process's life. */
+const safeNamesByType = new Map<string, ReadonlySet<string>>();
+
 /** The credential names a gateway type declares `safe` (echoed in its view): not scrubbed from what it answers. */
 function safeCredentialNames(gatewayType: string): ReadonlySet<string> {
-  const module = findGatewayModule(gatewayType);
-  if (module === undefined) return new Set();
-  return new Set([...credentialFields(module.definition)].filter(([, field]) => field.safe).map(([name]) => name));
+  let names = safeNamesByType.get(gatewayType);
+  if (names === undefined) {
+    const module = findGatewayModule(gatewayType);
+    names = module === undefined ? new Set() : new Set([...credentialFields(module.definition)].filter(([, field]) => field.safe).map(([name]) => name));
+    if (module !== undefined) safeNamesByType.set(gatewayType, names);
+  }
+  return names;
 }
 
+/** The result label of an answer. */
 function resultOf(response: GatewayResponse): GatewayCallResult {
   if (response.pending) return 'pending';
   return response.success ? 'succeeded' : 'declined';
