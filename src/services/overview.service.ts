@@ -247,11 +247,12 @@ export class OverviewService {
         await this.repos.rollups.prune(environmentKey, since.slice(0, 13));
       } else {
         countingFrom = from;
-        // A failure here is seen and logged by the roller's next round, which tries again.
-        this.fillEndedHours(environmentKey).catch(() => undefined);
       }
     }
     const [ended, running] = await Promise.all([this.repos.rollups.list(environmentKey, since.slice(0, 13)), this.countBetween(environmentKey, new Date(currentHour).toISOString(), null)]);
+    // Handed off after the read, so this answer holds no half-counted stretch of its own making.
+    // A failure there is seen and logged by the roller's next round, which tries again.
+    if (countingFrom !== null) this.fillEndedHours(environmentKey).catch(() => undefined);
     return { rows: [...ended, ...running], countingFrom };
   }
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Environment } from '../../src/domain/environment.js';
 import type { NewTransaction, TransactionState } from '../../src/domain/transaction.js';
@@ -96,6 +97,24 @@ describe.each(storeKinds)('overview backlog counted in the background (%s)', (ki
     expect(figures.countingFrom).toBeNull();
     expect(figures.totals.payments).toBe(16);
     expect(await repositories(store.db, store.dialect).rollups.completeUntil('env')).toBe('2026-03-10T19:00:00.000Z');
+  });
+
+  it('finds where a pass ends by walking transactions_by_env_created_seq, with no sort', async () => {
+    const query = (prefix: string) =>
+      sql.raw(`${prefix} select created_at from transactions where environment_key = 'env' and created_at >= '2026-03-10T10:00' and created_at < '2026-03-10T18:00' order by created_at, seq limit 1 offset 5000`);
+    let details: string;
+    if (store.dialect === 'sqlite') {
+      details = ((await query('explain query plan').execute(store.db)).rows as Array<{ detail: string }>).map((row) => row.detail).join('\n');
+      expect(details).not.toContain('TEMP B-TREE');
+    } else {
+      // A few rows: without this the planner rightly prefers a sequential scan.
+      details = await store.db.transaction().execute(async (trx) => {
+        await sql`set local enable_seqscan = off`.execute(trx);
+        return ((await query('explain').execute(trx)).rows as Array<Record<string, string>>).map((row) => Object.values(row).join(' ')).join('\n');
+      });
+      expect(details).not.toMatch(/\bSort\b/);
+    }
+    expect(details).toContain('transactions_by_env_created_seq');
   });
 
   it('the roller goes through every environment, and reports a failed round', async () => {
