@@ -16,12 +16,18 @@ const HOUR = 3_600_000;
 /** A little more than the longest range (30 UTC days up to the running one); rollups older than it are pruned. */
 const KEPT_HOURS = 31 * 24;
 /**
- * Transactions counted per pass over ended hours (about 40 ms on SQLite, docs/benchmarks.md,
- * "Portal pages"): a backlog up to this size is counted on the request; a longer one (a fresh
- * start on a large store, an import) is counted in the background pass by pass, so that neither a
- * page nor other requests of this process wait on a month of transactions.
+ * How ended hours not rolled up yet are counted (docs/portal.md, "Overview"): a backlog of up to
+ * `inlineRows` transactions (the hour that just ended) by the page that finds it, in one statement
+ * of ~40 ms on SQLite; a longer one (a fresh start on a large store, an import) in the background,
+ * in passes of about `passRows` (~10 ms each), so that a page loaded meanwhile waits on at most one
+ * pass per statement of its own (docs/benchmarks.md, "Portal pages").
  */
-const CHUNK_ROWS = 5_000;
+export interface BacklogPolicy {
+  inlineRows: number;
+  passRows: number;
+}
+
+const BACKLOG: BacklogPolicy = { inlineRows: 5_000, passRows: 1_000 };
 
 /** The ranges the overview shows, each in buckets of whole UTC hours aligned to UTC midnight. */
 export const OVERVIEW_RANGES = {
@@ -115,8 +121,7 @@ export class OverviewService {
     store: StoreAccess<Uses>,
     private readonly gateways: Pick<GatewayService, 'list'>,
     private readonly clock: Clock,
-    /** Transactions per background pass; tests make it small. */
-    private readonly chunkRows = CHUNK_ROWS,
+    private readonly backlog: BacklogPolicy = BACKLOG,
   ) {
     this.repos = store.repos;
   }
@@ -173,7 +178,7 @@ export class OverviewService {
   }
 
   /**
-   * Counts every ended hour of the kept range not rolled up yet, in passes of about `chunkRows`
+   * Counts every ended hour of the kept range not rolled up yet, in passes of about `passRows`
    * transactions with a turn of the event loop between them (better-sqlite3 answers synchronously:
    * one month in one statement would hold every other request of the process). Run at start-up
    * and on a schedule by `OverviewRoller`, and by a page that finds a long backlog; a second call
@@ -195,7 +200,7 @@ export class OverviewService {
         await this.repos.rollups.prune(environmentKey, since.slice(0, 13));
         return;
       }
-      const until = await this.passEnd(environmentKey, from, currentIso);
+      const until = await this.passEnd(environmentKey, from, currentIso, this.backlog.passRows);
       await this.repos.rollups.store(environmentKey, await this.countBetween(environmentKey, from, until), until);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
@@ -214,11 +219,11 @@ export class OverviewService {
   }
 
   /**
-   * The end of one pass from `from`: the running hour when no more than `chunkRows` transactions
-   * lie between, else the end of the hour holding the next one (a pass never splits an hour).
+   * The end of one pass from `from`: the running hour when no more than `rows` transactions lie
+   * between, else the end of the hour holding the next one (a pass never splits an hour).
    */
-  private async passEnd(environmentKey: string, from: string, currentIso: string): Promise<string> {
-    const next = await this.repos.rollups.createdAtPosition(environmentKey, from, currentIso, this.chunkRows);
+  private async passEnd(environmentKey: string, from: string, currentIso: string, rows: number): Promise<string> {
+    const next = await this.repos.rollups.createdAtPosition(environmentKey, from, currentIso, rows);
     if (next === null) return currentIso;
     const end = new Date(Math.floor(Date.parse(next) / HOUR) * HOUR + HOUR).toISOString();
     return end < currentIso ? end : currentIso;
@@ -241,7 +246,7 @@ export class OverviewService {
     let countingFrom: string | null = null;
     const from = await this.fillFrom(environmentKey, since);
     if (from < currentIso) {
-      const until = this.filling.has(environmentKey) ? null : await this.passEnd(environmentKey, from, currentIso);
+      const until = this.filling.has(environmentKey) ? null : await this.passEnd(environmentKey, from, currentIso, this.backlog.inlineRows);
       if (until === currentIso) {
         await this.repos.rollups.store(environmentKey, await this.countBetween(environmentKey, from, currentIso), currentIso);
         await this.repos.rollups.prune(environmentKey, since.slice(0, 13));

@@ -18,7 +18,7 @@ const gateways = { list: async () => [{ token: 'gwOne', gatewayType: 'test', des
 
 /**
  * A long backlog of ended hours (a fresh node on a large store): the overview does not count it on
- * the request but hands it to the background, which counts it in bounded passes (here 3
+ * the request but hands it to the background, which counts it in bounded passes (here 2
  * transactions each) while the page says which hours are still being counted; once counted, the
  * figures are the same as one pass would give, a breaker run split across passes opens once, and
  * the completion mark never moves back.
@@ -67,7 +67,7 @@ describe.each(storeKinds)('overview backlog counted in the background (%s)', (ki
   });
 
   it('answers at once without the backlog, counts it in passes, then shows every hour', async () => {
-    const overview = new OverviewService(storeAccess(store), gateways, clock, 3);
+    const overview = new OverviewService(storeAccess(store), gateways, clock, { inlineRows: 3, passRows: 2 });
     const first = (await overview.of(ENV, '24h')).figures;
     // Nothing was counted on the request: only the running hour, and the page says from when hours are missing.
     expect(first.countingFrom).toBe('2026-02-07T19:00:00.000Z');
@@ -92,7 +92,7 @@ describe.each(storeKinds)('overview backlog counted in the background (%s)', (ki
 
   it('counts a short backlog (the hour that just ended) on the request', async () => {
     clock.set(Date.parse('2026-03-10T19:05:00.000Z'));
-    const overview = new OverviewService(storeAccess(store), gateways, clock, 3);
+    const overview = new OverviewService(storeAccess(store), gateways, clock, { inlineRows: 3, passRows: 2 });
     const figures = (await overview.of(ENV, '24h')).figures;
     expect(figures.countingFrom).toBeNull();
     expect(figures.totals.payments).toBe(16);
