@@ -4,6 +4,7 @@ import type { Environment } from '../../src/domain/environment.js';
 import type { NewTransaction, TransactionState } from '../../src/domain/transaction.js';
 import type { TransactionDetails } from '../../src/domain/transaction-details.js';
 import type { GatewayService } from '../../src/services/gateway.service.js';
+import { overviewJson } from '../../src/portal/overview-json.js';
 import { OverviewRoller } from '../../src/services/overview-roller.js';
 import { OverviewService } from '../../src/services/overview.service.js';
 import type { StoreHandle } from '../../src/store/database.js';
@@ -72,11 +73,14 @@ describe.each(storeKinds)('overview backlog counted in the background (%s)', (ki
     // Nothing was counted on the request: only the running hour, and the page says from when hours are missing.
     expect(first.countingFrom).toBe('2026-02-07T19:00:00.000Z');
     expect(first.totals.payments).toBe(1);
+    // The JSON the page links to says the same.
+    expect((overviewJson(first).overview as Record<string, unknown>).counting_from).toBe('2026-02-07T19:00:00.000Z');
     await overview.fillEndedHours('env');
     const repos = repositories(store.db, store.dialect);
     expect(await repos.rollups.completeUntil('env')).toBe('2026-03-10T18:00:00.000Z');
     const after = (await overview.of(ENV, '24h')).figures;
     expect(after.countingFrom).toBeNull();
+    expect((overviewJson(after).overview as Record<string, unknown>).counting_from).toBeNull();
     expect(after.totals).toMatchObject({ payments: 16, approved: 11, breakerOpenings: 1 });
     expect(after.declineReasons).toEqual([{ code: 'processing_error', count: 5 }]);
     expect(after.gateways[0]?.series.filter((p) => p.payments > 0).map((p) => [p.start.slice(11, 13), p.payments])).toEqual([
