@@ -107,8 +107,8 @@ export interface Overview {
  * The overview of an environment (docs/portal.md, "Overview"): per gateway, payments and approval
  * rate over time, latency p50/p95, breaker openings, rescues; decline reasons; routing decisions
  * by workflow rule; for 24 hours, 7 or 30 days. Ended hours are counted once into
- * `overview_rollups` (by whichever node renders the overview first, never on a payment's path);
- * the running hour is read from the transactions on each load. A transaction settling after its
+ * `overview_rollups` (in the background by every node's `OverviewRoller`, a short backlog by the
+ * page that finds it; never on a payment's path); the running hour is read from the transactions on each load. A transaction settling after its
  * hour was rolled up is not recounted: the charts are for trends, the transactions page is exact.
  * Redacted gateways are left out.
  */
