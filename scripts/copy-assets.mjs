@@ -9,9 +9,14 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Folders of src/ whose files are copied as they are, to the same place under dist/. */
 export const ASSET_DIRS = ['vault/wallets/roots'];
 
+/** Where compiled src/ lands: dist/ (the build) and dist/tools/src/ (the bench scripts' build, tsconfig.bench.json). */
+const OUT_DIRS = ['dist', 'dist/tools/src'];
+
 for (const dir of ASSET_DIRS) {
   const from = path.join(root, 'src', dir);
-  const to = path.join(root, 'dist', dir);
-  fs.mkdirSync(to, { recursive: true });
-  for (const file of fs.readdirSync(from)) fs.copyFileSync(path.join(from, file), path.join(to, file));
+  for (const out of OUT_DIRS) {
+    const to = path.join(root, out, dir);
+    fs.mkdirSync(to, { recursive: true });
+    for (const file of fs.readdirSync(from)) fs.copyFileSync(path.join(from, file), path.join(to, file));
+  }
 }

@@ -47,6 +47,7 @@ import { ComplianceService } from './services/compliance/compliance.service.js';
 import { privatePaths, widePermissions } from './cli/file-permissions.js';
 import { TLS12_CIPHERS, TLS13_CIPHERS } from './http/tls/tls-options.js';
 import { OverviewService } from './services/overview.service.js';
+import { OverviewRoller } from './services/overview-roller.js';
 import { PortalUserService } from './services/portal-users.service.js';
 import { DEFAULT_SESSION_POLICY, PortalSessionService } from './services/portal-sessions.service.js';
 import { PortalSecretBox } from './vault/portal-secret-box.js';
@@ -108,6 +109,8 @@ export interface Core extends ReceiversCore, CallbacksCore {
   /** `coffer compliance report` and the portal's compliance page (docs/compliance.md). */
   compliance: ComplianceService;
   overview: OverviewService;
+  /** Counts the overview's ended hours ahead of the pages (started by `coffer serve`). */
+  overviewRoller: OverviewRoller;
   /** API.md §7 rate limits (in Redis with COFFER_REDIS_URL, else in this process). */
   rateLimiting: RateLimiting;
   /** Reachability of Redis; null without COFFER_REDIS_URL. */
@@ -236,6 +239,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     const peoplePolicy = new PeoplePolicyService(access, clock, config.people);
     const compliance = new ComplianceService(access, auditChain, peoplePolicy, complianceSettings(config, custody), clock);
     const vaultExports = new ExportService(access, sealer, importKeys, audit, clock);
+    const overview = new OverviewService(access, gateways, clock);
+    const overviewRoller = new OverviewRoller(access, overview);
     const sweeper = new CacheSweeper(access, clock, { idempotency, exports: receiving.exports, abandonedCalls: transactionQuery, events, reconciler });
     return {
       config,
@@ -270,7 +275,8 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       cardAccess: new CardAccessService(access),
       peoplePolicy,
       compliance,
-      overview: new OverviewService(access, gateways, clock),
+      overview,
+      overviewRoller,
       rateLimiting: {
         limiter,
         rules: config.rateLimits,
@@ -290,6 +296,7 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
       close: async () => {
         await sweeper.stop();
         await auditChainer.stop();
+        await overviewRoller.stop();
         await upstreams.close();
         await callbacks.callbacks.stop();
         await receiving.exports.drain();

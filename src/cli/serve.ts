@@ -45,6 +45,8 @@ async function listen(config: Config, logger: Logger, core: Core, init: FirstCre
     );
     // The audit chain links what was recorded, signs its head and prunes past the retention (docs/audit.md).
     core.auditChainer.start((error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'audit chain round failed'));
+    // The overview's ended hours are counted ahead of the pages, at start and then each minute (docs/portal.md, "Overview").
+    core.overviewRoller.start(60_000, (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'overview figures round failed'));
     // Queued callbacks go out from every node; each attempt is claimed by one (docs/events.md, "Delivery").
     core.callbacks.start(config.callbackPollMs, (error) => logger.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'callback delivery round failed'));
   };

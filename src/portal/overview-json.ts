@@ -22,6 +22,8 @@ export function overviewJson(figures: OverviewFigures): Record<string, unknown> 
       from: figures.from,
       until: figures.until,
       bucket_hours: figures.bucketHours,
+      // Null when complete; else ended hours from here on are still being counted and left out.
+      counting_from: figures.countingFrom,
       latency_bucket_bounds_ms: [...LATENCY_BUCKETS_MS],
       totals: {
         payments: figures.totals.payments,

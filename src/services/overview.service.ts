@@ -15,6 +15,19 @@ const TYPES = [...GATEWAY_TRANSACTION_TYPES];
 const HOUR = 3_600_000;
 /** A little more than the longest range (30 UTC days up to the running one); rollups older than it are pruned. */
 const KEPT_HOURS = 31 * 24;
+/**
+ * How ended hours not rolled up yet are counted (docs/portal.md, "Overview"): a backlog of up to
+ * `inlineRows` transactions (the hour that just ended) by the page that finds it, in one statement
+ * of ~40 ms on SQLite; a longer one (a fresh start on a large store, an import) in the background,
+ * in passes of about `passRows` (~10 ms each), so that a page loaded meanwhile waits on at most one
+ * pass per statement of its own (docs/benchmarks.md, "Portal pages").
+ */
+export interface BacklogPolicy {
+  inlineRows: number;
+  passRows: number;
+}
+
+const BACKLOG: BacklogPolicy = { inlineRows: 5_000, passRows: 1_000 };
 
 /** The ranges the overview shows, each in buckets of whole UTC hours aligned to UTC midnight. */
 export const OVERVIEW_RANGES = {
@@ -77,6 +90,11 @@ export interface OverviewFigures {
   /** Unsuccessful payments by normalised error code, most first. */
   declineReasons: Array<{ code: string; count: number }>;
   routing: RoutingFigure[];
+  /**
+   * Null when every hour of the range is in the figures; otherwise the hour from which ended hours
+   * are still being counted in the background (ISO text): the figures leave them out until then.
+   */
+  countingFrom: string | null;
 }
 
 export interface Overview {
@@ -89,18 +107,21 @@ export interface Overview {
  * The overview of an environment (docs/portal.md, "Overview"): per gateway, payments and approval
  * rate over time, latency p50/p95, breaker openings, rescues; decline reasons; routing decisions
  * by workflow rule; for 24 hours, 7 or 30 days. Ended hours are counted once into
- * `overview_rollups` (by whichever node renders the overview first, never on a payment's path);
- * the running hour is read from the transactions on each load. A transaction settling after its
+ * `overview_rollups` (in the background by every node's `OverviewRoller`, a short backlog by the
+ * page that finds it; never on a payment's path); the running hour is read from the transactions on each load. A transaction settling after its
  * hour was rolled up is not recounted: the charts are for trends, the transactions page is exact.
  * Redacted gateways are left out.
  */
 export class OverviewService {
   private readonly repos: Pick<Repositories, Uses>;
+  /** Background counts under way in this process, by environment: one at a time each. */
+  private readonly filling = new Map<string, Promise<void>>();
 
   constructor(
     store: StoreAccess<Uses>,
     private readonly gateways: Pick<GatewayService, 'list'>,
     private readonly clock: Clock,
+    private readonly backlog: BacklogPolicy = BACKLOG,
   ) {
     this.repos = store.repos;
   }
@@ -111,7 +132,7 @@ export class OverviewService {
     const currentHour = Math.floor(now / HOUR) * HOUR;
     const bucketMs = bucketHours * HOUR;
     const rangeStart = Math.floor(now / bucketMs) * bucketMs - (buckets - 1) * bucketMs;
-    const rows = await this.hourlyFigures(environment.key, currentHour);
+    const { rows, countingFrom } = await this.hourlyFigures(environment.key, currentHour);
     const fromHour = new Date(rangeStart).toISOString().slice(0, 13);
     const inRange = rows.filter((row) => row.hour >= fromHour);
     const gateways = (await this.gateways.list(environment, { sinceToken: null, order: 'asc', count: 100 })).filter((gateway) => gateway.state !== 'redacted');
@@ -151,8 +172,61 @@ export class OverviewService {
       },
       declineReasons: ranked(mine.filter((row) => row.figure === 'decline')).map(([code, count]) => ({ code, count })),
       routing: routingOf(mine),
+      countingFrom,
     };
     return { figures, failures };
+  }
+
+  /**
+   * Counts every ended hour of the kept range not rolled up yet, in passes of about `passRows`
+   * transactions with a turn of the event loop between them (better-sqlite3 answers synchronously:
+   * one month in one statement would hold every other request of the process). Run at start-up
+   * and on a schedule by `OverviewRoller`, and by a page that finds a long backlog; a second call
+   * while one runs joins it.
+   */
+  fillEndedHours(environmentKey: string): Promise<void> {
+    const running = this.filling.get(environmentKey);
+    if (running !== undefined) return running;
+    const job = this.fillPasses(environmentKey).finally(() => this.filling.delete(environmentKey));
+    this.filling.set(environmentKey, job);
+    return job;
+  }
+
+  private async fillPasses(environmentKey: string): Promise<void> {
+    for (;;) {
+      const { since, currentIso } = this.keptRange();
+      const from = await this.fillFrom(environmentKey, since);
+      if (from >= currentIso) {
+        await this.repos.rollups.prune(environmentKey, since.slice(0, 13));
+        return;
+      }
+      const until = await this.passEnd(environmentKey, from, currentIso, this.backlog.passRows);
+      await this.repos.rollups.store(environmentKey, await this.countBetween(environmentKey, from, until), until);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** The first hour kept and the running hour, ISO text. */
+  private keptRange(): { since: string; currentIso: string } {
+    const currentHour = Math.floor(this.clock.now().getTime() / HOUR) * HOUR;
+    return { since: new Date(currentHour - (KEPT_HOURS - 1) * HOUR).toISOString(), currentIso: new Date(currentHour).toISOString() };
+  }
+
+  /** Where the ended hours not rolled up yet begin. */
+  private async fillFrom(environmentKey: string, since: string): Promise<string> {
+    const mark = await this.repos.rollups.completeUntil(environmentKey);
+    return mark === null || mark < since ? since : mark;
+  }
+
+  /**
+   * The end of one pass from `from`: the running hour when no more than `rows` transactions lie
+   * between, else the end of the hour holding the next one (a pass never splits an hour).
+   */
+  private async passEnd(environmentKey: string, from: string, currentIso: string, rows: number): Promise<string> {
+    const next = await this.repos.rollups.createdAtPosition(environmentKey, from, currentIso, rows);
+    if (next === null) return currentIso;
+    const end = new Date(Math.floor(Date.parse(next) / HOUR) * HOUR + HOUR).toISOString();
+    return end < currentIso ? end : currentIso;
   }
 
   /** The breaker's rule (API.md §8) over the calls every node wrote: the last five were faults, the newest within the open window. */
@@ -162,20 +236,29 @@ export class OverviewService {
   }
 
   /**
-   * The hourly figures of the kept range: ended hours from the rollups (counting and storing those
-   * not rolled up yet, once, for every node), the running hour from the transactions.
+   * The hourly figures of the kept range: ended hours from the rollups, the running hour from the
+   * transactions. A short backlog of ended hours (the hour that just ended) is counted and stored
+   * here, once, for every node; a long one is handed to the background (`fillEndedHours`) and the
+   * hours it covers are left out of this answer (`countingFrom`).
    */
-  private async hourlyFigures(environmentKey: string, currentHour: number): Promise<FigureRollup[]> {
-    const since = new Date(currentHour - (KEPT_HOURS - 1) * HOUR).toISOString();
-    const currentIso = new Date(currentHour).toISOString();
-    const mark = await this.repos.rollups.completeUntil(environmentKey);
-    const from = mark === null || mark < since ? since : mark;
+  private async hourlyFigures(environmentKey: string, currentHour: number): Promise<{ rows: FigureRollup[]; countingFrom: string | null }> {
+    const { since, currentIso } = this.keptRange();
+    let countingFrom: string | null = null;
+    const from = await this.fillFrom(environmentKey, since);
     if (from < currentIso) {
-      await this.repos.rollups.store(environmentKey, await this.countBetween(environmentKey, from, currentIso), currentIso);
-      await this.repos.rollups.prune(environmentKey, since.slice(0, 13));
+      const until = this.filling.has(environmentKey) ? null : await this.passEnd(environmentKey, from, currentIso, this.backlog.inlineRows);
+      if (until === currentIso) {
+        await this.repos.rollups.store(environmentKey, await this.countBetween(environmentKey, from, currentIso), currentIso);
+        await this.repos.rollups.prune(environmentKey, since.slice(0, 13));
+      } else {
+        countingFrom = from;
+      }
     }
-    const [ended, running] = await Promise.all([this.repos.rollups.list(environmentKey, since.slice(0, 13)), this.countBetween(environmentKey, currentIso, null)]);
-    return [...ended, ...running];
+    const [ended, running] = await Promise.all([this.repos.rollups.list(environmentKey, since.slice(0, 13)), this.countBetween(environmentKey, new Date(currentHour).toISOString(), null)]);
+    // Handed off after the read, so this answer holds no half-counted stretch of its own making.
+    // A failure there is seen and logged by the roller's next round, which tries again.
+    if (countingFrom !== null) this.fillEndedHours(environmentKey).catch(() => undefined);
+    return { rows: [...ended, ...running], countingFrom };
   }
 
   /** Counts every figure of the transactions created in [from, until). */

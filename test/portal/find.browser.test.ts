@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPageWatchingCsp, screenshotAccessible } from '../helpers/browser.js';
+import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const PASSWORD = 'correct horse battery';
@@ -12,9 +13,10 @@ const MASTERCARD = '5555555555554444';
  * things apart", "Any screen"): a customer on the phone gives the last four of her card and her
  * name; the agent finds the card, its payments, the gateway that took them (by its name), exports
  * them, and does it again on a 390 px phone. Every page is screenshotted at 1280 and 390 px under
- * .tmp/screenshots/find-*.png and checked with axe-core (no serious or critical violation).
+ * .tmp/screenshots/find-<store>-*.png and checked with axe-core (no serious or critical violation),
+ * once per store: SQLite, and PostgreSQL when COFFER_TEST_DATABASE_URL is set.
  */
-describe('finding a card and a payment in Chromium', () => {
+describe.each(storeKinds)('finding a card and a payment in Chromium (%s)', (store) => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;
@@ -25,16 +27,16 @@ describe('finding a card and a payment in Chromium', () => {
 
   /** Screenshot and axe check at 1280 px, then at 390 px, then back. */
   async function look(name: string): Promise<void> {
-    await screenshotAccessible(page, `find-${name}-1280`);
+    await screenshotAccessible(page, `find-${store}-${name}-1280`);
     await page.setViewportSize({ width: 390, height: 844 });
-    await screenshotAccessible(page, `find-${name}-390`);
+    await screenshotAccessible(page, `find-${store}-${name}-390`);
     // Nothing is cut off: the page itself never scrolls sideways (wide tables scroll in their own box).
     expect(await page.evaluate<number>('document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(390);
     await page.setViewportSize({ width: 1280, height: 800 });
   }
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ store });
     base = server.client.baseUrl;
     env = server.init.environment_key;
     await server.core.portalUsers.create(server.init.organization_token, { email: 'agent@example.com', role: 'admin', password: PASSWORD });
@@ -164,7 +166,7 @@ describe('finding a card and a payment in Chromium', () => {
     expect(await menu.isVisible()).toBe(true);
     expect(await nav.isVisible()).toBe(false);
     expect(await menu.getAttribute('aria-expanded')).toBe('false');
-    await page.screenshot({ path: '.tmp/screenshots/find-11-phone-menu-closed-390.png', fullPage: false });
+    await page.screenshot({ path: `.tmp/screenshots/find-${store}-11-phone-menu-closed-390.png`, fullPage: false });
     // Keyboard only: the skip link first, then the Menu button.
     await page.keyboard.press('Tab');
     expect(await page.evaluate<string | null | undefined>('document.activeElement?.textContent')).toBe('Skip to content');
@@ -174,7 +176,7 @@ describe('finding a card and a payment in Chromium', () => {
     await expect.poll(() => nav.isVisible()).toBe(true);
     expect(await menu.getAttribute('aria-expanded')).toBe('true');
     expect(await page.evaluate<string | null | undefined>('document.activeElement?.textContent')).toBe('Overview');
-    await screenshotAccessible(page, 'find-12-phone-menu-open-390');
+    await screenshotAccessible(page, `find-${store}-12-phone-menu-open-390`);
     await page.keyboard.press('Escape');
     await expect.poll(() => nav.isVisible()).toBe(false);
     expect(await page.evaluate<string | null | undefined>('document.activeElement?.textContent')).toBe('Menu');
@@ -183,7 +185,7 @@ describe('finding a card and a payment in Chromium', () => {
     await page.getByRole('link', { name: 'Payment methods', exact: true }).click();
     await expect.poll(() => page.url()).toContain('/payment-methods');
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
-    await screenshotAccessible(page, 'find-13-phone-payment-methods-390');
+    await screenshotAccessible(page, `find-${store}-13-phone-payment-methods-390`);
     // At 1280 px the sidebar is always there and the button is not.
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(await nav.isVisible()).toBe(true);

@@ -96,13 +96,13 @@ describe.each(storeKinds)('the overview in Chromium (%s)', (store) => {
     expect(new Set(await shownChartWidths())).toEqual(new Set([600]));
     // Hovering a bar names its hour and its numbers.
     expect(await page.locator('svg.figure title').filter({ hasText: /UTC: \d+ payments, \d+ approved/ }).count()).toBeGreaterThan(0);
-    await screenshotAccessible(page, 'o01-overview-24h-1280');
+    await screenshotAccessible(page, `${store}-o01-overview-24h-1280`);
 
     await page.getByRole('link', { name: 'Last 7 days' }).click();
     await expect.poll(() => page.url()).toContain('range=7d');
     expect(await page.getByRole('img', { name: /Beta backup \(test\): payments and approval rate, last 7 days/ }).count()).toBe(1);
     expect(await page.getByRole('img', { name: /Routing decisions per workflow rule/ }).count()).toBe(1);
-    await screenshotAccessible(page, 'o02-overview-7d-1280');
+    await screenshotAccessible(page, `${store}-o02-overview-7d-1280`);
     const facts = await page.locator('dl.facts').innerText();
 
     await page.getByRole('link', { name: 'these figures as JSON' }).click();
@@ -116,7 +116,7 @@ describe.each(storeKinds)('the overview in Chromium (%s)', (store) => {
 
     await page.goto(`${base}/portal/e/${env}/overview?range=30d`);
     expect(await page.getByRole('img', { name: /last 30 days/ }).count()).toBeGreaterThan(1);
-    await screenshotAccessible(page, 'o03-overview-30d-1280');
+    await screenshotAccessible(page, `${store}-o03-overview-30d-1280`);
     expect(cspErrors).toEqual([]);
   });
 
@@ -129,12 +129,12 @@ describe.each(storeKinds)('the overview in Chromium (%s)', (store) => {
     expect(widths.length).toBeGreaterThanOrEqual(6);
     expect(new Set(widths)).toEqual(new Set([280]));
     expect(await page.getByRole('region', { name: /Alpha acquiring \(test\): payments and approval rate/ }).count()).toBe(1);
-    await screenshotAccessible(page, 'o04-overview-24h-390');
+    await screenshotAccessible(page, `${store}-o04-overview-24h-390`);
     // The charts as a phone shows them with the side navigation collapsed (the layout's part; hidden
     // here through the CSSOM, which the CSP allows, so the screenshot shows the charts at full size).
     await page.evaluate(`document.querySelector('nav.side').style.display = 'none'`);
     expect(await page.getByRole('region', { name: /Alpha acquiring \(test\): payments and approval rate/ }).evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
-    await screenshot(page, 'o05-overview-charts-390');
+    await screenshot(page, `${store}-o05-overview-charts-390`);
     expect(cspErrors).toEqual([]);
   });
 });

@@ -24,7 +24,7 @@ describe.each(storeKinds)('the workflow editor in Chromium (%s)', (store) => {
   let beta: string;
   const cspErrors: string[] = [];
 
-  const look = (name: string) => screenshotAccessible(page, name);
+  const look = (name: string) => screenshotAccessible(page, `${store}-${name}`);
   const labelOf = (name: string, token: string) => `${name} (test, …${token.slice(-6)})`;
 
   async function signIn(email: string): Promise<void> {
@@ -133,9 +133,9 @@ describe.each(storeKinds)('the workflow editor in Chromium (%s)', (store) => {
     // As a phone shows it once the side navigation collapses (the layout's part; hidden here through
     // the CSSOM, which the CSP allows): the editor and the result fit the width.
     await page.evaluate(`document.querySelector('nav.side').style.display = 'none'`);
-    await screenshot(page, 'w06b-workflow-390-without-navigation');
-    await page.locator('#explain-result').screenshot({ path: path.join(SCREENSHOTS, 'w06c-explain-result-390.png') });
-    await page.locator('fieldset.rule').first().screenshot({ path: path.join(SCREENSHOTS, 'w06d-rule-390.png') });
+    await screenshot(page, `${store}-w06b-workflow-390-without-navigation`);
+    await page.locator('#explain-result').screenshot({ path: path.join(SCREENSHOTS, `${store}-w06c-explain-result-390.png`) });
+    await page.locator('fieldset.rule').first().screenshot({ path: path.join(SCREENSHOTS, `${store}-w06d-rule-390.png`) });
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -109,6 +109,7 @@ function overviewBody(envKey: string, figures: OverviewFigures, failures: Awaite
 <tbody>${figures.routing.map((r) => html`<tr><td><a href="/portal/e/${envKey}/workflows/${r.workflowKey}"><code>${r.workflowKey}</code></a></td><td>${r.rule ?? 'default target'}</td><td class="num">${r.decisions}</td><td>${r.gateways.map((g, i) => html`${i === 0 ? '' : ', '}${names.get(g.token) ?? g.token}: ${g.count}`)}</td></tr>`)}</tbody></table></div>`;
   return html`${rangeLinks(envKey, figures.range)}
 <p class="hint">Payments are purchases and authorizations (captures, voids, credits and verifications are not counted again); each attempt on a gateway counts on that gateway. Figures from ${when(figures.from)} to ${when(figures.until)}; <a href="/portal/e/${envKey}/overview.json?range=${figures.range}">these figures as JSON</a>.</p>
+${figures.countingFrom === null ? '' : html`<p class="notice" role="status">Counting the hours since ${when(figures.countingFrom)} in the background (a large store or a fresh start): they are left out of these figures for now. Reload in a minute.</p>`}
 <dl class="facts">
 <dt>Payments</dt><dd>${totals.payments}</dd>
 <dt>Approval rate</dt><dd>${percent(totals.approvalRate)} (${totals.approved} approved)</dd>

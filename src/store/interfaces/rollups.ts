@@ -19,6 +19,13 @@ export interface RollupsRepository {
   paymentCells(environmentKey: string, since: string, until: string | null): Promise<PaymentCell[]>;
   /** Gateway calls (every gateway transaction type) created in [since, until), oldest first (by `created_at`, then position). */
   gatewayCalls(environmentKey: string, since: string, until: string | null): Promise<GatewayCall[]>;
+  /**
+   * When the transaction at position `offset` (0 = the first) among those created in [since, until)
+   * was created, in the index's order; null when there are no more than `offset` of them. Walks at
+   * most `offset + 1` entries of `transactions_by_env_created_seq`, so the overview can cut a long
+   * backlog into bounded chunks without counting it first.
+   */
+  createdAtPosition(environmentKey: string, since: string, until: string, offset: number): Promise<string | null>;
   /** A gateway's last `count` calls created before `before`, newest first (the breaker's run leading into a range). */
   callsBefore(gatewayToken: string, before: string, count: number): Promise<GatewayCall[]>;
 }

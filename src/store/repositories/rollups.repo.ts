@@ -54,7 +54,8 @@ export class RollupsRepo implements RollupsRepository {
     await this.db
       .insertInto('overview_rollup_marks')
       .values({ environment_key: environmentKey, complete_until: completeUntil })
-      .onConflict((oc) => oc.column('environment_key').doUpdateSet({ complete_until: completeUntil }))
+      // The mark only moves forward: a slower pass (another node, the background) never takes it back.
+      .onConflict((oc) => oc.column('environment_key').doUpdateSet({ complete_until: completeUntil }).where('overview_rollup_marks.complete_until', '<', completeUntil))
       .execute();
   }
 
@@ -137,6 +138,22 @@ export class RollupsRepo implements RollupsRepository {
       .orderBy('seq')
       .execute();
     return rows.map(callOf);
+  }
+
+  async createdAtPosition(environmentKey: string, since: string, until: string, offset: number): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('transactions')
+      .select('created_at')
+      .where('environment_key', '=', environmentKey)
+      .where('created_at', '>=', since)
+      .where('created_at', '<', until)
+      // The index's order (transactions_by_env_created_seq): the walk stops after `offset + 1` entries.
+      .orderBy('created_at')
+      .orderBy('seq')
+      .limit(1)
+      .offset(offset)
+      .executeTakeFirst();
+    return row?.created_at ?? null;
   }
 
   async callsBefore(gatewayToken: string, before: string, count: number): Promise<GatewayCall[]> {
