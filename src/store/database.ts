@@ -26,6 +26,7 @@ import { auditChain } from './migrations/022-audit-chain.js';
 import { portalSearch } from './migrations/024-portal-search.js';
 import { overviewFigures } from './migrations/025-overview-figures.js';
 import { wallets } from './migrations/026-wallets.js';
+import { portabilityClosing } from './migrations/030-portability-closing.js';
 import { openSqliteStore } from './sqlite-store.js';
 import { CofferPostgresDialect } from './postgres-dialect.js';
 import { CommitFeed, type CommitSubscription } from './commit-feed.js';
@@ -83,6 +84,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '024-portal-search': portalSearch(dialect),
     '025-overview-figures': overviewFigures,
     '026-wallets': wallets,
+    '030-portability-closing': portabilityClosing,
   };
 }
 
