@@ -13,6 +13,7 @@ import type {
 } from '../../domain/payment-method.js';
 import { TransactionState, type NewTransaction, type Transaction } from '../../domain/transaction.js';
 import type { ChangeEvent } from '../../domain/event.js';
+import type { RequestMeta } from '../../domain/request.js';
 import type { StoreAccess } from '../../store/store-access.js';
 import type { PaymentMethodSealer, SealedFields } from '../payment-method-sealer.js';
 import { checkMetadata, emailErrors } from '../payment-method-validation.js';
@@ -65,6 +66,11 @@ export interface AdoptOptions {
    * from: a file import's id, an upstream); `retained` is always recorded.
    */
   transactionDetails?: Record<string, JsonValue>;
+  /**
+   * The API request that caused the adoption (a file import's POST, the request that named a
+   * missing token or started a backfill): its id is stamped on the events recorded with each method.
+   */
+  request?: RequestMeta;
 }
 
 /**
@@ -120,14 +126,15 @@ export async function adoptPaymentMethods(deps: AdoptDeps, environment: Environm
     else ready.push({ index, prepared });
   }
   if (ready.length > 0) {
+    const scope = options.request === undefined ? { environment } : { environment, request: options.request };
     let written: AdoptResult[];
     try {
-      written = await deps.store.unitOfWork((repos) => store(deps, repos, environment, ready.map((item) => item.prepared), options, now), { environment });
+      written = await deps.store.unitOfWork((repos) => store(deps, repos, environment, ready.map((item) => item.prepared), options, now), scope);
     } catch (error) {
       if (ready.length === 1) throw error;
       written = [];
       for (const item of ready) {
-        written.push(...(await deps.store.unitOfWork((repos) => store(deps, repos, environment, [item.prepared], options, now), { environment })));
+        written.push(...(await deps.store.unitOfWork((repos) => store(deps, repos, environment, [item.prepared], options, now), scope)));
       }
     }
     for (const [position, item] of ready.entries()) results[item.index] = written[position];

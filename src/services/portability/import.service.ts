@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../domain/clock.js';
 import type { Environment } from '../../domain/environment.js';
+import type { RequestMeta } from '../../domain/request.js';
 import type { ErrorEntry } from '../../domain/errors.js';
 import { emptyImportReport, IMPORT_REPORT_LIST_LIMIT, type ImportRemap, type ImportReport, type PaymentMethodImport } from '../../domain/payment-method-import.js';
 import { orderedToken, TOKEN_LENGTH } from '../../domain/tokens.js';
@@ -28,6 +29,8 @@ export interface ImportOptions {
   onProgress?: (job: PaymentMethodImport) => void;
   /** Every remapped token (the report keeps the first IMPORT_REPORT_LIST_LIMIT): the CLI's `--map`. */
   onRemap?: (remap: ImportRemap) => void;
+  /** The API request that started the import: its id is on every event the import records. */
+  request?: RequestMeta;
 }
 
 const DEFAULT_BATCH = 500;
@@ -123,7 +126,11 @@ export class ImportService {
     let batch: Pending[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
-      const results = await this.adopter.adoptMany(environment, batch.map((item) => item.method), { allowExpired: options.allowExpired === true, transactionDetails: { import: job.token } });
+      const results = await this.adopter.adoptMany(environment, batch.map((item) => item.method), {
+        allowExpired: options.allowExpired === true,
+        transactionDetails: { import: job.token },
+        ...(options.request === undefined ? {} : { request: options.request }),
+      });
       for (const [index, item] of batch.entries()) this.tally(job.report, item, results[index] as AdoptResult, options);
       batch = [];
       job.updatedAt = this.clock.now().toISOString();
