@@ -124,12 +124,7 @@ describe('the portal Exports page in Chromium', () => {
     await screenshotAccessible(alice, 'x07-export-requester-can-cancel');
 
     // Rejecting her own request (a forged form: the page offers no such button) is refused, and audited.
-    await alice.evaluate(() => {
-      const form = document.querySelector<HTMLFormElement>('form[action$="/cancel"]');
-      if (form === null) throw new Error('no cancel form');
-      form.action = form.action.replace(/\/cancel$/, '/reject');
-      form.submit();
-    });
+    await alice.evaluate(`(() => { const form = document.querySelector('form[action$="/cancel"]'); form.action = form.action.replace(/\\/cancel$/, '/reject'); form.submit(); })()`);
     await expect.poll(() => alice.getByText('someone other than the person who requested it').count()).toBeGreaterThan(0);
     await screenshotAccessible(alice, 'x08-export-own-reject-refused');
 
