@@ -41,6 +41,8 @@ export const exportOut = (job: ExportView) => ({
   requested_by: job.requestedBy.id,
   approved_by: job.approvedBy?.id ?? null,
   downloaded_by: job.downloadedBy?.id ?? null,
+  closed_by: job.closedBy?.id ?? null,
+  closed_at: job.closedAt,
   payment_methods: job.paymentMethods,
   expires_at: job.expiresAt,
   created_at: job.createdAt,
@@ -57,12 +59,12 @@ async function orFail<T>(work: Promise<T>): Promise<T> {
 }
 
 /**
- * `coffer export request|approve|download|list|show` (docs/portability.md, "Exporting"): the
+ * `coffer export request|approve|reject|cancel|download|list|show` (docs/portability.md, "Exporting"): the
  * same dual control as the API. Each step that acts reads an admin access secret of the
  * environment from standard input, and the person who requested an export cannot approve it.
  */
 export function exportCommands(cli: Command, withCore: WithCore): void {
-  const exports = cli.command('export').description('export payment methods to another vault under dual control (request, approve, download once)');
+  const exports = cli.command('export').description('export payment methods to another vault under dual control (request, approve or reject, cancel, download once)');
   const json = () => new Option('--json', 'print machine-readable JSON');
 
   exports.command('request').description("request an export to a recipient's OpenPGP public key (admin secret on stdin); another admin must approve it")
@@ -104,6 +106,26 @@ export function exportCommands(cli: Command, withCore: WithCore): void {
         const environment = await core.tenancy.requireEnvironment(opts.environment);
         const caller = await callerFrom(core, environment);
         printResult(exportOut(await orFail(core.vaultExports.approve(environment, id, caller))), opts.json === true);
+      }));
+
+  exports.command('cancel <id>').description('cancel your own pending export (the requester’s admin secret on stdin); it never runs')
+    .requiredOption('--environment <key>', 'the environment of the export')
+    .addOption(json())
+    .action((id: string, opts: EnvironmentFlags) =>
+      withCore(async (core) => {
+        const environment = await core.tenancy.requireEnvironment(opts.environment);
+        const caller = await callerFrom(core, environment);
+        printResult(exportOut(await orFail(core.vaultExports.cancel(environment, id, caller))), opts.json === true);
+      }));
+
+  exports.command('reject <id>').description('reject a pending export (an admin secret on stdin, not the requester’s); it never runs')
+    .requiredOption('--environment <key>', 'the environment of the export')
+    .addOption(json())
+    .action((id: string, opts: EnvironmentFlags) =>
+      withCore(async (core) => {
+        const environment = await core.tenancy.requireEnvironment(opts.environment);
+        const caller = await callerFrom(core, environment);
+        printResult(exportOut(await orFail(core.vaultExports.reject(environment, id, caller))), opts.json === true);
       }));
 
   exports.command('download <id>').description('download an approved export, once, to a file (OpenPGP, encrypted to the recipient; admin secret on stdin)')

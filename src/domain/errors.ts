@@ -85,6 +85,7 @@ export const ERROR_STATUS = {
   'errors.export_gone': 410,
   'errors.export_not_approved': 409,
   'errors.export_not_pending': 409,
+  'errors.export_closed': 409,
 } as const;
 
 export type ErrorKey = keyof typeof ERROR_STATUS;

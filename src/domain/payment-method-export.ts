@@ -7,9 +7,11 @@
  * - `downloading`: its one download is streaming;
  * - `downloaded`: the file was handed out (`paymentMethods` counts what it held);
  * - `failed`: the download stopped part-way (the export is spent all the same: request a new one);
+ * - `cancelled`: its requester withdrew it while it was pending (`closedBy` is the requester);
+ * - `rejected`: another admin refused it while it was pending (`closedBy` is who refused it);
  * - `expired`: a pending or approved export whose `expiresAt` passed (computed on read, never stored).
  */
-export const EXPORT_STATES = ['pending', 'approved', 'downloading', 'downloaded', 'failed', 'expired'] as const;
+export const EXPORT_STATES = ['pending', 'approved', 'downloading', 'downloaded', 'failed', 'cancelled', 'rejected', 'expired'] as const;
 export type ExportState = (typeof EXPORT_STATES)[number];
 
 /** The storage states an export may select: the ones whose card can still be read. */
@@ -45,6 +47,8 @@ export interface PaymentMethodExport {
   requestedBy: ExportActor;
   approvedBy: ExportActor | null;
   downloadedBy: ExportActor | null;
+  /** Who cancelled (the requester) or rejected (another admin) it while pending; null otherwise. */
+  closedBy: ExportActor | null;
   /** How many payment methods the file held; null until downloaded. */
   paymentMethods: number | null;
   /** Why the download stopped; never a value of the file. */
@@ -54,6 +58,8 @@ export interface PaymentMethodExport {
   createdAt: string;
   approvedAt: string | null;
   downloadedAt: string | null;
+  /** When it was cancelled or rejected. */
+  closedAt: string | null;
   updatedAt: string;
 }
 
@@ -65,6 +71,8 @@ export interface ExportTransition {
   unexpiredAt?: string;
   approvedBy?: ExportActor;
   downloadedBy?: ExportActor;
+  /** Who cancelled or rejected it (the transition's time is recorded as `closedAt`). */
+  closedBy?: ExportActor;
   paymentMethods?: number;
   error?: string;
   expiresAt?: string;

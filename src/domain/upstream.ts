@@ -64,6 +64,12 @@ export interface IntakeGrant {
   /** on_demand or backfill: which counter a successful intake moves. */
   purpose: 'on_demand' | 'backfill';
   expiresAt: string;
+  /**
+   * The X-Request-Id of the API request that caused the pull (the one naming the missing token,
+   * or the one that started the backfill): the intake is another request, made by the upstream,
+   * and stamps this id on the events it records (docs/events.md). Null outside a request.
+   */
+  requestId: string | null;
 }
 
 /** The non-sensitive fields of a payment method as the upstream shows it (GET payment_methods/<t>). */

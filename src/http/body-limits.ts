@@ -92,6 +92,8 @@ export const BODY_LIMITS: ReadonlyMap<string, number> = new Map([
   // The recipient's armored OpenPGP public key (a few KiB, more with many signatures) and the filter.
   ['POST /v1/payment_methods/exports', PEM],
   ['POST /v1/payment_methods/exports/:id/approve', SMALL],
+  ['POST /v1/payment_methods/exports/:id/cancel', SMALL],
+  ['POST /v1/payment_methods/exports/:id/reject', SMALL],
   ...both('/v1/payment_methods/:token/retain', SMALL),
   ...both('/v1/payment_methods/:token/redact', SMALL),
   ...both('/v1/payment_methods/:token/recache', SMALL),

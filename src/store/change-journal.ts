@@ -21,7 +21,8 @@ export async function recordChange(db: Kysely<Database>, change: Change): Promis
 /** As `recordChange` for several changes, their events written in one statement (a bulk import). */
 export async function recordChanges(db: Kysely<Database>, changes: readonly Change[]): Promise<void> {
   const events = await new EventsRepo(db).recordMany(changes);
-  for (const [index, event] of events.entries()) {
+  for (let index = 0; index < events.length; index += 1) {
+    const event = events[index] as ApiEvent;
     const change = changes[index] as Change;
     // Nothing to queue for most of an import's events: skip the call, not only its statements.
     if (change.environmentSubscribed === false && (change.ownCallback === false || event.objectType !== 'transaction')) continue;

@@ -27,6 +27,7 @@ import { portalSearch } from './migrations/024-portal-search.js';
 import { overviewFigures } from './migrations/025-overview-figures.js';
 import { wallets } from './migrations/026-wallets.js';
 import { masterKeyRotations } from './migrations/027-master-key-rotations.js';
+import { portabilityClosing } from './migrations/030-portability-closing.js';
 import { openSqliteStore } from './sqlite-store.js';
 import { CofferPostgresDialect } from './postgres-dialect.js';
 import { CommitFeed, type CommitSubscription } from './commit-feed.js';
@@ -85,6 +86,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '025-overview-figures': overviewFigures,
     '026-wallets': wallets,
     '027-master-key-rotations': masterKeyRotations,
+    '030-portability-closing': portabilityClosing,
   };
 }
 

@@ -308,6 +308,10 @@ export interface PaymentMethodExportsTable {
   approved_at: string | null;
   downloaded_at: string | null;
   updated_at: string;
+  /** Migration 030: who cancelled or rejected a pending export, and when. */
+  closer_type: string | null;
+  closer: string | null;
+  closed_at: string | null;
 }
 
 /** The Kysely database type: every table Coffer keeps. */
@@ -665,4 +669,6 @@ export interface UpstreamIntakeGrantsTable {
   purpose: string;
   expires_at: string;
   used_at: string | null;
+  /** Migration 030: the X-Request-Id of the API request that caused the pull; null outside one. */
+  request_id: string | null;
 }

@@ -7,8 +7,8 @@ import { runCoffer, useCofferProcesses, type RunResult } from '../helpers/spawn.
 import { tempDir } from '../helpers/temp.js';
 
 /**
- * `coffer export request|approve|download|list|show` as operators run them, on SQLite and
- * PostgreSQL: the admin secret on stdin says who acts; the requester cannot approve; the file is
+ * `coffer export request|approve|reject|cancel|download|list|show` as operators run them, on SQLite and
+ * PostgreSQL: the admin secret on stdin says who acts; the requester cannot approve or reject, another admin cannot cancel; the file is
  * written once (mode 0600) and decrypts with the recipient's key; a second download is refused.
  */
 
@@ -111,6 +111,28 @@ describe.each(storeKinds)('coffer export (%s)', (store) => {
     const missing = await runCoffer(['export', 'show', 'NoSuchExport', '--environment', environmentKey], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('Unable to find the specified export');
+    // A pending export ends without running: its requester cancels, another admin rejects; not the other way round.
+    const otherCancels = await runCoffer(['export', 'cancel', requested.id, '--environment', environmentKey], env, 30_000, other.access_secret);
+    expect(otherCancels.code).toBe(1);
+    expect(otherCancels.stderr).toContain('Only the person who requested an export can cancel it');
+    const ownReject = await runCoffer(['export', 'reject', requested.id, '--environment', environmentKey], env, 30_000, init.access_secret);
+    expect(ownReject.code).toBe(1);
+    expect(ownReject.stderr).toContain('someone other than the person who requested it');
+    const cancelled = okJson(await runCoffer(['export', 'cancel', requested.id, '--environment', environmentKey, '--json'], env, 30_000, init.access_secret));
+    expect(cancelled).toMatchObject({ state: 'cancelled', closed_by: requested.requested_by, closed_at: expect.any(String) });
+    const lateApproval = await runCoffer(['export', 'approve', requested.id, '--environment', environmentKey], env, 30_000, other.access_secret);
+    expect(lateApproval.code).toBe(1);
+    expect(lateApproval.stderr).toContain('This export was cancelled');
+    const toReject = okJson(await runCoffer(['export', 'request', '--environment', environmentKey, '--recipient', recipientFile, '--json'], env, 30_000, init.access_secret));
+    expect(okJson(await runCoffer(['export', 'reject', toReject.id, '--environment', environmentKey, '--json'], env, 30_000, other.access_secret))).toMatchObject({ state: 'rejected', closed_by: other.access_secret_key });
+    const lateDownload = await runCoffer(['export', 'download', toReject.id, '--environment', environmentKey, '--out', path.join(temp.dir, 'rejected.gpg')], env, 30_000, other.access_secret);
+    expect(lateDownload.code).toBe(1);
+    expect(lateDownload.stderr).toContain('This export was rejected');
+    expect(fs.existsSync(path.join(temp.dir, 'rejected.gpg'))).toBe(false);
+    const unknownCancel = await runCoffer(['export', 'cancel', 'NoSuchExport', '--environment', environmentKey], env, 30_000, init.access_secret);
+    expect(unknownCancel.code).toBe(1);
+    expect(unknownCancel.stderr).toContain('Unable to find the specified export');
+
     for (const result of [own, early, again, missing]) expect(`${result.stdout}${result.stderr}`).not.toContain(VISA);
   });
 });

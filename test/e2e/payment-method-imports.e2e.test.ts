@@ -83,6 +83,25 @@ describe.each(storeKinds)('payment method imports (%s)', (store) => {
     expect(again.json().payment_method_import).toMatchObject({ imported: 0, skipped: 2, rejected: 3, remapped: job.remapped });
   });
 
+  it('stamps the events it records with the id of the request that started the import', async () => {
+    const file = jsonl(card('ApiRequestIdOne', VISA, { metadata: { customer: 'rid' } }), card('ApiRequestIdTwo', MASTER));
+    const response = await server.client.request('POST', '/v1/payment_methods/imports.json', { body: file, contentType: 'application/x-ndjson', headers: { 'X-Request-Id': 'req-import-file-1' } });
+    expect(response.status, response.text).toBe(201);
+    expect(response.headers['x-request-id']).toBe('req-import-file-1');
+    const events = (await server.client.get('/v1/events.json?count=100')).json().events as { request_id: string | null; event_type: string; object_key: string }[];
+    const imported = events.filter((event) => event.event_type === 'ImportPaymentMethod' && ['ApiRequestIdOne', 'ApiRequestIdTwo'].includes(event.object_key));
+    expect(imported.map((event) => [event.object_key, event.request_id]).sort()).toEqual([
+      ['ApiRequestIdOne', 'req-import-file-1'],
+      ['ApiRequestIdTwo', 'req-import-file-1'],
+    ]);
+    // The ImportPaymentMethod transactions' own events carry it too.
+    const transactions = (await server.client.get('/v1/payment_methods/ApiRequestIdOne/transactions.json')).json().transactions as { token: string; transaction_type: string }[];
+    const importTransaction = transactions.find((transaction) => transaction.transaction_type === 'ImportPaymentMethod')?.token;
+    const transactionEvents = events.filter((event) => event.object_key === importTransaction);
+    expect(transactionEvents.map((event) => event.event_type).sort()).toEqual(['TransactionCreated', 'TransactionSucceeded']);
+    for (const event of transactionEvents) expect(event.request_id).toBe('req-import-file-1');
+  });
+
   it('answers in XML', async () => {
     const response = await post('/v1/payment_methods/imports.xml', `token,number,month,year\nApiXmlToken1,${VISA},1,2041\nApiXmlToken2,${VISA},13,2041\n`, 'text/csv');
     expect(response.status, response.text).toBe(201);

@@ -125,6 +125,19 @@ describe.each(storeKinds)('live migration from a Spreedly-compatible upstream (%
     expect((await up.client.get(`/v1/payment_methods/${token}.json`)).json().payment_method.storage_state).toBe('retained');
   });
 
+  it('stamps the pulled card\'s events with the id of the request that named it (pull-through on show)', async () => {
+    const token = upTokens[2] as string;
+    const shown = await down.client.get(`/v1/payment_methods/${token}.json`, { headers: { 'X-Request-Id': 'req-pull-show-1' } });
+    expect(shown.status).toBe(200);
+    const events = (await down.client.get('/v1/events.json?count=100')).json().events as { request_id: string | null; event_type: string; object_key: string }[];
+    const imported = events.filter((event) => event.event_type === 'ImportPaymentMethod' && event.object_key === token);
+    expect(imported.map((event) => event.request_id)).toEqual(['req-pull-show-1']);
+    const transaction = ((await down.client.get(`/v1/payment_methods/${token}/transactions.json`)).json().transactions as { token: string; transaction_type: string }[]).find((item) => item.transaction_type === 'ImportPaymentMethod');
+    const transactionEvents = events.filter((event) => event.object_key === transaction?.token);
+    expect(transactionEvents.length).toBeGreaterThan(0);
+    for (const event of transactionEvents) expect(event.request_id).toBe('req-pull-show-1');
+  });
+
   it('answers the usual 404/422 for a token unknown upstream too', async () => {
     expect((await down.client.get('/v1/payment_methods/NoSuchToken000000000000000.json')).status).toBe(404);
     const purchase = await down.client.sendJson('POST', `/v1/gateways/${gateway}/purchase.json`, { transaction: { payment_method_token: 'NoSuchToken000000000000000', amount: 100, currency_code: 'USD' } });
@@ -143,8 +156,8 @@ describe.each(storeKinds)('live migration from a Spreedly-compatible upstream (%
     const repos = storeAccess(down.core.store).repos;
     const fields = { token: 'IntakeToken0000000000000001', paymentMethodType: 'credit_card', storageState: 'retained', email: null, createdAt: null, metadata: null, data: null, firstName: 'Ada', lastName: 'Lovelace', month: 12, year: 2035, address: {}, eligibleForCardUpdater: null, bankName: null, accountType: null, accountHolderType: null, thirdPartyToken: null, gatewayType: null };
     const expiresAt = new Date(Date.now() + 60_000).toISOString();
-    await repos.upstreams.grant({ environmentKey: downEnv, credentialHash: intakeCredentialHash('good-once'), paymentMethodToken: fields.token, fields, purpose: 'on_demand', expiresAt });
-    await repos.upstreams.grant({ environmentKey: downEnv, credentialHash: intakeCredentialHash('other-token'), paymentMethodToken: fields.token, fields, purpose: 'on_demand', expiresAt });
+    await repos.upstreams.grant({ environmentKey: downEnv, credentialHash: intakeCredentialHash('good-once'), paymentMethodToken: fields.token, fields, purpose: 'on_demand', expiresAt, requestId: null });
+    await repos.upstreams.grant({ environmentKey: downEnv, credentialHash: intakeCredentialHash('other-token'), paymentMethodToken: fields.token, fields, purpose: 'on_demand', expiresAt, requestId: null });
     const mismatched = await send('other-token', 'IntakeToken0000000000000002');
     expect(mismatched.status).toBe(403);
     expect((await down.client.get('/v1/payment_methods/IntakeToken0000000000000002.json')).status).toBe(404);
@@ -164,9 +177,12 @@ describe.each(storeKinds)('live migration from a Spreedly-compatible upstream (%
     }
     const cached = await up.client.sendJson('POST', '/v1/payment_methods.json', card(CARDS[0] as string, false));
     const cachedToken = cached.json().transaction.payment_method.token as string;
-    const started = await down.client.sendJson('POST', `/v1/environments/${downEnv}/upstream/backfill.json`, {});
+    const started = await down.client.sendJson('POST', `/v1/environments/${downEnv}/upstream/backfill.json`, {}, { headers: { 'X-Request-Id': 'req-backfill-start-1' } });
     expect([200, 202]).toContain(started.status);
     await down.core.upstreams.backfill.drain();
+    // The walk runs in the background: the cards it copies carry the id of the request that started it.
+    const events = (await down.client.get('/v1/events.json?count=100&event_type=ImportPaymentMethod')).json().events as { request_id: string | null; object_key: string }[];
+    for (const token of upTokens.slice(4)) expect(events.find((event) => event.object_key === token)?.request_id, token).toBe('req-backfill-start-1');
     const progress = (await down.client.get(`/v1/environments/${downEnv}/upstream.json`)).json().upstream;
     expect(progress.backfill.state).toBe('done');
     expect(progress.remaining).toBe(0);

@@ -13,6 +13,7 @@ const VISA = '4111111111111111';
  * Exports in the portal in a real Chromium (docs/portability.md, "Exporting"): one admin requests
  * an export through the form and cannot approve it; a second admin sees it among the pending
  * approvals, approves it and downloads it once; the file decrypts with the recipient's key. A
+ * requester may cancel a pending request and another admin reject one; neither runs. A
  * viewer may not open the page. Each page is screenshotted (.tmp/screenshots) and checked with axe-core.
  */
 describe('the portal Exports page in Chromium', () => {
@@ -107,6 +108,50 @@ describe('the portal Exports page in Chromium', () => {
       'payment_method_export.download bob@example.com',
       'payment_method_export.request alice@example.com',
     ]);
+  });
+
+  it('the requester cancels their own request, another admin rejects one; neither runs, and the wrong person is refused', async () => {
+    const alice = await signedIn('alice@example.com');
+    for (let i = 0; i < 2; i += 1) {
+      await alice.goto(`${base}/portal/e/${env}/exports`);
+      await alice.getByLabel("Recipient's OpenPGP public key").fill(recipient.publicKey);
+      await alice.getByRole('button', { name: 'Request export', exact: true }).click();
+      await expect.poll(() => alice.getByText('Export requested.').count()).toBe(1);
+    }
+    // The requester has Cancel (never Approve or Reject) on her pending requests.
+    expect(await alice.getByRole('button', { name: /^Cancel request/ }).count()).toBe(2);
+    expect(await alice.getByRole('button', { name: /^(Approve|Reject)/ }).count()).toBe(0);
+    await screenshotAccessible(alice, 'x07-export-requester-can-cancel');
+
+    // Rejecting her own request (a forged form: the page offers no such button) is refused, and audited.
+    await alice.evaluate(`(() => { const form = document.querySelector('form[action$="/cancel"]'); form.action = form.action.replace(/\\/cancel$/, '/reject'); form.submit(); })()`);
+    await expect.poll(() => alice.getByText('someone other than the person who requested it').count()).toBeGreaterThan(0);
+    await screenshotAccessible(alice, 'x08-export-own-reject-refused');
+
+    await alice.goto(`${base}/portal/e/${env}/exports`);
+    await alice.getByRole('button', { name: /^Cancel request/ }).first().click();
+    await expect.poll(() => alice.getByText('Export cancelled.').count()).toBe(1);
+    await expect.poll(() => alice.getByRole('cell', { name: 'cancelled', exact: true }).count()).toBe(1);
+    await expect.poll(() => alice.getByText(/cancelled by alice@example\.com/).count()).toBe(1);
+
+    // Another admin sees Approve and Reject on the one left, and no Cancel.
+    const bob = await signedIn('bob@example.com');
+    await bob.goto(`${base}/portal/e/${env}/exports`);
+    expect(await bob.getByRole('button', { name: /^Cancel request/ }).count()).toBe(0);
+    expect(await bob.getByRole('button', { name: /^Reject/ }).count()).toBe(1);
+    await screenshotAccessible(bob, 'x09-export-approver-can-reject');
+    await bob.getByRole('button', { name: /^Reject/ }).click();
+    await expect.poll(() => bob.getByText('Export rejected.').count()).toBe(1);
+    await expect.poll(() => bob.getByRole('cell', { name: 'rejected', exact: true }).count()).toBe(1);
+    await expect.poll(() => bob.getByText(/rejected by bob@example\.com/).count()).toBe(1);
+    // Nothing is left to act on: no button on a closed export.
+    expect(await bob.getByRole('button', { name: /^(Approve|Reject|Cancel request|Download once)/ }).count()).toBe(0);
+    await screenshotAccessible(bob, 'x10-exports-cancelled-and-rejected');
+
+    const actions = (await server.core.audit.list(server.init.organization_token, { count: 100 })).filter((event) => event.objectType === 'payment_method_export').map((event) => `${event.action} ${event.actor}`);
+    expect(actions).toContain('payment_method_export.cancel alice@example.com');
+    expect(actions).toContain('payment_method_export.reject bob@example.com');
+    expect(actions).toContain('payment_method_export.reject_refused alice@example.com');
   });
 
   it('is not for a viewer', async () => {

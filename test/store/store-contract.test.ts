@@ -35,7 +35,7 @@ const TABLES = [
   'access_secrets', 'audit_events', 'cache_generation', 'callback_attempts', 'callback_deliveries', 'callback_destinations', 'certificates', 'environments', 'events', 'gateways', 'idempotency_keys', 'master_key_checks', 'organizations', 'overview_rollup_marks', 'overview_rollups', 'payment_methods',
   'portal_invitations', 'portal_memberships', 'portal_people', 'portal_sessions', 'receivers', 'transactions', 'used_nonces', 'workflows', 'wrapped_keys',
 ];
-const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates', '006-idempotency-key-hashes', '009-portal', '010-card-capture', '011-events-callbacks', '012-portal-gaps', '013-retry-chains', '014-workflows', '015-cache-generation', '016-partial-indexes', '017-portal-memberships', '018-callback-fairness', '019-portability-import', '020-upstreams', '021-master-key-checks', '022-audit-chain', '023-payment-method-exports', '024-portal-search', '025-overview-figures', '026-wallets', '027-master-key-rotations'];
+const MIGRATIONS = ['001-foundation', '002-payment-methods', '003-gateway-transactions', '004-receivers-certificates', '006-idempotency-key-hashes', '009-portal', '010-card-capture', '011-events-callbacks', '012-portal-gaps', '013-retry-chains', '014-workflows', '015-cache-generation', '016-partial-indexes', '017-portal-memberships', '018-callback-fairness', '019-portability-import', '020-upstreams', '021-master-key-checks', '022-audit-chain', '023-payment-method-exports', '024-portal-search', '025-overview-figures', '026-wallets', '027-master-key-rotations', '030-portability-closing'];
 
 let counter = 0;
 /** Unique, readable ids; base-62-ish like the real tokens. */
@@ -750,12 +750,14 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
         requestedBy: { type: 'user', id: 'alice@example.com' },
         approvedBy: null,
         downloadedBy: null,
+        closedBy: null,
         paymentMethods: null,
         error: null,
         expiresAt: '2024-03-01T23:59:59.999Z',
         createdAt: now,
         approvedAt: null,
         downloadedAt: null,
+        closedAt: null,
         updatedAt: now,
       };
       await repos.paymentMethodExports.insert(job);
@@ -774,6 +776,14 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       const ended = await repos.paymentMethodExports.transition(envA, job.token, { from: 'downloading', to: 'downloaded', paymentMethods: 1234567, at });
       expect(ended).toMatchObject({ state: 'downloaded', paymentMethods: 1234567, downloadedBy: { type: 'user', id: 'bob@example.com' }, downloadedAt: at });
       expect(typeof ended?.paymentMethods).toBe('number');
+
+      // Cancelled or rejected while pending: who and when are kept; nothing moves it on afterwards.
+      const other = { ...job, token: uid('export'), approvedBy: null, approvedAt: null };
+      await repos.paymentMethodExports.insert(other);
+      const rejected = await repos.paymentMethodExports.transition(envA, other.token, { from: 'pending', to: 'rejected', unexpiredAt: at, closedBy: { type: 'access_secret', id: 'SecretKey2' }, at });
+      expect(rejected).toEqual({ ...other, state: 'rejected', closedBy: { type: 'access_secret', id: 'SecretKey2' }, closedAt: at, updatedAt: at });
+      expect(await repos.paymentMethodExports.find(envA, other.token)).toEqual(rejected);
+      expect(await repos.paymentMethodExports.transition(envA, other.token, { from: 'pending', to: 'approved', unexpiredAt: at, approvedBy: { type: 'user', id: 'bob@example.com' }, at })).toBeUndefined();
     });
 
     it('foreign keys: rows pointing at a missing parent reject', async () => {

@@ -227,6 +227,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payment_methods/exports/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending export (its requester only); it never runs
+         * @description Needs an organization-wide admin access secret.
+         */
+        post: operations["post_v1_payment_methods_exports_id_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment_methods/exports/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a pending export (an admin other than the requester: dual control); it never runs
+         * @description Needs an organization-wide admin access secret.
+         */
+        post: operations["post_v1_payment_methods_exports_id_reject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payment_methods/exports/{id}/download": {
         parameters: {
             query?: never;
@@ -1752,7 +1792,7 @@ export interface components {
         PaymentMethodExport: {
             token: string;
             /** @enum {string} */
-            state: "pending" | "approved" | "downloading" | "downloaded" | "failed" | "expired";
+            state: "pending" | "approved" | "downloading" | "downloaded" | "failed" | "cancelled" | "rejected" | "expired";
             /** @description The storage states exported (empty: retained and cached) */
             storage_state: ("retained" | "cached")[];
             created_from: string | null;
@@ -1781,6 +1821,12 @@ export interface components {
                 type: "access_secret" | "user";
                 id: string;
             } | null;
+            /** @description Who cancelled (the requester) or rejected (another admin) it while pending */
+            closed_by: {
+                /** @enum {string} */
+                type: "access_secret" | "user";
+                id: string;
+            } | null;
             /** @description How many payment methods the file held (once downloaded) */
             payment_methods: number | null;
             error: string | null;
@@ -1790,6 +1836,8 @@ export interface components {
             created_at: string;
             approved_at: string | null;
             downloaded_at: string | null;
+            /** @description When it was cancelled or rejected */
+            closed_at: string | null;
             /** @description ISO 8601 UTC, e.g. 2026-01-01T00:00:00Z */
             updated_at: string;
         };
@@ -2291,7 +2339,7 @@ export interface components {
                 "application/xml": components["schemas"]["Errors"];
             };
         };
-        /** @description The Idempotency-Key is in use by a request still running, or its answer carried a secret and cannot be replayed; an export not yet approved */
+        /** @description The Idempotency-Key is in use by a request still running, or its answer carried a secret and cannot be replayed; an export not yet approved, no longer pending, or cancelled or rejected */
         Error409: {
             headers: {
                 [name: string]: unknown;
@@ -2902,6 +2950,82 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The export, approved: it may be downloaded once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payment_method_export: components["schemas"]["PaymentMethodExport"];
+                    };
+                    "application/xml": components["schemas"]["PaymentMethodExport"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    post_v1_payment_methods_exports_id_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, cancelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payment_method_export: components["schemas"]["PaymentMethodExport"];
+                    };
+                    "application/xml": components["schemas"]["PaymentMethodExport"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            406: components["responses"]["Error406"];
+            409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    post_v1_payment_methods_exports_id_reject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, rejected */
             200: {
                 headers: {
                     [name: string]: unknown;

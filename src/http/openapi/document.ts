@@ -18,7 +18,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Not found',
   406: 'The Accept header does not allow the format of the suffix',
   408: 'The gateway did not answer in time (the transaction, state gateway_processing_result_unknown)',
-  409: 'The Idempotency-Key is in use by a request still running, or its answer carried a secret and cannot be replayed; an export not yet approved',
+  409: 'The Idempotency-Key is in use by a request still running, or its answer carried a secret and cannot be replayed; an export not yet approved, no longer pending, or cancelled or rejected',
   410: 'An export past its window, or already downloaded (docs/portability.md, "Exporting")',
   500: 'An internal error (the message names the request id, for the logs)',
   413: 'Body over the route’s limit (docs/wire-compatibility.md, Request body limits)',

@@ -354,7 +354,7 @@ const exportActor = z.object({ type: z.enum(['access_secret', 'user']), id: z.st
 /** An export under dual control (docs/portability.md, "Exporting"); never a card value. */
 export const paymentMethodExportSchema = z.object({
   token: z.string(),
-  state: z.enum(['pending', 'approved', 'downloading', 'downloaded', 'failed', 'expired']),
+  state: z.enum(['pending', 'approved', 'downloading', 'downloaded', 'failed', 'cancelled', 'rejected', 'expired']),
   storage_state: z.array(z.enum(['retained', 'cached'])).describe('The storage states exported (empty: retained and cached)'),
   created_from: nullableText,
   created_to: nullableText,
@@ -365,11 +365,13 @@ export const paymentMethodExportSchema = z.object({
   requested_by: exportActor,
   approved_by: exportActor,
   downloaded_by: exportActor,
+  closed_by: exportActor.describe('Who cancelled (the requester) or rejected (another admin) it while pending'),
   payment_methods: z.number().int().nullable().describe('How many payment methods the file held (once downloaded)'),
   error: nullableText,
   expires_at: timestamp.describe('The approval deadline while pending; the download deadline once approved'),
   created_at: timestamp,
   approved_at: timestamp.nullable(),
   downloaded_at: timestamp.nullable(),
+  closed_at: timestamp.nullable().describe('When it was cancelled or rejected'),
   updated_at: timestamp,
 });

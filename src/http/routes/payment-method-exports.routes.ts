@@ -21,7 +21,8 @@ function apiCaller(request: FastifyRequest): ExportCaller {
 
 /**
  * Exports over the API (docs/portability.md, "Exporting"), admin secrets only: one requests
- * (`POST /v1/payment_methods/exports`), a different one approves (`…/<id>/approve`), and the file
+ * (`POST /v1/payment_methods/exports`), a different one approves (`…/<id>/approve`) or rejects
+ * (`…/<id>/reject`), the requester may cancel it while pending (`…/<id>/cancel`), and the file
  * is downloaded once (`GET …/<id>/download`, OpenPGP binary, encrypted to the recipient's key and
  * signed by the environment's import key).
  */
@@ -47,6 +48,17 @@ export function paymentMethodExportRoutes(app: FastifyInstance, deps: ExportRout
 
   app.post<IdParams>('/v1/payment_methods/exports/:id/approve', admin, async (request, reply) => {
     const job = await deps.vaultExports.approve(callerOf(request).environment, request.params.id, apiCaller(request));
+    return sendWire(request, reply, 200, 'payment_method_export', paymentMethodExportView(job));
+  });
+
+  // The requester withdraws their pending export; a different admin refuses one (docs/portability.md).
+  app.post<IdParams>('/v1/payment_methods/exports/:id/cancel', admin, async (request, reply) => {
+    const job = await deps.vaultExports.cancel(callerOf(request).environment, request.params.id, apiCaller(request));
+    return sendWire(request, reply, 200, 'payment_method_export', paymentMethodExportView(job));
+  });
+
+  app.post<IdParams>('/v1/payment_methods/exports/:id/reject', admin, async (request, reply) => {
+    const job = await deps.vaultExports.reject(callerOf(request).environment, request.params.id, apiCaller(request));
     return sendWire(request, reply, 200, 'payment_method_export', paymentMethodExportView(job));
   });
 

@@ -94,7 +94,7 @@ export function paymentMethodImportRoutes(app: FastifyInstance, deps: ImportRout
       const job = await deps.imports.start(environment);
       let ended;
       try {
-        ended = await deps.imports.run(environment, job, source, options);
+        ended = await deps.imports.run(environment, job, source, { ...options, request });
       } finally {
         await cleanup();
         // A file refused part-way leaves the rest of its body unread: the connection cannot carry

@@ -55,7 +55,7 @@ export function upstreamRoutes(app: FastifyInstance, services: UpstreamRouteServ
   app.post<KeyParams>('/v1/environments/:key/upstream/backfill', admin, async (request, reply) => {
     const input = parseInput(backfillSchema, fieldsOf(request, 'backfill'));
     const environment = await tenancy.findEnvironment(callerOf(request).organization.token, request.params.key);
-    const started = await backfill.start(environment, { restart: input.restart === true });
+    const started = await backfill.start(environment, { restart: input.restart === true, request });
     if (started) await record(request, environment.key, 'environment.upstream_backfill');
     // 202 whether it started now or was running already: the progress is at GET …/upstream.
     return sendWire(request, reply, started ? 202 : 200, 'upstream', upstreamStatusView(await upstreamSettings.status(environment.key)));
@@ -110,6 +110,6 @@ export function pullThroughHook(pullThrough: PullThroughService) {
     if (request.auth === null) return;
     const token = namedToken(request);
     if (token === null) return;
-    await pullThrough.ensure(request.auth.environment, token);
+    await pullThrough.ensure(request.auth.environment, token, request);
   };
 }

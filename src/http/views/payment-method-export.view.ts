@@ -9,7 +9,7 @@ function actorView(actor: ExportActor | null): WireObject | null {
 /**
  * An export as the API shows it (docs/portability.md, "Exporting"): its state (expiry applied),
  * filter, the recipient's key and fingerprint (for the approver to check), who requested,
- * approved and downloaded it, and how many methods the file held. Never a card value.
+ * approved, downloaded, cancelled or rejected it, and how many methods the file held. Never a card value.
  */
 export function paymentMethodExportView(job: ExportView): WireObject {
   return {
@@ -25,12 +25,14 @@ export function paymentMethodExportView(job: ExportView): WireObject {
     requested_by: actorView(job.requestedBy),
     approved_by: actorView(job.approvedBy),
     downloaded_by: actorView(job.downloadedBy),
+    closed_by: actorView(job.closedBy),
     payment_methods: job.paymentMethods,
     error: job.error,
     expires_at: job.expiresAt,
     created_at: job.createdAt,
     approved_at: job.approvedAt,
     downloaded_at: job.downloadedAt,
+    closed_at: job.closedAt,
     updated_at: job.updatedAt,
   };
 }

@@ -16,6 +16,8 @@ type ExportParams = { Params: { env: string; token: string } };
 const DONE: Record<string, string> = {
   requested: 'Export requested. Another admin must approve it before it can be downloaded.',
   approved: 'Export approved. It can be downloaded once.',
+  cancelled: 'Export cancelled. It will never run.',
+  rejected: 'Export rejected. It will never run.',
 };
 
 function portalCaller(request: FastifyRequest): ExportCaller {
@@ -35,13 +37,23 @@ function filterText(job: ExportView): string {
   return parts.join('; ');
 }
 
-/** What the signed-in person may do with an export: approve (not their own), download, or nothing. */
+/**
+ * What the signed-in person may do with an export: its requester may cancel it while pending;
+ * anyone else who manages payment methods may approve or reject it (dual control); once
+ * approved, download it; nothing otherwise.
+ */
 function actionsOf(request: FastifyRequest, env: Environment, job: ExportView, me: ExportActor): SafeHtml | null {
   if (!can(request, 'manage_payment_methods')) return null;
   if (job.shownState === 'pending') {
-    if (job.requestedBy.type === me.type && job.requestedBy.id === me.id) return html`<span class="hint">Waiting for another admin</span>`;
+    if (job.requestedBy.type === me.type && job.requestedBy.id === me.id) {
+      return html`<span class="hint">Waiting for another admin</span>
+<form method="post" action="/portal/e/${env.key}/exports/${job.token}/cancel">${csrfField(request)}
+  <button type="submit">Cancel request<span class="visually-hidden"> export ${job.token}</span></button></form>`;
+    }
     return html`<form method="post" action="/portal/e/${env.key}/exports/${job.token}/approve">${csrfField(request)}
-  <button class="primary" type="submit">Approve<span class="visually-hidden"> export ${job.token}</span></button></form>`;
+  <button class="primary" type="submit">Approve<span class="visually-hidden"> export ${job.token}</span></button></form>
+<form method="post" action="/portal/e/${env.key}/exports/${job.token}/reject">${csrfField(request)}
+  <button class="danger" type="submit">Reject<span class="visually-hidden"> export ${job.token}</span></button></form>`;
   }
   if (job.shownState === 'approved') {
     return html`<form method="post" action="/portal/e/${env.key}/exports/${job.token}/download">${csrfField(request)}
@@ -69,7 +81,8 @@ this environment's key. Another admin must approve the request; it can then be d
 /**
  * Exports in the portal (docs/portability.md, "Exporting"): the environment's exports, pending
  * approvals first, each with who requested and approved it and the recipient key's fingerprint;
- * an admin requests one, a different person approves it, and it is downloaded once. Requests made
+ * an admin requests one, a different person approves (or rejects) it, and it is downloaded once;
+ * its requester may cancel it while it waits. Requests made
  * with an API secret are approved here too (a portal user is a different person from a secret).
  */
 export function exportRoutes(portal: FastifyInstance, deps: PortalDeps): void {
@@ -87,7 +100,7 @@ export function exportRoutes(portal: FastifyInstance, deps: PortalDeps): void {
         (job) => html`<tr>
   <td>${when(job.createdAt)}<br><code class="hint">${job.token}</code></td><td>${job.shownState}</td><td>${filterText(job)}</td>
   <td><code>${job.recipientFingerprint}</code><br>${job.recipientUserIds.join(', ')}</td>
-  <td>requested by ${who(job.requestedBy)}${job.approvedBy === null ? null : html`<br>approved by ${who(job.approvedBy)}`}${job.downloadedBy === null ? null : html`<br>downloaded by ${who(job.downloadedBy)}`}</td>
+  <td>requested by ${who(job.requestedBy)}${job.approvedBy === null ? null : html`<br>approved by ${who(job.approvedBy)}`}${job.downloadedBy === null ? null : html`<br>downloaded by ${who(job.downloadedBy)}`}${job.closedBy === null ? null : html`<br>${job.shownState === 'rejected' ? 'rejected' : 'cancelled'} by ${who(job.closedBy)} at ${when(job.closedAt ?? job.updatedAt)}`}</td>
   <td>${job.paymentMethods === null ? '—' : String(job.paymentMethods)}</td><td>${job.shownState === 'pending' || job.shownState === 'approved' ? when(job.expiresAt) : '—'}</td><td>${actionsOf(request, env, job, me)}</td></tr>`,
       );
     const head = html`<thead><tr><th scope="col">Requested</th><th scope="col">State</th><th scope="col">Selects</th><th scope="col">Recipient key</th><th scope="col">People</th><th scope="col">Exported</th><th scope="col">Expires</th><th scope="col">Action</th></tr></thead>`;
@@ -95,7 +108,7 @@ export function exportRoutes(portal: FastifyInstance, deps: PortalDeps): void {
 ${pending.length === 0 ? html`<p>None.</p>` : html`<p>Check the recipient key's fingerprint with the recipient by another channel before approving.</p>
 <table><caption class="visually-hidden">Exports waiting for approval</caption>${head}<tbody>${rows(pending)}</tbody></table>`}
 <h2>Other exports</h2>
-<table><caption class="visually-hidden">Exports approved, downloaded or expired, newest first</caption>${head}<tbody>${others.length === 0 ? html`<tr><td colspan="8">${jobs.length === 0 ? 'No exports yet.' : 'None.'}</td></tr>` : rows(others)}</tbody></table>
+<table><caption class="visually-hidden">Exports approved, downloaded, cancelled, rejected or expired, newest first</caption>${head}<tbody>${others.length === 0 ? html`<tr><td colspan="8">${jobs.length === 0 ? 'No exports yet.' : 'None.'}</td></tr>` : rows(others)}</tbody></table>
 ${REQUEST_FORM(request, env)}
 <p class="hint">Also <code>coffer export</code> and <code>POST /v1/payment_methods/exports</code> (admin secrets).</p>`;
     return sendPage(reply, page(request, frame, body));
@@ -129,6 +142,18 @@ ${REQUEST_FORM(request, env)}
     const env = await environmentOf(deps, request, request.params.env);
     await deps.vaultExports.approve(env, request.params.token, portalCaller(request));
     return redirectTo(reply, `/portal/e/${env.key}/exports?done=approved`);
+  });
+
+  portal.post<ExportParams>('/e/:env/exports/:token/cancel', { config: { portal: 'manage_payment_methods' } }, async (request, reply) => {
+    const env = await environmentOf(deps, request, request.params.env);
+    await deps.vaultExports.cancel(env, request.params.token, portalCaller(request));
+    return redirectTo(reply, `/portal/e/${env.key}/exports?done=cancelled`);
+  });
+
+  portal.post<ExportParams>('/e/:env/exports/:token/reject', { config: { portal: 'manage_payment_methods' } }, async (request, reply) => {
+    const env = await environmentOf(deps, request, request.params.env);
+    await deps.vaultExports.reject(env, request.params.token, portalCaller(request));
+    return redirectTo(reply, `/portal/e/${env.key}/exports?done=rejected`);
   });
 
   // A POST (with the CSRF token), not a link: the one download spends the export.

@@ -78,12 +78,14 @@ export class ExportService {
       requestedBy: { type: caller.type, id: caller.id },
       approvedBy: null,
       downloadedBy: null,
+      closedBy: null,
       paymentMethods: null,
       error: null,
       expiresAt: new Date(now.getTime() + this.windows.approvalMs).toISOString(),
       createdAt: at,
       approvedAt: null,
       downloadedAt: null,
+      closedAt: null,
       updatedAt: at,
     };
     await this.store.repos.paymentMethodExports.insert(job);
@@ -123,6 +125,45 @@ export class ExportService {
     if (approved === undefined) throw await this.whyNot(environment, token, 'pending');
     await this.record(environment, caller, 'payment_method_export.approve', approved, { requested_by: approved.requestedBy.id, recipient_fingerprint: approved.recipientFingerprint, expires_at: approved.expiresAt });
     return this.view(approved);
+  }
+
+  /**
+   * The requester withdraws their own pending export: it never runs. Anyone else is refused (and
+   * the refusal audited): another admin rejects instead, so the log says which of the two it was.
+   */
+  async cancel(environment: Environment, token: string, caller: ExportCaller): Promise<ExportView> {
+    const job = await this.find(environment, token);
+    if (!sameActor(job.requestedBy, caller)) {
+      await this.record(environment, caller, 'payment_method_export.cancel_refused', job, { reason: 'not_requester' });
+      throw new AppError({ key: 'errors.forbidden', message: 'Only the person who requested an export can cancel it; another admin can reject it.' });
+    }
+    return this.close(environment, token, caller, 'cancelled');
+  }
+
+  /**
+   * A second person refuses a pending export (dual control, as for approval): it never runs. The
+   * requester is refused (and the refusal audited): they cancel their own request instead.
+   */
+  async reject(environment: Environment, token: string, caller: ExportCaller): Promise<ExportView> {
+    const job = await this.find(environment, token);
+    if (sameActor(job.requestedBy, caller)) {
+      await this.record(environment, caller, 'payment_method_export.reject_refused', job, { reason: 'requester' });
+      throw new AppError({ key: 'errors.forbidden', message: 'An export must be rejected by someone other than the person who requested it; its requester can cancel it.' });
+    }
+    return this.close(environment, token, caller, 'rejected');
+  }
+
+  /** Ends a pending export without it running: one conditional write, so it races approval safely. */
+  private async close(environment: Environment, token: string, caller: ExportCaller, to: 'cancelled' | 'rejected'): Promise<ExportView> {
+    const at = this.clock.now().toISOString();
+    const closed = await this.store.repos.paymentMethodExports.transition(environment.key, token, { from: 'pending', to, unexpiredAt: at, closedBy: { type: caller.type, id: caller.id }, at });
+    if (closed === undefined) throw await this.whyNot(environment, token, 'pending');
+    await this.record(environment, caller, to === 'cancelled' ? 'payment_method_export.cancel' : 'payment_method_export.reject', closed, {
+      requested_by: closed.requestedBy.id,
+      recipient_fingerprint: closed.recipientFingerprint,
+      closed_at: at,
+    });
+    return this.view(closed);
   }
 
   /**
@@ -230,10 +271,14 @@ export class ExportService {
   private async whyNot(environment: Environment, token: string, wanted: 'pending' | 'approved'): Promise<AppError> {
     const job = await this.find(environment, token);
     const state = job.shownState;
+    if (state === 'cancelled' || state === 'rejected') {
+      const by = job.closedBy === null ? '' : ` by ${job.closedBy.type === 'user' ? job.closedBy.id : `API secret ${job.closedBy.id}`}`;
+      return new AppError({ key: 'errors.export_closed', message: `This export was ${state}${by} at ${job.closedAt ?? job.updatedAt}: it never runs; request a new one.` });
+    }
     if (state === 'expired') return new AppError({ key: 'errors.export_expired', message: wanted === 'pending' ? 'This export request expired before it was approved; request a new one.' : 'This export expired before it was downloaded; request a new one.' });
     if (state === 'pending') return new AppError({ key: 'errors.export_not_approved', message: 'This export has not been approved yet: another admin must approve it first.' });
     if (state === 'downloading' || state === 'downloaded' || state === 'failed') return new AppError({ key: 'errors.export_gone', message: 'This export was downloaded already (an export is downloaded once); request a new one.' });
-    return new AppError({ key: 'errors.export_not_pending', message: 'This export was approved already.' });
+    return new AppError({ key: 'errors.export_not_pending', message: 'This export was approved already: it is no longer pending.' });
   }
 
   private view(job: PaymentMethodExport): ExportView {

@@ -1,13 +1,14 @@
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../domain/clock.js';
 import type { Environment } from '../../domain/environment.js';
+import type { RequestMeta } from '../../domain/request.js';
 import type { ErrorEntry } from '../../domain/errors.js';
 import { emptyImportReport, IMPORT_REPORT_LIST_LIMIT, type ImportRemap, type ImportReport, type PaymentMethodImport } from '../../domain/payment-method-import.js';
 import { orderedToken, TOKEN_LENGTH } from '../../domain/tokens.js';
 import type { StoreAccess } from '../../store/store-access.js';
 import { luhnValid, normalizePan } from '../../vault/card-rules.js';
 import type { Keyring } from '../../vault/keyring.js';
-import type { AdoptedPaymentMethod, AdoptResult, PaymentMethodAdopter } from './adopt-payment-method.js';
+import type { AdoptedPaymentMethod, AdoptOutcome, PaymentMethodAdopter } from './adopt-payment-method.js';
 import { checkEncrypted, decrypted, isOpenPgp, peek } from './import-decrypt.js';
 import type { ImportKeyService } from './import-keys.js';
 import { fitsTokenRules, importRecordOf, type ImportRecord, type Rejection } from './import-record.js';
@@ -28,6 +29,8 @@ export interface ImportOptions {
   onProgress?: (job: PaymentMethodImport) => void;
   /** Every remapped token (the report keeps the first IMPORT_REPORT_LIST_LIMIT): the CLI's `--map`. */
   onRemap?: (remap: ImportRemap) => void;
+  /** The API request that started the import: its id is on every event the import records. */
+  request?: RequestMeta;
 }
 
 const DEFAULT_BATCH = 500;
@@ -123,8 +126,12 @@ export class ImportService {
     let batch: Pending[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
-      const results = await this.adopter.adoptMany(environment, batch.map((item) => item.method), { allowExpired: options.allowExpired === true, transactionDetails: { import: job.token } });
-      for (const [index, item] of batch.entries()) this.tally(job.report, item, results[index] as AdoptResult, options);
+      const results = await this.adopter.adoptOutcomes(environment, batch.map((item) => item.method), {
+        allowExpired: options.allowExpired === true,
+        transactionDetails: { import: job.token },
+        ...(options.request === undefined ? {} : { request: options.request }),
+      });
+      for (let index = 0; index < batch.length; index += 1) this.tally(job.report, batch[index] as Pending, results[index] as AdoptOutcome, options);
       batch = [];
       job.updatedAt = this.clock.now().toISOString();
       await this.save(job);
@@ -183,7 +190,7 @@ export class ImportService {
     }
   }
 
-  private tally(report: ImportReport, item: Pending, result: AdoptResult, options: ImportOptions): void {
+  private tally(report: ImportReport, item: Pending, result: AdoptOutcome, options: ImportOptions): void {
     if (result.outcome === 'imported' || result.outcome === 'skipped') {
       if (result.outcome === 'imported') report.imported += 1;
       else report.skipped += 1;

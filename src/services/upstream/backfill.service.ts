@@ -1,6 +1,7 @@
 import { AppError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Environment } from '../../domain/environment.js';
+import { NO_REQUEST, type RequestMeta } from '../../domain/request.js';
 import type { StoreAccess } from '../../store/store-access.js';
 import type { PullThroughService } from './pull-through.service.js';
 import type { UpstreamClient } from './upstream-client.js';
@@ -42,8 +43,9 @@ export class BackfillService {
   /**
    * Starts (or resumes) the walk in the background; false when one is already running. `restart`
    * walks from the beginning again (what is here already is counted, not copied again).
+   * `request` is the API request that started it: the events of the cards it copies carry its id.
    */
-  async start(environment: Environment, options: { restart?: boolean } = {}): Promise<boolean> {
+  async start(environment: Environment, options: { restart?: boolean; request?: RequestMeta } = {}): Promise<boolean> {
     const upstream = await this.store.repos.upstreams.find(environment.key);
     if (upstream === undefined) throw UPSTREAM_NOT_FOUND();
     if (this.running.has(environment.key)) return false;
@@ -54,7 +56,7 @@ export class BackfillService {
     if (!(await this.store.repos.upstreams.claimBackfill(environment.key, this.clock.now().toISOString()))) return false;
     const fresh = options.restart === true || upstream.backfill.state === 'done' || upstream.backfill.state === 'idle';
     if (fresh) await this.store.repos.upstreams.setBackfill(environment.key, { cursor: null, seen: 0, backfilled: 0, alreadyHere: 0, failed: 0, throttledUntil: null });
-    const walk = this.walk(environment)
+    const walk = this.walk(environment, options.request ?? NO_REQUEST)
       .catch(async (error: unknown) => {
         await this.store.repos.upstreams.setBackfill(environment.key, { state: 'interrupted' }).catch(() => undefined);
         this.onError(error);
@@ -75,7 +77,7 @@ export class BackfillService {
     await Promise.all([...this.running.values()]);
   }
 
-  private async walk(environment: Environment): Promise<void> {
+  private async walk(environment: Environment, request: RequestMeta): Promise<void> {
     const repos = this.store.repos.upstreams;
     for (;;) {
       const upstream = await repos.find(environment.key);
@@ -88,7 +90,7 @@ export class BackfillService {
         if ((await this.store.repos.paymentMethods.find(environment.key, method.token)) !== undefined) {
           await repos.increment(environment.key, 'backfill_already_here');
         } else {
-          const pulled = await this.withRetries(environment.key, () => this.pullThrough.pull(environment, upstream, method.token, 'backfill', method));
+          const pulled = await this.withRetries(environment.key, () => this.pullThrough.pull(environment, upstream, method.token, 'backfill', method, request));
           if (pulled === null) return;
           if (pulled !== 'pulled') await repos.increment(environment.key, 'backfill_failed');
         }

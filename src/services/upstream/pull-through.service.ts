@@ -1,6 +1,7 @@
 import { AppError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Environment } from '../../domain/environment.js';
+import { NO_REQUEST, type RequestMeta } from '../../domain/request.js';
 import type { Upstream, UpstreamPaymentMethodFields } from '../../domain/upstream.js';
 import type { StoreAccess } from '../../store/store-access.js';
 import type { PaymentMethodAdopter } from '../portability/adopt-payment-method.js';
@@ -48,15 +49,16 @@ export class PullThroughService {
    * Makes sure the environment holds `token` if its upstream does: 'here' at once when it is held
    * (or the environment has no upstream: nothing to ask), 'pulled' after a pull, 'absent' when the
    * upstream does not know it either. An unreachable upstream is 502 (503 with Retry-After on its 429).
+   * `request` is the request naming the token: the card's events carry its id.
    */
-  async ensure(environment: Environment, token: string): Promise<PullResult> {
+  async ensure(environment: Environment, token: string, request: RequestMeta = NO_REQUEST): Promise<PullResult> {
     const upstream = await this.upstreamOf(environment.key);
     if (upstream === null || !TOKEN_SHAPE.test(token)) return 'here';
     if ((await this.store.repos.paymentMethods.find(environment.key, token)) !== undefined) return 'here';
     const key = `${environment.key}\u0000${token}`;
     const running = this.inFlight.get(key);
     if (running !== undefined) return running;
-    const pull = this.pull(environment, upstream, token, 'on_demand', null).finally(() => this.inFlight.delete(key));
+    const pull = this.pull(environment, upstream, token, 'on_demand', null, request).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, pull);
     return pull;
   }
@@ -65,8 +67,9 @@ export class PullThroughService {
    * Pulls one token (on demand, or for the backfill with the fields its list gave). Throws the
    * upstream's unavailability as an AppError; a refusal by the intake is recorded as a failure and
    * answered as the token being absent, so the original request gets its usual 404/422.
+   * `request` is the API request that caused the pull (for the backfill, the one that started it).
    */
-  async pull(environment: Environment, upstream: Upstream, token: string, purpose: 'on_demand' | 'backfill', listed: UpstreamPaymentMethodFields | null): Promise<PullResult> {
+  async pull(environment: Environment, upstream: Upstream, token: string, purpose: 'on_demand' | 'backfill', listed: UpstreamPaymentMethodFields | null, request: RequestMeta = NO_REQUEST): Promise<PullResult> {
     const endpoint = await this.settings.endpoint(upstream);
     try {
       const fields = listed ?? (await this.client.showPaymentMethod(endpoint, token));
@@ -75,12 +78,12 @@ export class PullThroughService {
         await this.fail(environment.key, token, 'redacted upstream: there is no card to copy');
         return 'absent';
       }
-      if (fields.paymentMethodType === 'third_party_token') return await this.adoptReference(environment, fields, purpose);
+      if (fields.paymentMethodType === 'third_party_token') return await this.adoptReference(environment, fields, purpose, request);
       if (fields.paymentMethodType !== 'credit_card' && fields.paymentMethodType !== 'bank_account') {
         await this.fail(environment.key, token, `payment method type ${fields.paymentMethodType.slice(0, 40)} is not copied`);
         return 'absent';
       }
-      return await this.deliver(environment, upstream, endpoint, fields, purpose);
+      return await this.deliver(environment, upstream, endpoint, fields, purpose, request);
     } catch (error) {
       if (error instanceof AppError) throw error;
       const answer = upstreamAppError(error);
@@ -89,12 +92,13 @@ export class PullThroughService {
     }
   }
 
-  private async deliver(environment: Environment, upstream: Upstream, endpoint: UpstreamEndpoint, fields: UpstreamPaymentMethodFields, purpose: 'on_demand' | 'backfill'): Promise<PullResult> {
+  private async deliver(environment: Environment, upstream: Upstream, endpoint: UpstreamEndpoint, fields: UpstreamPaymentMethodFields, purpose: 'on_demand' | 'backfill', request: RequestMeta): Promise<PullResult> {
     const receiverToken = await this.receiverFor(environment, upstream, endpoint);
     await this.purgeSpentGrants();
     const credential = newIntakeCredential();
     const expiresAt = new Date(this.clock.now().getTime() + INTAKE_WINDOW_MS).toISOString();
-    await this.store.repos.upstreams.grant({ environmentKey: environment.key, credentialHash: intakeCredentialHash(credential), paymentMethodToken: fields.token, fields, purpose, expiresAt });
+    // The intake is a request of the upstream's: the grant carries this request's id over to it.
+    await this.store.repos.upstreams.grant({ environmentKey: environment.key, credentialHash: intakeCredentialHash(credential), paymentMethodToken: fields.token, fields, purpose, expiresAt, requestId: request.id });
     const delivered = await this.client.deliver(endpoint, receiverToken, {
       paymentMethodToken: fields.token,
       url: `${upstream.publicUrl}${INTAKE_PATH}`,
@@ -112,7 +116,7 @@ export class PullThroughService {
   }
 
   /** A third-party token holds nothing sensitive: its fields are copied without a delivery. */
-  private async adoptReference(environment: Environment, fields: UpstreamPaymentMethodFields, purpose: 'on_demand' | 'backfill'): Promise<PullResult> {
+  private async adoptReference(environment: Environment, fields: UpstreamPaymentMethodFields, purpose: 'on_demand' | 'backfill', request: RequestMeta): Promise<PullResult> {
     const result = await this.adopter.adopt(
       environment,
       {
@@ -125,7 +129,7 @@ export class PullThroughService {
         metadata: fields.metadata as never,
         data: (fields.data ?? null) as never,
       },
-      { transactionDetails: { source: 'upstream', pulled: purpose } },
+      { transactionDetails: { source: 'upstream', pulled: purpose }, request },
     );
     if (result.outcome === 'imported') await this.store.repos.upstreams.increment(environment.key, purpose === 'backfill' ? 'backfill_backfilled' : 'pulled_on_demand');
     if (result.outcome === 'imported' || result.outcome === 'skipped') return 'pulled';

@@ -51,6 +51,8 @@ export class UpstreamIntakeService {
       allowExpired: true,
       allowBlankName: true,
       transactionDetails: { source: 'upstream', pulled: grant.purpose },
+      // Not this delivery's id (the upstream made it): the id of the request that caused the pull.
+      request: { id: grant.requestId },
     });
     return this.settle(grant, result);
   }

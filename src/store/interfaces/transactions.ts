@@ -7,6 +7,8 @@ export interface TransactionsRepository {
   insert(transaction: NewTransaction): Promise<Transaction>;
   /** Several new transactions, a statement per 100 (a bulk import's); as `insert` for each, in order. */
   insertMany(transactions: readonly NewTransaction[]): Promise<Transaction[]>;
+  /** As `insertMany` without reading the rows back (no RETURNING): a bulk import that needs only the write. */
+  writeMany(transactions: readonly NewTransaction[]): Promise<void>;
   /** The attempts of the retry chains that began with `firstTokens`, each chain oldest first. */
   attemptsOf(environmentKey: string, firstTokens: readonly string[]): Promise<Transaction[]>;
   /**

@@ -19,12 +19,14 @@ export function paymentMethodExportOf(row: PaymentMethodExportRow): PaymentMetho
     requestedBy: actorOf(row.requester_type, row.requester) as ExportActor,
     approvedBy: actorOf(row.approver_type, row.approver),
     downloadedBy: actorOf(row.downloader_type, row.downloader),
+    closedBy: actorOf(row.closer_type, row.closer),
     paymentMethods: row.payment_methods === null ? null : Number(row.payment_methods),
     error: row.error,
     expiresAt: row.expires_at,
     createdAt: row.created_at,
     approvedAt: row.approved_at,
     downloadedAt: row.downloaded_at,
+    closedAt: row.closed_at,
     updatedAt: row.updated_at,
   };
 }
@@ -44,12 +46,15 @@ export function paymentMethodExportRow(job: PaymentMethodExport): PaymentMethodE
     approver: job.approvedBy?.id ?? null,
     downloader_type: job.downloadedBy?.type ?? null,
     downloader: job.downloadedBy?.id ?? null,
+    closer_type: job.closedBy?.type ?? null,
+    closer: job.closedBy?.id ?? null,
     payment_methods: job.paymentMethods,
     error: job.error,
     expires_at: job.expiresAt,
     created_at: job.createdAt,
     approved_at: job.approvedAt,
     downloaded_at: job.downloadedAt,
+    closed_at: job.closedAt,
     updated_at: job.updatedAt,
   };
 }

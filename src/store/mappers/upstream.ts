@@ -37,5 +37,6 @@ export function intakeGrantOf(row: Selectable<UpstreamIntakeGrantsTable>): Intak
     fields: JSON.parse(row.fields) as UpstreamPaymentMethodFields,
     purpose: row.purpose === 'backfill' ? 'backfill' : 'on_demand',
     expiresAt: row.expires_at,
+    requestId: row.request_id,
   };
 }

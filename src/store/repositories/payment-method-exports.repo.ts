@@ -26,6 +26,7 @@ export class PaymentMethodExportsRepo implements PaymentMethodExportsRepository 
     const set: Updateable<PaymentMethodExportsTable> = { state: change.to, updated_at: change.at };
     if (change.approvedBy !== undefined) Object.assign(set, { approver_type: change.approvedBy.type, approver: change.approvedBy.id, approved_at: change.at });
     if (change.downloadedBy !== undefined) Object.assign(set, { downloader_type: change.downloadedBy.type, downloader: change.downloadedBy.id, downloaded_at: change.at });
+    if (change.closedBy !== undefined) Object.assign(set, { closer_type: change.closedBy.type, closer: change.closedBy.id, closed_at: change.at });
     if (change.paymentMethods !== undefined) set.payment_methods = change.paymentMethods;
     if (change.error !== undefined) set.error = change.error;
     if (change.expiresAt !== undefined) set.expires_at = change.expiresAt;

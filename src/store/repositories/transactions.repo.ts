@@ -102,6 +102,13 @@ export class TransactionsRepo implements TransactionsRepository {
     return inserted;
   }
 
+  /** As `insertMany` without reading the rows back: a million-card import allocated 4 KB a card for rows it never used. */
+  async writeMany(transactions: readonly NewTransaction[]): Promise<void> {
+    for (let start = 0; start < transactions.length; start += 100) {
+      await insertRows(this.db, 'transactions', transactions.slice(start, start + 100).map(newTransactionRow));
+    }
+  }
+
   /** The attempts of the retry chains that began with `firstTokens`, each chain oldest first. */
   async attemptsOf(environmentKey: string, firstTokens: readonly string[]): Promise<Transaction[]> {
     // A group of chains a statement (page.ts); each chain is in one group, so its attempts stay in order.

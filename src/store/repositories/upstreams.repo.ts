@@ -130,6 +130,7 @@ export class UpstreamsRepo implements UpstreamsRepository {
         purpose: grant.purpose,
         expires_at: grant.expiresAt,
         used_at: null,
+        request_id: grant.requestId,
       })
       .execute();
   }
