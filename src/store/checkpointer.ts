@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -29,6 +30,20 @@ parentPort.on('message', () => {
 /** SQLite's own auto-checkpoint threshold, restored when the worker is gone. */
 const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000;
 
+/**
+ * The WAL size past which the main connection checkpoints it whole and starts it over (TRUNCATE).
+ * Under a sustained write load (an import) every PASSIVE checkpoint of the worker ends behind the
+ * writes made while it ran, the WAL is never found fully copied, SQLite never starts it over, and
+ * it grew to 10 GB over a million imported cards (docs/benchmarks.md, "Import"). Under a purchase
+ * load the worker keeps up and this is never reached.
+ */
+const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+
+export interface WalBounds {
+  /** The WAL size (bytes) past which the main connection truncates it. */
+  limitBytes: number;
+}
+
 /** What one PASSIVE checkpoint reported: WAL frames, and how many of them are now in the database. */
 export interface CheckpointResult {
   busy: number;
@@ -43,6 +58,9 @@ export class Checkpointer {
   private failed = false;
   /** Checkpoints the worker has finished (tests, diagnostics). */
   completed = 0;
+  private commitsSinceLook = 0;
+  /** Times the main connection checkpointed and truncated a WAL past the limit (tests, diagnostics). */
+  truncated = 0;
 
   constructor(
     private readonly file: string,
@@ -51,6 +69,7 @@ export class Checkpointer {
     private readonly every = 256,
     private readonly driver = DRIVER,
     private readonly onCheckpoint: (result: CheckpointResult) => void = () => undefined,
+    private readonly bounds: WalBounds = { limitBytes: WAL_LIMIT_BYTES },
   ) {
     handle.pragma('wal_autocheckpoint = 0');
   }
@@ -58,7 +77,13 @@ export class Checkpointer {
   /** Counts commits made durable; asks the worker for a checkpoint once enough have gone by. */
   noteCommits(count: number): void {
     this.commitsSince += count;
-    if (this.commitsSince < this.every || this.running || this.failed) return;
+    this.commitsSinceLook += count;
+    if (this.failed) return;
+    if (this.commitsSinceLook >= this.every) {
+      this.commitsSinceLook = 0;
+      if (this.walTooLong()) return this.truncateHere();
+    }
+    if (this.commitsSince < this.every || this.running) return;
     this.commitsSince = 0;
     this.running = true;
     (this.worker ??= this.spawn()).postMessage('checkpoint');
@@ -85,6 +110,24 @@ export class Checkpointer {
       if (this.worker === worker) this.fallBack();
     });
     return worker;
+  }
+
+  /** Whether the WAL file has outgrown the limit (looked at once per `every` commits: one stat). */
+  private walTooLong(): boolean {
+    return (fs.statSync(`${this.file}-wal`, { throwIfNoEntry: false })?.size ?? 0) > this.bounds.limitBytes;
+  }
+
+  /**
+   * Checkpoints the whole WAL on the only writing connection, between two of its transactions, and
+   * truncates it: no write can slip in meanwhile. It waits for a checkpoint of the worker's that is
+   * under way (the busy timeout) and copies what that one did not: a pause of the event loop once
+   * per limit's worth of writes, where the WAL would otherwise grow without end.
+   */
+  private truncateHere(): void {
+    if (!this.handle.open || this.handle.inTransaction) return;
+    this.handle.pragma('wal_checkpoint(TRUNCATE)');
+    this.commitsSince = 0;
+    this.truncated += 1;
   }
 
   /** The worker is gone: SQLite checkpoints on the main connection again, as it did before. */

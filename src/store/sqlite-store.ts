@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { CofferSqliteDialect, type SqliteDurability } from './sqlite-dialect.js';
-import { Checkpointer } from './checkpointer.js';
+import { Checkpointer, type WalBounds } from './checkpointer.js';
 import { CommitFeed } from './commit-feed.js';
 import { seenCommit } from './request-commits.js';
 import { WalFileSyncer, WalSync, type FileSyncer } from './wal-sync.js';
@@ -31,7 +31,7 @@ export interface SqliteOpenOptions {
   /** Where each durable commit is published: one sample per group-commit fsync, with its batch size. */
   commits?: CommitFeed;
   /** Test seam: commits between off-loop checkpoints, and the driver the checkpoint worker loads. */
-  checkpoints?: { every?: number; driver?: string };
+  checkpoints?: { every?: number; driver?: string; bounds?: WalBounds };
 }
 
 /**
@@ -63,7 +63,7 @@ export function openSqliteStore(file: string, options: SqliteOpenOptions = {}): 
   handle.pragma('secure_delete = ON');
   handle.pragma('busy_timeout = 5000');
   const commits = options.commits ?? new CommitFeed();
-  const checkpointer = wal ? new Checkpointer(file, handle, options.checkpoints?.every, options.checkpoints?.driver) : null;
+  const checkpointer = wal ? new Checkpointer(file, handle, options.checkpoints?.every, options.checkpoints?.driver, undefined, options.checkpoints?.bounds) : null;
   const walSync = wal
     ? new WalSync((options.fileSyncer ?? ((name) => new WalFileSyncer(name)))(file), (sample) => {
         commits.publish(sample);

@@ -399,6 +399,28 @@ describe('SQLite store with group commit', () => {
     expect(rows[0]?.wal_autocheckpoint).toBe(0);
   });
 
+  it('under a sustained write load the WAL stays bounded: the WAL is checkpointed and truncated by the main connection once past its limit', async () => {
+    const { dir } = tempDir('coffer-checkpoint-');
+    const file = path.join(dir, 'coffer.db');
+    const bounds = { limitBytes: 2 * 1024 * 1024 };
+    store = openSqliteStore(file, { checkpoints: { every: 4, bounds } });
+    const db = store.db as unknown as Kysely<never>;
+    await sql`create table items (id integer primary key, body blob)`.execute(db);
+    // ~25 MB written back to back (each 16 KB row is several pages): without the catch-up the WAL
+    // holds all of it (37 MB measured), since the worker's checkpoints always end behind the
+    // writes; with it, the WAL is truncated once past the limit, looked at every 4 commits.
+    let largestWal = 0;
+    for (let i = 0; i < 1500; i += 1) {
+      await db.transaction().execute((trx) => sql`insert into items (body) values (${Buffer.alloc(16 * 1024, i % 251)})`.execute(trx));
+      largestWal = Math.max(largestWal, fs.statSync(`${file}-wal`).size);
+    }
+    expect(store.checkpointer?.truncated).toBeGreaterThanOrEqual(1);
+    // The limit plus at most four commits (each ~17 KB of frames) past it.
+    expect(largestWal).toBeLessThan(bounds.limitBytes + 4 * 64 * 1024);
+    const { rows: count } = await sql<{ n: number }>`select count(*) as n from items`.execute(db);
+    expect(count[0]?.n).toBe(1500);
+  });
+
   it('a checkpoint worker that cannot start hands checkpoints back to SQLite', async () => {
     const { dir } = tempDir('coffer-checkpoint-');
     store = openSqliteStore(path.join(dir, 'coffer.db'), { checkpoints: { every: 1, driver: path.join(dir, 'no-such-driver.js') } });
