@@ -133,172 +133,42 @@ function scoped(change: ChangeEvent, scope: WorkScope): ChangeEvent {
   };
 }
 
-/**
- * Every repository bound to one executor, each made when first used: a unit of work touches a few
- * of the ~30, and building all of them was a measurable part of a purchase (docs/benchmarks.md).
- */
-class BoundRepositories implements Repositories {
-  private organizationsRepo?: OrganizationsRepo;
-  private environmentsRepo?: EnvironmentsRepo;
-  private accessSecretsRepo?: AccessSecretsRepo;
-  private gatewaysRepo?: GatewaysRepo;
-  private transactionsRepo?: TransactionsRepo;
-  private locksRepo?: LocksRepo;
-  private paymentMethodsRepo?: PaymentMethodsRepo;
-  private idempotencyRepo?: IdempotencyRepo;
-  private receiversRepo?: ReceiversRepo;
-  private sealedBlobsRepo?: SealedBlobsRepo;
-  private certificatesRepo?: CertificatesRepo;
-  private usedNoncesRepo?: UsedNoncesRepo;
-  private portalPeopleRepo?: PortalPeopleRepo;
-  private portalMembershipsRepo?: PortalMembershipsRepo;
-  private portalInvitationsRepo?: PortalInvitationsRepo;
-  private portalSessionsRepo?: PortalSessionsRepo;
-  private auditEventsRepo?: AuditEventsRepo;
-  private cardAccessRepo?: CardAccessRepo;
-  private auditChainRepo?: AuditChainRepo;
-  private peoplePolicyRepo?: PeoplePolicyRepo;
-  private complianceFactsRepo?: ComplianceFactsRepo;
-  private rollupsRepo?: RollupsRepo;
-  private eventsRepo?: EventsRepo;
-  private callbacksRepo?: CallbacksRepo;
-  private workflowsRepo?: WorkflowsRepo;
-  private upstreamsRepo?: UpstreamsRepo;
-  private walletTokenUsesRepo?: WalletTokenUsesRepo;
-  private paymentMethodImportsRepo?: PaymentMethodImportsRepo;
-  private paymentMethodExportsRepo?: PaymentMethodExportsRepo;
-  readonly journal: Journal;
-
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly dialect: Dialect,
-    scope: WorkScope,
-  ) {
-    this.journal = {
+export function repositories(db: Kysely<Database>, dialect: Dialect, scope: WorkScope = {}): Repositories {
+  return {
+    organizations: new OrganizationsRepo(db),
+    environments: new EnvironmentsRepo(db),
+    accessSecrets: new AccessSecretsRepo(db),
+    gateways: new GatewaysRepo(db),
+    transactions: new TransactionsRepo(db),
+    locks: new LocksRepo(db, dialect),
+    paymentMethods: new PaymentMethodsRepo(db, dialect),
+    idempotency: new IdempotencyRepo(db),
+    receivers: new ReceiversRepo(db),
+    sealedBlobs: new SealedBlobsRepo(db),
+    certificates: new CertificatesRepo(db),
+    usedNonces: new UsedNoncesRepo(db),
+    portalPeople: new PortalPeopleRepo(db),
+    portalMemberships: new PortalMembershipsRepo(db),
+    portalInvitations: new PortalInvitationsRepo(db),
+    portalSessions: new PortalSessionsRepo(db),
+    auditEvents: new AuditEventsRepo(db),
+    cardAccess: new CardAccessRepo(db),
+    auditChain: new AuditChainRepo(db, dialect),
+    peoplePolicy: new PeoplePolicyRepo(db),
+    complianceFacts: new ComplianceFactsRepo(db),
+    rollups: new RollupsRepo(db, dialect),
+    events: new EventsRepo(db),
+    callbacks: new CallbacksRepo(db, dialect),
+    workflows: new WorkflowsRepo(db),
+    upstreams: new UpstreamsRepo(db),
+    walletTokenUses: new WalletTokenUsesRepo(db),
+    paymentMethodImports: new PaymentMethodImportsRepo(db),
+    paymentMethodExports: new PaymentMethodExportsRepo(db),
+    journal: {
       record: async (change) => void (await recordChange(db, scoped(change, scope))),
       recordAll: (changes) => recordChanges(db, changes.map((change) => scoped(change, scope))),
-    };
-  }
-
-  get organizations(): OrganizationsRepo {
-    return (this.organizationsRepo ??= new OrganizationsRepo(this.db));
-  }
-
-  get environments(): EnvironmentsRepo {
-    return (this.environmentsRepo ??= new EnvironmentsRepo(this.db));
-  }
-
-  get accessSecrets(): AccessSecretsRepo {
-    return (this.accessSecretsRepo ??= new AccessSecretsRepo(this.db));
-  }
-
-  get gateways(): GatewaysRepo {
-    return (this.gatewaysRepo ??= new GatewaysRepo(this.db));
-  }
-
-  get transactions(): TransactionsRepo {
-    return (this.transactionsRepo ??= new TransactionsRepo(this.db));
-  }
-
-  get locks(): LocksRepo {
-    return (this.locksRepo ??= new LocksRepo(this.db, this.dialect));
-  }
-
-  get paymentMethods(): PaymentMethodsRepo {
-    return (this.paymentMethodsRepo ??= new PaymentMethodsRepo(this.db, this.dialect));
-  }
-
-  get idempotency(): IdempotencyRepo {
-    return (this.idempotencyRepo ??= new IdempotencyRepo(this.db));
-  }
-
-  get receivers(): ReceiversRepo {
-    return (this.receiversRepo ??= new ReceiversRepo(this.db));
-  }
-
-  get sealedBlobs(): SealedBlobsRepo {
-    return (this.sealedBlobsRepo ??= new SealedBlobsRepo(this.db));
-  }
-
-  get certificates(): CertificatesRepo {
-    return (this.certificatesRepo ??= new CertificatesRepo(this.db));
-  }
-
-  get usedNonces(): UsedNoncesRepo {
-    return (this.usedNoncesRepo ??= new UsedNoncesRepo(this.db));
-  }
-
-  get portalPeople(): PortalPeopleRepo {
-    return (this.portalPeopleRepo ??= new PortalPeopleRepo(this.db));
-  }
-
-  get portalMemberships(): PortalMembershipsRepo {
-    return (this.portalMembershipsRepo ??= new PortalMembershipsRepo(this.db));
-  }
-
-  get portalInvitations(): PortalInvitationsRepo {
-    return (this.portalInvitationsRepo ??= new PortalInvitationsRepo(this.db));
-  }
-
-  get portalSessions(): PortalSessionsRepo {
-    return (this.portalSessionsRepo ??= new PortalSessionsRepo(this.db));
-  }
-
-  get auditEvents(): AuditEventsRepo {
-    return (this.auditEventsRepo ??= new AuditEventsRepo(this.db));
-  }
-
-  get cardAccess(): CardAccessRepo {
-    return (this.cardAccessRepo ??= new CardAccessRepo(this.db));
-  }
-
-  get auditChain(): AuditChainRepo {
-    return (this.auditChainRepo ??= new AuditChainRepo(this.db, this.dialect));
-  }
-
-  get peoplePolicy(): PeoplePolicyRepo {
-    return (this.peoplePolicyRepo ??= new PeoplePolicyRepo(this.db));
-  }
-
-  get complianceFacts(): ComplianceFactsRepo {
-    return (this.complianceFactsRepo ??= new ComplianceFactsRepo(this.db));
-  }
-
-  get rollups(): RollupsRepo {
-    return (this.rollupsRepo ??= new RollupsRepo(this.db, this.dialect));
-  }
-
-  get events(): EventsRepo {
-    return (this.eventsRepo ??= new EventsRepo(this.db));
-  }
-
-  get callbacks(): CallbacksRepo {
-    return (this.callbacksRepo ??= new CallbacksRepo(this.db, this.dialect));
-  }
-
-  get workflows(): WorkflowsRepo {
-    return (this.workflowsRepo ??= new WorkflowsRepo(this.db));
-  }
-
-  get upstreams(): UpstreamsRepo {
-    return (this.upstreamsRepo ??= new UpstreamsRepo(this.db));
-  }
-
-  get walletTokenUses(): WalletTokenUsesRepo {
-    return (this.walletTokenUsesRepo ??= new WalletTokenUsesRepo(this.db));
-  }
-
-  get paymentMethodImports(): PaymentMethodImportsRepo {
-    return (this.paymentMethodImportsRepo ??= new PaymentMethodImportsRepo(this.db));
-  }
-
-  get paymentMethodExports(): PaymentMethodExportsRepo {
-    return (this.paymentMethodExportsRepo ??= new PaymentMethodExportsRepo(this.db));
-  }
-}
-
-export function repositories(db: Kysely<Database>, dialect: Dialect, scope: WorkScope = {}): Repositories {
-  return new BoundRepositories(db, dialect, scope);
+    },
+  };
 }
 
 /**
