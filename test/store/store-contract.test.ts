@@ -21,7 +21,7 @@ import type { Environment } from '../../src/domain/environment.js';
 import type { Gateway } from '../../src/domain/gateway.js';
 import type { CardDetails, NewPaymentMethod, PaymentMethod } from '../../src/domain/payment-method.js';
 import { gatewayOf } from '../../src/store/mappers/gateway.js';
-import type { NewTransaction, TransactionState } from '../../src/domain/transaction.js';
+import { TransactionState, type NewTransaction, type Transaction } from '../../src/domain/transaction.js';
 import { finishTransactionRecord, recordTransaction } from '../../src/services/transaction-records.js';
 
 type Kind = 'sqlite' | 'postgres';
@@ -555,6 +555,35 @@ describe.each(storeKinds)('store contract on %s', (kind: Kind) => {
       expect((await repos.transactions.list(envA, asc(10))).map((t) => t.token)).toEqual([one.token, two.token]);
       expect((await repos.transactions.list(envA, desc(1))).map((t) => t.token)).toEqual([two.token]);
       expect(await repos.transactions.list(envB, asc(10))).toEqual([]);
+    });
+
+    it('transactions: list by gateway, states and cursor, in both orders (each filter set is its own compiled statement)', async () => {
+      const env = uid('env');
+      await repos.environments.insert({ key: env, organizationToken: orgToken, name: 'list filters', production: false, createdAt: now, updatedAt: now });
+      const [gatewayOne, gatewayTwo] = [uid('gw'), uid('gw')];
+      const made: Transaction[] = [];
+      const states = [TransactionState.succeeded, TransactionState.failed, TransactionState.gatewayProcessingFailed, TransactionState.succeeded, TransactionState.failed, TransactionState.succeeded];
+      for (const [index, state] of states.entries()) {
+        made.push(
+          await repos.transactions.insert({
+            token: uid('tx'), environmentKey: env, transactionType: 'Purchase', state, succeeded: state === TransactionState.succeeded, messageKey: null, message: null,
+            gatewayToken: index % 2 === 0 ? gatewayOne : gatewayTwo, paymentMethodToken: null, referenceToken: null, amount: 100 + index, currencyCode: 'USD',
+            details: { order_id: `order-${index}` }, createdAt: now, updatedAt: now,
+          }),
+        );
+      }
+      const tokens = (list: Transaction[]) => list.map((transaction) => transaction.token);
+      const where = (keep: (transaction: Transaction, index: number) => boolean) => made.filter(keep);
+      const at = (index: number) => (made[index] as Transaction).position;
+      expect(tokens(await repos.transactions.list(env, asc(20)))).toEqual(tokens(made));
+      expect(tokens(await repos.transactions.list(env, desc(2, at(4))))).toEqual(tokens([made[3], made[2]] as Transaction[]));
+      expect(tokens(await repos.transactions.list(env, asc(20), { gatewayToken: gatewayTwo }))).toEqual(tokens(where((_, index) => index % 2 === 1)));
+      expect(tokens(await repos.transactions.list(env, asc(20), { states: [TransactionState.failed, TransactionState.gatewayProcessingFailed] }))).toEqual(tokens(where((t) => t.state !== TransactionState.succeeded)));
+      expect(tokens(await repos.transactions.list(env, asc(20), { states: [TransactionState.succeeded] }))).toEqual(tokens(where((t) => t.state === TransactionState.succeeded)));
+      expect(tokens(await repos.transactions.list(env, desc(20, at(5)), { gatewayToken: gatewayOne, states: [TransactionState.succeeded, TransactionState.gatewayProcessingFailed] }))).toEqual(tokens([made[2], made[0]] as Transaction[]));
+      expect(tokens(await repos.transactions.list(env, asc(1, at(0)), { gatewayToken: gatewayTwo, states: [TransactionState.failed] }))).toEqual(tokens([made[1]] as Transaction[]));
+      // The environment stays the scope whatever the filters.
+      expect(await repos.transactions.list(envA, asc(20), { gatewayToken: gatewayOne })).toEqual([]);
     });
 
     it('transactions: finish returns exactly the transaction a read gives, with its outcome event; a finish that fails lands nothing', async () => {

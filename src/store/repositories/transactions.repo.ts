@@ -25,6 +25,34 @@ const FIND = new Precompiled<TransactionRow>((db, [environmentKey, token]) =>
     .where('token', '=', token as string),
 );
 
+/**
+ * A page of an environment's transactions (GET /v1/transactions, a gateway's transactions), the
+ * API's most read list. Its shape names the filters present (`g` a gateway, the number of states,
+ * `s` a cursor) and the order; the values follow in that order, the page size last.
+ */
+const LIST = new Precompiled<TransactionRow>((db, values, shape) => {
+  const [gateway, stateCount, since, order] = shape.split('|') as [string, string, string, 'asc' | 'desc'];
+  let next = 0;
+  const value = () => values[next++] as never;
+  let query = db.selectFrom('transactions').selectAll().where('environment_key', '=', value() as string);
+  if (gateway === 'g') query = query.where('gateway_token', '=', value() as string);
+  const states = Number(stateCount);
+  if (states > 0) query = query.where('state', 'in', Array.from({ length: states }, value) as TransactionState[]);
+  if (since === 's') query = query.where('seq', order === 'asc' ? '>' : '<', value() as number);
+  return query.orderBy('seq', order).limit(value() as number);
+});
+
+/** The values and shape of a LIST statement for one part of a page. */
+function listStatement(environmentKey: string, filter: { states?: readonly TransactionState[]; gatewayToken?: string }, part: PageRequest): { shape: string; values: unknown[] } {
+  const states = filter.states ?? [];
+  const values: unknown[] = [environmentKey];
+  if (filter.gatewayToken !== undefined) values.push(filter.gatewayToken);
+  values.push(...states);
+  if (part.sinceSeq !== null) values.push(part.sinceSeq);
+  values.push(part.count);
+  return { shape: `${filter.gatewayToken === undefined ? '' : 'g'}|${states.length}|${part.sinceSeq === null ? '' : 's'}|${part.order}`, values };
+}
+
 /** The insert of every transaction; its shape is the columns the row sets. */
 const INSERT = new Precompiled<TransactionRow>((db, values, shape) =>
   db
@@ -345,10 +373,11 @@ export class TransactionsRepo implements TransactionsRepository {
 
   /** The environment's transactions, optionally of one gateway and in some states. */
   async list(environmentKey: string, page: PageRequest, filter: { states?: TransactionState[]; gatewayToken?: string } = {}): Promise<Transaction[]> {
-    let query = this.db.selectFrom('transactions').selectAll().where('environment_key', '=', environmentKey);
-    if (filter.gatewayToken !== undefined) query = query.where('gateway_token', '=', filter.gatewayToken);
-    if (filter.states !== undefined && filter.states.length > 0) query = query.where('state', 'in', filter.states);
     // Rows hold gateway details and the transcript: read a part of the page at a time (page.ts).
-    return (await readPage(page, (part) => applyPage(query, 'seq', part).execute())).map((row) => transactionOf(row));
+    const rows = await readPage(page, (part) => {
+      const statement = listStatement(environmentKey, filter, part);
+      return LIST.rows(this.db, statement.shape, statement.values);
+    });
+    return rows.map((row) => transactionOf(row));
   }
 }
