@@ -3,10 +3,24 @@ import type { Database } from '../schema.js';
 import type { Dialect } from '../dialect.js';
 import type { AuditChainRepository } from '../interfaces/audit-chain.js';
 import { auditEventEntry, cardAccessEntry } from '../mappers/chain-entry.js';
-import { deferrable } from '../deferrable-query.js';
+import { Precompiled } from './precompiled.js';
 import type { AuditSigningKey, ChainCheckpoint, ChainEntry, ChainHead, ChainLink } from '../../domain/audit-chain.js';
 
 const TABLE = { audit_event: 'audit_events', card_access: 'card_access_records' } as const;
+
+/** One link's update per table, compiled once per database (every recorded entry is linked once). Deferrable: nothing reads its result. */
+function linkUpdate(table: (typeof TABLE)[keyof typeof TABLE]) {
+  return new Precompiled(
+    (db, [position, prevHash, hash, seq]) =>
+      db
+        .updateTable(table)
+        .set({ chain_position: position as number, chain_prev_hash: prevHash as string, chain_hash: hash as string })
+        .where('seq', '=', seq as number)
+        .where('chain_position', 'is', null),
+    { deferrable: true },
+  );
+}
+const LINK = { audit_event: linkUpdate(TABLE.audit_event), card_access: linkUpdate(TABLE.card_access) };
 
 /** Oldest first: by time recorded, then table, then the table's own order. */
 function byRecorded(a: ChainEntry, b: ChainEntry): number {
@@ -51,14 +65,7 @@ export class AuditChainRepo implements AuditChainRepository {
 
   async link(links: readonly ChainLink[]): Promise<void> {
     // Nothing reads their results: deferrable, on PostgreSQL they go out back to back in the transaction.
-    for (const link of links) {
-      const update = this.db
-        .updateTable(TABLE[link.kind])
-        .set({ chain_position: link.position, chain_prev_hash: link.prevHash, chain_hash: link.hash })
-        .where('seq', '=', link.seq)
-        .where('chain_position', 'is', null);
-      await this.db.executeQuery(deferrable(update.compile()));
-    }
+    for (const link of links) await this.db.executeQuery(LINK[link.kind].query(this.db, '', [link.position, link.prevHash, link.hash, link.seq]));
   }
 
   async chainedAfter(position: number, limit: number): Promise<ChainEntry[]> {

@@ -1,8 +1,14 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../schema.js';
+import type { Insertable, Kysely } from 'kysely';
+import type { CardAccessRecordsTable, Database } from '../schema.js';
 import type { CardAccessRepository } from '../interfaces/card-access.js';
-import { deferrable } from '../deferrable-query.js';
+import { Precompiled, recordOf } from './precompiled.js';
 import type { CardAccessActorType, CardAccessFilter, CardAccessOperation, CardAccessRecord, StoredCardAccessRecord } from '../../domain/card-access.js';
+
+/** The columns `record` writes, in the order of the insert's values (the chain columns stay null until linked). */
+const RECORD_COLUMNS = ['environment_key', 'payment_method_token', 'operation', 'object_type', 'object_id', 'actor_type', 'actor', 'request_id', 'created_at'] as const;
+
+/** Compiled once per database: a purchase makes one, and building it anew cost more than running it. Deferrable: nobody reads its result. */
+const INSERT = new Precompiled((db, values) => db.insertInto('card_access_records').values(recordOf(RECORD_COLUMNS, values) as Insertable<CardAccessRecordsTable>), { deferrable: true });
 
 /** Single-query primitives over `card_access_records` (append only; docs/audit.md). */
 export class CardAccessRepo implements CardAccessRepository {
@@ -10,21 +16,8 @@ export class CardAccessRepo implements CardAccessRepository {
 
   /** Its result is never read: declared deferrable, it costs a purchase no round trip of its own on PostgreSQL. */
   async record(record: CardAccessRecord): Promise<void> {
-    const insert = this.db.insertInto('card_access_records').values({
-      environment_key: record.environmentKey,
-      payment_method_token: record.paymentMethodToken,
-      operation: record.operation,
-      object_type: record.objectType,
-      object_id: record.objectId,
-      actor_type: record.actorType,
-      actor: record.actor,
-      request_id: record.requestId,
-      created_at: record.createdAt,
-      chain_position: null,
-      chain_prev_hash: null,
-      chain_hash: null,
-    });
-    await this.db.executeQuery(deferrable(insert.compile()));
+    const values = [record.environmentKey, record.paymentMethodToken, record.operation, record.objectType, record.objectId, record.actorType, record.actor, record.requestId, record.createdAt];
+    await this.db.executeQuery(INSERT.query(this.db, '', values));
   }
 
   async list(environmentKey: string, paymentMethodToken: string, filter: CardAccessFilter): Promise<StoredCardAccessRecord[]> {
