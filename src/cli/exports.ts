@@ -98,35 +98,23 @@ export function exportCommands(cli: Command, withCore: WithCore): void {
       });
     });
 
-  exports.command('approve <id>').description('approve an export (an admin secret on stdin, not the requester’s)')
-    .requiredOption('--environment <key>', 'the environment of the export')
-    .addOption(json())
-    .action((id: string, opts: EnvironmentFlags) =>
-      withCore(async (core) => {
-        const environment = await core.tenancy.requireEnvironment(opts.environment);
-        const caller = await callerFrom(core, environment);
-        printResult(exportOut(await orFail(core.vaultExports.approve(environment, id, caller))), opts.json === true);
-      }));
-
-  exports.command('cancel <id>').description('cancel your own pending export (the requester’s admin secret on stdin); it never runs')
-    .requiredOption('--environment <key>', 'the environment of the export')
-    .addOption(json())
-    .action((id: string, opts: EnvironmentFlags) =>
-      withCore(async (core) => {
-        const environment = await core.tenancy.requireEnvironment(opts.environment);
-        const caller = await callerFrom(core, environment);
-        printResult(exportOut(await orFail(core.vaultExports.cancel(environment, id, caller))), opts.json === true);
-      }));
-
-  exports.command('reject <id>').description('reject a pending export (an admin secret on stdin, not the requester’s); it never runs')
-    .requiredOption('--environment <key>', 'the environment of the export')
-    .addOption(json())
-    .action((id: string, opts: EnvironmentFlags) =>
-      withCore(async (core) => {
-        const environment = await core.tenancy.requireEnvironment(opts.environment);
-        const caller = await callerFrom(core, environment);
-        printResult(exportOut(await orFail(core.vaultExports.reject(environment, id, caller))), opts.json === true);
-      }));
+  // The three decisions on a pending export: each reads the deciding admin secret from stdin.
+  const decisions = [
+    ['approve', 'approve an export (an admin secret on stdin, not the requester’s)'],
+    ['cancel', 'cancel your own pending export (the requester’s admin secret on stdin); it never runs'],
+    ['reject', 'reject a pending export (an admin secret on stdin, not the requester’s); it never runs'],
+  ] as const;
+  for (const [decision, description] of decisions) {
+    exports.command(`${decision} <id>`).description(description)
+      .requiredOption('--environment <key>', 'the environment of the export')
+      .addOption(json())
+      .action((id: string, opts: EnvironmentFlags) =>
+        withCore(async (core) => {
+          const environment = await core.tenancy.requireEnvironment(opts.environment);
+          const caller = await callerFrom(core, environment);
+          printResult(exportOut(await orFail(core.vaultExports[decision](environment, id, caller))), opts.json === true);
+        }));
+  }
 
   exports.command('download <id>').description('download an approved export, once, to a file (OpenPGP, encrypted to the recipient; admin secret on stdin)')
     .requiredOption('--environment <key>', 'the environment of the export')
