@@ -15,6 +15,16 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 }
 
+/** Signs `email` in on the portal's sign-in page at `base` and waits for the overview. */
+export async function signInPortal(page: Page, base: string, email: string, password: string): Promise<Page> {
+  await page.goto(`${base}/portal/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect.poll(() => page.url()).toContain('/overview');
+  return page;
+}
+
 /**
  * A page in a fresh context (1280×800, the test CA ignored) whose console messages about the
  * Content-Security-Policy are pushed to `cspErrors`: a portal page must cause none.

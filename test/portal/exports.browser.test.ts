@@ -3,7 +3,7 @@ import * as openpgp from 'openpgp';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addPaymentMethod } from '../helpers/fixtures.js';
-import { launchBrowser, screenshotAccessible } from '../helpers/browser.js';
+import { launchBrowser, screenshotAccessible, signInPortal } from '../helpers/browser.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const PASSWORD = 'correct horse battery';
@@ -28,12 +28,7 @@ describe('the portal Exports page in Chromium', () => {
     const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1400, height: 900 }, acceptDownloads: true });
     contexts.push(context);
     const page = await context.newPage();
-    await page.goto(`${base}/portal/`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.url()).toContain('/overview');
-    return page;
+    return signInPortal(page, base, email, PASSWORD);
   }
 
   beforeAll(async () => {

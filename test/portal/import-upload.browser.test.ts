@@ -1,7 +1,7 @@
 import * as openpgp from 'openpgp';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshotAccessible } from '../helpers/browser.js';
+import { launchBrowser, screenshotAccessible, signInPortal } from '../helpers/browser.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const PASSWORD = 'correct horse battery';
@@ -30,12 +30,7 @@ describe('the portal import upload in Chromium', () => {
     page.on('console', (message) => {
       if (/Content.Security.Policy|Refused to/i.test(message.text())) cspErrors.push(message.text());
     });
-    await page.goto(`${base}/portal/`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.url()).toContain('/overview');
-    return page;
+    return signInPortal(page, base, email, PASSWORD);
   }
 
   const encrypted = async (text: string, to: openpgp.Key) =>

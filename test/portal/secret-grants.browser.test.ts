@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshotAccessible } from '../helpers/browser.js';
+import { launchBrowser, screenshotAccessible, signInPortal } from '../helpers/browser.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const PASSWORD = 'correct horse battery';
@@ -18,12 +18,7 @@ describe('access secrets a role may create, in Chromium', () => {
   async function signedIn(email: string): Promise<Page> {
     const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
-    await page.goto(`${server.client.baseUrl}/portal/`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.url()).toContain('/overview');
-    return page;
+    return signInPortal(page, server.client.baseUrl, email, PASSWORD);
   }
 
   const roleOptions = (page: Page) => page.getByLabel('Role', { exact: true }).locator('option').evaluateAll((options) => options.map((o) => (o as { value: string }).value));
