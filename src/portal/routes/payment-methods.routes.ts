@@ -223,5 +223,5 @@ function actionsOf(request: FastifyRequest, env: Environment, method: PaymentMet
 ${method.storageState === 'cached' ? html`<form method="post" action="/portal/e/${env.key}/payment-methods/${method.token}/retain">${csrfField(request)}<button type="submit">Retain</button></form>` : null}
 <details class="confirm"><summary>Redact</summary><form method="post" action="/portal/e/${env.key}/payment-methods/${method.token}/redact">${csrfField(request)}
 <p>The card number, CVV and fingerprint are destroyed for good.</p><button class="danger" type="submit">Redact payment method</button></form></details></div>
-${method.paymentMethodType === 'credit_card' ? html`<p class="hint">Recache (a new CVV for a stored card) needs the CVV from the cardholder, which the portal never takes: use card capture or <code>POST /v1/payment_methods/${method.token}/recache</code>.</p>` : null}`;
+${method.paymentMethodType === 'credit_card' ? html`<p class="hint">Recache (a new CVV for a stored card) needs the CVV from the cardholder, which the portal never takes: the cardholder types it into the card form in its recache mode (<code>Spreedly.setRecache</code>, docs/card-capture.md), or a server calls <code>POST /v1/payment_methods/${method.token}/recache</code>.</p>` : null}`;
 }
