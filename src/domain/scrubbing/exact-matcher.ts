@@ -1,6 +1,6 @@
 import { ANY_DIGIT, digitValue, MAX_SEPARATORS, SEPARATOR } from './digit-forms.js';
 import { literalForms, SEPARATED_MIN, SHORT } from './exact-values.js';
-import type { Span } from './spans.js';
+import { leftmostSpans, type RankedMatch, type Span } from './spans.js';
 
 /**
  * Finds this call's exact values in a text without building a regex for them: the spans
@@ -38,13 +38,6 @@ interface ValueForms {
   whole: boolean;
 }
 
-/** A match found: where, and its place in the pattern's order of alternatives (lower wins). */
-interface Candidate {
-  start: number;
-  end: number;
-  order: number;
-}
-
 function isAlphanumericAt(text: string, index: number): boolean {
   return index >= 0 && index < text.length && ALPHANUMERIC.test(text[index] as string);
 }
@@ -65,7 +58,7 @@ export class ExactMatcher {
 
   /** The spans to replace, sorted and apart. */
   spans(text: string): Span[] {
-    const candidates: Candidate[] = [];
+    const candidates: RankedMatch[] = [];
     let order = 0;
     let digitsAt: Map<number, { digit: string; end: number } | null> | undefined;
     for (const form of this.forms) {
@@ -86,16 +79,7 @@ export class ExactMatcher {
         order += 1;
       }
     }
-    if (candidates.length === 0) return [];
-    candidates.sort((a, b) => a.start - b.start || a.order - b.order);
-    const spans: Span[] = [];
-    let cursor = 0;
-    for (const candidate of candidates) {
-      if (candidate.start < cursor) continue;
-      spans.push([candidate.start, candidate.end]);
-      cursor = candidate.end;
-    }
-    return spans;
+    return leftmostSpans(candidates);
   }
 
   /** Where the value's digits, written in any forms from `at`, end; -1 when they are not there. */

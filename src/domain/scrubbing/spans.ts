@@ -24,3 +24,27 @@ export function replaceSpans(text: string, spans: readonly Span[], replacement: 
   }
   return out + text.slice(position);
 }
+
+/** A match found: where, and its place among the alternatives of one search (lower wins). */
+export interface RankedMatch {
+  start: number;
+  end: number;
+  order: number;
+}
+
+/**
+ * The spans a global regex alternation of the same alternatives would replace: leftmost first; at
+ * one position, the alternative earliest in order; a match starting inside an earlier one skipped.
+ * Sorts `found`.
+ */
+export function leftmostSpans(found: RankedMatch[]): Span[] {
+  found.sort((a, b) => a.start - b.start || a.order - b.order);
+  const spans: Span[] = [];
+  let cursor = 0;
+  for (const match of found) {
+    if (match.start < cursor) continue;
+    spans.push([match.start, match.end]);
+    cursor = match.end;
+  }
+  return spans;
+}

@@ -6,6 +6,7 @@
 
 import { replaceCardLike } from '../../domain/scrubbing/card-like.js';
 import { FILTERED } from '../../domain/scrubbing/scrubber.js';
+import { leftmostSpans, replaceSpans, type RankedMatch } from '../../domain/scrubbing/spans.js';
 
 /** 12–19 digits, optionally grouped by spaces or dashes, not part of a longer token. */
 const PAN_LIKE = /(?<![0-9A-Za-z])(?:\d[ -]?){11,18}\d(?![0-9A-Za-z])/g;
@@ -92,22 +93,10 @@ export function scrubLiterals(values: ReadonlyArray<string | null | undefined>):
   const usable = [...new Set(values.filter((value): value is string => typeof value === 'string' && value.length >= 6))].sort((a, b) => b.length - a.length);
   if (usable.length === 0) return (text) => text;
   return (text) => {
-    const found: Span[] = [];
+    const found: RankedMatch[] = [];
     usable.forEach((value, order) => {
-      for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + 1)) found.push([at, at + value.length, order]);
+      for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + 1)) found.push({ start: at, end: at + value.length, order });
     });
-    if (found.length === 0) return text;
-    found.sort((a, b) => a[0] - b[0] || a[2] - b[2]);
-    let out = '';
-    let position = 0;
-    for (const [start, end] of found) {
-      if (start < position) continue;
-      out += text.slice(position, start) + FILTERED;
-      position = end;
-    }
-    return out + text.slice(position);
+    return found.length === 0 ? text : replaceSpans(text, leftmostSpans(found), FILTERED);
   };
 }
-
-/** Where a literal was found, and its rank (longer values first). */
-type Span = [start: number, end: number, order: number];
