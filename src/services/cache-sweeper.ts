@@ -1,4 +1,5 @@
 import type { Clock } from '../domain/clock.js';
+import { BackgroundRounds } from './background-rounds.js';
 import type { StoreAccess } from '../store/store-access.js';
 import type { Repositories } from '../store/repositories.js';
 import { redactionPatch } from './payment-method.service.js';
@@ -39,8 +40,7 @@ const BATCH = 500;
  */
 export class CacheSweeper {
   private readonly repos: Pick<Repositories, Uses>;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<SweepResult> | null = null;
+  private readonly rounds = new BackgroundRounds(() => this.sweepOnce());
 
   constructor(
     private readonly store: StoreAccess<Uses>,
@@ -75,21 +75,11 @@ export class CacheSweeper {
 
   /** Sweeps every `intervalMs` in the background; errors go to `onError` and the next round tries again. */
   start(intervalMs: number, onError: (error: unknown) => void, onSweep: (result: SweepResult) => void = () => undefined): void {
-    if (this.timer !== null) return;
-    this.timer = setInterval(() => {
-      if (this.running !== null) return;
-      this.running = this.sweepOnce();
-      this.running.then(onSweep, onError).finally(() => {
-        this.running = null;
-      });
-    }, intervalMs);
-    this.timer.unref();
+    this.rounds.start(intervalMs, onError, onSweep);
   }
 
   /** Stops the schedule and waits for a sweep under way. */
-  async stop(): Promise<void> {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.rounds.stop();
   }
 }

@@ -1,3 +1,4 @@
+import { BackgroundRounds } from './background-rounds.js';
 import type { StoreAccess } from '../store/store-access.js';
 import type { OverviewService } from './overview.service.js';
 
@@ -14,8 +15,7 @@ const EVERY_ENVIRONMENT = { sinceSeq: null, order: 'asc', count: 1_000_000 } as 
  * month. Every node runs it; two nodes counting the same hours store the same counts once.
  */
 export class OverviewRoller {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly rounds = new BackgroundRounds(() => this.round());
 
   constructor(
     private readonly store: StoreAccess<Uses>,
@@ -36,24 +36,11 @@ export class OverviewRoller {
 
   /** A round now, then one per `intervalMs`; a round still under way is not doubled. */
   start(intervalMs: number, onError: (error: unknown) => void): void {
-    if (this.timer !== null) return;
-    const tick = () => {
-      if (this.running !== null) return;
-      this.running = this.round()
-        .catch(onError)
-        .finally(() => {
-          this.running = null;
-        });
-    };
-    tick();
-    this.timer = setInterval(tick, intervalMs);
-    this.timer.unref();
+    this.rounds.start(intervalMs, onError, undefined, { immediately: true });
   }
 
   /** Stops the schedule and waits for a round under way. */
-  async stop(): Promise<void> {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.rounds.stop();
   }
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../../domain/clock.js';
+import { BackgroundRounds } from '../background-rounds.js';
 import type { AuditChainService } from './audit-chain.service.js';
 
 /** How often the chainer runs (COFFER_AUDIT_* settings, docs/audit.md). */
@@ -25,8 +26,7 @@ export interface ChainerRound {
  * now and then, prune past the retention once a day. Nodes take turns through the chain head.
  */
 export class AuditChainer {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly rounds = new BackgroundRounds(() => this.round());
   private lastCheckpointAt: number;
   private lastPruneAt = 0;
 
@@ -56,21 +56,11 @@ export class AuditChainer {
   }
 
   start(onError: (error: unknown) => void, onRound: (round: ChainerRound) => void = () => undefined): void {
-    if (this.timer !== null) return;
-    this.timer = setInterval(() => {
-      if (this.running !== null) return;
-      const running = this.round().then(onRound, onError);
-      this.running = running.finally(() => {
-        this.running = null;
-      });
-    }, this.schedule.chainIntervalMs);
-    this.timer.unref();
+    this.rounds.start(this.schedule.chainIntervalMs, onError, onRound);
   }
 
   /** Stops the schedule and waits for a round under way. */
-  async stop(): Promise<void> {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.rounds.stop();
   }
 }
