@@ -35,12 +35,6 @@ function unreadable(message = 'The upload could not be read.'): AppError {
 }
 
 /**
- * Reads `body` up to its file part: the fields before it, and the file as a stream. The parser
- * reads the rest of the body once the file is read (the closing boundary, any later fields), so
- * the connection can carry the next request; the stream fails when the body ends before the file
- * does, with a message that says so and nothing of the file.
- */
-/**
  * The file part as a stream read only as its reader asks: the part's bytes, then its end, or, when
  * the body ended early, the bytes that arrived and then the cut-short refusal at the read after
  * them. busboy drops what a failed part still buffers, so its bytes are moved into a buffer of our
@@ -66,6 +60,12 @@ function fileStream(part: Readable): Readable {
   return stream;
 }
 
+/**
+ * Reads `body` up to its file part: the fields before it, and the file as a stream. The parser
+ * reads the rest of the body once the file is read (the closing boundary, any later fields), so
+ * the connection can carry the next request; the stream fails when the body ends before the file
+ * does, with a message that says so and nothing of the file.
+ */
 export function readUpload(body: Readable, contentType: string | undefined): Promise<Upload> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
