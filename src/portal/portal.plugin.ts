@@ -1,11 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { portalRoleAllows } from '../domain/portal-roles.js';
 import { csrfMatches } from '../services/portal-sessions.service.js';
 import { CSS_PATH, FAVICON_PATH, FAVICON_SVG, JS_PATH, PORTAL_CSS, PORTAL_JS } from './assets.js';
 import type { PortalDeps } from './context.js';
 import { cookieOf, SESSION_COOKIE } from './cookies.js';
 import { html } from './html.js';
+import { sessionAccess } from './route-access.js';
 import { complianceRoutes } from './routes/compliance.routes.js';
 import { requireTwoStepWhereSet } from './two-step-required.js';
 import { refuseChangesOfInactiveOrganization } from './inactive-organization.js';
@@ -112,33 +112,15 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): void {
 }
 
 /**
- * Runs before every portal handler: a public route passes; otherwise there must be a session at
- * the right stage, its role must grant the route's permission, and a POST must carry the
- * session's CSRF token. A POST route that declares no permission is refused (fail closed).
+ * Runs before every portal handler: the session's access to the route (route-access.ts), then a
+ * POST must carry the session's CSRF token. A POST route that declares no permission is refused
+ * (fail closed).
  */
 async function guard(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-  const needs = request.routeOptions.config.portal;
-  const isPost = request.method === 'POST';
-  if (needs === 'public') return undefined;
+  const elsewhere = sessionAccess(request);
+  if (elsewhere !== null) return reply.code(303).header('Location', elsewhere).send();
   const session = request.portalSession;
-  if (session === null) {
-    if (isPost) throw new AppError({ key: 'errors.forbidden', message: 'Your session has ended. Sign in again.' });
-    return reply.code(303).header('Location', '/portal/sign-in').send();
-  }
-  if (needs === 'session') {
-    // Any stage: only the CSRF token below.
-  } else if (needs === 'pending') {
-    if (session.row.stage !== 'password') return reply.code(303).header('Location', '/portal/').send();
-  } else if (session.row.stage !== 'active') {
-    if (isPost) throw new AppError({ key: 'errors.forbidden', message: 'Give your authentication code first.' });
-    return reply.code(303).header('Location', '/portal/sign-in/code').send();
-  } else {
-    const permission = needs ?? (isPost ? null : 'read');
-    if (permission === null || !portalRoleAllows(session.user.role, permission)) {
-      throw new AppError({ key: 'errors.forbidden', message: `Your role (${session.user.role}) does not allow this.` });
-    }
-  }
-  if (isPost && !csrfMatches(session.row, (request.body as Record<string, unknown> | undefined)?._csrf)) {
+  if (request.method === 'POST' && session !== null && request.routeOptions.config.portal !== 'public' && !csrfMatches(session.row, (request.body as Record<string, unknown> | undefined)?._csrf)) {
     throw new AppError({ key: 'errors.forbidden', message: 'The form has expired. Reload the page and try again.' });
   }
   return undefined;

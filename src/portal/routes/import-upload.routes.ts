@@ -4,7 +4,8 @@ import type { Environment } from '../../domain/environment.js';
 import { describeBytes, PORTAL_IMPORT_FILE_LIMIT } from '../../http/body-limits.js';
 import { importOptions, sourceOf } from '../../http/routes/payment-method-imports.routes.js';
 import type { PaymentMethodImport } from '../../domain/payment-method-import.js';
-import { audit, can, environmentOf, redirectTo, type PortalDeps } from '../context.js';
+import { audit, environmentOf, redirectTo, type PortalDeps } from '../context.js';
+import { sessionAccess } from '../route-access.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField } from '../layout.js';
 import { readUpload, type Upload } from '../multipart-upload.js';
@@ -68,8 +69,7 @@ export function importUploadRoute(portal: FastifyInstance, deps: PortalDeps): vo
         // Before the body is read: a stranger, or a role that may not import, gets nothing of an
         // upload read (the portal's guard, which also checks the CSRF token, runs after the body).
         onRequest: async (request) => {
-          if (request.portalSession === null) throw new AppError({ key: 'errors.forbidden', message: 'Your session has ended. Sign in again.' });
-          if (!can(request, 'manage_payment_methods')) throw new AppError({ key: 'errors.forbidden', message: `Your role (${request.portalSession.user.role}) does not allow this.` });
+          sessionAccess(request);
         },
       },
       async (request, reply) => {
