@@ -45,8 +45,13 @@ const DONE: Record<string, string> = {
   two_step_policy: 'The two-step verification requirement was saved.',
 };
 
-export function doneNotice(request: FastifyRequest): PageFrame['notice'] {
-  const done = (request.query as Record<string, unknown> | undefined)?.done;
-  const text = typeof done === 'string' ? DONE[done] : undefined;
+/** The confirmation a redirect chose with `?<parameter>=<name>`: one of `texts`, never text from the URL. */
+export function noticeFrom(request: FastifyRequest, parameter: string, texts: Readonly<Record<string, string>>): PageFrame['notice'] {
+  const done = (request.query as Record<string, unknown> | undefined)?.[parameter];
+  const text = typeof done === 'string' && Object.hasOwn(texts, done) ? texts[done] : undefined;
   return text === undefined ? null : { kind: 'ok', text };
+}
+
+export function doneNotice(request: FastifyRequest): PageFrame['notice'] {
+  return noticeFrom(request, 'done', DONE);
 }

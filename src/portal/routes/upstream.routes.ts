@@ -4,6 +4,7 @@ import type { Environment } from '../../domain/environment.js';
 import type { UpstreamStatus } from '../../services/upstream/upstream-settings.service.js';
 import { audit, can, environmentOf, formOf, redirectTo, type PortalDeps } from '../context.js';
 import { html, type SafeHtml } from '../html.js';
+import { noticeFrom } from '../frame.js';
 import { csrfField, when, type PageFrame } from '../layout.js';
 
 type EnvParams = { Params: { key: string } };
@@ -21,9 +22,7 @@ const PERMISSION = 'manage_payment_methods' as const;
 
 /** The confirmation of a migration form, for the environment page's frame. */
 export function upstreamNotice(request: FastifyRequest): PageFrame['notice'] {
-  const done = (request.query as Record<string, unknown> | undefined)?.upstream;
-  const text = typeof done === 'string' ? DONE[done] : undefined;
-  return text === undefined ? null : { kind: 'ok', text };
+  return noticeFrom(request, 'upstream', DONE);
 }
 
 /** A form field, trimmed; '' when absent. The secret is not trimmed: it is used exactly as typed. */
