@@ -52,12 +52,12 @@ interface Recache {
 }
 
 /**
- * Posts a card-form request to Coffer (this frame's own origin) and hands the answer's payment
- * method to `done`, or the API's errors to the page.
+ * Posts a card-form request to Coffer (this frame's own origin), for this frame's environment, and
+ * hands the answer's payment method to `done`, or the API's errors to the page.
  */
 async function send(path: string, body: unknown, done: (paymentMethod: { token: string } & Record<string, unknown>) => void, failure: string): Promise<void> {
   try {
-    const response = await fetch(path, {
+    const response = await fetch(`${path}?environment_key=${encodeURIComponent(data.environmentKey ?? '')}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
       body: JSON.stringify(body),
@@ -146,8 +146,7 @@ function runField(field: FieldName, input: HTMLInputElement): void {
     if (!checkCardNumber(digits).valid) return toParent('errors', { errors: [{ attribute: 'number', key: 'errors.invalid', message: 'Number is invalid' }] });
     const cvv = await siblingCvv();
     const body = tokenizationBody(message.fields as Record<string, unknown>, message.security as Record<string, unknown>, digits, cvv);
-    const query = `environment_key=${encodeURIComponent(data.environmentKey ?? '')}`;
-    await send(`/v1/payment_methods/restricted.json?${query}`, body, (paymentMethod) => toParent('paymentMethod', { token: paymentMethod.token, paymentMethod }), 'Unable to tokenize the payment method.');
+    await send('/v1/payment_methods/restricted.json', body, (paymentMethod) => toParent('paymentMethod', { token: paymentMethod.token, paymentMethod }), 'Unable to tokenize the payment method.');
   };
 
   /** Recache mode: the masked card in a read-only field; the CVV frame stays as it is. */
@@ -167,13 +166,9 @@ function runField(field: FieldName, input: HTMLInputElement): void {
     if (recacheOf === null) return toParent('errors', { errors: [{ key: 'errors.invalid', message: 'Call setRecache(token, …) first.' }] });
     const cvv = await siblingCvv();
     if (cvv === '') return toParent('errors', { errors: [{ attribute: 'verification_value', key: 'errors.blank', message: "Verification value can't be blank" }] });
-    const paymentMethod: Record<string, unknown> = { credit_card: { verification_value: cvv }, parent_origin: parentOrigin };
-    for (const [name, value] of Object.entries((message.security as Record<string, unknown> | undefined) ?? {})) {
-      if (typeof value === 'string' && value !== '') paymentMethod[name] = value;
-    }
+    const paymentMethod = withSecurity({ credit_card: { verification_value: cvv }, parent_origin: parentOrigin }, message.security as Record<string, unknown> | undefined);
     const token = recacheOf.token;
-    const query = `environment_key=${encodeURIComponent(data.environmentKey ?? '')}`;
-    await send(`/v1/payment_methods/restricted/${encodeURIComponent(token)}/recache.json?${query}`, { payment_method: paymentMethod }, (answer) => toParent('recache', { token, paymentMethod: answer }), 'Unable to recache the payment method.');
+    await send(`/v1/payment_methods/restricted/${encodeURIComponent(token)}/recache.json`, { payment_method: paymentMethod }, (answer) => toParent('recache', { token, paymentMethod: answer }), 'Unable to recache the payment method.');
   };
 
   const fromParent = (message: Envelope): void => {
@@ -251,10 +246,15 @@ function tokenizationBody(fields: Record<string, unknown> | undefined, security:
     if (paymentLevel.has(name)) paymentMethod[name] = value;
     else creditCard[name] = value;
   }
+  return { payment_method: withSecurity(paymentMethod, security) };
+}
+
+/** The enhanced-security fields the merchant's page gave (nonce, timestamp, certificate, signature), beside the payment method's. */
+function withSecurity(paymentMethod: Record<string, unknown>, security: Record<string, unknown> | undefined): Record<string, unknown> {
   for (const [name, value] of Object.entries(security ?? {})) {
     if (typeof value === 'string' && value !== '') paymentMethod[name] = value;
   }
-  return { payment_method: paymentMethod };
+  return paymentMethod;
 }
 
 if (data.refused !== undefined) {
