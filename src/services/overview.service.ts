@@ -206,9 +206,8 @@ export class OverviewService {
     }
   }
 
-  /** The first hour kept and the running hour, ISO text. */
-  private keptRange(): { since: string; currentIso: string } {
-    const currentHour = Math.floor(this.clock.now().getTime() / HOUR) * HOUR;
+  /** The first hour kept and the running hour (by default the clock's), ISO text. */
+  private keptRange(currentHour = Math.floor(this.clock.now().getTime() / HOUR) * HOUR): { since: string; currentIso: string } {
     return { since: new Date(currentHour - (KEPT_HOURS - 1) * HOUR).toISOString(), currentIso: new Date(currentHour).toISOString() };
   }
 
@@ -242,7 +241,7 @@ export class OverviewService {
    * hours it covers are left out of this answer (`countingFrom`).
    */
   private async hourlyFigures(environmentKey: string, currentHour: number): Promise<{ rows: FigureRollup[]; countingFrom: string | null }> {
-    const { since, currentIso } = this.keptRange();
+    const { since, currentIso } = this.keptRange(currentHour);
     let countingFrom: string | null = null;
     const from = await this.fillFrom(environmentKey, since);
     if (from < currentIso) {
@@ -254,7 +253,7 @@ export class OverviewService {
         countingFrom = from;
       }
     }
-    const [ended, running] = await Promise.all([this.repos.rollups.list(environmentKey, since.slice(0, 13)), this.countBetween(environmentKey, new Date(currentHour).toISOString(), null)]);
+    const [ended, running] = await Promise.all([this.repos.rollups.list(environmentKey, since.slice(0, 13)), this.countBetween(environmentKey, currentIso, null)]);
     // Handed off after the read, so this answer holds no half-counted stretch of its own making.
     // A failure there is seen and logged by the roller's next round, which tries again.
     if (countingFrom !== null) this.fillEndedHours(environmentKey).catch(() => undefined);
