@@ -1,4 +1,6 @@
 import type { ApiClient, ApiResponse } from './client.js';
+import type { TestServer } from './server.js';
+import type { PortalRole } from '../../src/domain/portal-roles.js';
 
 /**
  * A browser-like portal client over HTTP: keeps the portal cookies, finds the CSRF token of the
@@ -95,6 +97,14 @@ export class PortalClient {
 }
 
 /** The value of a read-only field by its id in a page. */
+/** A portal member of `server`'s first organization with `role`, made and signed in over HTTP. */
+export async function signedInMember(server: Pick<TestServer, 'client' | 'core' | 'init'>, email: string, role: PortalRole, password: string): Promise<PortalClient> {
+  await server.core.portalUsers.create(server.init.organization_token, { email, role, password });
+  const member = new PortalClient(server.client);
+  await member.signIn(email, password);
+  return member;
+}
+
 export function fieldValue(page: string, id: string): string | null {
   const match = new RegExp(`id="${id}"[^>]*value="([^"]*)"`).exec(page);
   return match === null ? null : (match[1] as string);

@@ -1,7 +1,7 @@
 import * as openpgp from 'openpgp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeKinds } from '../helpers/postgres.js';
-import { PortalClient } from '../helpers/portal-client.js';
+import { signedInMember, type PortalClient } from '../helpers/portal-client.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 /*
@@ -34,12 +34,8 @@ describe.each(storeKinds)('portal import upload (%s)', (store) => {
   beforeAll(async () => {
     server = await startServer({ store });
     env = server.init.environment_key;
-    await server.core.portalUsers.create(server.init.organization_token, { email: 'admin@example.com', role: 'admin', password: PASSWORD });
-    await server.core.portalUsers.create(server.init.organization_token, { email: 'viewer@example.com', role: 'viewer', password: PASSWORD });
-    admin = new PortalClient(server.client);
-    await admin.signIn('admin@example.com', PASSWORD);
-    viewer = new PortalClient(server.client);
-    await viewer.signIn('viewer@example.com', PASSWORD);
+    admin = await signedInMember(server, 'admin@example.com', 'admin', PASSWORD);
+    viewer = await signedInMember(server, 'viewer@example.com', 'viewer', PASSWORD);
     importKey = await openpgp.readKey({ armoredKey: (await server.core.importKeys.publicKey(env)).armored });
   });
   afterAll(() => server.close());

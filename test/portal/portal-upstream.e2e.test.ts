@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PortalClient } from '../helpers/portal-client.js';
+import { signedInMember, type PortalClient } from '../helpers/portal-client.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -40,12 +40,8 @@ describe.each(storeKinds)('portal upstream settings (%s)', (store) => {
       const made = await up.client.sendJson('POST', '/v1/payment_methods.json', { payment_method: { credit_card: { number, month: 12, year: 2035, first_name: 'Ada', last_name: 'Lovelace' }, retained: true } });
       upTokens.push(made.json().transaction.payment_method.token);
     }
-    await down.core.portalUsers.create(down.init.organization_token, { email: 'admin@example.com', role: 'admin', password: PASSWORD });
-    await down.core.portalUsers.create(down.init.organization_token, { email: 'dev@example.com', role: 'developer', password: PASSWORD });
-    admin = new PortalClient(down.client);
-    await admin.signIn('admin@example.com', PASSWORD);
-    developer = new PortalClient(down.client);
-    await developer.signIn('dev@example.com', PASSWORD);
+    admin = await signedInMember(down, 'admin@example.com', 'admin', PASSWORD);
+    developer = await signedInMember(down, 'dev@example.com', 'developer', PASSWORD);
   }, 60_000);
 
   afterAll(async () => {
