@@ -1,6 +1,6 @@
-import * as openpgp from 'openpgp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../helpers/client.js';
+import { exportParties } from '../helpers/export-parties.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { storeKinds } from '../helpers/postgres.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -25,14 +25,7 @@ describe.each(storeKinds)('cancelling and rejecting exports (%s)', (store) => {
 
   beforeAll(async () => {
     server = await startServer({ store, clock });
-    const org = server.init.organization_token;
-    const env = server.init.environment_key;
-    const admin = await server.core.tenancy.createAccessSecret(org, { name: 'second admin', role: 'admin', environmentKeys: [env] });
-    second = server.client.withAuth({ user: env, password: admin.secret });
-    const payments = await server.core.tenancy.createAccessSecret(org, { name: 'payments', role: 'transact', environmentKeys: [env] });
-    transact = server.client.withAuth({ user: env, password: payments.secret });
-    const generated = await openpgp.generateKey({ type: 'ecc', curve: 'curve25519Legacy', userIDs: [{ name: 'Recipient', email: 'vault@recipient.example' }], format: 'object' });
-    recipientKey = generated.publicKey.armor();
+    ({ second, transact, recipient: { publicKey: recipientKey } } = await exportParties(server));
   });
   afterAll(async () => {
     await server.close();

@@ -2,6 +2,7 @@ import * as openpgp from 'openpgp';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../helpers/client.js';
+import { exportParties } from '../helpers/export-parties.js';
 import { addPaymentMethod, createTestGateway } from '../helpers/fixtures.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { storeKinds } from '../helpers/postgres.js';
@@ -54,14 +55,7 @@ describe.each(storeKinds)('payment method exports (%s)', (store) => {
 
   beforeAll(async () => {
     [server, target] = await Promise.all([startServer({ store, clock }), startServer({ store })]);
-    const org = server.init.organization_token;
-    const env = server.init.environment_key;
-    const admin = await server.core.tenancy.createAccessSecret(org, { name: 'second admin', role: 'admin', environmentKeys: [env] });
-    second = server.client.withAuth({ user: env, password: admin.secret });
-    const payments = await server.core.tenancy.createAccessSecret(org, { name: 'payments', role: 'transact', environmentKeys: [env] });
-    transact = server.client.withAuth({ user: env, password: payments.secret });
-    const generated = await openpgp.generateKey({ type: 'ecc', curve: 'curve25519Legacy', userIDs: [{ name: 'Recipient', email: 'vault@recipient.example' }], format: 'object' });
-    recipient = { publicKey: generated.publicKey.armor(), privateKey: generated.privateKey };
+    ({ second, transact, recipient } = await exportParties(server));
     const visa = await addPaymentMethod(server.client, { credit_card: { first_name: 'Ada', last_name: 'Lovelace', number: VISA, month: 4, year: 2035, address1: '1 Main St', city: 'Durham', zip: '27701', country: 'US' }, email: 'ada@example.com', metadata: { customer: 'c-1', vip: true }, data: { note: 'first' }, retained: true });
     tokens.visa = visa.payment_method.token;
     const master = await addPaymentMethod(server.client, { credit_card: { first_name: 'Bob', last_name: 'Builder', number: MASTER, month: 9, year: 2036 }, metadata: { customer: 'c-2' }, retained: true });
