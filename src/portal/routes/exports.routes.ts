@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import type { Environment } from '../../domain/environment.js';
-import type { ExportActor } from '../../domain/payment-method-export.js';
+import { sameActor, type ExportActor } from '../../domain/payment-method-export.js';
 import { exportFilterOf, exportFilterSchema } from '../../services/portability/export-filter.js';
 import type { ExportCaller, ExportView } from '../../services/portability/export.service.js';
 import { can, environmentOf, formOf, redirectTo, sessionOf, type PortalDeps } from '../context.js';
-import { frameFor } from '../frame.js';
+import { frameFor, noticeFrom } from '../frame.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, page, sendPage, when, type PageFrame } from '../layout.js';
+import { csrfField, page, sendPage, when } from '../layout.js';
 
 type EnvParams = { Params: { env: string } };
 type ExportParams = { Params: { env: string; token: string } };
@@ -45,7 +45,7 @@ function filterText(job: ExportView): string {
 function actionsOf(request: FastifyRequest, env: Environment, job: ExportView, me: ExportActor): SafeHtml | null {
   if (!can(request, 'manage_payment_methods')) return null;
   if (job.shownState === 'pending') {
-    if (job.requestedBy.type === me.type && job.requestedBy.id === me.id) {
+    if (sameActor(job.requestedBy, me)) {
       return html`<span class="hint">Waiting for another admin</span>
 <form method="post" action="/portal/e/${env.key}/exports/${job.token}/cancel">${csrfField(request)}
   <button type="submit">Cancel request<span class="visually-hidden"> export ${job.token}</span></button></form>`;
@@ -89,9 +89,7 @@ export function exportRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   portal.get<EnvParams>('/e/:env/exports', { config: { portal: 'manage_payment_methods' } }, async (request, reply) => {
     const env = await environmentOf(deps, request, request.params.env);
     const jobs = await deps.vaultExports.list(env);
-    const done = (request.query as Record<string, unknown>).done;
-    const notice: PageFrame['notice'] = typeof done === 'string' && DONE[done] !== undefined ? { kind: 'ok', text: DONE[done] } : null;
-    const frame = await frameFor(deps, request, { title: 'Exports', current: 'payment-methods', environment: env, notice });
+    const frame = await frameFor(deps, request, { title: 'Exports', current: 'payment-methods', environment: env, notice: noticeFrom(request, 'done', DONE) });
     const me = portalCaller(request);
     const pending = jobs.filter((job) => job.shownState === 'pending');
     const others = jobs.filter((job) => job.shownState !== 'pending');
