@@ -17,6 +17,7 @@ import { startMerchantSite, type MerchantSite } from './merchant-site.js';
 
 // The functions passed to page.evaluate run in the browser: these names exist there, not here.
 declare const window: any;
+declare const document: any;
 
 const CHROMIUM = process.env.COFFER_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = path.join(repoRoot, '.tmp', 'screenshots');
@@ -68,7 +69,11 @@ describe('card form recache mode in Chromium, pulling through from an upstream',
     await waitFor(page, 'ready');
     await page.evaluate((token) => {
       window.Spreedly.on('recacheReady', (paymentMethod: unknown) => window.recorded.push(['recacheReady', paymentMethod]));
-      window.Spreedly.on('recache', (t: string, paymentMethod: unknown) => window.recorded.push(['recache', t, paymentMethod]));
+      window.Spreedly.on('recache', (t: string, paymentMethod: unknown) => {
+        window.recorded.push(['recache', t, paymentMethod]);
+        // As a merchant's page would: say so (the screenshot then shows the outcome, not the earlier refusal).
+        document.getElementById('message').textContent = 'Security code updated for the card ending 1111.';
+      });
       window.Spreedly.on('errors', (errors: unknown) => window.recorded.push(['recacheErrors', errors]));
       window.Spreedly.setRecache(token, { card_type: 'visa', last_four_digits: '1111' });
     }, upToken);
