@@ -1,12 +1,7 @@
-import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
 import { metricsEnabled, type Config } from './config/config.js';
-import { CofferMetrics } from './metrics/coffer-metrics.js';
-import { buildMetricsServer } from './http/metrics-server.js';
+import type { CofferMetrics } from './metrics/coffer-metrics.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import { buildHttpApp } from './http/server.js';
 import { buildReceivers, type ReceiversCore } from './receivers-wiring.js';
-import { ensureLocalTls, loadTlsFiles } from './http/tls/local-ca.js';
 import { AuthService } from './services/auth.service.js';
 import { GatewayService } from './services/gateway.service.js';
 import { CertificateService } from './services/certificate.service.js';
@@ -31,7 +26,7 @@ import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
 import { SharedStateStatus } from './limits/shared-state-status.js';
 import type { RateLimiting } from './http/rate-limit.js';
 import type { RateLimitName } from './limits/rate-limit-policy.js';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { TenancyService } from './services/tenancy.service.js';
 import { EventService } from './services/event.service.js';
 import { DEFAULT_RECONCILE, Reconciler } from './services/transactions/reconciler.js';
@@ -51,8 +46,6 @@ import { OverviewRoller } from './services/overview-roller.js';
 import { PortalUserService } from './services/portal-users.service.js';
 import { DEFAULT_SESSION_POLICY, PortalSessionService } from './services/portal-sessions.service.js';
 import { PortalSecretBox } from './vault/portal-secret-box.js';
-import { registerPortal } from './portal/portal.plugin.js';
-import { registerHome } from './portal/home.js';
 import { migrateStore, openStore, type StoreHandle } from './store/database.js';
 import { WorkflowService } from './services/routing/workflow.service.js';
 import { RoutedTransactionService } from './services/routing/routed-transactions.js';
@@ -222,7 +215,9 @@ export async function buildCore(config: Config, clock: Clock = systemClock, rand
     const limiter: RateLimiter =
       shared === null ? new MemoryRateLimiter() : new FallbackRateLimiter(new RedisRateLimiter(shared.redis), new MemoryRateLimiter(), shared.status);
     // Nothing is collected (and the hooks cost nothing) unless metrics are served somewhere.
-    const metrics = metricsEnabled(config.metrics) ? new CofferMetrics({ store, breaker, now: () => clock.now().getTime() }) : null;
+    // prom-client is loaded only where metrics are on (as ioredis only with Redis, pg only with
+    // PostgreSQL): what a process loads stays in its heap (docs/benchmarks.md, "Import").
+    const metrics = metricsEnabled(config.metrics) ? new (await import('./metrics/coffer-metrics.js')).CofferMetrics({ store, breaker, now: () => clock.now().getTime() }) : null;
     const caller = new GatewayCaller(breaker, new InFlightLimiter(config.gateways.maxInFlight), { http, endpoints: config.gateways.endpoints }, config.gateways, clock, metrics);
     const reconciler = new Reconciler(access, gateways, caller, clock, { ...DEFAULT_RECONCILE, windowMs: config.reconcileWindowMinutes * 60_000, notFoundAfterMs: config.reconcileNotFoundAfterSeconds * 1000 });
     const transactions = new GatewayTransactionService(access, gateways, paymentMethods, sealer, caller, clock);
@@ -341,7 +336,8 @@ function complianceSettings(config: Config, custody: KeyCustody) {
  * at once; it starts either way, and the client keeps reconnecting.
  */
 async function connectShared(url: string, timeoutMs = 2_000): Promise<{ redis: Redis; status: SharedStateStatus }> {
-  const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1_000 });
+  const { Redis: RedisClient } = await import('ioredis');
+  const redis = new RedisClient(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1_000 });
   const status = new SharedStateStatus();
   redis.on('error', (error: unknown) => status.reportFailure(error));
   redis.on('ready', () => status.reportSuccess());
@@ -358,37 +354,4 @@ async function connectShared(url: string, timeoutMs = 2_000): Promise<{ redis: R
     redis.once('error', done);
   });
   return { redis, status };
-}
-
-/** TLS material per configuration, and the CA path to print when Coffer made its own. */
-export async function resolveTls(config: Config): Promise<{ material: { key: string; cert: string } | null; caPath: string | null }> {
-  if (config.tls.mode === 'off') return { material: null, caPath: null };
-  if (config.tls.mode === 'files') return { material: await loadTlsFiles(config.tls.certPath, config.tls.keyPath), caPath: null };
-  const local = await ensureLocalTls(config.dataDir);
-  return { material: local, caPath: local.caPath };
-}
-
-/** The HTTP app over a built core. */
-export function buildApp(core: Core, logger: Logger, tls: { key: string; cert: string } | null): FastifyInstance {
-  // One line when Redis becomes unreachable (the node then limits with its own memory), one when it is back.
-  core.sharedState?.logTo(logger);
-  core.attachLogger(logger);
-  // /metrics on the API port only with its own bearer token; otherwise 404 there.
-  const metricsEndpoint = core.metrics === null || core.config.metrics.token === null ? null : { metrics: core.metrics, token: core.config.metrics.token };
-  const app = buildHttpApp({ ...core, logger, metricsEndpoint }, tls);
-  if (core.config.portal) registerPortal(app, { ...core, logger });
-  registerHome(app, { portal: core.config.portal });
-  return app;
-}
-
-/**
- * Starts the separate metrics listener when COFFER_METRICS_PORT is set: GET /metrics only, plain
- * HTTP on COFFER_METRICS_HOST (127.0.0.1 by default). Returns its address and how to stop it.
- */
-export async function startMetricsListener(core: Core, logger: Logger): Promise<{ url: string; close(): Promise<void> } | null> {
-  const { port, host, token } = core.config.metrics;
-  if (core.metrics === null || port === null) return null;
-  const server = buildMetricsServer({ metrics: core.metrics, token }, logger);
-  const url = await server.listen({ host, port });
-  return { url, close: () => server.close() };
 }

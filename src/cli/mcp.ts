@@ -1,8 +1,4 @@
 import type { Command } from 'commander';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { loadMcpConfig } from '../config/mcp-config.js';
-import { CofferApi } from '../mcp/coffer-api.js';
-import { buildMcpServer } from '../mcp/server.js';
 import type { ToolGroup } from '../mcp/tools.js';
 
 interface McpFlags {
@@ -20,6 +16,13 @@ export function mcpCommand(cli: Command, version: string): void {
     .option('--allow-money-movement', 'also offer purchase, authorize, verify, capture, refund and void')
     .option('--allow-admin', 'also offer tools that add or redact gateways and receivers, remove workflows, redeliver events')
     .action(async (flags: McpFlags) => {
+      // Loaded here, not with the CLI: the MCP SDK is a large library every other command would hold.
+      const [{ StdioServerTransport }, { loadMcpConfig }, { CofferApi }, { buildMcpServer }] = await Promise.all([
+        import('@modelcontextprotocol/sdk/server/stdio.js'),
+        import('../config/mcp-config.js'),
+        import('../mcp/coffer-api.js'),
+        import('../mcp/server.js'),
+      ]);
       const config = loadMcpConfig();
       const allowed = new Set<ToolGroup>();
       if (flags.allowTokenization === true) allowed.add('tokenization');

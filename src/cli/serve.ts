@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import type { Logger } from 'pino';
-import { buildApp, buildCore, resolveTls, startMetricsListener, type Core } from '../app.js';
+import { buildCore, type Core } from '../app.js';
+import { buildApp, resolveTls, startMetricsListener } from '../http-app.js';
 import { createLogger, logDestination } from '../logger.js';
 import { warnWidePermissions } from './file-permissions.js';
 import { createDatabaseIfMissing, initialiseIfEmpty } from './initialise.js';

@@ -1,12 +1,25 @@
 import { createHash, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import ssh2 from 'ssh2';
+import type * as Ssh2 from 'ssh2';
 import type { ConnectConfig, SFTPWrapper, ServerHostKeyAlgorithm } from 'ssh2';
 import { parseSftpUrl } from './sftp-url.js';
 
 export { parseSftpUrl, InvalidSftpUrlError, type SftpLocation } from './sftp-url.js';
+
+const requireModule = createRequire(import.meta.url);
+let loadedSsh2: typeof Ssh2 | null = null;
+
+/**
+ * ssh2, loaded when an SFTP receiver is first used or checked: most processes never use one, and
+ * every library a process loads stays in its heap for good (docs/benchmarks.md, "Import").
+ */
+function ssh2(): typeof Ssh2 {
+  loadedSsh2 ??= requireModule('ssh2') as typeof Ssh2;
+  return loadedSsh2;
+}
 
 /**
  * Uploads one export file over SFTP (ssh2), for `POST receivers/<t>/export`.
@@ -136,7 +149,7 @@ export async function uploadFile(target: SftpTarget, content: Buffer): Promise<S
   const started = performance.now();
   const where = `${location.hostname}:${location.port}`;
   const progress = new Progress();
-  const client = new ssh2.Client();
+  const client = new (ssh2().Client)();
   let presented: string | null = null;
   let hostKeyRejected = false;
   let transportError: Error | null = null;
@@ -211,7 +224,7 @@ export async function uploadFile(target: SftpTarget, content: Buffer): Promise<S
 
 /** True when `privateKey` is an unencrypted private key ssh2 can sign with (validate receiver settings with it). */
 export function isReadablePrivateKey(privateKey: string): boolean {
-  const parsed = ssh2.utils.parseKey(privateKey);
+  const parsed = ssh2().utils.parseKey(privateKey);
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   return key !== undefined && !(key instanceof Error) && key.isPrivateKey();
 }
@@ -381,7 +394,7 @@ function call<T = void>(start: (cb: (error: Error | undefined | null, value: T) 
 }
 
 /** After success ends the session politely (destroying it if the peer lingers); after a failure drops it at once. */
-function closeClient(client: InstanceType<typeof ssh2.Client>, politely: boolean): void {
+function closeClient(client: Ssh2.Client, politely: boolean): void {
   if (!politely) {
     client.destroy();
     return;

@@ -1,6 +1,6 @@
+import type { parseCertificateChain as ParseChain } from '../certificates/certificate-chain.js';
+import type { generateCertificateRequest as GenerateRequest } from '../certificates/certificate-request.js';
 import { NO_REQUEST, type RequestMeta } from '../domain/request.js';
-import { parseCertificateChain } from '../certificates/certificate-chain.js';
-import { generateCertificateRequest } from '../certificates/certificate-request.js';
 import { CertificateInputError } from '../certificates/input-error.js';
 import { parsePrivateKey } from '../certificates/private-key.js';
 import { publicKeyHash, publicKeyPem, samePublicKey } from '../certificates/public-key.js';
@@ -50,6 +50,16 @@ export const CERTIFICATE_MESSAGES = {
 } as const;
 
 /**
+ * The X.509 helpers (@peculiar/x509 and its ASN.1 libraries), loaded with the first certificate
+ * uploaded, generated or attached rather than with every process: what a process loads stays in
+ * its heap (docs/benchmarks.md, "Import").
+ */
+async function x509Helpers(): Promise<{ parseCertificateChain: typeof ParseChain; generateCertificateRequest: typeof GenerateRequest }> {
+  const [chain, request] = await Promise.all([import('../certificates/certificate-chain.js'), import('../certificates/certificate-request.js')]);
+  return { parseCertificateChain: chain.parseCertificateChain, generateCertificateRequest: request.generateCertificateRequest };
+}
+
+/**
  * Certificates: upload a signed certificate with its key, or generate a key pair and a CSR and
  * attach the signed certificate later. Private keys are sealed with the environment's data key,
  * bound to the certificate's token, and leave the service only through `clientCertificate`.
@@ -79,6 +89,7 @@ export class CertificateService {
 
   /** Stores an uploaded certificate once both parts parse and the key is the certificate's. */
   async upload(environment: Environment, input: CertificateUpload, request: RequestMeta = NO_REQUEST): Promise<Certificate> {
+    const { parseCertificateChain } = await x509Helpers();
     const errors: ErrorEntry[] = [];
     const chain = collect(errors, () => parseCertificateChain(input.pem));
     const key = collect(errors, () => parsePrivateKey(input.privateKey));
@@ -99,6 +110,7 @@ export class CertificateService {
 
   /** Makes a key pair and a CSR signed by it; `pem` stays null until the signed certificate is PUT. */
   async generate(environment: Environment, input: CertificateRequestInput, request: RequestMeta = NO_REQUEST): Promise<Certificate> {
+    const { generateCertificateRequest } = await x509Helpers();
     const generated = await generateCertificateRequest(input.algorithm, input.subject);
     return this.insert(environment, {
       level: input.level,
@@ -119,6 +131,7 @@ export class CertificateService {
   async attachSigned(environment: Environment, token: string, pem: string, request: RequestMeta = NO_REQUEST): Promise<Certificate> {
     const row = await this.show(environment, token);
     if (row.redactedAt !== null) throw certificateRedacted();
+    const { parseCertificateChain } = await x509Helpers();
     const errors: ErrorEntry[] = [];
     const chain = collect(errors, () => parseCertificateChain(pem));
     if (chain === undefined) throw new AppError(errors);

@@ -11,8 +11,7 @@ import type { Repositories } from '../store/repositories.js';
 import { normalizePan } from '../vault/card-rules.js';
 import type { Keyring } from '../vault/keyring.js';
 import { isTestCard } from '../vault/test-cards.js';
-import { decryptApplePayToken } from '../vault/wallets/apple-pay.js';
-import { applePayMerchantKey, ApplePayMerchantKeyError, type ApplePayMerchantKey } from '../vault/wallets/apple-pay-merchant-key.js';
+import type { ApplePayMerchantKey } from '../vault/wallets/apple-pay-merchant-key.js';
 import { decryptGooglePayToken } from '../vault/wallets/google-pay.js';
 import { WalletTokenError, type WalletErrorCode } from '../vault/wallets/wallet-errors.js';
 import type { WalletTrust } from '../vault/wallets/wallet-trust.js';
@@ -123,6 +122,8 @@ export class WalletTokenService {
   private async applePay(environment: Environment, paymentData: unknown): Promise<DecryptedWallet> {
     const hash = publicKeyHashOf(paymentData);
     const certificates = (await this.repos.certificates.usable(environment.key, MAX_WALLET_KEYS)).filter((row) => row.publicKeyHash === hash && row.pem !== null);
+    // The Apple Pay verifier and its ASN.1 libraries are loaded with the first Apple Pay token, not with every process.
+    const [{ decryptApplePayToken }, { applePayMerchantKey, ApplePayMerchantKeyError }] = await Promise.all([import('../vault/wallets/apple-pay.js'), import('../vault/wallets/apple-pay-merchant-key.js')]);
     const merchantKeys: ApplePayMerchantKey[] = [];
     for (const row of certificates) {
       const key = await this.privateKeyOf(row);

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { pgModule } from './pg-module.js';
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { StoreConfig } from '../config/config.js';
 import type { Database } from './schema.js';
@@ -98,12 +99,12 @@ function provider(dialect: Dialect): MigrationProvider {
 const INT8_OID = 20;
 const pgTypes = {
   getTypeParser: ((oid: number, format?: string) =>
-    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === INT8_OID ? (value: string) => Number(value) : pgModule().types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 function openPostgres(url: string, commits: CommitFeed): { db: Kysely<Database>; pool: pg.Pool } {
   // pipeline: statements nobody waits for go out behind each other (postgres-pipeline.ts).
-  const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes, connectionTimeoutMillis: 5000, pipeline: true });
+  const pool = new (pgModule().Pool)({ connectionString: url, max: 10, types: pgTypes, connectionTimeoutMillis: 5000, pipeline: true });
   // An idle client that loses its server (restart, network) must not crash the process.
   pool.on('error', () => undefined);
   // A connection that drops while checked out (a PostgreSQL restart under load) raises 'error' on

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { pgModule } from './pg-module.js';
 
 /** PostgreSQL's SQLSTATEs this module acts on. */
 const INVALID_CATALOG_NAME = '3D000';
@@ -53,7 +54,7 @@ export function createDatabaseHint(url: string): string {
  * CREATEDB gets one error saying what to run instead. Returns true when it created the database.
  */
 export async function ensurePostgresDatabase(url: string): Promise<boolean> {
-  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  const probe = new (pgModule().Client)({ connectionString: url, connectionTimeoutMillis: 5000 });
   try {
     await probe.connect();
     return false;
@@ -66,7 +67,7 @@ export async function ensurePostgresDatabase(url: string): Promise<boolean> {
   if (name === '') throw new Error('COFFER_DATABASE_URL names no database');
   let lastError: unknown;
   for (const maintenance of MAINTENANCE_DATABASES) {
-    const admin = new pg.Client({ connectionString: onDatabase(url, maintenance), connectionTimeoutMillis: 5000 });
+    const admin = new (pgModule().Client)({ connectionString: onDatabase(url, maintenance), connectionTimeoutMillis: 5000 });
     try {
       await admin.connect();
     } catch (error) {

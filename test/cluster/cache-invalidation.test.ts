@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp, buildCore, type Core } from '../../src/app.js';
+import { buildCore, type Core } from '../../src/app.js';
+import { buildApp } from '../../src/http-app.js';
 import { createLogger } from '../../src/logger.js';
 import { AccessSecretsRepo } from '../../src/store/repositories/access-secrets.repo.js';
 import { EnvironmentsRepo } from '../../src/store/repositories/environments.repo.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitStatsBetween, scrapeCommits } from '../../bench/commit-metrics.js';
 import { histogramOf, samplesOf, sumOf, type Sample } from '../../bench/prometheus-text.js';
-import { startMetricsListener } from '../../src/app.js';
+import { startMetricsListener } from '../../src/http-app.js';
 import { FaultyGateway, type FaultMode } from '../fakes/faulty-gateway.js';
 import type { ApiClient, ApiResponse } from '../helpers/client.js';
 import { ManualClock } from '../helpers/manual-clock.js';

@@ -1,7 +1,8 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, buildCore, type Core } from '../../src/app.js';
+import { buildCore, type Core } from '../../src/app.js';
+import { buildApp } from '../../src/http-app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startServer, type TestServer } from '../helpers/server.js';

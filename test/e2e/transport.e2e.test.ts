@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/http-app.js';
 import { createLogger } from '../../src/logger.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 

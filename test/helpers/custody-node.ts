@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, buildCore, type Core } from '../../src/app.js';
+import { buildCore, type Core } from '../../src/app.js';
+import { buildApp } from '../../src/http-app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { buildUnsealServer } from '../../src/http/unseal-server.js';
 import { createLogger } from '../../src/logger.js';

@@ -1,5 +1,6 @@
 import type { FastifyContextConfig, RouteOptions } from 'fastify';
-import { buildApp, buildCore } from '../../src/app.js';
+import { buildCore } from '../../src/app.js';
+import { buildApp } from '../../src/http-app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/logger.js';
 import { tempDir } from './temp.js';

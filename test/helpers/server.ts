@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, buildCore, resolveTls, type Core } from '../../src/app.js';
+import { buildCore, type Core } from '../../src/app.js';
+import { buildApp, resolveTls } from '../../src/http-app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import type { Clock } from '../../src/domain/clock.js';
 import type { RandomInt } from '../../src/services/routing/split-draw.js';

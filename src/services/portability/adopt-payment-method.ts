@@ -95,9 +95,14 @@ export type AdoptResult =
  */
 export type AdoptOutcome = { outcome: 'imported' } | { outcome: 'skipped' } | { outcome: 'conflict' } | { outcome: 'rejected'; errors: ErrorEntry[] };
 
-/** A method validated and sealed, ready for its unit of work. */
-interface Prepared {
-  input: AdoptedPaymentMethod;
+/**
+ * A method validated and sealed, ready for its unit of work. It keeps only what the write needs:
+ * not the input (its plaintext number included), so a bulk import that seals each row as it reads
+ * it holds a batch of these and nothing of the rows themselves (docs/benchmarks.md, "Import").
+ */
+export interface PreparedMethod {
+  prepared: true;
+  retained: boolean;
   method: NewPaymentMethod;
   sealed: SealedFields;
   /** Bank numbers kept for comparison with a holder in the same batch or store; never written. */
@@ -136,7 +141,7 @@ export function adoptPaymentMethodOutcomes(deps: AdoptDeps, environment: Environ
 async function adoptBatch(deps: AdoptDeps, environment: Environment, inputs: AdoptedPaymentMethod[], options: AdoptOptions, lean: boolean): Promise<AdoptOutcome[]> {
   const now = deps.clock.now();
   const results: (AdoptOutcome | undefined)[] = new Array<AdoptOutcome | undefined>(inputs.length);
-  const ready: { index: number; prepared: Prepared }[] = [];
+  const ready: { index: number; prepared: PreparedMethod }[] = [];
   // Index loops, not entries(): an iterator result and a pair per method add up over a million (docs/benchmarks.md, "Import").
   for (let index = 0; index < inputs.length; index += 1) {
     const prepared = await prepare(deps, environment, inputs[index] as AdoptedPaymentMethod, options, now);
@@ -144,24 +149,31 @@ async function adoptBatch(deps: AdoptDeps, environment: Environment, inputs: Ado
     else ready.push({ index, prepared });
   }
   if (ready.length > 0) {
-    const scope = options.request === undefined ? { environment } : { environment, request: options.request };
-    let written: AdoptOutcome[];
-    try {
-      written = await deps.store.unitOfWork((repos) => store(deps, repos, environment, ready.map((item) => item.prepared), options, now, lean), scope);
-    } catch (error) {
-      if (ready.length === 1) throw error;
-      written = [];
-      for (const item of ready) {
-        written.push(...(await deps.store.unitOfWork((repos) => store(deps, repos, environment, [item.prepared], options, now, lean), scope)));
-      }
-    }
+    const written = await storePrepared(deps, environment, ready.map((item) => item.prepared), options, now, lean);
     for (let position = 0; position < ready.length; position += 1) results[(ready[position] as { index: number }).index] = written[position];
   }
   return results as AdoptOutcome[];
 }
 
+/**
+ * Prepared methods in one unit of work (outcomes in their order). If it fails (a token taken
+ * meanwhile by a concurrent writer), each is tried again in a unit of its own, so one collision
+ * costs one method, never the batch.
+ */
+async function storePrepared(deps: AdoptDeps, environment: Environment, prepared: PreparedMethod[], options: AdoptOptions, now: Date, lean: boolean): Promise<AdoptOutcome[]> {
+  const scope = options.request === undefined ? { environment } : { environment, request: options.request };
+  try {
+    return await deps.store.unitOfWork((repos) => store(deps, repos, environment, prepared, options, now, lean), scope);
+  } catch (error) {
+    if (prepared.length === 1) throw error;
+    const written: AdoptOutcome[] = [];
+    for (const item of prepared) written.push(...(await deps.store.unitOfWork((repos) => store(deps, repos, environment, [item], options, now, lean), scope)));
+    return written;
+  }
+}
+
 /** Validates and seals one method; the field errors otherwise (values never in them). */
-async function prepare(deps: AdoptDeps, environment: Environment, input: AdoptedPaymentMethod, options: AdoptOptions, now: Date): Promise<Prepared | { errors: ErrorEntry[] }> {
+export async function prepare(deps: AdoptDeps, environment: Environment, input: AdoptedPaymentMethod, options: AdoptOptions, now: Date): Promise<PreparedMethod | { errors: ErrorEntry[] }> {
   if (input.card?.verification_value !== undefined) {
     return { errors: [{ key: 'errors.invalid', attribute: 'verification_value', message: 'A verification value (CVV) cannot be imported: it is never stored (PCI DSS 3.3.1)' }] };
   }
@@ -212,7 +224,7 @@ async function prepare(deps: AdoptDeps, environment: Environment, input: Adopted
     updatedAt: at,
   } as NewPaymentMethod;
   const bank = input.type === 'bank_account' ? { routing: input.bankAccount?.bank_routing_number ?? '', account: input.bankAccount?.bank_account_number ?? '' } : null;
-  return { input, method, sealed, bank };
+  return { prepared: true, retained: input.storageState === 'retained', method, sealed, bank };
 }
 
 /** Writes the methods whose tokens are free, in one unit of work; compares the others with their holders. */
@@ -220,23 +232,23 @@ async function store(
   deps: AdoptDeps,
   repos: Pick<AdoptStore['repos'], 'paymentMethods' | 'transactions' | 'journal'>,
   environment: Environment,
-  batch: Prepared[],
+  batch: PreparedMethod[],
   options: AdoptOptions,
   now: Date,
   lean: boolean,
 ): Promise<AdoptOutcome[]> {
-  const holders = new Map<string, PaymentMethod | Prepared>();
+  const holders = new Map<string, PaymentMethod | PreparedMethod>();
   for (const holder of await repos.paymentMethods.holdersOf([...new Set(batch.map((item) => item.method.token))])) holders.set(holder.token, holder);
   const at = now.toISOString();
-  const results: (AdoptOutcome | Prepared)[] = [];
-  const fresh: Prepared[] = [];
+  const results: (AdoptOutcome | PreparedMethod)[] = [];
+  const fresh: PreparedMethod[] = [];
   for (const item of batch) {
     const holder = holders.get(item.method.token);
     if (holder !== undefined) {
-      const same = 'input' in holder ? samePrepared(holder, item) : await sameStored(deps, environment, holder, item);
+      const same = 'prepared' in holder ? samePreparedMethod(holder, item) : await sameStored(deps, environment, holder, item);
       if (!same) results.push({ outcome: 'conflict' });
       else if (lean) results.push({ outcome: 'skipped' });
-      else results.push({ outcome: 'skipped', paymentMethod: 'input' in holder ? storedView(holder.method) : holder } as AdoptResult);
+      else results.push({ outcome: 'skipped', paymentMethod: 'prepared' in holder ? storedView(holder.method) : holder } as AdoptResult);
       continue;
     }
     holders.set(item.method.token, item);
@@ -244,8 +256,8 @@ async function store(
     results.push(item);
   }
   const transactions = await writeAll(repos, environment, fresh, options, at, lean);
-  if (lean) return results.map((result) => ('input' in result ? { outcome: 'imported' } : result));
-  return results.map((result): AdoptOutcome => ('input' in result ? ({ outcome: 'imported', paymentMethod: storedView(result.method), transaction: transactions.get(result.method.token) as Transaction } as AdoptResult) : result));
+  if (lean) return results.map((result) => ('prepared' in result ? { outcome: 'imported' } : result));
+  return results.map((result): AdoptOutcome => ('prepared' in result ? ({ outcome: 'imported', paymentMethod: storedView(result.method), transaction: transactions.get(result.method.token) as Transaction } as AdoptResult) : result));
 }
 
 /**
@@ -257,7 +269,7 @@ async function store(
 async function writeAll(
   repos: Pick<AdoptStore['repos'], 'paymentMethods' | 'transactions' | 'journal'>,
   environment: Environment,
-  fresh: Prepared[],
+  fresh: PreparedMethod[],
   options: AdoptOptions,
   at: string,
   lean: boolean,
@@ -270,7 +282,7 @@ async function writeAll(
       transactionType: 'ImportPaymentMethod',
       outcome: TransactionState.succeeded,
       paymentMethodToken: item.method.token,
-      details: { retained: item.input.storageState === 'retained', ...(options.transactionDetails ?? {}) },
+      details: { retained: item.retained, ...(options.transactionDetails ?? {}) },
       now: at,
     }),
     callbackUrl: null,
@@ -281,7 +293,7 @@ async function writeAll(
     const transactions = lean ? (await repos.transactions.writeMany(records), []) : await repos.transactions.insertMany(records);
     const changes: ChangeEvent[] = [];
     for (let index = 0; index < fresh.length; index += 1) {
-      const item = fresh[index] as Prepared;
+      const item = fresh[index] as PreparedMethod;
       changes.push({ environmentKey: environment.key, eventType: 'ImportPaymentMethod', objectType: 'payment_method', objectKey: item.method.token, at });
       changes.push(...creationEvents(records[index] as NewTransaction));
     }
@@ -298,7 +310,7 @@ async function writeAll(
 }
 
 /** Two methods of one batch under one token: the same when their sensitive values are. */
-function samePrepared(first: Prepared, second: Prepared): boolean {
+function samePreparedMethod(first: PreparedMethod, second: PreparedMethod): boolean {
   if (first.method.paymentMethodType !== second.method.paymentMethodType) return false;
   if (first.sealed.fingerprint !== null) return first.sealed.fingerprint === second.sealed.fingerprint;
   if (first.bank !== null && second.bank !== null) return first.bank.routing === second.bank.routing && first.bank.account === second.bank.account;
@@ -306,7 +318,7 @@ function samePrepared(first: Prepared, second: Prepared): boolean {
 }
 
 /** A stored holder and a new method: the same method in the same environment, compared without revealing either. */
-async function sameStored(deps: AdoptDeps, environment: Environment, holder: PaymentMethod, item: Prepared): Promise<boolean> {
+async function sameStored(deps: AdoptDeps, environment: Environment, holder: PaymentMethod, item: PreparedMethod): Promise<boolean> {
   if (holder.environmentKey !== environment.key || holder.paymentMethodType !== item.method.paymentMethodType) return false;
   if (holder.paymentMethodType === 'credit_card') return holder.fingerprint !== null && holder.fingerprint === item.sealed.fingerprint;
   if (holder.paymentMethodType === 'bank_account') {
@@ -354,8 +366,21 @@ export class PaymentMethodAdopter {
     return adoptPaymentMethods(this.deps, environment, inputs, options);
   }
 
-  /** As `adoptMany`, outcomes only (the file import's batches). */
+  /** As `adoptMany`, outcomes only. */
   adoptOutcomes(environment: Environment, inputs: AdoptedPaymentMethod[], options?: AdoptOptions): Promise<AdoptOutcome[]> {
     return adoptPaymentMethodOutcomes(this.deps, environment, inputs, options);
+  }
+
+  /**
+   * The first half of `adoptOutcomes`, for one method: validated and sealed now, or its field
+   * errors. The file import seals each row as it reads it, so a batch holds sealed rows only.
+   */
+  prepare(environment: Environment, input: AdoptedPaymentMethod, options: AdoptOptions = {}, now: Date = this.deps.clock.now()): Promise<PreparedMethod | { errors: ErrorEntry[] }> {
+    return prepare(this.deps, environment, input, options, now);
+  }
+
+  /** The second half: prepared methods stored in one unit of work, outcomes in their order. */
+  storeOutcomes(environment: Environment, prepared: PreparedMethod[], options: AdoptOptions = {}): Promise<AdoptOutcome[]> {
+    return storePrepared(this.deps, environment, prepared, options, this.deps.clock.now(), true);
   }
 }

@@ -1,4 +1,5 @@
-import * as openpgp from 'openpgp';
+import type * as openpgp from 'openpgp';
+import { openpgpModule } from './openpgp-module.js';
 import { AppError } from '../../domain/errors.js';
 
 /** The most text a recipient key may be (a large RSA key with a few signatures is a few KB). */
@@ -27,7 +28,7 @@ export async function readRecipientKey(armored: unknown): Promise<RecipientKey> 
   if (armored.includes('PRIVATE KEY BLOCK')) throw refused('Recipient public key is a private key: send only the public key (gpg --armor --export), and treat this private key as exposed');
   let key: openpgp.Key;
   try {
-    key = await openpgp.readKey({ armoredKey: armored });
+    key = await (await openpgpModule()).readKey({ armoredKey: armored });
   } catch {
     throw refused('Recipient public key is not an armored OpenPGP public key (gpg --armor --export <recipient>)');
   }

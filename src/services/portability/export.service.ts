@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import * as openpgp from 'openpgp';
+import type * as openpgp from 'openpgp';
+import { openpgpModule } from './openpgp-module.js';
 import type { CardAccessRecord } from '../../domain/card-access.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Environment } from '../../domain/environment.js';
@@ -204,11 +205,12 @@ export class ExportService {
 
   /** The file: JSON Lines of the chosen methods, encrypted to the recipient and signed, as it streams. */
   private async encrypted(environment: Environment, job: PaymentMethodExport, caller: ExportCaller, counted: { methods: number }): Promise<Readable> {
-    const recipient = await openpgp.readKey({ armoredKey: job.recipientPublicKey });
+    const pgp = await openpgpModule();
+    const recipient = await pgp.readKey({ armoredKey: job.recipientPublicKey });
     const signingKey = await this.keys.privateKey(environment.key);
     const plain = Readable.from(this.lines(environment, job, caller, counted), { objectMode: false });
-    const message = await openpgp.createMessage({ binary: Readable.toWeb(plain) as unknown as openpgp.NodeWebStream<Uint8Array> });
-    const encrypted = await openpgp.encrypt({ message, encryptionKeys: recipient, signingKeys: signingKey, format: 'binary' });
+    const message = await pgp.createMessage({ binary: Readable.toWeb(plain) as unknown as openpgp.NodeWebStream<Uint8Array> });
+    const encrypted = await pgp.encrypt({ message, encryptionKeys: recipient, signingKeys: signingKey, format: 'binary' });
     return Readable.fromWeb(encrypted as unknown as NodeReadableStream<Uint8Array>);
   }
 

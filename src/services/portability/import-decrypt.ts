@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import * as openpgp from 'openpgp';
+import type * as openpgp from 'openpgp';
+import { openpgpModule } from './openpgp-module.js';
 import { ImportFileError } from './import-reader.js';
 
 /*
@@ -56,12 +57,13 @@ export interface DecryptKeys {
 
 async function decryptStream(input: Readable, firstBytes: Buffer, keys: DecryptKeys): Promise<{ data: Readable; signatures: Promise<boolean>[] }> {
   const armored = !((firstBytes[0] ?? 0) & 0x80);
+  const pgp = await openpgpModule();
   const web = Readable.toWeb(input) as unknown as NodeReadableStream<Uint8Array>;
   const message = armored
-    ? await openpgp.readMessage({ armoredMessage: web.pipeThrough(new TextDecoderStream()) as unknown as openpgp.NodeWebStream<string> })
-    : await openpgp.readMessage({ binaryMessage: web as unknown as openpgp.NodeWebStream<Uint8Array> });
-  const verificationKeys = keys.senderKey === null ? undefined : await openpgp.readKey({ armoredKey: keys.senderKey });
-  const result = await openpgp.decrypt({
+    ? await pgp.readMessage({ armoredMessage: web.pipeThrough(new TextDecoderStream()) as unknown as openpgp.NodeWebStream<string> })
+    : await pgp.readMessage({ binaryMessage: web as unknown as openpgp.NodeWebStream<Uint8Array> });
+  const verificationKeys = keys.senderKey === null ? undefined : await pgp.readKey({ armoredKey: keys.senderKey });
+  const result = await pgp.decrypt({
     message,
     decryptionKeys: keys.decryptionKey,
     ...(verificationKeys === undefined ? {} : { verificationKeys, expectSigned: true }),

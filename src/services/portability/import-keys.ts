@@ -1,4 +1,5 @@
-import * as openpgp from 'openpgp';
+import type * as openpgp from 'openpgp';
+import { openpgpModule } from './openpgp-module.js';
 import type { Clock } from '../../domain/clock.js';
 import type { ImportKey } from '../../domain/payment-method-import.js';
 import type { StoreAccess } from '../../store/store-access.js';
@@ -32,13 +33,13 @@ export class ImportKeyService {
   async privateKey(environmentKey: string): Promise<openpgp.PrivateKey> {
     const key = await this.keyOf(environmentKey);
     const armored = await this.keyring.openFor(environmentKey, key.sealedPrivateKey, importKeyAad(environmentKey));
-    return openpgp.readPrivateKey({ armoredKey: armored.toString('utf8') });
+    return (await openpgpModule()).readPrivateKey({ armoredKey: armored.toString('utf8') });
   }
 
   private async keyOf(environmentKey: string): Promise<ImportKey> {
     const existing = await this.store.repos.paymentMethodImports.findKey(environmentKey);
     if (existing !== undefined) return existing;
-    const generated = await openpgp.generateKey({ type: 'ecc', curve: 'curve25519Legacy', userIDs: [{ name: `Coffer import key ${environmentKey}` }], format: 'object' });
+    const generated = await (await openpgpModule()).generateKey({ type: 'ecc', curve: 'curve25519Legacy', userIDs: [{ name: `Coffer import key ${environmentKey}` }], format: 'object' });
     const sealed = await this.keyring.sealFor(environmentKey, Buffer.from(generated.privateKey.armor(), 'utf8'), importKeyAad(environmentKey));
     return this.store.repos.paymentMethodImports.insertKey({
       environmentKey,

@@ -8,7 +8,7 @@ import { orderedToken, TOKEN_LENGTH } from '../../domain/tokens.js';
 import type { StoreAccess } from '../../store/store-access.js';
 import { luhnValid, normalizePan } from '../../vault/card-rules.js';
 import type { Keyring } from '../../vault/keyring.js';
-import type { AdoptedPaymentMethod, AdoptOutcome, PaymentMethodAdopter } from './adopt-payment-method.js';
+import type { AdoptedPaymentMethod, AdoptOutcome, PaymentMethodAdopter, PreparedMethod } from './adopt-payment-method.js';
 import { checkEncrypted, decrypted, isOpenPgp, peek } from './import-decrypt.js';
 import type { ImportKeyService } from './import-keys.js';
 import { fitsTokenRules, importRecordOf, type ImportRecord, type Rejection } from './import-record.js';
@@ -39,6 +39,13 @@ const DEFAULT_BATCH = 500;
 interface Pending {
   row: number;
   method: AdoptedPaymentMethod;
+  remap: ImportRemap | null;
+}
+
+/** A row sealed and waiting for its batch's unit of work. */
+interface Sealed {
+  row: number;
+  prepared: PreparedMethod;
   remap: ImportRemap | null;
 }
 
@@ -121,17 +128,25 @@ export class ImportService {
     return decrypted(again, await peek(again), keys);
   }
 
+  /**
+   * Each row is checked and sealed as it is read; a batch holds sealed rows only, written in one
+   * unit of work. Nothing of a row outlives its sealing but what will be written: a bulk import's
+   * resident memory follows what its batches hold (docs/benchmarks.md, "Import").
+   */
   private async importRows(environment: Environment, job: PaymentMethodImport, rows: AsyncIterable<ImportLine>, options: ImportOptions): Promise<void> {
     const batchSize = options.batchSize ?? DEFAULT_BATCH;
-    let batch: Pending[] = [];
+    const adoptOptions = {
+      allowExpired: options.allowExpired === true,
+      transactionDetails: { import: job.token },
+      ...(options.request === undefined ? {} : { request: options.request }),
+    };
+    let batch: Sealed[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
-      const results = await this.adopter.adoptOutcomes(environment, batch.map((item) => item.method), {
-        allowExpired: options.allowExpired === true,
-        transactionDetails: { import: job.token },
-        ...(options.request === undefined ? {} : { request: options.request }),
-      });
-      for (let index = 0; index < batch.length; index += 1) this.tally(job.report, batch[index] as Pending, results[index] as AdoptOutcome, options);
+      const prepared: PreparedMethod[] = new Array<PreparedMethod>(batch.length);
+      for (let index = 0; index < batch.length; index += 1) prepared[index] = (batch[index] as Sealed).prepared;
+      const results = await this.adopter.storeOutcomes(environment, prepared, adoptOptions);
+      for (let index = 0; index < batch.length; index += 1) this.tally(job.report, batch[index] as Sealed, results[index] as AdoptOutcome, options);
       batch = [];
       job.updatedAt = this.clock.now().toISOString();
       await this.save(job);
@@ -144,7 +159,12 @@ export class ImportService {
         reject(job.report, line.row, pending);
         continue;
       }
-      batch.push(pending);
+      const prepared = await this.adopter.prepare(environment, pending.method, adoptOptions);
+      if ('errors' in prepared) {
+        reject(job.report, line.row, rejectionOf(prepared.errors));
+        continue;
+      }
+      batch.push({ row: pending.row, prepared, remap: pending.remap });
       if (batch.length >= batchSize) await flush();
     }
     await flush();
@@ -190,7 +210,7 @@ export class ImportService {
     }
   }
 
-  private tally(report: ImportReport, item: Pending, result: AdoptOutcome, options: ImportOptions): void {
+  private tally(report: ImportReport, item: Sealed, result: AdoptOutcome, options: ImportOptions): void {
     if (result.outcome === 'imported' || result.outcome === 'skipped') {
       if (result.outcome === 'imported') report.imported += 1;
       else report.skipped += 1;

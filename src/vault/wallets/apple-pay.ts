@@ -4,9 +4,10 @@ import type { ApplePayMerchantKey } from './apple-pay-merchant-key.js';
 import { parseApplePayPaymentData, type ApplePayPaymentData } from './apple-pay-payload.js';
 import { verifyApplePaySignature } from './apple-pay-signature.js';
 import { applePaySignedContent, parseApplePayToken } from './apple-pay-token.js';
+import { DEFAULT_SIGNING_TIME_WINDOW_MS } from './apple-pay-window.js';
 
-/** Apple suggests refusing tokens signed more than a few minutes ago (replays): five by default. */
-export const DEFAULT_SIGNING_TIME_WINDOW_MS = 5 * 60 * 1000;
+export { DEFAULT_SIGNING_TIME_WINDOW_MS };
+
 
 export interface ApplePayDecryptOptions {
   /** The merchant's live payment processing keys (several during a rotation). */

@@ -1,5 +1,5 @@
 import type { X509Certificate } from 'node:crypto';
-import { DEFAULT_SIGNING_TIME_WINDOW_MS } from './apple-pay.js';
+import { DEFAULT_SIGNING_TIME_WINDOW_MS } from './apple-pay-window.js';
 import { loadAppleRootCaG3, loadAppleRootFromFile } from './apple-root.js';
 import { GOOGLE_PAY_PRODUCTION_ROOT_KEYS, GOOGLE_PAY_TEST_ROOT_KEYS, loadGooglePayRootKeys, type GooglePayRootKey } from './google-pay-root-keys.js';
 
