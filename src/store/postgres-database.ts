@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import { pgModule } from './pg-module.js';
 
 /** PostgreSQL's SQLSTATEs this module acts on. */
