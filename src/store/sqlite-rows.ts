@@ -18,7 +18,7 @@ interface ShapedStatement {
  * every read of it after (the mappers read each column) is a hash look-up. Here the statement
  * returns its values as an array (`raw`) and one function per statement, written once from its
  * column names, makes each row as an object literal: the same keys in the same order with the same
- * values, one hidden class per statement, about 40 % less time for a page of 20 transactions.
+ * values, one hidden class per statement: a page of 20 transactions read in about 40 % less time.
  *
  * Everything else is Kysely's connection unchanged: statements that do not read, streaming, and
  * the prepared-statement cache (sqlite-store.ts), which marks the connection as having written.
