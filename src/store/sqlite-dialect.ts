@@ -1,6 +1,8 @@
 import { StoreDurabilityError, type WalSync } from './wal-sync.js';
 import { noteSeenCommit } from './request-commits.js';
 import { CommitFeed } from './commit-feed.js';
+import { ShapedRowsConnection } from './sqlite-rows.js';
+import BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -28,9 +30,11 @@ class ImmediateSqliteDriver extends SqliteDriver {
   private batchAwaited = false;
   /** This handle holds the in-process turn on the file: during one use, or while its batch is open. */
   private holdsTurn = false;
+  /** Kysely's connection with rows built by Coffer (sqlite-rows.ts); made on first use. */
+  private shaped: ShapedRowsConnection | null = null;
 
   constructor(
-    settings: SqliteDialectConfig,
+    private readonly settings: SqliteDialectConfig,
     private readonly file: string,
     private readonly durability: SqliteDurability | null,
     private readonly commits: CommitFeed,
@@ -81,7 +85,16 @@ class ImmediateSqliteDriver extends SqliteDriver {
       await fileTurn(this.file).lock();
       this.holdsTurn = true;
     }
-    return connection;
+    return this.shapedRows(connection);
+  }
+
+  /** The connection to hand out: rows built by Coffer when the database is a better-sqlite3 handle given as such. */
+  private shapedRows(connection: DatabaseConnection): DatabaseConnection {
+    if (this.shaped !== null) return this.shaped;
+    const database = this.settings.database as unknown;
+    if (!(database instanceof BetterSqlite3)) return connection;
+    this.shaped = new ShapedRowsConnection(database, connection);
+    return this.shaped;
   }
 
   /**
