@@ -58,8 +58,9 @@ const PEM = 256 * KiB;
 const LARGEST = MAX_BODY_LIMIT;
 
 /**
- * An import file (docs/portability.md): streamed as it arrives, never held whole, so only a bound
- * on how long one request may run: 8 GiB is over ten million cards in JSON Lines.
+ * An import file (docs/portability.md): received into a private temporary file (import-spool.ts),
+ * never held in memory, so only a bound on the disk one request may take: 8 GiB is over ten
+ * million cards in JSON Lines.
  */
 export const IMPORT_FILE_LIMIT = 8 * 1024 * MiB;
 
@@ -172,7 +173,8 @@ export function bodyLimitOf(methods: string | readonly string[], url: string): n
 
 /** onRoute hook: gives every API route its limit from the table (or its own, when that is smaller). */
 export function applyBodyLimit(route: RouteOptions): void {
-  route.bodyLimit = Math.min(route.bodyLimit ?? MAX_BODY_LIMIT, bodyLimitOf(route.method, route.url ?? ''));
+  // A route without a limit of its own takes the table's, larger than the default where the table says so (an import file).
+  route.bodyLimit = Math.min(route.bodyLimit ?? Number.POSITIVE_INFINITY, bodyLimitOf(route.method, route.url ?? ''));
 }
 
 /** "16 KiB", "1 MiB": the limit as error messages and docs show it. */

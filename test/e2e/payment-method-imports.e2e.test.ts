@@ -83,6 +83,17 @@ describe.each(storeKinds)('payment method imports (%s)', (store) => {
     expect(again.json().payment_method_import).toMatchObject({ imported: 0, skipped: 2, rejected: 3, remapped: job.remapped });
   });
 
+  it('takes a file larger than the default body limit (its route allows 8 GiB), received whole before it is imported', async () => {
+    const lines = Array.from({ length: 4_000 }, (_, index) => card(`ApiLarge${index}`, VISA, { metadata: { note: 'x'.repeat(200) } }));
+    const file = jsonl(...lines);
+    expect(Buffer.byteLength(file)).toBeGreaterThan(1024 * 1024);
+    const response = await post('/v1/payment_methods/imports.json', file);
+    expect(response.status, response.text).toBe(201);
+    expect(response.json().payment_method_import).toMatchObject({ state: 'succeeded', rows: 4_000, imported: 4_000, rejected: 0 });
+    const last = await server.client.request('GET', '/v1/payment_methods/ApiLarge3999.json');
+    expect(last.status, last.text).toBe(200);
+  });
+
   it('stamps the events it records with the id of the request that started the import', async () => {
     const file = jsonl(card('ApiRequestIdOne', VISA, { metadata: { customer: 'rid' } }), card('ApiRequestIdTwo', MASTER));
     const response = await server.client.request('POST', '/v1/payment_methods/imports.json', { body: file, contentType: 'application/x-ndjson', headers: { 'X-Request-Id': 'req-import-file-1' } });

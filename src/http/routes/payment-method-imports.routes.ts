@@ -1,9 +1,4 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import { AppError, fieldError } from '../../domain/errors.js';
 import type { ImportKeyService } from '../../services/portability/import-keys.js';
@@ -13,6 +8,7 @@ import type { TenancyService } from '../../services/tenancy.service.js';
 import { callerOf } from '../auth.js';
 import { sendWire, sendWireList } from '../reply.js';
 import { paymentMethodImportView } from '../views/payment-method-import.view.js';
+import { spoolBody } from './import-spool.js';
 
 type IdParams = { Params: { id: string } };
 type KeyParams = { Params: { key: string } };
@@ -44,14 +40,17 @@ export function importOptions(query: Record<string, unknown>): ImportOptions {
 }
 
 /**
- * The file's source: the body itself (read once), or, for an OpenPGP file, which is read twice
- * (import-decrypt.ts), the body spooled to a private temporary file first. Only ciphertext is ever
- * written there; a clear file is never written anywhere.
+ * The file's source. `spool`: the whole body is first received into a private temporary file
+ * (import-spool.ts), a clear one encrypted under a key held only in memory, so the upload is not
+ * held to the import's pace (the API's route). Otherwise a clear body is read once as it arrives,
+ * and an OpenPGP one, which is read twice (import-decrypt.ts), is spooled as the ciphertext it is.
+ * A clear file is never written anywhere in clear.
  */
-export async function sourceOf(body: Readable): Promise<{ source: ImportSource; cleanup: () => Promise<void> }> {
+export async function sourceOf(body: Readable, spool = false): Promise<{ source: ImportSource; cleanup: () => Promise<void> }> {
   const first = await peek(body);
   if (first.length === 0) throw new AppError(fieldError.blank('file'));
-  if (!isOpenPgp(first)) {
+  const openPgp = isOpenPgp(first);
+  if (!openPgp && !spool) {
     let used = false;
     return {
       source: () => {
@@ -62,21 +61,14 @@ export async function sourceOf(body: Readable): Promise<{ source: ImportSource; 
       cleanup: async () => {},
     };
   }
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'coffer-import-'));
-  const file = path.join(dir, 'file.pgp');
-  try {
-    await pipeline(body, createWriteStream(file, { mode: 0o600 }));
-  } catch (error) {
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
-  return { source: () => createReadStream(file), cleanup: () => rm(dir, { recursive: true, force: true }) };
+  const spooled = await spoolBody(body, !openPgp);
+  return { source: () => spooled.open(), cleanup: () => spooled.remove() };
 }
 
 /**
  * Imports over the API (docs/portability.md): the file is the body of
- * `POST /v1/payment_methods/imports` (admin secret), streamed as it arrives; the answer is the
- * job once the file is read to its end. While it runs, `GET /v1/payment_methods/imports` and
+ * `POST /v1/payment_methods/imports` (admin secret), received whole into a private temporary file,
+ * then imported; the answer is the job once the file is read to its end. While it runs, `GET /v1/payment_methods/imports` and
  * `GET /v1/payment_methods/imports/<id>` show its progress. `GET /v1/environments/<key>/import_key`
  * serves the environment's armored public import key.
  */
@@ -90,19 +82,15 @@ export function paymentMethodImportRoutes(app: FastifyInstance, deps: ImportRout
       const body = request.body as Readable | undefined | null;
       if (body === undefined || body === null || request.headers['content-length'] === '0') throw new AppError(fieldError.blank('file'));
       const { environment } = callerOf(request);
-      const { source, cleanup } = await sourceOf(body);
+      // Received whole before the import starts: a large file arrives within the request timeout.
+      const { source, cleanup } = await sourceOf(body, true);
       const job = await deps.imports.start(environment);
       let ended;
       try {
         ended = await deps.imports.run(environment, job, source, { ...options, request });
       } finally {
+        // The body was read to its end into the spool, so the connection can carry the next request.
         await cleanup();
-        // A file refused part-way leaves the rest of its body unread: the connection cannot carry
-        // another request after it, so it closes once answered (the rest is discarded meanwhile).
-        if (!body.readableEnded) {
-          void reply.header('Connection', 'close');
-          body.resume();
-        }
       }
       if (ended.state === 'failed') throw new AppError({ key: 'errors.invalid', attribute: 'file', message: ended.error ?? 'The file cannot be imported' });
       return sendWire(request, reply, 201, 'payment_method_import', paymentMethodImportView(ended));
