@@ -180,11 +180,6 @@ export type TransactionPatch = Partial<
   Pick<Transaction, 'state' | 'succeeded' | 'messageKey' | 'message' | 'paymentMethodToken' | 'details' | 'transcript' | 'updatedAt' | 'reconcileNextAt' | 'reconciledAt'>
 >;
 
-/** Whether `callbackUrl` names a destination; undefined when the record leaves it out (looked for). */
-export function ownCallbackOf(callbackUrl: string | null | undefined): boolean | undefined {
-  return callbackUrl === undefined ? undefined : callbackUrl !== null;
-}
-
 /** The portal's transaction filters; every one optional. */
 export interface TransactionSearch {
   token?: string;

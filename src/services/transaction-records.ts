@@ -1,6 +1,6 @@
 import { orderedToken, TOKEN_LENGTH } from '../domain/tokens.js';
 import type { ChangeEvent } from '../domain/event.js';
-import { assertInitialState, assertTransition, ownCallbackOf, STATE_EVENTS, TransactionState, type NewTransaction, type Transaction, type TransactionPatch } from '../domain/transaction.js';
+import { assertInitialState, assertTransition, STATE_EVENTS, TransactionState, type NewTransaction, type Transaction, type TransactionPatch } from '../domain/transaction.js';
 import type { TransactionDetails } from '../domain/transaction-details.js';
 import type { Repositories } from '../store/repositories.js';
 
@@ -64,14 +64,18 @@ function transactionEvent(transaction: { environmentKey: string; token: string }
 
 /**
  * The events of a new transaction (docs/events.md): TransactionCreated; TransactionFailedOver on an
- * attempt a retry chain moved on to; then its outcome when it is born with one.
+ * attempt a retry chain moved on to; then its outcome when it is born with one. That outcome never
+ * calls the transaction's own callback: its callback_url is called only when it settles after
+ * having been pending (docs/events.md, "A transaction's own callback_url"), and a transaction born
+ * with its outcome never was. Said outright, so the journal does not look for one (a statement per
+ * event: two of a tokenization's seventeen).
  */
 export function creationEvents(created: NewTransaction, failedOver = false): ChangeEvent[] {
   const outcome = STATE_EVENTS[created.state];
   return [
     transactionEvent(created, 'TransactionCreated', created.createdAt),
     ...(failedOver ? [transactionEvent(created, 'TransactionFailedOver', created.createdAt)] : []),
-    ...(outcome === null ? [] : [transactionEvent(created, outcome, created.createdAt, ownCallbackOf(created.callbackUrl))]),
+    ...(outcome === null ? [] : [transactionEvent(created, outcome, created.createdAt, false)]),
   ];
 }
 
