@@ -129,16 +129,11 @@ export async function adoptPaymentMethod(deps: AdoptDeps, environment: Environme
  * so one collision costs one method, never the batch.
  */
 export async function adoptPaymentMethods(deps: AdoptDeps, environment: Environment, inputs: AdoptedPaymentMethod[], options: AdoptOptions = {}): Promise<AdoptResult[]> {
-  return (await adoptBatch(deps, environment, inputs, options, false)) as AdoptResult[];
+  return (await adoptBatch(deps, environment, inputs, options)) as AdoptResult[];
 }
 
-/** As `adoptPaymentMethods`, answering outcomes only: nothing is read back or kept for the answer. */
-export function adoptPaymentMethodOutcomes(deps: AdoptDeps, environment: Environment, inputs: AdoptedPaymentMethod[], options: AdoptOptions = {}): Promise<AdoptOutcome[]> {
-  return adoptBatch(deps, environment, inputs, options, true);
-}
-
-/** The batch in one unit of work; `lean`: outcomes only (AdoptOutcome), else full results (AdoptResult). */
-async function adoptBatch(deps: AdoptDeps, environment: Environment, inputs: AdoptedPaymentMethod[], options: AdoptOptions, lean: boolean): Promise<AdoptOutcome[]> {
+/** The batch prepared, then stored in one unit of work; full results (AdoptResult), in input order. */
+async function adoptBatch(deps: AdoptDeps, environment: Environment, inputs: AdoptedPaymentMethod[], options: AdoptOptions): Promise<AdoptOutcome[]> {
   const now = deps.clock.now();
   const results: (AdoptOutcome | undefined)[] = new Array<AdoptOutcome | undefined>(inputs.length);
   const ready: { index: number; prepared: PreparedMethod }[] = [];
@@ -149,7 +144,7 @@ async function adoptBatch(deps: AdoptDeps, environment: Environment, inputs: Ado
     else ready.push({ index, prepared });
   }
   if (ready.length > 0) {
-    const written = await storePrepared(deps, environment, ready.map((item) => item.prepared), options, now, lean);
+    const written = await storePrepared(deps, environment, ready.map((item) => item.prepared), options, now, false);
     for (let position = 0; position < ready.length; position += 1) results[(ready[position] as { index: number }).index] = written[position];
   }
   return results as AdoptOutcome[];
@@ -366,20 +361,19 @@ export class PaymentMethodAdopter {
     return adoptPaymentMethods(this.deps, environment, inputs, options);
   }
 
-  /** As `adoptMany`, outcomes only. */
-  adoptOutcomes(environment: Environment, inputs: AdoptedPaymentMethod[], options?: AdoptOptions): Promise<AdoptOutcome[]> {
-    return adoptPaymentMethodOutcomes(this.deps, environment, inputs, options);
-  }
-
   /**
-   * The first half of `adoptOutcomes`, for one method: validated and sealed now, or its field
-   * errors. The file import seals each row as it reads it, so a batch holds sealed rows only.
+   * The first half of an adoption, for one method: validated and sealed now, or its field errors.
+   * The file import seals each row as it reads it, so a batch holds sealed rows only.
    */
   prepare(environment: Environment, input: AdoptedPaymentMethod, options: AdoptOptions = {}, now: Date = this.deps.clock.now()): Promise<PreparedMethod | { errors: ErrorEntry[] }> {
     return prepare(this.deps, environment, input, options, now);
   }
 
-  /** The second half: prepared methods stored in one unit of work, outcomes in their order. */
+  /**
+   * The second half: prepared methods stored in one unit of work, outcomes in their order, nothing
+   * read back (a bulk import counts outcomes; building and holding a batch's stored views was most of
+   * what it promoted to V8's old generation; docs/benchmarks.md, "Import").
+   */
   storeOutcomes(environment: Environment, prepared: PreparedMethod[], options: AdoptOptions = {}): Promise<AdoptOutcome[]> {
     return storePrepared(this.deps, environment, prepared, options, this.deps.clock.now(), true);
   }
