@@ -96,7 +96,6 @@ export class PortalClient {
   }
 }
 
-/** The value of a read-only field by its id in a page. */
 /** A portal member of `server`'s first organization with `role`, made and signed in over HTTP. */
 export async function signedInMember(server: Pick<TestServer, 'client' | 'core' | 'init'>, email: string, role: PortalRole, password: string): Promise<PortalClient> {
   await server.core.portalUsers.create(server.init.organization_token, { email, role, password });
@@ -105,6 +104,7 @@ export async function signedInMember(server: Pick<TestServer, 'client' | 'core' 
   return member;
 }
 
+/** The value of a read-only field by its id in a page. */
 export function fieldValue(page: string, id: string): string | null {
   const match = new RegExp(`id="${id}"[^>]*value="([^"]*)"`).exec(page);
   return match === null ? null : (match[1] as string);
