@@ -119,15 +119,32 @@ export class Checkpointer {
 
   /**
    * Checkpoints the whole WAL on the only writing connection, between two of its transactions, and
-   * truncates it: no write can slip in meanwhile. It waits for a checkpoint of the worker's that is
-   * under way (the busy timeout) and copies what that one did not: a pause of the event loop once
-   * per limit's worth of writes, where the WAL would otherwise grow without end.
+   * truncates it: no write can slip in meanwhile. It copies what the worker's checkpoints did not:
+   * a pause of the event loop once per limit's worth of writes, where the WAL would otherwise grow
+   * without end. While the worker's checkpoint runs, or a reader elsewhere is still on the WAL, it
+   * is refused as busy at once and tried again after the next commit.
    */
   private truncateHere(): void {
-    if (!this.handle.open || this.handle.inTransaction) return;
-    this.handle.pragma('wal_checkpoint(TRUNCATE)');
+    if (!this.handle.open || this.handle.inTransaction) return this.lookAgainNextCommit();
+    // Without a busy wait: a reader elsewhere (the CLI, another node) still on the WAL would make
+    // SQLite wait for it, with the event loop stopped, up to the connection's whole busy timeout.
+    const busyTimeout = Number(this.handle.pragma('busy_timeout', { simple: true }));
+    let result: CheckpointResult | undefined;
+    try {
+      this.handle.pragma('busy_timeout = 0');
+      [result] = this.handle.pragma('wal_checkpoint(TRUNCATE)') as CheckpointResult[];
+    } finally {
+      this.handle.pragma(`busy_timeout = ${busyTimeout}`);
+    }
+    // Busy: such a reader, or the worker holding the checkpoint lock. What could be copied was;
+    // nothing was truncated, so it is tried again at the next commit.
+    if (result === undefined || result.busy !== 0) return this.lookAgainNextCommit();
     this.commitsSince = 0;
     this.truncated += 1;
+  }
+
+  private lookAgainNextCommit(): void {
+    this.commitsSinceLook = this.every;
   }
 
   /** The worker is gone: SQLite checkpoints on the main connection again, as it did before. */

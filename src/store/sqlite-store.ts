@@ -64,8 +64,8 @@ export function openSqliteStore(file: string, options: SqliteOpenOptions = {}): 
   handle.pragma('busy_timeout = 5000');
   // A unit of work is a savepoint inside the group-commit batch; the pages it changes are copied to
   // the statement journal first. On disk (SQLite's default once it passes 64 KiB, which a purchase's
-  // unit of work does) that journal is a temp file opened, written and deleted per batch, a
-  // measured ~7 % of a purchase (docs/benchmarks.md). In memory it is only a copy.
+  // unit of work does) that journal is a temp file in /var/tmp opened, written and deleted per
+  // batch: 5–20 % of a write's CPU (docs/benchmarks.md). In memory it is only a copy.
   handle.pragma('temp_store = MEMORY');
   const commits = options.commits ?? new CommitFeed();
   const checkpointer = wal ? new Checkpointer(file, handle, options.checkpoints?.every, options.checkpoints?.driver, undefined, options.checkpoints?.bounds) : null;

@@ -421,6 +421,38 @@ describe('SQLite store with group commit', () => {
     expect(count[0]?.n).toBe(1500);
   });
 
+  it('a reader elsewhere holding the WAL: the truncation does not wait for it, is not counted as done, and is tried again at the next commit', async () => {
+    const { dir } = tempDir('coffer-checkpoint-');
+    const file = path.join(dir, 'coffer.db');
+    const bounds = { limitBytes: 256 * 1024 };
+    const every = 16;
+    store = openSqliteStore(file, { checkpoints: { every, bounds } });
+    const db = store.db as unknown as Kysely<never>;
+    // The store's busy timeout is 5 s: a truncation that waited for the reader below would stop
+    // the event loop that long at every attempt, and this test would time out.
+    await sql`create table items (id integer primary key, body blob)`.execute(db);
+    const reader = new BetterSqlite3(file);
+    try {
+      reader.exec('begin');
+      reader.prepare('select count(*) from items').get();
+      const write = (i: number) => db.transaction().execute((trx) => sql`insert into items (body) values (${Buffer.alloc(16 * 1024, i % 251)})`.execute(trx));
+      // ~400 KB of frames: past the limit while the reader holds its snapshot, so each truncation is refused.
+      for (let i = 0; i < 25; i += 1) await write(i);
+      expect(fs.statSync(`${file}-wal`).size).toBeGreaterThan(bounds.limitBytes);
+      expect(store.checkpointer?.truncated).toBe(0);
+      reader.exec('commit');
+      // Tried again at each commit, not `every` commits later (the worker's own checkpoint may
+      // hold the lock for a commit or two), and the WAL starts over.
+      let commits = 0;
+      while (store.checkpointer?.truncated === 0 && commits < every) await write(25 + commits++);
+      expect(store.checkpointer?.truncated).toBe(1);
+      expect(commits).toBeLessThan(4);
+      expect(fs.statSync(`${file}-wal`).size).toBeLessThan(bounds.limitBytes);
+    } finally {
+      reader.close();
+    }
+  });
+
   it('a checkpoint worker that cannot start hands checkpoints back to SQLite', async () => {
     const { dir } = tempDir('coffer-checkpoint-');
     store = openSqliteStore(path.join(dir, 'coffer.db'), { checkpoints: { every: 1, driver: path.join(dir, 'no-such-driver.js') } });
