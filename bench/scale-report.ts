@@ -12,6 +12,8 @@ export interface ScaleStoreResult {
   /** The list's page after `since_token` at a fraction of the data, seeded store. */
   pagination: Array<{ depth: string; figures: Figures }>;
   store_size_mb: number | null;
+  /** The server's peak RSS (VmHWM) over the empty store's runs and over the seeded store's; null where /proc has none. */
+  peak_rss_mb: { empty: number | null; seeded: number | null };
 }
 
 /** What `npm run bench:scale -- --json` prints. */
@@ -31,6 +33,10 @@ export function change(before: number, after: number): string {
 }
 
 /** The human-readable scale report. */
+function mebibytes(value: number | null): string {
+  return value === null ? 'n/a' : `${value} MiB`;
+}
+
 export function formatScaleReport(report: ScaleReport): string {
   const lines = [
     `Coffer scale bench: ${report.settings.connections} connections, ${report.settings.duration_seconds} s per run, COFFER_RATE_LIMITS='${report.settings.rate_limits}', TLS ${report.settings.tls}.`,
@@ -40,6 +46,7 @@ export function formatScaleReport(report: ScaleReport): string {
     lines.push(
       '',
       `${result.store}: seeded ${result.rows.paymentMethods.toLocaleString('en-US')} payment methods in ${result.seeding.payment_method_seconds} s (${result.seeding.payment_methods_per_second.toLocaleString('en-US')}/s, sealed by the vault) and ${result.rows.transactions.toLocaleString('en-US')} transactions in ${result.seeding.transaction_seconds} s (${result.seeding.transactions_per_second.toLocaleString('en-US')}/s); store ${result.store_size_mb === null ? 'size n/a' : `${result.store_size_mb} MiB`}`,
+      `${result.store}: server peak RSS ${mebibytes(result.peak_rss_mb.empty)} over the empty store's runs, ${mebibytes(result.peak_rss_mb.seeded)} over the seeded store's`,
     );
     const rows = [['scenario', 'empty req/s', 'p50', 'p99', 'seeded req/s', 'p50', 'p99', 'p50 change']];
     for (const [id, before] of Object.entries(result.empty)) {

@@ -93,6 +93,8 @@ async function scaleStore(store: StoreKind, options: ScaleOptions, logDir: strin
   let seededCoffer: RunningCoffer | null = null;
   try {
     const empty = await measureScenarios(target.coffer, target, options);
+    // Read while the process lives: its /proc entry goes with it.
+    const emptyPeakRss = target.coffer.peakRssMb();
     await target.coffer.stop();
     progress(`${store}: seeding ${options.rows.toLocaleString('en-US')} payment methods and as many transactions`);
     const seeded = await seedStore({
@@ -118,6 +120,7 @@ async function scaleStore(store: StoreKind, options: ScaleOptions, logDir: strin
     }
     const newest: LoadJob = { url: seededCoffer.url, method: 'GET', paths: ['/v1/transactions.json?order=desc'], headers: { accept: 'application/json', authorization: auth }, ...options.shape };
     pagination.push({ depth: 'newest first (order=desc)', figures: await measure(newest, options, 'list newest first') });
+    const seededPeakRss = seededCoffer.peakRssMb();
     return {
       store,
       rows: { paymentMethods: options.rows, transactions: options.rows },
@@ -131,6 +134,7 @@ async function scaleStore(store: StoreKind, options: ScaleOptions, logDir: strin
       seeded: after,
       pagination,
       store_size_mb: await storeSizeMb(target),
+      peak_rss_mb: { empty: emptyPeakRss, seeded: seededPeakRss },
     };
   } finally {
     await seededCoffer?.stop();
