@@ -32,11 +32,11 @@ export function change(before: number, after: number): string {
   return `${percent >= 0 ? '+' : ''}${percent}%`;
 }
 
-/** The human-readable scale report. */
 function mebibytes(value: number | null): string {
   return value === null ? 'n/a' : `${value} MiB`;
 }
 
+/** The human-readable scale report. */
 export function formatScaleReport(report: ScaleReport): string {
   const lines = [
     `Coffer scale bench: ${report.settings.connections} connections, ${report.settings.duration_seconds} s per run, COFFER_RATE_LIMITS='${report.settings.rate_limits}', TLS ${report.settings.tls}.`,
