@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IdempotencyService } from '../services/idempotency.service.js';
 import type { DecodedBody } from './format/json-codec.js';
 import { formatOf } from './format/negotiation.js';
@@ -32,31 +32,39 @@ function requestHash(request: FastifyRequest): string {
 export function registerIdempotency(app: FastifyInstance, idempotency: IdempotencyService): void {
   app.decorateRequest('idempotencyKey', null);
 
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+  // Callback hooks: a request without the header (most) passes without a promise (docs/benchmarks.md).
+  app.addHook('preHandler', (request, reply, done) => {
     const key = request.headers['idempotency-key'];
-    if (typeof key !== 'string' || (request.method !== 'POST' && request.method !== 'PUT') || request.auth === null) return;
-    const claim = await idempotency.claim(request.auth.environment.key, key, requestHash(request));
-    if (claim.kind === 'replay') {
-      return reply.code(claim.status).type(claim.contentType).header('Idempotent-Replayed', 'true').send(claim.body);
-    }
-    request.idempotencyKey = key;
-    return undefined;
+    if (typeof key !== 'string' || (request.method !== 'POST' && request.method !== 'PUT') || request.auth === null) return done();
+    idempotency.claim(request.auth.environment.key, key, requestHash(request)).then((claim) => {
+      if (claim.kind !== 'replay') {
+        request.idempotencyKey = key;
+        return done();
+      }
+      // A replay is answered here, and the chain ends: done is not called.
+      try {
+        reply.code(claim.status).type(claim.contentType).header('Idempotent-Replayed', 'true').send(claim.body);
+      } catch (error) {
+        done(error as Error);
+      }
+    }, done);
   });
 
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (request.idempotencyKey === null || request.auth === null) return payload;
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.idempotencyKey === null || request.auth === null) return done(null, payload);
     const key = request.idempotencyKey;
     request.idempotencyKey = null;
-    await idempotency.settle(
-      request.auth.environment.key,
-      key,
-      {
-        status: reply.statusCode,
-        contentType: String(reply.getHeader('content-type') ?? 'application/json'),
-        body: typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '',
-      },
-      request.routeOptions.config.responseCarriesSecret === true,
-    );
-    return payload;
+    idempotency
+      .settle(
+        request.auth.environment.key,
+        key,
+        {
+          status: reply.statusCode,
+          contentType: String(reply.getHeader('content-type') ?? 'application/json'),
+          body: typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '',
+        },
+        request.routeOptions.config.responseCarriesSecret === true,
+      )
+      .then(() => done(null, payload), done);
   });
 }

@@ -12,11 +12,12 @@ const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
  * returns. Calls that did not authenticate name no organization, and are not recorded.
  */
 export function registerMcpAudit(app: FastifyInstance, audit: AuditService): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook: a call not made by a tool (almost every one) passes without a promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const tool = request.headers[MCP_TOOL_HEADER];
-    if (typeof tool !== 'string' || request.auth === null) return payload;
+    if (typeof tool !== 'string' || request.auth === null) return done(null, payload);
     const caller = request.auth;
-    await audit.record(
+    audit.record(
       { type: 'access_secret', id: caller.secret.key, address: request.ip ?? null },
       {
         organizationToken: caller.organization.token,
@@ -26,7 +27,6 @@ export function registerMcpAudit(app: FastifyInstance, audit: AuditService): voi
         environmentKey: caller.environment.key,
         details: { method: request.method, route: request.routeOptions.url ?? null, status: reply.statusCode },
       },
-    );
-    return payload;
+    ).then(() => done(null, payload), done);
   });
 }

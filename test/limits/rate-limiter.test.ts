@@ -159,6 +159,21 @@ describe('the rate-limit hook on a real Fastify instance', () => {
     }
   });
 
+  it('a route with several limits: all lifted, nothing is spent or shown; one left in force still counts', async () => {
+    await start({ payment_methods_bin6_last4: null, payment_methods_bin8_last4: null, payment_methods_client_ip: null });
+    for (let i = 0; i < 40; i += 1) {
+      const res = await call('/tokenize', { environment: 'envA', address: '192.0.2.1', card: '4111111111111111' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['ratelimit-limit']).toBeUndefined();
+    }
+    await app.close();
+    await start({ payment_methods_bin6_last4: null, payment_methods_bin8_last4: null, payment_methods_client_ip: { limit: 2, windowSeconds: 60 } });
+    const first = await call('/tokenize', { environment: 'envA', address: '192.0.2.1' });
+    expect(first.headers['ratelimit-remaining']).toBe('1');
+    expect((await call('/tokenize', { environment: 'envA', address: '192.0.2.1' })).statusCode).toBe(200);
+    expect((await call('/tokenize', { environment: 'envA', address: '192.0.2.1' })).statusCode).toBe(429);
+  });
+
   it('keeps environments apart: one never spends another’s budget', async () => {
     await start();
     for (let i = 0; i < 30; i += 1) expect((await call('/limited/transactions_list', { environment: 'envA' })).statusCode).toBe(200);
