@@ -18,6 +18,11 @@ export interface BenchOptions {
   profile: boolean;
   /** With --compare: both builds in one process, alternating rounds (see in-process-ab.ts). */
   inProcess: boolean;
+  /**
+   * Measured runs per scenario and build, the builds' order swapped every round; the report shows
+   * each build's median round and, with --compare, the CPU ratio of every round (rounds.ts).
+   */
+  rounds: number;
   /** Run only these scenarios (all when undefined). */
   only: ScenarioId[] | undefined;
   /** Where Coffer's master key lives (COFFER_BENCH_MASTER_KEY_PROVIDER: env, the default, or pkcs11 on SoftHSM2). */
@@ -33,6 +38,7 @@ export const USAGE = `usage: npm run bench -- [--quick] [--json] [--only id,id] 
   --compare DIR    also measure the Coffer checkout in DIR (built), run for run, as "compare"
   --profile        CPU-profile Coffer under the JSON purchase load; print the costliest functions
   --in-process     with --compare: both builds in one process, alternating rounds, cost per request
+  --rounds N       N measured runs per scenario and build, the order swapped each round (default 1)
   COFFER_BENCH_DATABASE_URL=postgres://…   also run every scenario on PostgreSQL (scratch database)
   COFFER_BENCH_MASTER_KEY_PROVIDER=pkcs11  the master key in a SoftHSM2 token made for the run (default env)`;
 
@@ -54,6 +60,7 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
   let compareDir: string | null = null;
   let profile = false;
   let inProcess = false;
+  let rounds = 1;
   let only: ScenarioId[] | undefined;
   for (let index = 0; index < argv.length; index += 1) {
     const flag = argv[index] as string;
@@ -67,6 +74,7 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
     else if (flag === '--in-process') inProcess = true;
     else if (flag === '--connections') connections = positive(flag, value());
     else if (flag === '--duration') duration = positive(flag, value());
+    else if (flag === '--rounds') rounds = positive(flag, value());
     else if (flag === '--compare') {
       const dir = value();
       if (dir === undefined || dir.startsWith('--')) throw new OptionsError('--compare needs a directory');
@@ -93,6 +101,7 @@ export function parseBenchOptions(argv: readonly string[], env: Record<string, s
     compareDir,
     profile,
     inProcess,
+    rounds,
     only,
     masterKeyProvider: provider,
   };

@@ -1,3 +1,4 @@
+import { cpuPerRequest } from './rounds.js';
 import type { BenchReport, Figures } from './summary.js';
 
 /** Lays out rows as columns: the first left-aligned, the others right-aligned. */
@@ -20,7 +21,7 @@ const optional = (value: number | null, digits: number) => (value === null ? '-'
 export function formatReport(report: BenchReport): string {
   const s = report.settings;
   const lines = [
-    `Coffer bench (${s.mode}): ${s.connections} connections, ${s.duration_seconds} s per run, stores: ${s.stores.join(', ')}`,
+    `Coffer bench (${s.mode}): ${s.connections} connections, ${s.duration_seconds} s per run${(s.rounds ?? 1) > 1 ? `, ${s.rounds} rounds per scenario and build (each row its build's median round)` : ''}, stores: ${s.stores.join(', ')}`,
     `Rate limits lifted for the run: COFFER_RATE_LIMITS='${s.rate_limits}'. TLS ${s.tls} (as behind a terminating proxy), logs at ${s.log_level}. Master key: ${s.master_key_provider ?? 'env'}.`,
     `Machine: ${report.machine.cpus} CPUs, node ${report.machine.node}, load average ${report.machine.load_average_before.join(' ')} before, ${report.machine.load_average_after.join(' ')} after.`,
     `Disk: fdatasync after a 12 KiB append in ${report.machine.fdatasync.directory}: p50 ${number(report.machine.fdatasync.p50_ms, 3)} ms, p99 ${number(report.machine.fdatasync.p99_ms, 3)} ms (the floor under every durable commit).`,
@@ -52,9 +53,14 @@ export function formatReport(report: BenchReport): string {
     const table = [['scenario', 'CPU µs/request', 'commits', 'transactions', 'mean batch', 'p99 batch', 'commit p50 ms', 'commit p99 ms']];
     for (const scenario of committed) {
       const c = scenario.commits as NonNullable<typeof scenario.commits>;
-      const cpuPerRequest = scenario.requests > 0 ? (c.cpuSeconds * 1e6) / scenario.requests : null;
-      table.push([scenario.name, optional(cpuPerRequest, 0), number(c.commits, 0), number(c.transactions, 0), optional(c.meanBatchSize, 2), optional(c.p99BatchSize, 0), optional(c.p50Ms, 3), optional(c.p99Ms, 3)]);
+      table.push([scenario.name, optional(cpuPerRequest(scenario), 0), number(c.commits, 0), number(c.transactions, 0), optional(c.meanBatchSize, 2), optional(c.p99BatchSize, 0), optional(c.p50Ms, 3), optional(c.p99Ms, 3)]);
     }
+    lines.push(...columns(table));
+  }
+  if (report.rounds !== undefined && report.rounds.length > 0) {
+    lines.push('', 'Server CPU per request, current / compare, round by round (the order of the two builds swapped every round):');
+    const table = [['scenario', 'per round', 'median']];
+    for (const row of report.rounds) table.push([`${row.store}: ${row.scenario}`, row.cpu_ratios.map((ratio) => ratio.toFixed(3)).join(' '), optional(row.median_cpu_ratio, 3)]);
     lines.push(...columns(table));
   }
   const rss = Object.entries(report.peak_rss_mb).map(([name, mb]) => `${name} ${mb === null ? 'n/a' : `${mb} MiB`}`);

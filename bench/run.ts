@@ -11,6 +11,7 @@ import { probeDisk } from './disk-probe.js';
 import { compareInProcess, formatAb } from './in-process-ab.js';
 import { profilePurchase } from './profile-run.js';
 import { formatReport } from './report.js';
+import { medianRound, roundsSummary, type RoundsSummary } from './rounds.js';
 import { baselineJob, cofferScenarios, fakeGatewayJob, type LoadShape, type ScenarioId } from './scenarios.js';
 import { figuresOf, gatewayOverhead, scenarioFigures, unclean, type BenchReport, type BuildLabel, type Figures, type ScenarioFigures, type StoreKind } from './summary.js';
 
@@ -58,7 +59,7 @@ function buildsOf(options: BenchOptions): Build[] {
 async function benchStore(
   store: StoreKind,
   options: BenchOptions,
-  context: { fake: HelperServer; logDir: string; shape: LoadShape; baseline: Figures; rss: Record<string, number | null> },
+  context: { fake: HelperServer; logDir: string; shape: LoadShape; baseline: Figures; rss: Record<string, number | null>; rounds: RoundsSummary[] },
 ): Promise<ScenarioFigures[]> {
   const targets: BenchTarget[] = [];
   try {
@@ -79,14 +80,22 @@ async function benchStore(
     const results: ScenarioFigures[] = [];
     const ids = cofferScenarios('', (targets[0] as BenchTarget).tenant, context.shape, options.only).map((scenario) => scenario.id);
     for (const id of ids) {
-      // Builds alternate scenario by scenario, so both see the same machine conditions.
-      for (const target of targets) {
-        const scenario = cofferScenarios(target.coffer.url, target.tenant, context.shape, [id as ScenarioId])[0];
-        if (scenario === undefined) continue;
-        progress(`${target.build} ${store}: ${scenario.title}`);
-        const { result, commits } = await measure(scenario.job, options, target);
-        results.push({ ...scenarioFigures(result, { scenario: id, store, build: target.build, title: scenario.title, baselineRps: context.baseline.rps }), commits });
+      const runs = new Map<BenchTarget, ScenarioFigures[]>(targets.map((target) => [target, []]));
+      for (let round = 0; round < options.rounds; round += 1) {
+        // Builds alternate scenario by scenario, so both see the same machine conditions; with
+        // several rounds, who goes first swaps every round.
+        for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+          const scenario = cofferScenarios(target.coffer.url, target.tenant, context.shape, [id as ScenarioId])[0];
+          if (scenario === undefined) continue;
+          progress(`${target.build} ${store}: ${scenario.title}${options.rounds > 1 ? ` (round ${round + 1} of ${options.rounds})` : ''}`);
+          const { result, commits } = await measure(scenario.job, options, target);
+          runs.get(target)?.push({ ...scenarioFigures(result, { scenario: id, store, build: target.build, title: scenario.title, baselineRps: context.baseline.rps }), commits });
+        }
       }
+      // A round with failures is the one reported, so that the run is flagged (unclean) whatever the median.
+      for (const rows of runs.values()) if (rows.length > 0) results.push(rows.find((row) => row.non_2xx + row.errors > 0) ?? medianRound(rows));
+      const [current, compare] = targets.map((target) => runs.get(target) ?? []);
+      if (options.rounds > 1 && current !== undefined && compare !== undefined && current.length > 0 && compare.length > 0) context.rounds.push(roundsSummary(current, compare));
     }
     for (const target of targets) context.rss[`${target.build === 'compare' ? 'compare ' : ''}coffer ${store}`] = target.coffer.peakRssMb();
     return results;
@@ -131,7 +140,8 @@ async function main(): Promise<void> {
       fakeFigures = figuresOf('fake gateway alone (50 ms)', (await measure(fakeGatewayJob(fake.url, shape), options)).result);
     }
     const scenarios: ScenarioFigures[] = [];
-    for (const store of stores) scenarios.push(...(await benchStore(store, options, { fake, logDir, shape, baseline, rss })));
+    const rounds: RoundsSummary[] = [];
+    for (const store of stores) scenarios.push(...(await benchStore(store, options, { fake, logDir, shape, baseline, rss, rounds })));
     rss.baseline = baselineServer.peakRssMb();
     rss['fake gateway'] = fake.peakRssMb();
     const report: BenchReport = {
@@ -140,11 +150,13 @@ async function main(): Promise<void> {
       fake_gateway: fakeFigures,
       gateway_overhead:
         fakeFigures === null ? [] : scenarios.filter((row) => row.scenario === 'purchase_gateway_50ms').map((row) => gatewayOverhead(row, fakeFigures as Figures)),
+      ...(rounds.length === 0 ? {} : { rounds }),
       peak_rss_mb: rss,
       settings: {
         mode: options.quick ? 'quick' : 'full',
         connections: options.connections,
         duration_seconds: options.durationSeconds,
+        rounds: options.rounds,
         rate_limits: RATE_LIMITS,
         tls: 'off',
         log_level: 'info',

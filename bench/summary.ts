@@ -1,3 +1,4 @@
+import type { RoundsSummary } from './rounds.js';
 import type { DiskProbe } from './disk-probe.js';
 import type { CommitStats } from './commit-metrics.js';
 import type { LoadResult } from './load-job.js';
@@ -51,12 +52,16 @@ export interface BenchReport {
   /** The fake gateway measured directly (no Coffer in between). */
   fake_gateway: Figures | null;
   gateway_overhead: GatewayOverhead[];
+  /** With --rounds N > 1 and --compare: each scenario's CPU ratios round by round (rounds.ts). */
+  rounds?: RoundsSummary[];
   /** Peak resident set size per process, MiB (Linux VmHWM). */
   peak_rss_mb: Record<string, number | null>;
   settings: {
     mode: 'quick' | 'full';
     connections: number;
     duration_seconds: number;
+    /** Measured runs per scenario and build; each build's row is its median round (rounds.ts). */
+    rounds?: number;
     /** The COFFER_RATE_LIMITS every Coffer under test ran with. */
     rate_limits: string;
     tls: 'off';

@@ -4,7 +4,7 @@ import { DrillOptionsError, parseDrillOptions } from '../../drills/options.js';
 
 describe('bench options', () => {
   it('defaults to a full SQLite run of 10 s per scenario', () => {
-    expect(parseBenchOptions([], {})).toMatchObject({ quick: false, json: false, durationSeconds: 10, warmupSeconds: 3, connections: 10, postgresUrl: null, compareDir: null, only: undefined });
+    expect(parseBenchOptions([], {})).toMatchObject({ quick: false, json: false, durationSeconds: 10, warmupSeconds: 3, connections: 10, rounds: 1, postgresUrl: null, compareDir: null, only: undefined });
   });
 
   it('takes --quick and --json as flags, or as npm_config_* when npm swallowed them', () => {
@@ -31,6 +31,8 @@ describe('bench options', () => {
   it('refuses unknown flags, bad numbers, --compare without a directory and --in-process without --compare', () => {
     expect(() => parseBenchOptions(['--fast'], {})).toThrow(new OptionsError('unknown option --fast'));
     expect(() => parseBenchOptions(['--duration', '0'], {})).toThrow(new OptionsError('--duration needs a positive integer'));
+    expect(() => parseBenchOptions(['--rounds', '1.5'], {})).toThrow(new OptionsError('--rounds needs a positive integer'));
+    expect(parseBenchOptions(['--rounds', '6', '--compare', '/tmp/before'], {})).toMatchObject({ rounds: 6, compareDir: '/tmp/before' });
     expect(() => parseBenchOptions(['--compare'], {})).toThrow(new OptionsError('--compare needs a directory'));
     expect(() => parseBenchOptions(['--in-process'], {})).toThrow(new OptionsError('--in-process needs --compare DIR'));
     expect(parseBenchOptions(['--compare', '/tmp/before', '--in-process'], {})).toMatchObject({ compareDir: '/tmp/before', inProcess: true });
