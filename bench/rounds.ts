@@ -1,3 +1,4 @@
+import { percentile } from './latency.js';
 import type { ScenarioId } from './scenarios.js';
 import type { ScenarioFigures, StoreKind } from './summary.js';
 
@@ -24,10 +25,6 @@ export function cpuPerRequest(row: ScenarioFigures): number | null {
   return cpuSeconds === undefined || row.requests === 0 ? null : (cpuSeconds * 1e6) / row.requests;
 }
 
-function lowerMedianIndex(count: number): number {
-  return Math.floor((count - 1) / 2);
-}
-
 /**
  * The round a build is reported by: its median by CPU per request, or by requests per second
  * when a run lacks the CPU figure. A real run, not an average of several, so every figure in the
@@ -37,8 +34,8 @@ export function medianRound(rows: readonly ScenarioFigures[]): ScenarioFigures {
   if (rows.length === 0) throw new Error('medianRound needs at least one run');
   const byCpu = rows.every((row) => cpuPerRequest(row) !== null);
   const key = (row: ScenarioFigures) => (byCpu ? (cpuPerRequest(row) as number) : row.rps);
-  const sorted = [...rows].sort((a, b) => key(a) - key(b));
-  return sorted[lowerMedianIndex(sorted.length)] as ScenarioFigures;
+  const middle = percentile(Float64Array.from(rows, key).sort(), 50);
+  return rows.find((row) => key(row) === middle) as ScenarioFigures;
 }
 
 /** Round-by-round CPU ratios of the two builds (runs of the same round index belong together). */
@@ -51,6 +48,5 @@ export function roundsSummary(current: readonly ScenarioFigures[], compare: read
     const theirs = cpuPerRequest(compare[index] as ScenarioFigures);
     if (mine !== null && theirs !== null && theirs > 0) ratios.push(Number((mine / theirs).toFixed(3)));
   }
-  const sorted = [...ratios].sort((a, b) => a - b);
-  return { scenario: first.scenario, store: first.store, cpu_ratios: ratios, median_cpu_ratio: sorted.length === 0 ? null : (sorted[lowerMedianIndex(sorted.length)] as number) };
+  return { scenario: first.scenario, store: first.store, cpu_ratios: ratios, median_cpu_ratio: ratios.length === 0 ? null : percentile(Float64Array.from(ratios).sort(), 50) };
 }
